@@ -1,0 +1,94 @@
+//! The one facade through which the concurrency protocols reach atomics,
+//! locks and thread parking.
+//!
+//! Normally these are `std` atomics and `parking_lot` locks; under
+//! `--cfg loom` they are loom's model-checked versions, so the protocols in
+//! `runtime::sleep`, `runtime::idle` and `runtime::latch` can be checked by the
+//! `loom-tests` crate exactly as they are compiled for users (the approach
+//! tokio takes). Code in those modules must not import `std::sync` directly.
+
+#[cfg(not(loom))]
+mod imp {
+    pub(crate) use std::sync::Arc;
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
+
+    /// A mutex with the `parking_lot` interface (no poisoning).
+    pub(crate) type Mutex<T> = parking_lot::Mutex<T>;
+    /// A condition variable with the `parking_lot` interface.
+    pub(crate) type Condvar = parking_lot::Condvar;
+
+    /// Spin-loop hint.
+    #[inline]
+    pub(crate) fn spin_hint() {
+        std::hint::spin_loop();
+    }
+
+    /// Lets other threads run (a no-op hint outside loom).
+    #[inline]
+    pub(crate) fn yield_now() {
+        std::thread::yield_now();
+    }
+}
+
+#[cfg(loom)]
+mod imp {
+    pub(crate) use loom::sync::Arc;
+    pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
+
+    /// loom's mutex, wrapped to expose the `parking_lot` interface.
+    pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
+    impl<T> Mutex<T> {
+        pub(crate) fn new(t: T) -> Self {
+            Mutex(loom::sync::Mutex::new(t))
+        }
+        pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+            MutexGuard(Some(self.0.lock().unwrap()))
+        }
+    }
+    /// Guard of [`Mutex`]; an `Option` so that [`Condvar::wait`] can move it.
+    pub(crate) struct MutexGuard<'a, T>(Option<loom::sync::MutexGuard<'a, T>>);
+    impl<T> std::ops::Deref for MutexGuard<'_, T> {
+        type Target = T;
+        fn deref(&self) -> &T {
+            self.0.as_ref().unwrap()
+        }
+    }
+    impl<T> std::ops::DerefMut for MutexGuard<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
+            self.0.as_mut().unwrap()
+        }
+    }
+    /// loom's condition variable with the `parking_lot` interface.
+    pub(crate) struct Condvar(loom::sync::Condvar);
+    impl Condvar {
+        pub(crate) fn new() -> Self {
+            Condvar(loom::sync::Condvar::new())
+        }
+        pub(crate) fn wait<T>(&self, guard: &mut MutexGuard<'_, T>) {
+            let g = guard.0.take().unwrap();
+            guard.0 = Some(self.0.wait(g).unwrap());
+        }
+        pub(crate) fn notify_one(&self) -> bool {
+            self.0.notify_one();
+            true
+        }
+        pub(crate) fn notify_all(&self) -> usize {
+            self.0.notify_all();
+            0
+        }
+    }
+
+    /// Under loom a spin must yield so the model explores other threads.
+    #[inline]
+    pub(crate) fn spin_hint() {
+        loom::thread::yield_now();
+    }
+
+    /// Lets other threads run.
+    #[inline]
+    pub(crate) fn yield_now() {
+        loom::thread::yield_now();
+    }
+}
+
+pub(crate) use imp::*;

@@ -1,0 +1,419 @@
+//! What the machine is: PUs grouped into cores, clusters, LLCs, NUMA nodes and
+//! packages.
+//!
+//! # Invariants of a [`Topology`]
+//! - [`Topology::pus`] lists the online PUs in depth-first order through the
+//!   tree (package, NUMA node, LLC, cluster, core; NUMA and package swap when
+//!   nodes hold whole packages).
+//! - Every level nests in the next one out, and every [`Domain`] covers a
+//!   contiguous range of [`Topology::pus`]: `domain.pus` is that range and
+//!   `domain.cpuset` is exactly the OS indexes in it. How real machines that
+//!   do not nest are made to nest is documented in [`build`](self::build).
+//! - Levels a source did not report collapse into a neighbour;
+//!   [`Topology::levels_seen`] says which were actually seen.
+//! - [`Topology::allowed`] is a non-empty subset of the online PUs.
+//!
+//! Sources: [`Topology::detect`] (Linux sysfs, else hwloc with the `hwloc`
+//! feature, else a flat machine), [`Topology::from_sysfs`] (a snapshot
+//! directory), [`Topology::synthetic`] (a spec such as
+//! `"numa:2 llc:2 cluster:2 core:4 smt:2"`), and with the `hwloc` feature
+//! `Topology::from_hwloc` and `Topology::from_hwloc_xml`.
+
+mod build;
+mod cpuset;
+mod display;
+#[cfg(feature = "hwloc")]
+mod hwloc;
+mod synthetic;
+mod sysfs;
+
+pub use cpuset::{CpuSet, Iter as CpuSetIter, ParseCpuSetError};
+pub(crate) use build::{Facts, PuFacts};
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// A level of the topology tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// A core: its SMT siblings (hardware threads).
+    Core,
+    /// A cluster: cores sharing an L2 or an L3 tag (Kunpeng, Intel E-cores).
+    Cluster,
+    /// The last-level cache (L3, else L2), clipped to the NUMA node.
+    Llc,
+    /// A NUMA node.
+    Numa,
+    /// A package (socket).
+    Package,
+    /// The whole machine (not stored as domains).
+    Machine,
+}
+
+impl Level {
+    /// Lower-case name used in output (`core`, `cluster`, `llc`, `numa`, `package`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Core => "core",
+            Level::Cluster => "cluster",
+            Level::Llc => "llc",
+            Level::Numa => "numa",
+            Level::Package => "package",
+            Level::Machine => "machine",
+        }
+    }
+}
+
+/// One PU (hardware thread) and the domains it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pu {
+    /// OS index (Linux CPU number, hwloc PU OS index).
+    pub os_index: usize,
+    /// Index into [`Topology::cores`].
+    pub core: usize,
+    /// Index into [`Topology::clusters`].
+    pub cluster: usize,
+    /// Index into [`Topology::llcs`].
+    pub llc: usize,
+    /// Index into [`Topology::numa_domains`].
+    pub numa: usize,
+    /// Index into [`Topology::packages`].
+    pub package: usize,
+    /// Relative capacity, 1024 for the biggest cores (arm64 convention).
+    /// All PUs have 1024 when the machine reports no differences.
+    pub capacity: u32,
+}
+
+/// A domain of one level: a contiguous range of [`Topology::pus`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Domain {
+    /// The OS indexes of its PUs.
+    pub cpuset: CpuSet,
+    /// Its PUs, as a range of positions in [`Topology::pus`].
+    pub pus: Range<usize>,
+    /// Index of the enclosing domain one level out (0 at the outermost level).
+    pub parent: usize,
+    /// OS index where the level has one (NUMA node number, package id).
+    pub os_index: Option<usize>,
+}
+
+/// Which levels the source actually reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LevelsSeen {
+    /// Some core has more than one hardware thread.
+    pub smt: bool,
+    /// Cluster files (`topology/cluster_cpus_list`) were present.
+    pub cluster: bool,
+    /// L2 cache information was present.
+    pub l2: bool,
+    /// L3 cache information was present.
+    pub l3: bool,
+    /// NUMA nodes were reported.
+    pub numa: bool,
+    /// Package ids were reported.
+    pub package: bool,
+    /// PU capacities (or performance figures) differ between PUs.
+    pub capacity: bool,
+}
+
+impl LevelsSeen {
+    /// Names of the levels seen, e.g. `["smt", "l2", "l3", "numa", "package"]`.
+    pub fn names(&self) -> Vec<&'static str> {
+        let all = [
+            (self.smt, "smt"),
+            (self.cluster, "cluster"),
+            (self.l2, "l2"),
+            (self.l3, "l3"),
+            (self.numa, "numa"),
+            (self.package, "package"),
+            (self.capacity, "capacity"),
+        ];
+        all.iter().filter(|(b, _)| *b).map(|(_, n)| *n).collect()
+    }
+}
+
+/// Where a topology came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Linux sysfs under this root (`/` for the running machine).
+    Sysfs(PathBuf),
+    /// A synthetic spec.
+    Synthetic(String),
+    /// hwloc (the running machine, or an XML file).
+    Hwloc(Option<PathBuf>),
+    /// A flat machine of `available_parallelism` PUs; the reason why.
+    Flat(String),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Sysfs(p) => write!(f, "sysfs:{}", p.display()),
+            Source::Synthetic(s) => write!(f, "synthetic:{s}"),
+            Source::Hwloc(None) => write!(f, "hwloc"),
+            Source::Hwloc(Some(p)) => write!(f, "hwloc-xml:{}", p.display()),
+            Source::Flat(why) => write!(f, "flat ({why})"),
+        }
+    }
+}
+
+/// Why a topology could not be read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TopologyError {
+    /// A file that must exist could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// A file held text that does not parse.
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// The source described no online PU.
+    NoPus {
+        /// The source, as displayed by [`Source`].
+        source: String,
+    },
+    /// A synthetic spec is malformed.
+    Spec {
+        /// The spec.
+        spec: String,
+        /// What was wrong, and what is accepted.
+        message: String,
+    },
+    /// hwloc failed.
+    Hwloc(String),
+}
+
+impl fmt::Display for TopologyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TopologyError::Io { path, error } => write!(f, "cannot read {}: {error}", path.display()),
+            TopologyError::Parse { path, message } => write!(f, "malformed {}: {message}", path.display()),
+            TopologyError::NoPus { source } => write!(f, "no online CPU found in {source}"),
+            TopologyError::Spec { spec, message } => write!(f, "invalid topology spec {spec:?}: {message}"),
+            TopologyError::Hwloc(m) => write!(f, "hwloc: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for TopologyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TopologyError::Io { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// A machine's CPU topology. See the [module docs](self) for its invariants.
+///
+/// ```
+/// use locus::Topology;
+/// let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:4 smt:2").unwrap();
+/// assert_eq!(t.pus().len(), 64);
+/// assert_eq!(t.llcs().len(), 4);
+/// assert_eq!(t.clusters().len(), 8);
+/// // Every domain is a contiguous range of PUs:
+/// assert_eq!(t.llcs()[1].pus, 16..32);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Topology {
+    source: Source,
+    pus: Vec<Pu>,
+    domains: BTreeMap<Level, Vec<Domain>>,
+    package_inside_numa: bool,
+    l2_sets: Vec<CpuSet>,
+    l3_sets: Vec<CpuSet>,
+    numa_nodes: Vec<(usize, CpuSet)>,
+    distances: Option<Vec<Vec<u32>>>,
+    allowed: CpuSet,
+    seen: LevelsSeen,
+    notes: Vec<String>,
+}
+
+impl Topology {
+    /// Detects the running machine: Linux sysfs; where that is not available
+    /// or unreadable, hwloc if the `hwloc` feature is on; else a flat machine
+    /// of [`std::thread::available_parallelism`] PUs. The reason for a
+    /// fallback is in [`Topology::source`] and [`Topology::notes`]. Never fails.
+    pub fn detect() -> Topology {
+        let mut why = String::from("not Linux");
+        if cfg!(target_os = "linux") {
+            match sysfs::read(Path::new("/"), true) {
+                Ok(t) => return t,
+                Err(e) => why = format!("sysfs unreadable: {e}"),
+            }
+        }
+        #[cfg(feature = "hwloc")]
+        match Topology::from_hwloc() {
+            Ok(mut t) => {
+                t.notes.push(format!("hwloc used because {why}"));
+                return t;
+            }
+            Err(e) => why = format!("{why}; {e}"),
+        }
+        Topology::flat(why)
+    }
+
+    /// A flat machine of `available_parallelism` PUs (one core, cluster and
+    /// LLC each), recording `why`.
+    pub(crate) fn flat(why: String) -> Topology {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let pus = (0..n).map(|os| PuFacts { os, ..Default::default() }).collect();
+        let facts = Facts { pus, notes: vec![format!("flat topology: {why}")], ..Default::default() };
+        build::build(facts, Source::Flat(why)).unwrap_or_else(|_| unreachable!("n >= 1 PUs"))
+    }
+
+    /// Reads a Linux sysfs/procfs tree under `root` (a directory holding
+    /// `sys/` and optionally `proc/`): `/` for this machine, or an extracted
+    /// snapshot. The affinity mask of this process is not applied (it belongs
+    /// to the running machine, not the snapshot); cpuset restrictions found in
+    /// the tree are.
+    pub fn from_sysfs(root: impl AsRef<Path>) -> Result<Topology, TopologyError> {
+        sysfs::read(root.as_ref(), false)
+    }
+
+    /// A synthetic topology from a spec: space-separated `level:count`, levels
+    /// optional but in this order, outermost first: `package`, `numa`, `llc`,
+    /// `cluster`, `core`, `smt`. Counts are per enclosing level; `core` is the
+    /// number of cores per cluster (or per LLC without `cluster`). An optional
+    /// `big:N` (N cores of each cluster are big: capacity 1024, the rest 512)
+    /// may follow.
+    ///
+    /// ```
+    /// let t = locus::Topology::synthetic("llc:2 core:4").unwrap();
+    /// assert_eq!((t.pus().len(), t.llcs().len()), (8, 2));
+    /// assert!(locus::Topology::synthetic("core:0").is_err());
+    /// ```
+    pub fn synthetic(spec: &str) -> Result<Topology, TopologyError> {
+        synthetic::parse(spec)
+    }
+
+    /// Where this topology came from.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The online PUs in depth-first order.
+    pub fn pus(&self) -> &[Pu] {
+        &self.pus
+    }
+
+    /// The domains of a level (empty for [`Level::Machine`]).
+    pub fn domains(&self, level: Level) -> &[Domain] {
+        self.domains.get(&level).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Cores (SMT sibling groups).
+    pub fn cores(&self) -> &[Domain] {
+        self.domains(Level::Core)
+    }
+
+    /// Clusters (a core where the machine has none).
+    pub fn clusters(&self) -> &[Domain] {
+        self.domains(Level::Cluster)
+    }
+
+    /// Last-level-cache domains, clipped to NUMA nodes.
+    pub fn llcs(&self) -> &[Domain] {
+        self.domains(Level::Llc)
+    }
+
+    /// NUMA domains (nodes with at least one online PU).
+    pub fn numa_domains(&self) -> &[Domain] {
+        self.domains(Level::Numa)
+    }
+
+    /// Packages.
+    pub fn packages(&self) -> &[Domain] {
+        self.domains(Level::Package)
+    }
+
+    /// Whether NUMA nodes enclose packages (several packages per node).
+    pub fn package_inside_numa(&self) -> bool {
+        self.package_inside_numa
+    }
+
+    /// Distinct L2 caches (their online CPUs), as reported.
+    pub fn l2_cpusets(&self) -> &[CpuSet] {
+        &self.l2_sets
+    }
+
+    /// Distinct L3 caches (their online CPUs), as reported (not clipped).
+    pub fn l3_cpusets(&self) -> &[CpuSet] {
+        &self.l3_sets
+    }
+
+    /// All NUMA nodes the source reported, by OS index, with their online
+    /// CPUs (empty for memory-only nodes). Empty when NUMA was not seen.
+    pub fn numa_nodes(&self) -> &[(usize, CpuSet)] {
+        &self.numa_nodes
+    }
+
+    /// Distance between two NUMA domains (indexes into
+    /// [`Topology::numa_domains`]): the firmware's figure (10 = local) when
+    /// known, else 10 for the same domain and 20 for others.
+    pub fn numa_distance(&self, a: usize, b: usize) -> u32 {
+        let os = |i: usize| self.numa_domains().get(i).and_then(|d| d.os_index);
+        let pos = |os: Option<usize>| os.and_then(|o| self.numa_nodes.iter().position(|(id, _)| *id == o));
+        if let (Some(m), Some(pa), Some(pb)) = (&self.distances, pos(os(a)), pos(os(b))) {
+            if let Some(d) = m.get(pa).and_then(|r| r.get(pb)) {
+                return *d;
+            }
+        }
+        if a == b { 10 } else { 20 }
+    }
+
+    /// The raw distance matrix between [`Topology::numa_nodes`], if reported.
+    pub fn distance_matrix(&self) -> Option<&[Vec<u32>]> {
+        self.distances.as_deref()
+    }
+
+    /// CPUs this process may use (affinity mask and cpuset cgroup).
+    pub fn allowed(&self) -> &CpuSet {
+        &self.allowed
+    }
+
+    /// All online PUs.
+    pub fn online(&self) -> CpuSet {
+        self.pus.iter().map(|p| p.os_index).collect()
+    }
+
+    /// Which levels the source reported.
+    pub fn levels_seen(&self) -> LevelsSeen {
+        self.seen
+    }
+
+    /// Decisions and fallbacks taken while reading (human-readable).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Largest number of hardware threads in one core.
+    pub fn smt_width(&self) -> usize {
+        self.cores().iter().map(|c| c.cpuset.len()).max().unwrap_or(1)
+    }
+
+    /// PUs grouped by capacity, largest capacity first: the core kinds.
+    pub fn kinds(&self) -> Vec<(CpuSet, u32)> {
+        let mut m: BTreeMap<u32, CpuSet> = BTreeMap::new();
+        for p in &self.pus {
+            m.entry(p.capacity).or_default().insert(p.os_index);
+        }
+        m.into_iter().rev().map(|(c, s)| (s, c)).collect()
+    }
+
+    /// The position in [`Topology::pus`] of a PU by OS index.
+    pub fn pu_position(&self, os_index: usize) -> Option<usize> {
+        self.pus.iter().position(|p| p.os_index == os_index)
+    }
+}

@@ -1,0 +1,149 @@
+//! Synthetic topologies from a spec such as `"numa:2 llc:2 cluster:2 core:4 smt:2"`.
+//!
+//! Grammar: space-separated `level:count` items; levels are optional but must
+//! come in the order `package numa llc cluster core smt` (outermost first);
+//! each count is per enclosing level and at least 1. `big:N` (N ≤ cores per
+//! cluster) makes the first N cores of each cluster big (capacity 1024) and
+//! the rest little (512), like a DynamiQ cluster; it may stand anywhere.
+//! The total is limited to 65536 PUs. Counts multiply, so OS indexes are
+//! assigned depth-first: the PUs of the first core are 0..smt, and so on.
+
+use super::{CpuSet, Facts, PuFacts, Source, Topology, TopologyError};
+
+const LEVELS: [&str; 6] = ["package", "numa", "llc", "cluster", "core", "smt"];
+const MAX_PUS: usize = 1 << 16;
+
+pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
+    let err = |message: String| TopologyError::Spec { spec: spec.to_string(), message };
+    let mut counts = [1usize; 6];
+    let mut given = [false; 6];
+    let mut last = None;
+    let mut big: Option<usize> = None;
+    for item in spec.split_whitespace() {
+        let (name, count) = item
+            .split_once(':')
+            .ok_or_else(|| err(format!("{item:?} is not of the form level:count")))?;
+        let n: usize = count
+            .parse()
+            .map_err(|_| err(format!("{count:?} in {item:?} is not a number")))?;
+        if name == "big" {
+            big = Some(n);
+            continue;
+        }
+        let k = LEVELS.iter().position(|l| *l == name).ok_or_else(|| {
+            err(format!("unknown level {name:?}; accepted: {} and big", LEVELS.join(", ")))
+        })?;
+        if n == 0 {
+            return Err(err(format!("{item:?}: a count must be at least 1")));
+        }
+        if given[k] || last.is_some_and(|l| l > k) {
+            return Err(err(format!("{name:?} is repeated or out of order; order is {}", LEVELS.join(" "))));
+        }
+        given[k] = true;
+        last = Some(k);
+        counts[k] = n;
+    }
+    if !given.iter().any(|g| *g) {
+        return Err(err("empty spec; example: \"numa:2 llc:2 cluster:2 core:4 smt:2\"".into()));
+    }
+    let total = counts.iter().try_fold(1usize, |a, &c| a.checked_mul(c)).filter(|&t| t <= MAX_PUS);
+    let total = total.ok_or_else(|| err(format!("more than {MAX_PUS} PUs")))?;
+    let [packages, numa, llc, cluster, core, smt] = counts;
+    if let Some(b) = big {
+        if b > core {
+            return Err(err(format!("big:{b} exceeds the {core} cores per cluster")));
+        }
+    }
+    let per_core = smt;
+    let per_cluster = core * per_core;
+    let per_llc = cluster * per_cluster;
+    let per_node = llc * per_llc;
+    let per_package = numa * per_node;
+    let range = |start: usize, len: usize| -> CpuSet { CpuSet::from_ids(start..start + len) };
+    let mut pus = Vec::with_capacity(total);
+    for os in 0..total {
+        let start = |per: usize| os - os % per;
+        let core_index_in_cluster = (os % per_cluster) / per_core;
+        pus.push(PuFacts {
+            os,
+            core: Some(range(start(per_core), per_core)),
+            cluster: given[3].then(|| range(start(per_cluster), per_cluster)),
+            l2: None,
+            l3: Some(range(start(per_llc), per_llc)),
+            node: Some(os / per_node),
+            package: Some(os / per_package),
+            capacity: big.map(|b| if core_index_in_cluster < b { 1024 } else { 512 }),
+        });
+    }
+    let nodes_total = packages * numa;
+    let nodes: Vec<(usize, CpuSet)> = (0..nodes_total).map(|n| (n, range(n * per_node, per_node))).collect();
+    // Distances: 10 local, 20 within a package, 30 across packages.
+    let distances = (0..nodes_total)
+        .map(|a| {
+            (0..nodes_total)
+                .map(|b| if a == b { 10 } else if a / numa == b / numa { 20 } else { 30 })
+                .collect()
+        })
+        .collect();
+    let facts = Facts {
+        pus,
+        nodes: if given[1] { nodes } else { Vec::new() },
+        distances: given[1].then_some(distances),
+        allowed: None,
+        saw_cluster: given[3],
+        notes: Vec::new(),
+    };
+    super::build::build(facts, Source::Synthetic(spec.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Level, Topology};
+
+    #[test]
+    fn full_spec() {
+        let t = Topology::synthetic("package:2 numa:2 llc:2 cluster:2 core:4 smt:2").unwrap();
+        assert_eq!(t.pus().len(), 128);
+        assert_eq!(t.packages().len(), 2);
+        assert_eq!(t.numa_domains().len(), 4);
+        assert_eq!(t.llcs().len(), 8);
+        assert_eq!(t.clusters().len(), 16);
+        assert_eq!(t.cores().len(), 64);
+        assert_eq!(t.smt_width(), 2);
+        assert_eq!(t.numa_distance(0, 1), 20);
+        assert_eq!(t.numa_distance(0, 2), 30);
+        for l in [Level::Core, Level::Cluster, Level::Llc, Level::Numa, Level::Package] {
+            for d in t.domains(l) {
+                let ids: Vec<usize> = d.pus.clone().map(|i| t.pus()[i].os_index).collect();
+                assert_eq!(ids, d.cpuset.iter().collect::<Vec<_>>());
+            }
+        }
+        assert!(t.levels_seen().cluster && t.levels_seen().numa && t.levels_seen().smt);
+    }
+
+    #[test]
+    fn missing_levels_collapse() {
+        let t = Topology::synthetic("core:4").unwrap();
+        assert_eq!(t.clusters().len(), 4, "no cluster level: a cluster is a core");
+        assert_eq!(t.llcs().len(), 1);
+        assert_eq!(t.numa_domains().len(), 1);
+        assert!(!t.levels_seen().numa && !t.levels_seen().cluster);
+    }
+
+    #[test]
+    fn big_little() {
+        let t = Topology::synthetic("cluster:2 core:4 big:1").unwrap();
+        let caps: Vec<u32> = t.pus().iter().map(|p| p.capacity).collect();
+        assert_eq!(caps, [1024, 512, 512, 512, 1024, 512, 512, 512]);
+        assert_eq!(t.kinds().len(), 2);
+        assert!(t.levels_seen().capacity);
+    }
+
+    #[test]
+    fn bad_specs() {
+        for s in ["", "core", "core:x", "core:0", "foo:2", "core:2 llc:2", "llc:2 llc:2", "core:2 big:3", "numa:1000 core:1000"] {
+            let e = Topology::synthetic(s).unwrap_err().to_string();
+            assert!(e.contains("invalid topology spec"), "{s}: {e}");
+        }
+    }
+}
