@@ -240,7 +240,7 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
     if package_inside_numa {
         notes.push("NUMA nodes hold several packages: NUMA is the outer level".into());
     }
-    if raws.iter().any(|r| !r.llc.is_subset(&r.node)) {
+    if (seen.l2 || seen.l3) && raws.iter().any(|r| !r.llc.is_subset(&r.node)) {
         notes.push("an LLC spans several NUMA nodes (sub-NUMA clustering): LLC domains are clipped to their node, as Linux does".into());
     }
 
