@@ -18,6 +18,10 @@ use crate::topology::build::PuFacts;
 use crate::topology::{CpuSet, Source, TopologyError};
 use std::path::PathBuf;
 
+/// More online CPUs than this, with no `cpuN` directory to confirm them,
+/// is taken as a corrupt `online` file (Linux's `NR_CPUS` tops out at 8192).
+const MAX_PLAUSIBLE_CPUS: usize = 1 << 16;
+
 /// The directory of CPU `os`, relative to the root.
 pub(crate) fn cpu_dir(os: usize) -> PathBuf {
     PathBuf::from(format!("{CPU_DIR}/cpu{os}"))
@@ -43,6 +47,12 @@ pub(crate) fn online(tree: &mut Tree<'_>, source: &Source) -> Result<CpuSet, Top
         match CpuSet::from_cpulist(&text) {
             Ok(s) if !s.is_empty() => {
                 if dirs.is_empty() {
+                    if s.len() > MAX_PLAUSIBLE_CPUS {
+                        return Err(TopologyError::Parse {
+                            path: tree.path(&online_rel),
+                            message: format!("{} CPUs, more than any Linux kernel supports, and no cpuN directory", s.len()),
+                        });
+                    }
                     return Ok(s);
                 }
                 let kept = s.intersection(&dirs);
