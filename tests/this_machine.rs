@@ -16,6 +16,10 @@ fn this_machine_reads_like_its_online_file() {
     // std's available_parallelism is the affinity count, possibly lowered by
     // a cgroup CPU quota; our allowed set is affinity ∩ cpuset.
     let ap = std::thread::available_parallelism().map_or(1, |n| n.get());
-    assert!(d.allowed().len() >= ap, "allowed {} < available_parallelism {ap}", d.allowed());
+    assert!(
+        d.allowed().len() >= ap,
+        "allowed {} < available_parallelism {ap}",
+        d.allowed()
+    );
     println!("{d}");
 }

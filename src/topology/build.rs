@@ -102,8 +102,8 @@ fn partition(
         }
         i
     }
-    for i in 0..pus.len() {
-        let members: Vec<usize> = field(&mut pus[i]).as_ref().map(|s| s.iter().collect()).unwrap_or_default();
+    for (i, p) in pus.iter_mut().enumerate() {
+        let members: Vec<usize> = field(p).as_ref().map(|s| s.iter().collect()).unwrap_or_default();
         for m in members {
             if let Some(&j) = pos.get(&m) {
                 let (a, b) = (find(&mut parent, i), find(&mut parent, j));
@@ -115,19 +115,19 @@ fn partition(
     // nothing (a garbage file) but is named by others joins their set.
     let mut comp: BTreeMap<usize, CpuSet> = BTreeMap::new();
     let mut reported: BTreeMap<usize, bool> = BTreeMap::new();
-    for i in 0..pus.len() {
+    for (i, p) in pus.iter_mut().enumerate() {
         let r = find(&mut parent, i);
-        comp.entry(r).or_default().insert(pus[i].os);
-        *reported.entry(r).or_default() |= field(&mut pus[i]).is_some();
+        comp.entry(r).or_default().insert(p.os);
+        *reported.entry(r).or_default() |= field(p).is_some();
     }
     let mut merged = false;
-    for i in 0..pus.len() {
+    for (i, p) in pus.iter_mut().enumerate() {
         let r = find(&mut parent, i);
         if !reported[&r] {
             continue;
         }
         let c = &comp[&r];
-        let f = field(&mut pus[i]);
+        let f = field(p);
         match f {
             Some(s) if s == c => {}
             Some(s) => {

@@ -4,3 +4,4 @@
 
 pub mod hwloc;
 pub mod json;
+pub mod snapshot;

@@ -41,8 +41,13 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
-            let v = (b[i + 1] - b'0') as u32 * 64 + (b[i + 2] - b'0') as u32 * 8 + (b[i + 3] - b'0') as u32;
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = (b[i + 1] - b'0') as u32 * 64
+                + (b[i + 2] - b'0') as u32 * 8
+                + (b[i + 3] - b'0') as u32;
             out.push(v as u8);
             i += 4;
         } else {
@@ -62,7 +67,8 @@ pub(crate) fn parse_mounts(text: &str) -> Mounts {
             continue;
         }
         let (dir, fstype, opts) = (f[1], f[2], f.get(3).copied().unwrap_or(""));
-        let is_v1 = fstype == "cpuset" || (fstype == "cgroup" && opts.split(',').any(|o| o == "cpuset"));
+        let is_v1 =
+            fstype == "cpuset" || (fstype == "cgroup" && opts.split(',').any(|o| o == "cpuset"));
         if is_v1 && m.v1.is_none() {
             m.v1 = Some(unescape(dir));
         } else if fstype == "cgroup2" && m.v2.is_none() {
@@ -77,7 +83,10 @@ pub(crate) fn parse_self_cgroup(text: &str) -> (Option<String>, Option<String>) 
     let (mut v1, mut v2) = (None, None);
     for line in text.lines() {
         let mut parts = line.splitn(3, ':');
-        let (Some(hier), Some(ctrls), Some(path)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        let (Some(hier), Some(ctrls), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
         let path = super::trim_value(path).to_string();
         if hier == "0" && ctrls.is_empty() {
             v2.get_or_insert(path);
@@ -93,7 +102,11 @@ pub(crate) fn with_parents(path: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut p = path.trim_end_matches('/').to_string();
     loop {
-        out.push(if p.is_empty() { "/".to_string() } else { p.clone() });
+        out.push(if p.is_empty() {
+            "/".to_string()
+        } else {
+            p.clone()
+        });
         match p.rfind('/') {
             Some(i) if !p.is_empty() => p.truncate(i),
             _ => break,
@@ -106,7 +119,13 @@ pub(crate) fn with_parents(path: &str) -> Vec<String> {
 /// The CPU set of the cgroup at `path` under `mount` (or the nearest parent
 /// that has one), with the file it came from.
 fn cgroup_cpus(tree: &mut Tree<'_>, mount: &str, path: &str) -> Option<(CpuSet, PathBuf)> {
-    const FILES: [&str; 5] = ["cpuset.cpus.effective", "cpuset.effective_cpus", "cpuset.cpus", "effective_cpus", "cpus"];
+    const FILES: [&str; 5] = [
+        "cpuset.cpus.effective",
+        "cpuset.effective_cpus",
+        "cpuset.cpus",
+        "effective_cpus",
+        "cpus",
+    ];
     for dir in with_parents(path) {
         let dir = Path::new(mount).join(dir.trim_start_matches('/'));
         for f in FILES {
@@ -129,7 +148,9 @@ pub(crate) fn affinity() -> Option<CpuSet> {
         // SAFETY: `buf` is a live, writable buffer of exactly `bytes` bytes,
         // aligned for u64 (at least cpu_set_t's alignment); the kernel writes
         // at most `bytes` bytes into it. pid 0 is the calling thread.
-        let r = unsafe { libc::sched_getaffinity(0, bytes, buf.as_mut_ptr().cast::<libc::cpu_set_t>()) };
+        let r = unsafe {
+            libc::sched_getaffinity(0, bytes, buf.as_mut_ptr().cast::<libc::cpu_set_t>())
+        };
         if r == 0 {
             let mut set = CpuSet::new();
             for (i, w) in buf.iter().enumerate() {
@@ -157,8 +178,14 @@ pub(crate) fn affinity() -> Option<CpuSet> {
 
 /// The allowed CPUs; `None` means "no restriction found".
 pub(crate) fn allowed(tree: &mut Tree<'_>, online: &CpuSet, this_process: bool) -> Option<CpuSet> {
-    let mounts = tree.read("proc/mounts").map(|t| parse_mounts(&t)).unwrap_or_default();
-    let (cg_v1, cg_v2) = tree.read("proc/self/cgroup").map(|t| parse_self_cgroup(&t)).unwrap_or_default();
+    let mounts = tree
+        .read("proc/mounts")
+        .map(|t| parse_mounts(&t))
+        .unwrap_or_default();
+    let (cg_v1, cg_v2) = tree
+        .read("proc/self/cgroup")
+        .map(|t| parse_self_cgroup(&t))
+        .unwrap_or_default();
     let self_cpuset = tree
         .read("proc/self/cpuset")
         .map(|t| super::trim_value(&t).to_string())
@@ -175,14 +202,21 @@ pub(crate) fn allowed(tree: &mut Tree<'_>, online: &CpuSet, this_process: bool) 
     let mut allowed = None;
     if let Some((set, file)) = found {
         if !online.is_subset(&set) {
-            tree.note(format!("cpuset cgroup ({}) allows CPUs {}", file.display(), set.intersection(online)));
+            tree.note(format!(
+                "cpuset cgroup ({}) allows CPUs {}",
+                file.display(),
+                set.intersection(online)
+            ));
         }
         allowed = Some(set);
     }
     if this_process {
         if let Some(aff) = affinity() {
             if !online.is_subset(&aff) {
-                tree.note(format!("affinity mask allows CPUs {}", aff.intersection(online)));
+                tree.note(format!(
+                    "affinity mask allows CPUs {}",
+                    aff.intersection(online)
+                ));
             }
             allowed = Some(match allowed {
                 Some(a) => a.intersection(&aff),
@@ -200,20 +234,38 @@ mod tests {
     #[test]
     fn mounts() {
         let t = "none /dev/cpuset cpuset rw 0 0\nnone /cgroup/unified cgroup2 rw 0 0\n";
-        assert_eq!(parse_mounts(t), Mounts { v1: Some("/dev/cpuset".into()), v2: Some("/cgroup/unified".into()) });
+        assert_eq!(
+            parse_mounts(t),
+            Mounts {
+                v1: Some("/dev/cpuset".into()),
+                v2: Some("/cgroup/unified".into())
+            }
+        );
         let t = "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpuacct,cpu 0 0\n\
                  cgroup /sys/fs/cgroup/cpuset cgroup rw,nosuid,cpuset 0 0\nbad\n";
         assert_eq!(parse_mounts(t).v1.as_deref(), Some("/sys/fs/cgroup/cpuset"));
-        assert_eq!(parse_mounts("x /a\\040b cgroup2 rw 0 0").v2.as_deref(), Some("/a b"));
+        assert_eq!(
+            parse_mounts("x /a\\040b cgroup2 rw 0 0").v2.as_deref(),
+            Some("/a b")
+        );
         assert_eq!(parse_mounts(""), Mounts::default());
     }
 
     #[test]
     fn self_cgroup() {
         let t = "9:blkio:/user.slice\n2:cpuset:/jjh\n0::/user.slice/session-1.scope\n";
-        assert_eq!(parse_self_cgroup(t), (Some("/jjh".into()), Some("/user.slice/session-1.scope".into())));
+        assert_eq!(
+            parse_self_cgroup(t),
+            (
+                Some("/jjh".into()),
+                Some("/user.slice/session-1.scope".into())
+            )
+        );
         assert_eq!(parse_self_cgroup("garbage"), (None, None));
-        assert_eq!(parse_self_cgroup("7:cpuset,cpu:/a\n"), (Some("/a".into()), None));
+        assert_eq!(
+            parse_self_cgroup("7:cpuset,cpu:/a\n"),
+            (Some("/a".into()), None)
+        );
     }
 
     #[test]

@@ -47,7 +47,11 @@ pub(crate) enum Sharing {
 
 /// Decides a cache's sharing from the texts of its map and list files;
 /// `disagree` is set when both parse to different non-empty sets.
-pub(crate) fn decide_sharing(map: Option<&str>, list: Option<&str>, disagree: &mut bool) -> Sharing {
+pub(crate) fn decide_sharing(
+    map: Option<&str>,
+    list: Option<&str>,
+    disagree: &mut bool,
+) -> Sharing {
     let map = map.map(|t| parse_set(t, SetFormat::Mask));
     let list = list.map(|t| parse_set(t, SetFormat::List));
     match (map, list) {
@@ -72,17 +76,25 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
         let cache = cpu_dir(p.os).join("cache");
         for k in tree.numbered_entries(&cache, "index") {
             let dir = cache.join(format!("index{k}"));
-            let Some(level) = tree.int(dir.join("level")) else { continue };
+            let Some(level) = tree.int(dir.join("level")) else {
+                continue;
+            };
             if level != 2 && level != 3 {
                 continue;
             }
-            let Some(type_text) = tree.read(dir.join("type")) else { continue };
+            let Some(type_text) = tree.read(dir.join("type")) else {
+                continue;
+            };
             match parse_type(&type_text) {
                 Some(CacheType::Data) => {}
                 Some(CacheType::Instruction) => continue,
                 None => {
                     let path = tree.path(dir.join("type"));
-                    tree.note(format!("malformed {}: unknown cache type {:?}; ignored", path.display(), super::short(&type_text)));
+                    tree.note(format!(
+                        "malformed {}: unknown cache type {:?}; ignored",
+                        path.display(),
+                        super::short(&type_text)
+                    ));
                     continue;
                 }
             }
@@ -101,7 +113,10 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
                 Sharing::Unknown => {
                     if map.is_some() || list.is_some() {
                         let path = tree.path(if map.is_some() { &map_rel } else { &list_rel });
-                        tree.note(format!("malformed {}: cache sharing unknown; ignored", path.display()));
+                        tree.note(format!(
+                            "malformed {}: cache sharing unknown; ignored",
+                            path.display()
+                        ));
                     }
                     continue;
                 }
@@ -149,13 +164,31 @@ mod tests {
         assert_eq!(s, Sharing::Set("0-1".parse().unwrap()));
         assert!(d);
         let mut d = false;
-        assert_eq!(decide_sharing(Some("3"), Some("0-1"), &mut d), Sharing::Set("0-1".parse().unwrap()));
+        assert_eq!(
+            decide_sharing(Some("3"), Some("0-1"), &mut d),
+            Sharing::Set("0-1".parse().unwrap())
+        );
         assert!(!d);
-        assert_eq!(decide_sharing(None, Some("4-7"), &mut d), Sharing::Set("4-7".parse().unwrap()));
-        assert_eq!(decide_sharing(Some("garbage"), Some("4-7"), &mut d), Sharing::Set("4-7".parse().unwrap()));
-        assert_eq!(decide_sharing(Some("00000000,00000000"), None, &mut d), Sharing::Unfilled);
-        assert_eq!(decide_sharing(Some("00000000"), Some("2"), &mut d), Sharing::Set("2".parse().unwrap()));
-        assert_eq!(decide_sharing(Some("x"), Some("y"), &mut d), Sharing::Unknown);
+        assert_eq!(
+            decide_sharing(None, Some("4-7"), &mut d),
+            Sharing::Set("4-7".parse().unwrap())
+        );
+        assert_eq!(
+            decide_sharing(Some("garbage"), Some("4-7"), &mut d),
+            Sharing::Set("4-7".parse().unwrap())
+        );
+        assert_eq!(
+            decide_sharing(Some("00000000,00000000"), None, &mut d),
+            Sharing::Unfilled
+        );
+        assert_eq!(
+            decide_sharing(Some("00000000"), Some("2"), &mut d),
+            Sharing::Set("2".parse().unwrap())
+        );
+        assert_eq!(
+            decide_sharing(Some("x"), Some("y"), &mut d),
+            Sharing::Unknown
+        );
         assert_eq!(decide_sharing(None, None, &mut d), Sharing::Unknown);
     }
 }

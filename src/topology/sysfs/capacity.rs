@@ -35,14 +35,20 @@ pub const UNIFORM_SPREAD_PERCENT: u64 = 15;
 
 /// Whether figures differ enough to tell kinds of cores apart.
 pub(crate) fn differentiates(values: &[u32]) -> bool {
-    let (Some(&lo), Some(&hi)) = (values.iter().min(), values.iter().max()) else { return false };
+    let (Some(&lo), Some(&hi)) = (values.iter().min(), values.iter().max()) else {
+        return false;
+    };
     (hi as u64) * 100 >= (lo as u64) * (100 + UNIFORM_SPREAD_PERCENT)
 }
 
 /// A per-PU figure from a file under each `cpuN`, if every PU has a positive one.
 fn per_pu(tree: &mut Tree<'_>, pus: &[PuFacts], file: &str) -> Option<Vec<u32>> {
     pus.iter()
-        .map(|p| tree.int(cpu_dir(p.os).join(file)).and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0))
+        .map(|p| {
+            tree.int(cpu_dir(p.os).join(file))
+                .and_then(|v| u32::try_from(v).ok())
+                .filter(|&v| v > 0)
+        })
         .collect()
 }
 
@@ -67,17 +73,26 @@ fn hybrid(tree: &mut Tree<'_>, pus: &[PuFacts]) -> Option<Vec<u32>> {
         .collect()
 }
 
+/// Reads one capacity source: a figure per PU, or `None`.
+type Reader = fn(&mut Tree<'_>, &[PuFacts]) -> Option<Vec<u32>>;
+
 /// Sets `capacity` of every PU when the machine differentiates.
 pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
     if pus.is_empty() {
         return;
     }
-    let sources: [(&str, fn(&mut Tree<'_>, &[PuFacts]) -> Option<Vec<u32>>); 5] = [
+    let sources: [(&str, Reader); 5] = [
         ("cpu_capacity", |t, p| per_pu(t, p, "cpu_capacity")),
         ("cpu_core/cpu_atom", hybrid),
-        ("cpufreq/base_frequency", |t, p| per_pu(t, p, "cpufreq/base_frequency")),
-        ("acpi_cppc/highest_perf", |t, p| per_pu(t, p, "acpi_cppc/highest_perf")),
-        ("cpufreq/cpuinfo_max_freq", |t, p| per_pu(t, p, "cpufreq/cpuinfo_max_freq")),
+        ("cpufreq/base_frequency", |t, p| {
+            per_pu(t, p, "cpufreq/base_frequency")
+        }),
+        ("acpi_cppc/highest_perf", |t, p| {
+            per_pu(t, p, "acpi_cppc/highest_perf")
+        }),
+        ("cpufreq/cpuinfo_max_freq", |t, p| {
+            per_pu(t, p, "cpufreq/cpuinfo_max_freq")
+        }),
     ];
     for (name, f) in sources {
         let Some(values) = f(tree, pus) else { continue };

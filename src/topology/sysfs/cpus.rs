@@ -35,7 +35,11 @@ fn dir_says_online(tree: &mut Tree<'_>, os: usize) -> Option<bool> {
     if let Some(v) = tree.int(dir.join("online")) {
         return Some(v != 0);
     }
-    if tree.is_dir(dir.join("topology")) { Some(true) } else { None }
+    if tree.is_dir(dir.join("topology")) {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// The online PUs. See the [module docs](super) for the rules.
@@ -50,7 +54,10 @@ pub(crate) fn online(tree: &mut Tree<'_>, source: &Source) -> Result<CpuSet, Top
                     if s.len() > MAX_PLAUSIBLE_CPUS {
                         return Err(TopologyError::Parse {
                             path: tree.path(&online_rel),
-                            message: format!("{} CPUs, more than any Linux kernel supports, and no cpuN directory", s.len()),
+                            message: format!(
+                                "{} CPUs, more than any Linux kernel supports, and no cpuN directory",
+                                s.len()
+                            ),
                         });
                     }
                     return Ok(s);
@@ -67,16 +74,29 @@ pub(crate) fn online(tree: &mut Tree<'_>, source: &Source) -> Result<CpuSet, Top
                     return Ok(kept);
                 }
             }
-            Ok(_) => tree.note(format!("{} is empty: using the cpuN directories", tree.path(&online_rel).display())),
+            Ok(_) => tree.note(format!(
+                "{} is empty: using the cpuN directories",
+                tree.path(&online_rel).display()
+            )),
             Err(e) => {
-                tree.note(format!("malformed {}: {e}; using the cpuN directories", tree.path(&online_rel).display()));
+                tree.note(format!(
+                    "malformed {}: {e}; using the cpuN directories",
+                    tree.path(&online_rel).display()
+                ));
                 garbage = Some(e.to_string());
             }
         }
     }
     // From the cpuN directories.
-    let verdicts: Vec<(usize, Option<bool>)> = dirs.iter().map(|os| (os, dir_says_online(tree, os))).collect();
-    let mut set: CpuSet = verdicts.iter().filter(|(_, v)| *v == Some(true)).map(|(os, _)| *os).collect();
+    let verdicts: Vec<(usize, Option<bool>)> = dirs
+        .iter()
+        .map(|os| (os, dir_says_online(tree, os)))
+        .collect();
+    let mut set: CpuSet = verdicts
+        .iter()
+        .filter(|(_, v)| *v == Some(true))
+        .map(|(os, _)| *os)
+        .collect();
     if set.is_empty() && !dirs.is_empty() && verdicts.iter().all(|(_, v)| v.is_none()) {
         // No online file and no topology directory anywhere: a tree with
         // only cpuN directories. Take them all.
@@ -87,8 +107,13 @@ pub(crate) fn online(tree: &mut Tree<'_>, source: &Source) -> Result<CpuSet, Top
         return Ok(set);
     }
     match garbage {
-        Some(message) => Err(TopologyError::Parse { path: tree.path(&online_rel), message }),
-        None => Err(TopologyError::NoPus { source: source.to_string() }),
+        Some(message) => Err(TopologyError::Parse {
+            path: tree.path(&online_rel),
+            message,
+        }),
+        None => Err(TopologyError::NoPus {
+            source: source.to_string(),
+        }),
     }
 }
 
@@ -102,9 +127,17 @@ pub(crate) fn read_topology(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> bool {
         let topo = cpu_dir(p.os).join("topology");
         p.core = tree.first_set(
             &topo,
-            &[("thread_siblings_list", List), ("thread_siblings", Mask), ("core_cpus_list", List), ("core_cpus", Mask)],
+            &[
+                ("thread_siblings_list", List),
+                ("thread_siblings", Mask),
+                ("core_cpus_list", List),
+                ("core_cpus", Mask),
+            ],
         );
-        p.cluster = tree.first_set(&topo, &[("cluster_cpus_list", List), ("cluster_cpus", Mask)]);
+        p.cluster = tree.first_set(
+            &topo,
+            &[("cluster_cpus_list", List), ("cluster_cpus", Mask)],
+        );
         saw_cluster |= p.cluster.is_some();
         match tree.int(topo.join("physical_package_id")) {
             Some(id) if id >= 0 => p.package = usize::try_from(id).ok(),

@@ -32,10 +32,10 @@
 //!
 //! See the submodules for the per-level rules.
 
+mod allowed;
 mod caches;
 mod capacity;
 mod cpus;
-mod allowed;
 mod numa;
 
 use super::build::{self, Facts, PuFacts};
@@ -83,7 +83,10 @@ pub(crate) fn numbered(name: &str, prefix: &str) -> Option<usize> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    digits.parse().ok().filter(|&n| n <= super::cpuset::MAX_CPU_ID)
+    digits
+        .parse()
+        .ok()
+        .filter(|&n| n <= super::cpuset::MAX_CPU_ID)
 }
 
 /// Parses a whitespace-separated row of NUMA distances.
@@ -92,7 +95,9 @@ pub(crate) fn parse_distances(text: &str) -> Option<Vec<u32>> {
     if t.is_empty() {
         return None;
     }
-    t.split_whitespace().map(|w| w.parse::<u32>().ok()).collect()
+    t.split_whitespace()
+        .map(|w| w.parse::<u32>().ok())
+        .collect()
 }
 
 /// Parses a CPU set in the given format; an all-zero mask is returned as the
@@ -108,7 +113,10 @@ pub(crate) fn parse_set(text: &str, format: SetFormat) -> Result<CpuSet, String>
 impl<'a> Tree<'a> {
     /// A tree rooted at `root`.
     pub(crate) fn new(root: &'a Path) -> Self {
-        Tree { root, notes: Vec::new() }
+        Tree {
+            root,
+            notes: Vec::new(),
+        }
     }
 
     /// The absolute path of `rel` in the tree.
@@ -163,15 +171,24 @@ impl<'a> Tree<'a> {
 
     /// Names of the entries of a directory (empty when it is missing).
     pub(crate) fn list(&self, rel: impl AsRef<Path>) -> Vec<String> {
-        let Ok(rd) = std::fs::read_dir(self.path(rel)) else { return Vec::new() };
-        let mut v: Vec<String> = rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect();
+        let Ok(rd) = std::fs::read_dir(self.path(rel)) else {
+            return Vec::new();
+        };
+        let mut v: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
         v.sort();
         v
     }
 
     /// Numbered entries `prefixN` of a directory, sorted by number.
     pub(crate) fn numbered_entries(&self, rel: impl AsRef<Path>, prefix: &str) -> Vec<usize> {
-        let mut v: Vec<usize> = self.list(rel).iter().filter_map(|n| numbered(n, prefix)).collect();
+        let mut v: Vec<usize> = self
+            .list(rel)
+            .iter()
+            .filter_map(|n| numbered(n, prefix))
+            .collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -197,8 +214,14 @@ impl<'a> Tree<'a> {
     }
 
     /// The first of several (file, format) candidates that gives a set.
-    pub(crate) fn first_set(&mut self, dir: &Path, candidates: &[(&str, SetFormat)]) -> Option<CpuSet> {
-        candidates.iter().find_map(|(name, f)| self.set(dir.join(name), *f))
+    pub(crate) fn first_set(
+        &mut self,
+        dir: &Path,
+        candidates: &[(&str, SetFormat)],
+    ) -> Option<CpuSet> {
+        candidates
+            .iter()
+            .find_map(|(name, f)| self.set(dir.join(name), *f))
     }
 
     /// A decimal integer from a file: `None` when missing or garbage (noted).
@@ -211,7 +234,11 @@ impl<'a> Tree<'a> {
         let v = parse_int(&text);
         if v.is_none() {
             let p = self.path(rel);
-            self.note(format!("malformed {}: expected an integer, found {:?}; ignored", p.display(), short(&text)));
+            self.note(format!(
+                "malformed {}: expected an integer, found {:?}; ignored",
+                p.display(),
+                short(&text)
+            ));
         }
         v
     }
@@ -244,7 +271,13 @@ pub(super) fn read(root: &Path, this_process: bool) -> Result<Topology, Topology
     let source = Source::Sysfs(root.to_path_buf());
     let mut tree = Tree::new(root);
     let online = cpus::online(&mut tree, &source)?;
-    let mut pus: Vec<PuFacts> = online.iter().map(|os| PuFacts { os, ..Default::default() }).collect();
+    let mut pus: Vec<PuFacts> = online
+        .iter()
+        .map(|os| PuFacts {
+            os,
+            ..Default::default()
+        })
+        .collect();
     let saw_cluster = cpus::read_topology(&mut tree, &mut pus);
     caches::read(&mut tree, &mut pus);
     let numa = numa::read(&mut tree, &mut pus);
@@ -285,7 +318,10 @@ mod tests {
 
     #[test]
     fn distance_rows() {
-        assert_eq!(parse_distances("10 16 32 33\n\0"), Some(vec![10, 16, 32, 33]));
+        assert_eq!(
+            parse_distances("10 16 32 33\n\0"),
+            Some(vec![10, 16, 32, 33])
+        );
         assert_eq!(parse_distances(""), None);
         assert_eq!(parse_distances("10 x"), None);
         assert_eq!(parse_distances("10 -1"), None);
@@ -293,8 +329,16 @@ mod tests {
 
     #[test]
     fn sets_in_both_formats() {
-        assert_eq!(parse_set("0-3\n\0", SetFormat::List).unwrap().to_string(), "0-3");
-        assert_eq!(parse_set("00000000,00000003", SetFormat::Mask).unwrap().to_string(), "0-1");
+        assert_eq!(
+            parse_set("0-3\n\0", SetFormat::List).unwrap().to_string(),
+            "0-3"
+        );
+        assert_eq!(
+            parse_set("00000000,00000003", SetFormat::Mask)
+                .unwrap()
+                .to_string(),
+            "0-1"
+        );
         assert!(parse_set("00000000", SetFormat::Mask).unwrap().is_empty());
         assert!(parse_set("zz", SetFormat::Mask).is_err());
     }

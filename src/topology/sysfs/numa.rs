@@ -59,7 +59,10 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> Numa {
     let mut nodes: BTreeMap<usize, CpuSet> = BTreeMap::new();
     for &id in &dir_ids {
         let set = tree
-            .first_set(&node_dir(id), &[("cpulist", SetFormat::List), ("cpumap", SetFormat::Mask)])
+            .first_set(
+                &node_dir(id),
+                &[("cpulist", SetFormat::List), ("cpumap", SetFormat::Mask)],
+            )
             .unwrap_or_default();
         nodes.insert(id, set);
     }
@@ -77,13 +80,20 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> Numa {
     }
     let mut missing: BTreeMap<usize, CpuSet> = BTreeMap::new();
     for p in pus.iter_mut() {
-        let links: Vec<usize> = tree.list(cpu_dir(p.os)).iter().filter_map(|n| numbered(n, "node")).collect();
+        let links: Vec<usize> = tree
+            .list(cpu_dir(p.os))
+            .iter()
+            .filter_map(|n| numbered(n, "node"))
+            .collect();
         let Some(&m) = links.first() else { continue };
         if overlap && nodes.values().any(|s| s.contains(p.os)) {
             continue;
         }
         if links.len() > 1 {
-            tree.note(format!("cpu{} links to several nodes {links:?}: node{m} used", p.os));
+            tree.note(format!(
+                "cpu{} links to several nodes {links:?}: node{m} used",
+                p.os
+            ));
         }
         p.node = Some(m);
         if !nodes.contains_key(&m) {
@@ -106,7 +116,8 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> Numa {
                 if !dir_ids.contains(&id) {
                     return None;
                 }
-                tree.read(node_dir(id).join("distance")).and_then(|t| parse_distances(&t))
+                tree.read(node_dir(id).join("distance"))
+                    .and_then(|t| parse_distances(&t))
             })
             .collect();
         match check_matrix(&rows, nodes.len()) {
@@ -121,13 +132,18 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> Numa {
                         nodes.len()
                     ));
                 } else {
-                    tree.note(format!("no NUMA distances for node {id}: distances ignored"));
+                    tree.note(format!(
+                        "no NUMA distances for node {id}: distances ignored"
+                    ));
                 }
                 None
             }
         }
     };
-    Numa { nodes: nodes.into_iter().collect(), distances }
+    Numa {
+        nodes: nodes.into_iter().collect(),
+        distances,
+    }
 }
 
 #[cfg(test)]
