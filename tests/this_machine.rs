@@ -21,5 +21,13 @@ fn this_machine_reads_like_its_online_file() {
         "allowed {} < available_parallelism {ap}",
         d.allowed()
     );
+    // The project's 2-CPU development machines share one L3.
+    let l3 = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list");
+    if online.len() == 2 && l3.is_ok_and(|s| s.trim() == "0-1") {
+        assert_eq!(
+            (t.pus().len(), t.l3_cpusets().len(), t.llcs().len()),
+            (2, 1, 1)
+        );
+    }
     println!("{d}");
 }
