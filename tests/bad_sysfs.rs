@@ -350,6 +350,21 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
         .collect();
     let d = tree(&refs);
     assert_eq!(Topology::from_sysfs(d.path()).unwrap().allowed().len(), 4);
+    // A path escaping the tree is refused.
+    let mut files = good_files();
+    files.push((
+        "proc/mounts".into(),
+        "none /dev/cpuset cpuset rw 0 0\n".into(),
+    ));
+    files.push(("proc/self/cpuset".into(), "/../../x\n".into()));
+    files.push(("x/cpus".into(), "1\n".into()));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
+    assert_eq!(t.allowed().len(), 4);
+    assert!(noted(&t, "\"..\""));
     // A cpuset allowing only offline CPUs: treated as unrestricted, noted.
     let mut files = good_files();
     files.push((

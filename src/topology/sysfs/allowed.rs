@@ -126,6 +126,15 @@ fn cgroup_cpus(tree: &mut Tree<'_>, mount: &str, path: &str) -> Option<(CpuSet, 
         "effective_cpus",
         "cpus",
     ];
+    if path.split('/').any(|c| c == "..") {
+        // Never leave the tree: a cgroup path has no `..`.
+        let file = tree.path("proc/self/cgroup");
+        tree.note(format!(
+            "cgroup path {path:?} (from {}) contains \"..\": ignored",
+            file.display()
+        ));
+        return None;
+    }
     for dir in with_parents(path) {
         let dir = Path::new(mount).join(dir.trim_start_matches('/'));
         for f in FILES {

@@ -1,7 +1,7 @@
 //! Linux sysfs/procfs reader: gathers [`Facts`] from a directory tree laid
 //! out like `/` (the running machine, or an extracted snapshot such as
 //! hwloc's `hwloc-gather-topology` tarballs) and hands them to
-//! [`build`](super::build).
+//! [`super::build`].
 //!
 //! Submodules, one concept each: [`cpus`] (online PUs; core, cluster and
 //! package sets), [`caches`] (L2 and L3 sharing), [`numa`] (nodes and
