@@ -7,11 +7,24 @@
 //!   nodes hold whole packages).
 //! - Every level nests in the next one out, and every [`Domain`] covers a
 //!   contiguous range of [`Topology::pus`]: `domain.pus` is that range and
-//!   `domain.cpuset` is exactly the OS indexes in it. How real machines that
-//!   do not nest are made to nest is documented in [`build`](self::build).
+//!   `domain.cpuset` is exactly the OS indexes in it.
 //! - Levels a source did not report collapse into a neighbour;
 //!   [`Topology::levels_seen`] says which were actually seen.
 //! - [`Topology::allowed`] is a non-empty subset of the online PUs.
+//!
+//! # Machines that do not nest
+//! - An L3 larger than its NUMA node (Intel sub-NUMA clustering): the LLC
+//!   domain is the L3 clipped to the node, as the Linux scheduler does; the
+//!   raw L3 sets stay available in [`Topology::l3_cpusets`].
+//! - NUMA nodes that hold whole packages: NUMA becomes the outer level
+//!   ([`Topology::package_inside_numa`]).
+//! - Files that contradict each other (a cache list that disagrees with its
+//!   mask, overlapping NUMA node lists): PUs are grouped by what they agree
+//!   on, each PU belongs to exactly one domain per level, and
+//!   [`Topology::notes`] records the decision.
+//! - A missing level collapses: no cluster files, a cluster is an L2 shared
+//!   by several cores, else a core; no cache information, the LLC is the NUMA
+//!   node's part of the package; no NUMA, one node.
 //!
 //! Sources: [`Topology::detect`] (Linux sysfs, else hwloc with the `hwloc`
 //! feature, else a flat machine), [`Topology::from_sysfs`] (a snapshot
