@@ -37,8 +37,10 @@
 //! let w0 = &l.workers()[0];
 //! let kinds: Vec<TierKind> = w0.tiers.iter().map(|t| t.kind).collect();
 //! use TierKind::*;
-//! assert_eq!(kinds, [Smt, Cluster, Llc, Numa, Remote]);
+//! // One package holding both nodes: the other node is the package tier.
+//! assert_eq!(kinds, [Smt, Cluster, Llc, Numa, Package]);
 //! assert_eq!(w0.tiers[1].ranges, [2..8]);
+//! assert_eq!(w0.tiers[4].ranges, [32..64]);
 //! assert_eq!(l.llc_ranges()[1], 16..32);
 //! ```
 
