@@ -1,6 +1,8 @@
 //! Layouts of synthetic topologies: contiguity, dense ids, pin sets, steal
 //! tiers, LLC order, thread-count spreading, errors and the text form.
 
+#![allow(clippy::single_range_in_vec_init)] // `[0..4]` is a list of worker ranges here
+
 use locus::layout::{LayoutError, MAX_WORKERS};
 use locus::{Layout, LayoutOptions, Pinning, StealOrder, Tier, TierKind, Topology};
 use std::ops::Range;

@@ -384,8 +384,12 @@ impl Layout {
         l.llc_order = (0..l.llc_ranges.len()).map(|a| l.compute_llc_order(a)).collect();
         let max_os = pus.iter().map(|p| p.os_index).max().unwrap_or(0);
         l.llc_by_cpu = vec![usize::MAX; max_os + 1];
+        let mut dense_of_llc = vec![usize::MAX; topology.llcs().len()];
+        for (dense, &t) in llc_topo.iter().enumerate() {
+            dense_of_llc[t] = dense;
+        }
         for p in pus {
-            let own = llc_topo.iter().position(|&t| t == p.llc);
+            let own = dense_of_llc.get(p.llc).copied().filter(|&d| d != usize::MAX);
             l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| l.nearest_llc(p.numa, p.package));
         }
         Ok(l)

@@ -114,6 +114,7 @@ pub(super) fn all(l: &Layout) -> Vec<Vec<Tier>> {
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 
