@@ -338,7 +338,10 @@ fn num_threads_spread_over_llcs_clusters_cores() {
     // Dense ids: cluster 1 of the layout is the topology's cluster 1.
     assert_eq!(l.workers()[1].cluster, 1);
     // One node: the other LLC is the rest of the node.
-    assert_eq!(l.workers()[1].tiers, [tier(TierKind::Llc, &[0..1], 0), tier(TierKind::Numa, &[2..4], 0)]);
+    assert_eq!(
+        l.workers()[1].tiers,
+        [tier(TierKind::Llc, &[0..1], 0), tier(TierKind::Numa, &[2..4], 0)]
+    );
     // 8 threads: two per cluster, on different cores (no SMT sharing).
     let l = layout("llc:2 cluster:2 core:4 smt:2", threads(8));
     let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
