@@ -59,7 +59,7 @@ fn row(ws: &[WorkerPlace]) -> [String; 8] {
 impl fmt::Display for Layout {
     /// A header, then a table with columns worker, PU, CPUs (pin set; `-`
     /// when not pinned), core, cluster, LLC, node, capacity (dense layout
-    /// ids), then the steal tiers of worker 0. From [`COMPACT_FROM`] workers
+    /// ids), then the steal tiers of worker 0. From 128 ([`super::COMPACT_FROM`]) workers
     /// on, one row per cluster with id ranges.
     ///
     /// ```

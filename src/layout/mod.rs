@@ -49,6 +49,7 @@ mod options;
 mod select;
 mod tiers;
 
+pub use display::COMPACT_FROM;
 pub use options::{LayoutOptions, ParseOptionError, Pinning, StealOrder};
 
 use crate::topology::{CpuSet, Topology};
