@@ -21,6 +21,8 @@
 #![warn(unsafe_op_in_unsafe_fn)]
 
 pub(crate) mod sync;
+pub mod layout;
 pub mod topology;
 
+pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
 pub use topology::{CpuSet, Level, Topology, TopologyError};
