@@ -216,12 +216,17 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
         }
     }
     let default_node = facts.nodes.first().map_or(0, |n| n.0);
-    let node_set = |n: usize| -> CpuSet {
-        facts.pus.iter().filter(|p| node_of.get(&p.os).copied().unwrap_or(default_node) == n).map(|p| p.os).collect()
-    };
-    let package_set = |pkg: Option<usize>| -> CpuSet {
-        facts.pus.iter().filter(|p| p.package == pkg).map(|p| p.os).collect()
-    };
+    // Member sets of every node and package, computed once (a per-PU scan
+    // would make building quadratic in the number of PUs).
+    let mut node_members: BTreeMap<usize, CpuSet> = BTreeMap::new();
+    let mut package_members: BTreeMap<Option<usize>, CpuSet> = BTreeMap::new();
+    for p in &facts.pus {
+        let n = node_of.get(&p.os).copied().unwrap_or(default_node);
+        node_members.entry(n).or_default().insert(p.os);
+        package_members.entry(p.package).or_default().insert(p.os);
+    }
+    let node_set = |n: usize| -> CpuSet { node_members.get(&n).cloned().unwrap_or_default() };
+    let package_set = |pkg: Option<usize>| -> CpuSet { package_members.get(&pkg).cloned().unwrap_or_default() };
 
     // Per-PU raw sets at every level (outer to inner, before swap).
     struct Raw {
