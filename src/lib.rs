@@ -20,7 +20,17 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+pub mod layout;
+mod pool;
+pub(crate) mod runtime;
 pub(crate) mod sync;
 pub mod topology;
 
+pub use pool::{
+    BroadcastContext, BuildError, FnContext, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
+    current_thread_index, join, join_context, scope, spawn,
+};
+pub use runtime::idle::Distance;
+pub use runtime::pin::PinStatus;
+pub use runtime::stats::{PoolStats, TIER_KINDS, WorkerStats};
 pub use topology::{CpuSet, Level, Topology, TopologyError};
