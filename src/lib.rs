@@ -26,6 +26,7 @@ pub(crate) mod runtime;
 pub(crate) mod sync;
 pub mod topology;
 
+pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
 pub use pool::{
     BroadcastContext, BuildError, FnContext, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
     current_thread_index, join, join_context, scope, spawn,

@@ -1,0 +1,509 @@
+//! What the pool makes of a [`Topology`]: its workers, where each runs, and
+//! in which order each looks for work to steal. Pure data, no threads.
+//!
+//! # Invariants of a [`Layout`]
+//! - Workers are numbered depth-first through the topology (the order of
+//!   [`Topology::pus`]), over allowed PUs only. So every core, cluster, LLC,
+//!   NUMA node and package is a contiguous range of worker indices
+//!   ([`Layout::llc_ranges`] and friends).
+//! - Domain ids in the layout are dense: only domains with workers count,
+//!   numbered in worker order (worker 0 is in core 0, cluster 0, LLC 0, node
+//!   0, package 0, and ids never decrease with the worker index). They are
+//!   not the indexes of [`Topology`]'s domains.
+//! - Every pin set ([`WorkerPlace::cpus`]) is a subset of
+//!   [`Topology::allowed`]; it is empty for [`Pinning::None`] and for a
+//!   virtual topology.
+//! - The tiers of a worker are disjoint, never contain the worker, are
+//!   never empty, consist of maximal contiguous ranges in ascending order,
+//!   and together cover every other worker.
+//! - [`Layout::llc_order`] of an LLC lists every other LLC exactly once.
+//!
+//! # Steal tiers ([`StealOrder::Hierarchical`])
+//! Nearest first: SMT siblings (the other workers of its core), the rest of
+//! its cluster, the rest of its LLC, the rest of its NUMA node, the rest of
+//! its package (these two swap when NUMA nodes enclose packages,
+//! [`Topology::package_inside_numa`]), then the workers of the NUMA nodes
+//! outside that, one [`TierKind::Remote`] tier per distinct NUMA distance,
+//! nearest first. Empty tiers are left out. Without
+//! [`cluster_aware`](LayoutOptions::cluster_aware) there is no cluster tier:
+//! its workers are in the LLC tier. [`StealOrder::Flat`] gives a single
+//! `Remote` tier of distance 0 with every other worker.
+//!
+//! ```
+//! use locus::{Layout, LayoutOptions, Topology, TierKind};
+//! let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:4 smt:2").unwrap();
+//! let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+//! assert_eq!(l.workers().len(), 64);
+//! let w0 = &l.workers()[0];
+//! let kinds: Vec<TierKind> = w0.tiers.iter().map(|t| t.kind).collect();
+//! use TierKind::*;
+//! // One package holding both nodes: the other node is the package tier.
+//! assert_eq!(kinds, [Smt, Cluster, Llc, Numa, Package]);
+//! assert_eq!(w0.tiers[1].ranges, [2..8]);
+//! assert_eq!(w0.tiers[4].ranges, [32..64]);
+//! assert_eq!(l.llc_ranges()[1], 16..32);
+//! ```
+
+mod display;
+mod options;
+mod select;
+mod tiers;
+
+pub use display::COMPACT_FROM;
+pub use options::{LayoutOptions, ParseOptionError, Pinning, StealOrder};
+
+use crate::topology::{CpuSet, Topology};
+use std::fmt;
+use std::ops::Range;
+
+/// The largest number of workers a layout accepts.
+pub const MAX_WORKERS: usize = 1 << 16;
+
+/// The kind of a steal [`Tier`]: which domain its workers share with the thief.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TierKind {
+    /// The other workers of its core (SMT siblings, or workers sharing its PU).
+    Smt,
+    /// The rest of its cluster.
+    Cluster,
+    /// The rest of its LLC.
+    Llc,
+    /// The rest of its NUMA node.
+    Numa,
+    /// The rest of its package.
+    Package,
+    /// Workers of other NUMA nodes at one distance, or for
+    /// [`StealOrder::Flat`] all other workers.
+    Remote,
+}
+
+impl TierKind {
+    /// Lower-case name: `smt`, `cluster`, `llc`, `numa`, `package`, `remote`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TierKind::Smt => "smt",
+            TierKind::Cluster => "cluster",
+            TierKind::Llc => "llc",
+            TierKind::Numa => "numa",
+            TierKind::Package => "package",
+            TierKind::Remote => "remote",
+        }
+    }
+}
+
+impl fmt::Display for TierKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One step of a worker's steal order: workers at the same distance from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tier {
+    /// Which domain these workers share with the thief.
+    pub kind: TierKind,
+    /// Worker indices: maximal contiguous ranges, ascending, non-empty,
+    /// never containing the thief itself.
+    pub ranges: Vec<Range<usize>>,
+    /// NUMA distance (10 = local) for a [`TierKind::Remote`] tier of the
+    /// hierarchical order; 0 for other tiers and for the flat order.
+    pub distance: u32,
+}
+
+impl Tier {
+    /// Number of workers in the tier.
+    pub fn len(&self) -> usize {
+        self.ranges.iter().map(|r| r.len()).sum()
+    }
+
+    /// Whether the tier has no worker (never true for a tier of a [`Layout`]).
+    pub fn is_empty(&self) -> bool {
+        self.ranges.iter().all(|r| r.is_empty())
+    }
+
+    /// Whether worker `w` is in the tier.
+    pub fn contains(&self, w: usize) -> bool {
+        self.ranges.iter().any(|r| r.contains(&w))
+    }
+
+    /// The worker indices, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ranges.iter().flat_map(|r| r.clone())
+    }
+}
+
+impl fmt::Display for Tier {
+    /// `cluster 1-3`, `llc 0,4-15`, `remote(20) 32-63`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kind == TierKind::Remote && self.distance > 0 {
+            write!(f, "{}({}) ", self.kind, self.distance)?;
+        } else {
+            write!(f, "{} ", self.kind)?;
+        }
+        write!(f, "{}", display::ranges_text(&self.ranges))
+    }
+}
+
+/// Where one worker runs and where it steals from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerPlace {
+    /// Its index (position in [`Layout::workers`]).
+    pub index: usize,
+    /// OS index of its PU.
+    pub pu: usize,
+    /// The CPUs to pin the thread to (see [`Pinning`]); empty: do not pin.
+    pub cpus: CpuSet,
+    /// Dense id of its core in the layout.
+    pub core: usize,
+    /// Dense id of its cluster (index into [`Layout::cluster_ranges`]).
+    pub cluster: usize,
+    /// Dense id of its LLC (index into [`Layout::llc_ranges`]).
+    pub llc: usize,
+    /// Dense id of its NUMA node (index into [`Layout::numa_ranges`]).
+    pub numa: usize,
+    /// Dense id of its package (index into [`Layout::package_ranges`]).
+    pub package: usize,
+    /// Capacity of its PU (1024 for the biggest cores).
+    pub capacity: u32,
+    /// Where it steals, nearest first (see the [module docs](self)).
+    pub tiers: Vec<Tier>,
+}
+
+/// Why a layout could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LayoutError {
+    /// `num_threads` was 0.
+    ZeroThreads {
+        /// Number of allowed PUs, the default thread count.
+        allowed: usize,
+    },
+    /// `num_threads` exceeds [`MAX_WORKERS`].
+    TooManyThreads {
+        /// The requested count.
+        requested: usize,
+    },
+    /// No online PU of the topology is allowed (cannot happen with a
+    /// [`Topology`] built by this crate).
+    NoAllowedCpu {
+        /// The topology's source.
+        source: String,
+    },
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LayoutError::ZeroThreads { allowed } => write!(
+                f,
+                "num_threads is 0: ask for at least 1 thread, or leave it unset for one per allowed CPU ({allowed} here)"
+            ),
+            LayoutError::TooManyThreads { requested } => write!(
+                f,
+                "num_threads is {requested}: at most {MAX_WORKERS} threads are supported; ask for fewer"
+            ),
+            LayoutError::NoAllowedCpu { source } => write!(
+                f,
+                "no online CPU of the topology ({source}) is allowed: check the affinity mask or cpuset of the process"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
+
+/// The pool's workers on a [`Topology`]: see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct Layout {
+    topology: Topology,
+    options: LayoutOptions,
+    workers: Vec<WorkerPlace>,
+    core_ranges: Vec<Range<usize>>,
+    cluster_ranges: Vec<Range<usize>>,
+    llc_ranges: Vec<Range<usize>>,
+    numa_ranges: Vec<Range<usize>>,
+    package_ranges: Vec<Range<usize>>,
+    /// Topology index of each dense NUMA node.
+    numa_topo: Vec<usize>,
+    /// Dense NUMA node of each dense LLC.
+    llc_numa: Vec<usize>,
+    /// Topology NUMA domain and package of each dense LLC.
+    llc_place: Vec<(usize, usize)>,
+    llc_order: Vec<Vec<usize>>,
+    /// Dense LLC per OS CPU index (`usize::MAX`: not an online CPU).
+    llc_by_cpu: Vec<usize>,
+}
+
+/// Appends worker `w` to the dense ranges of one level; returns its dense id.
+fn extend_ranges(ranges: &mut Vec<Range<usize>>, last: &mut Option<usize>, topo_id: usize, w: usize) -> usize {
+    match ranges.last_mut() {
+        Some(r) if *last == Some(topo_id) => r.end = w + 1,
+        _ => ranges.push(w..w + 1),
+    }
+    *last = Some(topo_id);
+    ranges.len() - 1
+}
+
+impl Layout {
+    /// Lays out workers on `topology`.
+    ///
+    /// With `num_threads` unset, one worker per allowed PU. With `n` below
+    /// the number of allowed PUs, the PUs are spread evenly over packages,
+    /// NUMA nodes, LLCs, clusters and cores, outermost first, and two workers
+    /// share a core only when every core has one (details in the `select`
+    /// module docs). With `n` above, every allowed PU gets `n / m` workers
+    /// and `n % m` of them (spread the same way) one more: useful for tests
+    /// and virtual topologies, pointless for speed on a real machine.
+    ///
+    /// # Errors
+    /// [`LayoutError::ZeroThreads`] for `Some(0)`,
+    /// [`LayoutError::TooManyThreads`] above [`MAX_WORKERS`].
+    ///
+    /// ```
+    /// use locus::{Layout, LayoutOptions, Topology};
+    /// let t = Topology::synthetic("llc:2 cluster:2 core:4").unwrap();
+    /// let opts = LayoutOptions { num_threads: Some(4), ..Default::default() };
+    /// let l = Layout::new(&t, &opts).unwrap();
+    /// // One worker per cluster, on its first core.
+    /// let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
+    /// assert_eq!(pus, [0, 4, 8, 12]);
+    /// assert_eq!(l.workers()[1].cpus.to_string(), "4-7");
+    /// ```
+    pub fn new(topology: &Topology, opts: &LayoutOptions) -> Result<Layout, LayoutError> {
+        let pus = topology.pus();
+        let allowed: Vec<usize> = (0..pus.len())
+            .filter(|&i| topology.allowed().contains(pus[i].os_index))
+            .collect();
+        if allowed.is_empty() {
+            return Err(LayoutError::NoAllowedCpu {
+                source: topology.source().to_string(),
+            });
+        }
+        let n = match opts.num_threads {
+            None => allowed.len(),
+            Some(0) => return Err(LayoutError::ZeroThreads { allowed: allowed.len() }),
+            Some(n) if n > MAX_WORKERS => return Err(LayoutError::TooManyThreads { requested: n }),
+            Some(n) => n,
+        };
+        let mult = select::multiplicities(topology, &allowed, n);
+
+        let mut l = Layout {
+            topology: topology.clone(),
+            options: opts.clone(),
+            workers: Vec::with_capacity(n),
+            core_ranges: Vec::new(),
+            cluster_ranges: Vec::new(),
+            llc_ranges: Vec::new(),
+            numa_ranges: Vec::new(),
+            package_ranges: Vec::new(),
+            numa_topo: Vec::new(),
+            llc_numa: Vec::new(),
+            llc_place: Vec::new(),
+            llc_order: Vec::new(),
+            llc_by_cpu: Vec::new(),
+        };
+        let mut last = [None; 5];
+        // Topology index of each dense cluster, core, LLC (for pin sets and lookups).
+        let mut cluster_topo = Vec::new();
+        let mut core_topo = Vec::new();
+        let mut llc_topo = Vec::new();
+        for (&pos, &k) in allowed.iter().zip(&mult) {
+            let pu = &pus[pos];
+            for _ in 0..k {
+                let w = l.workers.len();
+                let core = extend_ranges(&mut l.core_ranges, &mut last[0], pu.core, w);
+                let cluster = extend_ranges(&mut l.cluster_ranges, &mut last[1], pu.cluster, w);
+                let llc = extend_ranges(&mut l.llc_ranges, &mut last[2], pu.llc, w);
+                let numa = extend_ranges(&mut l.numa_ranges, &mut last[3], pu.numa, w);
+                let package = extend_ranges(&mut l.package_ranges, &mut last[4], pu.package, w);
+                if core == core_topo.len() {
+                    core_topo.push(pu.core);
+                }
+                if cluster == cluster_topo.len() {
+                    cluster_topo.push(pu.cluster);
+                }
+                if llc == llc_topo.len() {
+                    llc_topo.push(pu.llc);
+                    l.llc_numa.push(numa);
+                    l.llc_place.push((pu.numa, pu.package));
+                }
+                if numa == l.numa_topo.len() {
+                    l.numa_topo.push(pu.numa);
+                }
+                l.workers.push(WorkerPlace {
+                    index: w,
+                    pu: pu.os_index,
+                    cpus: CpuSet::default(),
+                    core,
+                    cluster,
+                    llc,
+                    numa,
+                    package,
+                    capacity: pu.capacity,
+                    tiers: Vec::new(),
+                });
+            }
+        }
+
+        // Pin sets.
+        let allowed_set = topology.allowed();
+        let pinning = if opts.virtual_topology {
+            Pinning::None
+        } else {
+            opts.pinning
+        };
+        let cluster_sets: Vec<CpuSet> = match pinning {
+            Pinning::Cluster => cluster_topo
+                .iter()
+                .map(|&c| topology.clusters()[c].cpuset.intersection(allowed_set))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let core_sets: Vec<CpuSet> = match pinning {
+            Pinning::Core => core_topo
+                .iter()
+                .map(|&c| topology.cores()[c].cpuset.intersection(allowed_set))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for w in &mut l.workers {
+            w.cpus = match pinning {
+                Pinning::Cluster => cluster_sets[w.cluster].clone(),
+                Pinning::Core => core_sets[w.core].clone(),
+                Pinning::Cpu => CpuSet::from_ids([w.pu]),
+                Pinning::None => CpuSet::default(),
+            };
+        }
+
+        // Steal tiers.
+        let tiers = tiers::all(&l);
+        for (w, t) in l.workers.iter_mut().zip(tiers) {
+            w.tiers = t;
+        }
+
+        // LLC order and the CPU -> LLC map.
+        l.llc_order = (0..l.llc_ranges.len()).map(|a| l.compute_llc_order(a)).collect();
+        let max_os = pus.iter().map(|p| p.os_index).max().unwrap_or(0);
+        l.llc_by_cpu = vec![usize::MAX; max_os + 1];
+        let mut dense_of_llc = vec![usize::MAX; topology.llcs().len()];
+        for (dense, &t) in llc_topo.iter().enumerate() {
+            dense_of_llc[t] = dense;
+        }
+        for p in pus {
+            let own = dense_of_llc.get(p.llc).copied().filter(|&d| d != usize::MAX);
+            l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| l.nearest_llc(p.numa, p.package));
+        }
+        Ok(l)
+    }
+
+    /// Sort key of LLC `b` seen from NUMA node `na` and package `pa`
+    /// (topology indexes): sharing the inner domain, then the outer one, then
+    /// the NUMA distance, then the index.
+    fn llc_key(&self, na: usize, pa: usize, b: usize) -> (u8, u32, usize) {
+        let t = &self.topology;
+        let (nb, pb) = self.llc_place[b];
+        let (same_inner, same_outer) = if t.package_inside_numa() {
+            (pa == pb, na == nb)
+        } else {
+            (na == nb, pa == pb)
+        };
+        let rank = if same_inner && same_outer {
+            0
+        } else if same_outer {
+            1
+        } else {
+            2
+        };
+        (rank, t.numa_distance(na, nb), b)
+    }
+
+    fn compute_llc_order(&self, a: usize) -> Vec<usize> {
+        let (na, pa) = self.llc_place[a];
+        let mut others: Vec<usize> = (0..self.llc_ranges.len()).filter(|&b| b != a).collect();
+        others.sort_by_key(|&b| self.llc_key(na, pa, b));
+        others
+    }
+
+    /// The LLC with workers nearest to a PU whose own LLC has none.
+    fn nearest_llc(&self, numa: usize, package: usize) -> usize {
+        (0..self.llc_ranges.len())
+            .min_by_key(|&b| self.llc_key(numa, package, b))
+            .unwrap_or(0)
+    }
+
+    /// The workers, by index.
+    pub fn workers(&self) -> &[WorkerPlace] {
+        &self.workers
+    }
+
+    /// Number of workers.
+    pub fn len(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Always false: a layout has at least one worker.
+    pub fn is_empty(&self) -> bool {
+        self.workers.is_empty()
+    }
+
+    /// Worker index range of each core with workers (dense core ids 0..).
+    pub fn core_ranges(&self) -> &[Range<usize>] {
+        &self.core_ranges
+    }
+
+    /// Worker index range of each cluster with workers (dense cluster ids 0..).
+    pub fn cluster_ranges(&self) -> &[Range<usize>] {
+        &self.cluster_ranges
+    }
+
+    /// Worker index range of each LLC with workers (dense LLC ids 0..).
+    pub fn llc_ranges(&self) -> &[Range<usize>] {
+        &self.llc_ranges
+    }
+
+    /// Worker index range of each NUMA node with workers (dense ids 0..).
+    pub fn numa_ranges(&self) -> &[Range<usize>] {
+        &self.numa_ranges
+    }
+
+    /// Worker index range of each package with workers (dense ids 0..).
+    pub fn package_ranges(&self) -> &[Range<usize>] {
+        &self.package_ranges
+    }
+
+    /// The dense NUMA node of an LLC. Panics if `llc` is out of range.
+    pub fn llc_numa(&self, llc: usize) -> usize {
+        self.llc_numa[llc]
+    }
+
+    /// The other LLCs, nearest first: those of the same NUMA node, then of
+    /// the same package (node and package swap when nodes enclose
+    /// packages), then the rest by NUMA distance; ties by index. Panics if
+    /// `llc` is out of range.
+    pub fn llc_order(&self, llc: usize) -> &[usize] {
+        &self.llc_order[llc]
+    }
+
+    /// The dense LLC of an OS CPU, for placing jobs from outside the pool
+    /// near their caller. A CPU whose LLC has no worker (not allowed, or
+    /// left out by `num_threads`) maps to the nearest LLC that has, in the
+    /// order of [`Layout::llc_order`]. `None` for a CPU the topology does not
+    /// list, and always for a virtual topology (the caller's CPU says nothing
+    /// about it).
+    pub fn llc_of_cpu(&self, os_cpu: usize) -> Option<usize> {
+        if self.options.virtual_topology {
+            return None;
+        }
+        self.llc_by_cpu.get(os_cpu).copied().filter(|&l| l != usize::MAX)
+    }
+
+    /// The topology this layout was made from.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// The options this layout was made with.
+    pub fn options(&self) -> &LayoutOptions {
+        &self.options
+    }
+}
