@@ -1,0 +1,3 @@
+//! The workers' machinery: idle masks (and, later, sleep, deques, latches).
+
+pub(crate) mod idle;
