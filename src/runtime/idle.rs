@@ -586,11 +586,45 @@ impl IdleMasks {
                 ));
             }
         }
-        for &m in self.llc_order[from_llc].iter() {
-            let ml = &self.llcs[m];
-            if self.llc_count(ml) != 0 {
-                if let Some(w) = self.claim_in(ml, ml.range.clone()) {
-                    return Some((w, Distance::Remote));
+        self.claim_remote(from_llc)
+    }
+
+    /// The remote step of [`claim_nearest`](Self::claim_nearest): the LLCs of
+    /// `llc_order[from_llc]` whose field is non-zero, in order.
+    ///
+    /// The summary words are read once, up front, into a snapshot (when they
+    /// fit in it): that keeps the walk over the order to plain bit tests, and
+    /// returns at once when no LLC has an armed worker. Reading them at the
+    /// start of the step is still after any `set_idle` that returned before
+    /// the claim started, which is all invariant 3 needs.
+    fn claim_remote(&self, from_llc: usize) -> Option<(usize, Distance)> {
+        const SNAP: usize = 16;
+        let order = &self.llc_order[from_llc];
+        if self.summary.len() <= SNAP {
+            let mut snap = [0u64; SNAP];
+            let mut any = 0;
+            for (s, a) in snap.iter_mut().zip(self.summary.iter()) {
+                *s = a.load(Ordering::SeqCst);
+                any |= *s;
+            }
+            if any == 0 {
+                return None;
+            }
+            for &m in order.iter() {
+                let ml = &self.llcs[m];
+                if (snap[ml.summary_word] >> ml.summary_shift) & self.field_mask != 0 {
+                    if let Some(w) = self.claim_in(ml, ml.range.clone()) {
+                        return Some((w, Distance::Remote));
+                    }
+                }
+            }
+        } else {
+            for &m in order.iter() {
+                let ml = &self.llcs[m];
+                if self.llc_count(ml) != 0 {
+                    if let Some(w) = self.claim_in(ml, ml.range.clone()) {
+                        return Some((w, Distance::Remote));
+                    }
                 }
             }
         }

@@ -328,3 +328,29 @@ fn concurrent_stress() {
     check_summary(&m);
     assert!(!m.any_idle());
 }
+
+#[test]
+fn many_llcs_beyond_the_summary_snapshot() {
+    // 153 LLCs of 64: 7-bit fields, 9 per word, 17 summary words (more than
+    // the 16-word snapshot of the remote step, so its fallback is used).
+    let m = IdleMasks::new(IdleShape::uniform(153 * 64, 64, 0));
+    assert!(m.summary.len() > 16);
+    m.set_idle(152 * 64 + 63);
+    m.set_idle(100 * 64);
+    check_summary(&m);
+    assert_eq!(m.claim_nearest(None, 0), Some((100 * 64, Distance::Remote)));
+    assert_eq!(
+        m.claim_nearest(None, 0),
+        Some((152 * 64 + 63, Distance::Remote))
+    );
+    assert_eq!(m.claim_nearest(None, 0), None);
+    // And with a snapshot (12 summary words of 5-bit fields): nothing idle.
+    let m = IdleMasks::new(IdleShape::uniform(140 * 16, 16, 4));
+    assert!(m.summary.len() <= 16);
+    assert_eq!(m.claim_nearest(Some(3), 0), None);
+    m.set_idle(139 * 16 + 5);
+    assert_eq!(
+        m.claim_nearest(Some(3), 0),
+        Some((139 * 16 + 5, Distance::Remote))
+    );
+}
