@@ -354,3 +354,20 @@ fn many_llcs_beyond_the_summary_snapshot() {
         Some((139 * 16 + 5, Distance::Remote))
     );
 }
+
+#[test]
+fn close_capacities_form_one_class() {
+    // 1024, 1000 and 900 are one class (900 >= 7/8 * 1024 = 896); 800 is
+    // little. Within a class, lowest index first.
+    let mut shape = IdleShape::uniform(4, 4, 0);
+    shape.capacity = vec![800, 1000, 900, 1024];
+    let m = IdleMasks::new(shape);
+    assert_eq!(m.classes, 2);
+    for w in 0..4 {
+        m.set_idle(w);
+    }
+    let got: Vec<usize> = (0..4)
+        .map(|_| m.claim_nearest(None, 0).unwrap().0)
+        .collect();
+    assert_eq!(got, vec![1, 2, 3, 0]);
+}
