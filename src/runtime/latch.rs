@@ -216,6 +216,7 @@ impl LockLatch {
     }
 
     /// Blocks until set.
+    #[cfg_attr(not(loom), allow(dead_code))]
     pub fn wait(&self) {
         let mut g = self.done.lock();
         while !*g {
@@ -224,6 +225,7 @@ impl LockLatch {
     }
 
     /// Sets the latch and wakes the waiter (safe-code form, for tests).
+    #[cfg_attr(not(loom), allow(dead_code))]
     pub fn set_now(&self) {
         // SAFETY: `self` is a valid reference.
         unsafe { <Self as Latch>::set(self) }

@@ -1,5 +1,5 @@
-//! The runtime: workers, their deques and injectors, sleep/wake, latches,
-//! jobs, pinning and counters. The public API on top of it is in
+//! The runtime: idle masks, workers, their deques and injectors, sleep/wake,
+//! latches, jobs, pinning and counters. The public API on top of it is in
 //! [`crate::pool`].
 
 pub(crate) mod idle;

@@ -144,7 +144,7 @@ pub struct Sleep {
 
 impl Sleep {
     /// Sleep state for `num_workers` workers described by `idle`.
-    pub(crate) fn new(idle: IdleMasks, num_workers: usize) -> Self {
+    pub fn new(idle: IdleMasks, num_workers: usize) -> Self {
         Sleep {
             idle,
             parkers: (0..num_workers).map(|_| CachePadded::new(Parker::new())).collect(),
@@ -152,13 +152,9 @@ impl Sleep {
         }
     }
 
-    /// The idle masks.
-    pub(crate) fn idle(&self) -> &IdleMasks {
-        &self.idle
-    }
-
     /// Number of workers currently counted as searching (for tests; may be
     /// transiently off by the claims in flight, see the module docs).
+    #[cfg_attr(not(loom), allow(dead_code))]
     pub fn searching(&self) -> isize {
         self.searching.load(Ordering::SeqCst) as isize
     }
