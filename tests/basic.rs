@@ -268,3 +268,20 @@ fn handlers_and_names() {
     drop(p);
     assert_eq!(exited.load(Ordering::SeqCst), 3);
 }
+
+#[test]
+fn pinning_is_reported_for_every_worker() {
+    let p = ThreadPoolBuilder::new().pinning(locus::Pinning::Cpu).build().unwrap();
+    let report = p.pin_report();
+    assert_eq!(report.len(), p.current_num_threads());
+    for (w, s) in report.iter().enumerate() {
+        match s {
+            locus::PinStatus::Pinned(cpus) => assert_eq!(*cpus, p.layout().workers()[w].cpus),
+            locus::PinStatus::Failed { .. } => {} // allowed: the pool still works
+            other => panic!("worker {w}: unexpected {other:?}"),
+        }
+    }
+    assert_eq!(p.install(|| sum_join(0, 1000)), 499_500);
+    let unpinned = ThreadPoolBuilder::new().pinning(locus::Pinning::None).num_threads(2).build().unwrap();
+    assert!(unpinned.pin_report().iter().all(|s| *s == locus::PinStatus::NotRequested));
+}

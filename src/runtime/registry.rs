@@ -190,7 +190,7 @@ impl Registry {
 
     /// Snapshot of the counters.
     pub(crate) fn stats(&self) -> PoolStats {
-        PoolStats::collect(self.counters.iter().map(|c| &**c), &self.external)
+        PoolStats::collect(self.counters.iter().map(|c| &**c), &self.external, self.sleep.searching())
     }
 
     /// Whether an idle worker may exit: shutting down and no detached job

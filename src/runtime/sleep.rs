@@ -154,7 +154,6 @@ impl Sleep {
 
     /// Number of workers currently counted as searching (for tests; may be
     /// transiently off by the claims in flight, see the module docs).
-    #[cfg_attr(not(loom), allow(dead_code))]
     pub fn searching(&self) -> isize {
         self.searching.load(Ordering::SeqCst) as isize
     }

@@ -198,18 +198,23 @@ pub struct PoolStats {
     /// Detached jobs whose panic was handled outside a worker (not used
     /// today; workers run all jobs).
     pub external_panics: u64,
+    /// Workers counted as searching when the snapshot was taken (0 when the
+    /// pool is quiet; transiently off by wakeups in flight).
+    pub searching: isize,
 }
 
 impl PoolStats {
     pub(crate) fn collect<'a>(
         workers: impl Iterator<Item = &'a Counters>,
         external: &ExternalCounters,
+        searching: isize,
     ) -> PoolStats {
         PoolStats {
             workers: workers.map(Counters::snapshot).collect(),
             injected: external.injected.load(Relaxed),
             external_wakeups: std::array::from_fn(|i| external.wakeups[i].load(Relaxed)),
             external_panics: external.panics.load(Relaxed),
+            searching,
         }
     }
 
@@ -250,6 +255,6 @@ impl fmt::Display for PoolStats {
             row(f, &i.to_string(), w)?;
         }
         row(f, "total", &self.total())?;
-        write!(f, "injected from outside: {}", self.injected)
+        write!(f, "injected from outside: {}, searching now: {}", self.injected, self.searching)
     }
 }
