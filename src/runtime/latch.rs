@@ -194,10 +194,15 @@ impl Latch for CountLatch {
 }
 
 /// A blocking latch for threads outside the pool.
-#[derive(Default)]
 pub struct LockLatch {
     done: Mutex<bool>,
     cv: Condvar,
+}
+
+impl Default for LockLatch {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl LockLatch {

@@ -105,10 +105,15 @@ use super::idle::{Distance, IdleMasks};
 
 /// A per-worker parker with a token: `unpark` before `park` makes the next
 /// `park` return immediately.
-#[derive(Default)]
 pub struct Parker {
     token: Mutex<bool>,
     cv: Condvar,
+}
+
+impl Default for Parker {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Parker {
