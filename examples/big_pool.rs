@@ -19,13 +19,15 @@ fn rss_kib() -> u64 {
 }
 
 fn main() {
-    let spec = std::env::args().nth(1).unwrap_or_else(|| "llc:64 core:16".into());
+    let spec = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "llc:64 core:16".into());
     let t = locus::Topology::synthetic(&spec).unwrap();
     let r0 = rss_kib();
     let t0 = Instant::now();
     let pool = locus::ThreadPoolBuilder::new().topology(t).build().unwrap();
     let n = pool.current_num_threads();
-    let t1 = Instant::now();
+    let built = t0.elapsed();
     let r1 = rss_kib();
     if std::env::var_os("SETTLE").is_some() {
         std::thread::sleep(std::time::Duration::from_secs(1));
@@ -41,7 +43,12 @@ fn main() {
     let total = pool.stats().total();
     drop(pool);
     let t4 = Instant::now();
-    println!("{n} workers ({spec}): build {:?}, fib(22) {:?}, broadcast {:?}, drop {:?}", t1 - t0, t2 - t1, t3 - t2, t4 - t3);
+    println!(
+        "{n} workers ({spec}): build {built:?}, fib(22) {:?}, broadcast {:?}, drop {:?}",
+        t2 - t1,
+        t3 - t2,
+        t4 - t3
+    );
     println!(
         "RSS {r0} KiB -> built {r1} KiB -> after work {r2} KiB: {:.1} KiB/worker built, {:.1} KiB/worker after work",
         (r1 - r0) as f64 / n as f64,

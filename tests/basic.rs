@@ -163,7 +163,11 @@ fn panic_in_scope_job_after_all_jobs_finished() {
         })
     }));
     assert!(r.is_err());
-    assert_eq!(ran.load(Ordering::Relaxed), 9, "all other jobs ran before the panic was resumed");
+    assert_eq!(
+        ran.load(Ordering::Relaxed),
+        9,
+        "all other jobs ran before the panic was resumed"
+    );
     assert_eq!(p.install(|| sum_join(0, 100)), 4950);
 }
 
@@ -174,7 +178,10 @@ fn panic_in_detached_spawn_goes_to_handler() {
     let p = ThreadPoolBuilder::new()
         .num_threads(2)
         .panic_handler(move |p| {
-            let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).unwrap_or_default();
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
             s2.lock().unwrap().push(msg);
         })
         .build()
@@ -212,7 +219,10 @@ fn install_nested_across_two_pools() {
             assert_eq!(locus::current_thread_index(), Some(ib));
             assert_eq!(locus::current_num_threads(), 3);
             // Work inside b uses b.
-            let (x, y) = locus::join(|| b.current_thread_index().is_some(), || b.current_thread_index().is_some());
+            let (x, y) = locus::join(
+                || b.current_thread_index().is_some(),
+                || b.current_thread_index().is_some(),
+            );
             assert!(x && y);
             sum_join(0, 10_000)
         });
@@ -271,7 +281,10 @@ fn handlers_and_names() {
 
 #[test]
 fn pinning_is_reported_for_every_worker() {
-    let p = ThreadPoolBuilder::new().pinning(locus::Pinning::Cpu).build().unwrap();
+    let p = ThreadPoolBuilder::new()
+        .pinning(locus::Pinning::Cpu)
+        .build()
+        .unwrap();
     let report = p.pin_report();
     assert_eq!(report.len(), p.current_num_threads());
     for (w, s) in report.iter().enumerate() {
@@ -282,6 +295,15 @@ fn pinning_is_reported_for_every_worker() {
         }
     }
     assert_eq!(p.install(|| sum_join(0, 1000)), 499_500);
-    let unpinned = ThreadPoolBuilder::new().pinning(locus::Pinning::None).num_threads(2).build().unwrap();
-    assert!(unpinned.pin_report().iter().all(|s| *s == locus::PinStatus::NotRequested));
+    let unpinned = ThreadPoolBuilder::new()
+        .pinning(locus::Pinning::None)
+        .num_threads(2)
+        .build()
+        .unwrap();
+    assert!(
+        unpinned
+            .pin_report()
+            .iter()
+            .all(|s| *s == locus::PinStatus::NotRequested)
+    );
 }

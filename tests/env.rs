@@ -15,12 +15,19 @@ fn set(var: &str, value: Option<&str>) {
 }
 
 fn build_err() -> BuildError {
-    ThreadPoolBuilder::new().build().err().expect("build must fail")
+    ThreadPoolBuilder::new()
+        .build()
+        .expect_err("build must fail")
 }
 
 #[test]
 fn env_vars() {
-    for v in ["LOCUS_NUM_THREADS", "LOCUS_PINNING", "LOCUS_TOPOLOGY", "LOCUS_CLUSTER"] {
+    for v in [
+        "LOCUS_NUM_THREADS",
+        "LOCUS_PINNING",
+        "LOCUS_TOPOLOGY",
+        "LOCUS_CLUSTER",
+    ] {
         set(v, None);
     }
 
@@ -34,14 +41,21 @@ fn env_vars() {
     for (var, value, accepted) in invalid {
         set(var, Some(value));
         match build_err() {
-            BuildError::Env { var: v, value: val, accepted: acc } => {
+            BuildError::Env {
+                var: v,
+                value: val,
+                accepted: acc,
+            } => {
                 assert_eq!((v, val.as_str()), (var, value));
                 assert!(acc.contains(accepted), "{acc}");
             }
             e => panic!("unexpected error {e:?}"),
         }
         let msg = build_err().to_string();
-        assert!(msg.contains(var) && msg.contains(value) && msg.contains(accepted), "{msg}");
+        assert!(
+            msg.contains(var) && msg.contains(value) && msg.contains(accepted),
+            "{msg}"
+        );
         set(var, None);
     }
     set("LOCUS_TOPOLOGY", Some("llc:2 gpu:3"));
@@ -55,7 +69,11 @@ fn env_vars() {
     let p = ThreadPoolBuilder::new().build().unwrap();
     assert_eq!(p.current_num_threads(), 3);
     let p = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    assert_eq!(p.current_num_threads(), 2, "the builder wins over the environment");
+    assert_eq!(
+        p.current_num_threads(),
+        2,
+        "the builder wins over the environment"
+    );
     set("LOCUS_NUM_THREADS", None);
 
     set("LOCUS_TOPOLOGY", Some("llc:2 cluster:2 core:2"));
@@ -66,11 +84,21 @@ fn env_vars() {
     let o = p.layout().options();
     assert!(o.virtual_topology && !o.cluster_aware);
     assert_eq!(o.pinning, locus::Pinning::Cpu);
-    assert!(p.pin_report().iter().all(|s| *s == locus::PinStatus::NotRequested), "virtual: never pinned");
+    assert!(
+        p.pin_report()
+            .iter()
+            .all(|s| *s == locus::PinStatus::NotRequested),
+        "virtual: never pinned"
+    );
     assert_eq!(p.install(|| locus::join(|| 1, || 2)), (1, 2));
 
     // Empty values count as unset.
-    for v in ["LOCUS_NUM_THREADS", "LOCUS_PINNING", "LOCUS_TOPOLOGY", "LOCUS_CLUSTER"] {
+    for v in [
+        "LOCUS_NUM_THREADS",
+        "LOCUS_PINNING",
+        "LOCUS_TOPOLOGY",
+        "LOCUS_CLUSTER",
+    ] {
         set(v, Some(""));
     }
     assert!(ThreadPoolBuilder::new().num_threads(1).build().is_ok());
@@ -79,5 +107,8 @@ fn env_vars() {
     set("LOCUS_NUM_THREADS", Some("2"));
     ThreadPoolBuilder::new().build_global().unwrap();
     assert_eq!(locus::current_num_threads(), 2);
-    assert!(matches!(ThreadPoolBuilder::new().build_global(), Err(BuildError::GlobalAlreadyInitialized)));
+    assert!(matches!(
+        ThreadPoolBuilder::new().build_global(),
+        Err(BuildError::GlobalAlreadyInitialized)
+    ));
 }

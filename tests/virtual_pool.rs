@@ -13,7 +13,11 @@ fn fib(n: u64) -> u64 {
 }
 
 fn tier_kinds(layout: &Layout) -> BTreeSet<TierKind> {
-    layout.workers().iter().flat_map(|w| w.tiers.iter().map(|t| t.kind)).collect()
+    layout
+        .workers()
+        .iter()
+        .flat_map(|w| w.tiers.iter().map(|t| t.kind))
+        .collect()
 }
 
 /// Runs fork-join rounds from every worker (so every worker has work that
@@ -42,14 +46,21 @@ fn virtual_64_workers_steal_in_every_tier() {
     let pool = ThreadPoolBuilder::new().topology(t).build().unwrap();
     assert_eq!(pool.current_num_threads(), 64);
     assert!(pool.layout().options().virtual_topology);
-    assert!(pool.pin_report().iter().all(|p| *p == locus::PinStatus::NotRequested));
+    assert!(
+        pool.pin_report()
+            .iter()
+            .all(|p| *p == locus::PinStatus::NotRequested)
+    );
     let kinds = tier_kinds(pool.layout());
     assert!(kinds.len() >= 5, "{kinds:?}");
     let rounds = run_until_all_tiers_stolen(&pool, 2000);
     let stats = pool.stats();
     let total = stats.total();
     for k in &kinds {
-        assert!(total.steals(*k) > 0, "no steal in tier {k:?} after {rounds} rounds:\n{stats}");
+        assert!(
+            total.steals(*k) > 0,
+            "no steal in tier {k:?} after {rounds} rounds:\n{stats}"
+        );
     }
     assert!(total.jobs_run > 0);
     eprintln!("all tiers stolen after {rounds} rounds; total: {total:?}");
@@ -59,7 +70,11 @@ fn virtual_64_workers_steal_in_every_tier() {
 fn virtual_1024_workers_over_64_llcs() {
     let rss_before = rss_kib();
     let t = Topology::synthetic("llc:64 core:16").unwrap();
-    let pool = ThreadPoolBuilder::new().topology(t).stack_size(256 * 1024).build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .topology(t)
+        .stack_size(256 * 1024)
+        .build()
+        .unwrap();
     assert_eq!(pool.current_num_threads(), 1024);
     assert_eq!(pool.layout().llc_ranges().len(), 64);
     let rss_built = rss_kib();

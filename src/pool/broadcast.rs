@@ -54,7 +54,13 @@ where
     let jobs: Vec<_> = (0..n)
         .map(|index| {
             StackJob::new(
-                move |_| op(BroadcastContext { index, num_threads: n, _marker: PhantomData }),
+                move |_| {
+                    op(BroadcastContext {
+                        index,
+                        num_threads: n,
+                        _marker: PhantomData,
+                    })
+                },
                 LatchRef(&latch),
             )
         })

@@ -19,10 +19,14 @@ use std::sync::Arc;
 
 use crate::Topology;
 use crate::layout::{Layout, LayoutOptions, Pinning, StealOrder};
-use crate::topology::Source;
 use crate::runtime::registry::{Registry, RegistryConfig};
+use crate::topology::Source;
 
 use super::{BuildError, ThreadPool};
+
+type NameFn = Box<dyn FnMut(usize) -> String>;
+type IndexFn = Arc<dyn Fn(usize) + Send + Sync>;
+type PanicFn = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 
 /// Builds a [`ThreadPool`] (or the global pool).
 ///
@@ -54,18 +58,21 @@ pub struct ThreadPoolBuilder {
     pinning: Option<Pinning>,
     steal_order: Option<StealOrder>,
     cluster_aware: Option<bool>,
-    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    thread_name: Option<NameFn>,
     stack_size: Option<usize>,
-    start_handler: Option<Arc<dyn Fn(usize) + Send + Sync>>,
-    exit_handler: Option<Arc<dyn Fn(usize) + Send + Sync>>,
-    panic_handler: Option<Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>>,
+    start_handler: Option<IndexFn>,
+    exit_handler: Option<IndexFn>,
+    panic_handler: Option<PanicFn>,
 }
 
 impl fmt::Debug for ThreadPoolBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
             .field("num_threads", &self.num_threads)
-            .field("topology", &self.topology.as_ref().map(|t| t.source().to_string()))
+            .field(
+                "topology",
+                &self.topology.as_ref().map(|t| t.source().to_string()),
+            )
             .field("pinning", &self.pinning)
             .field("steal_order", &self.steal_order)
             .field("cluster_aware", &self.cluster_aware)
@@ -154,7 +161,10 @@ impl ThreadPoolBuilder {
     /// aborts the process instead; locus prefers to keep serving.) Panics
     /// in `join`, `scope` and `install` work are not affected: they reach
     /// their caller.
-    pub fn panic_handler<F: Fn(Box<dyn Any + Send>) + Send + Sync + 'static>(mut self, f: F) -> Self {
+    pub fn panic_handler<F: Fn(Box<dyn Any + Send>) + Send + Sync + 'static>(
+        mut self,
+        f: F,
+    ) -> Self {
         self.panic_handler = Some(Arc::new(f));
         self
     }
@@ -181,7 +191,10 @@ impl ThreadPoolBuilder {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Arc<Registry>, BuildError> {
         let cfg = self.resolve(env)?;
-        Registry::new(cfg).map_err(|f| BuildError::Spawn { index: f.index, error: f.error })
+        Registry::new(cfg).map_err(|f| BuildError::Spawn {
+            index: f.index,
+            error: f.error,
+        })
     }
 
     fn resolve(self, env: &dyn Fn(&str) -> Option<String>) -> Result<RegistryConfig, BuildError> {
@@ -217,7 +230,11 @@ impl ThreadPoolBuilder {
                 Some("1") => true,
                 Some("0") => false,
                 Some(v) => {
-                    return Err(BuildError::Env { var: "LOCUS_CLUSTER", value: v.to_string(), accepted: "0, 1" });
+                    return Err(BuildError::Env {
+                        var: "LOCUS_CLUSTER",
+                        value: v.to_string(),
+                        accepted: "0, 1",
+                    });
                 }
             },
         };
@@ -243,7 +260,7 @@ impl ThreadPoolBuilder {
         };
         let layout = Layout::new(&topology, &opts)?;
         let thread_name = self.thread_name.or_else(|| {
-            let f: Box<dyn FnMut(usize) -> String> = Box::new(|i| format!("locus-{i}"));
+            let f: NameFn = Box::new(|i| format!("locus-{i}"));
             Some(f)
         });
         Ok(RegistryConfig {
@@ -262,7 +279,12 @@ mod tests {
     use super::*;
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
@@ -274,7 +296,10 @@ mod tests {
             (&[("LOCUS_TOPOLOGY", "llc:x")], "LOCUS_TOPOLOGY"),
         ];
         for (pairs, var) in cases {
-            let e = ThreadPoolBuilder::new().resolve(&env_of(pairs)).err().expect("must fail");
+            let e = ThreadPoolBuilder::new()
+                .resolve(&env_of(pairs))
+                .err()
+                .expect("must fail");
             let msg = e.to_string();
             assert!(msg.contains(var), "{msg}");
         }
@@ -285,7 +310,10 @@ mod tests {
         let cfg = ThreadPoolBuilder::new()
             .num_threads(3)
             .topology(Topology::synthetic("core:4").unwrap())
-            .resolve(&env_of(&[("LOCUS_NUM_THREADS", "bad"), ("LOCUS_TOPOLOGY", "bad")]))
+            .resolve(&env_of(&[
+                ("LOCUS_NUM_THREADS", "bad"),
+                ("LOCUS_TOPOLOGY", "bad"),
+            ]))
             .unwrap();
         assert_eq!(cfg.layout.workers().len(), 3);
         assert!(cfg.layout.options().virtual_topology);
@@ -294,7 +322,10 @@ mod tests {
     #[test]
     fn env_topology_gives_virtual_pool() {
         let cfg = ThreadPoolBuilder::new()
-            .resolve(&env_of(&[("LOCUS_TOPOLOGY", "llc:2 core:3"), ("LOCUS_CLUSTER", "0")]))
+            .resolve(&env_of(&[
+                ("LOCUS_TOPOLOGY", "llc:2 core:3"),
+                ("LOCUS_CLUSTER", "0"),
+            ]))
             .unwrap();
         assert_eq!(cfg.layout.workers().len(), 6);
         assert!(cfg.layout.options().virtual_topology);

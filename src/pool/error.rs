@@ -39,12 +39,21 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::Env { var, value, accepted } => {
-                write!(f, "environment variable {var}={value:?} is invalid; accepted: {accepted}")
+            BuildError::Env {
+                var,
+                value,
+                accepted,
+            } => {
+                write!(
+                    f,
+                    "environment variable {var}={value:?} is invalid; accepted: {accepted}"
+                )
             }
             BuildError::Topology(e) => write!(f, "LOCUS_TOPOLOGY: {e}"),
             BuildError::Layout(e) => write!(f, "cannot lay out the pool: {e}"),
-            BuildError::Spawn { index, error } => write!(f, "cannot start worker thread {index}: {error}"),
+            BuildError::Spawn { index, error } => {
+                write!(f, "cannot start worker thread {index}: {error}")
+            }
             BuildError::GlobalAlreadyInitialized => write!(
                 f,
                 "the global pool is already initialized (call build_global before any \

@@ -21,7 +21,9 @@ pub(crate) fn init_global(builder: ThreadPoolBuilder) -> Result<(), BuildError> 
         return Err(BuildError::GlobalAlreadyInitialized);
     }
     let r = builder.build_registry()?;
-    GLOBAL.set(r).unwrap_or_else(|_| unreachable!("checked under INIT"));
+    GLOBAL
+        .set(r)
+        .unwrap_or_else(|_| unreachable!("checked under INIT"));
     Ok(())
 }
 

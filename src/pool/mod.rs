@@ -50,7 +50,9 @@ pub struct ThreadPool {
 
 impl fmt::Debug for ThreadPool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ThreadPool").field("num_threads", &self.registry.num_threads()).finish_non_exhaustive()
+        f.debug_struct("ThreadPool")
+            .field("num_threads", &self.registry.num_threads())
+            .finish_non_exhaustive()
     }
 }
 
@@ -80,7 +82,8 @@ impl ThreadPool {
         RA: Send,
         RB: Send,
     {
-        self.registry.in_worker(|wt, injected| join::join_on(wt, injected, |_| a(), |_| b()))
+        self.registry
+            .in_worker(|wt, injected| join::join_on(wt, injected, |_| a(), |_| b()))
     }
 
     /// [`scope`] in this pool.
@@ -112,7 +115,8 @@ impl ThreadPool {
         OP: Fn(BroadcastContext<'_>) -> R + Sync,
         R: Send,
     {
-        self.registry.in_worker(|wt, _| broadcast::broadcast_on(wt, &op))
+        self.registry
+            .in_worker(|wt, _| broadcast::broadcast_on(wt, &op))
     }
 
     /// The index of the current thread in this pool, if it is one of its
@@ -150,7 +154,8 @@ impl Drop for ThreadPool {
         self.registry.terminate();
         let wt = WorkerThread::current();
         // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-        let on_own_worker = unsafe { wt.as_ref() }.is_some_and(|wt| wt.registry().id() == self.registry.id());
+        let on_own_worker =
+            unsafe { wt.as_ref() }.is_some_and(|wt| wt.registry().id() == self.registry.id());
         if !on_own_worker {
             self.registry.join_threads();
         }

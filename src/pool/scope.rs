@@ -18,13 +18,16 @@ use crate::runtime::worker::WorkerThread;
 
 use super::global;
 
+/// The variance marker of [`Scope`]: invariant in `'scope`.
+type ScopeMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
+
 /// A scope in which jobs borrowing data that outlives `'scope` can be
 /// spawned. Created by [`scope`] or [`crate::ThreadPool::scope`].
 pub struct Scope<'scope> {
     latch: CountLatch,
     panic: AtomicPtr<Box<dyn Any + Send + 'static>>,
     /// Invariant in `'scope`, like rayon and `std::thread::Scope`.
-    marker: PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>,
+    marker: ScopeMarker<'scope>,
 }
 
 /// A pointer to a scope that may cross threads.
@@ -71,11 +74,7 @@ where
         panic: AtomicPtr::new(ptr::null_mut()),
         marker: PhantomData,
     };
-    let r = panic::catch_unwind(AssertUnwindSafe(|| op(&scope)));
-    if let Err(p) = &r {
-        let _ = p;
-    }
-    let r = match r {
+    let r = match panic::catch_unwind(AssertUnwindSafe(|| op(&scope))) {
         Ok(v) => Some(v),
         Err(p) => {
             scope.record_panic(p);
@@ -128,7 +127,11 @@ impl<'scope> Scope<'scope> {
 
     fn record_panic(&self, p: Box<dyn Any + Send>) {
         let b = Box::into_raw(Box::new(p));
-        if self.panic.compare_exchange(ptr::null_mut(), b, Ordering::AcqRel, Ordering::Acquire).is_err() {
+        if self
+            .panic
+            .compare_exchange(ptr::null_mut(), b, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
             // Keep the first panic only.
             // SAFETY: `b` was never shared.
             drop(unsafe { Box::from_raw(b) });

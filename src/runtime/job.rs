@@ -40,7 +40,10 @@ impl JobRef {
     /// `data` must stay valid until the job has been executed, and
     /// `T::execute` must be sound to call once on it from any thread.
     pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
-        JobRef { pointer: data.cast(), execute_fn: <T as Job>::execute_erased }
+        JobRef {
+            pointer: data.cast(),
+            execute_fn: <T as Job>::execute_erased,
+        }
     }
 
     /// Identity of the job (its address), used by `join` to recognize its own
@@ -127,7 +130,11 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     /// A new job; `func` receives `migrated` (true when run by a thread that
     /// did not create it).
     pub(crate) fn new(func: F, latch: L) -> Self {
-        StackJob { latch, func: UnsafeCell::new(Some(func)), result: UnsafeCell::new(JobResult::None) }
+        StackJob {
+            latch,
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(JobResult::None),
+        }
     }
 
     /// A reference to publish.

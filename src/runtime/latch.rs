@@ -62,7 +62,9 @@ impl Default for CoreLatch {
 impl CoreLatch {
     /// A new, unset latch.
     pub fn new() -> Self {
-        CoreLatch { state: AtomicUsize::new(UNSET) }
+        CoreLatch {
+            state: AtomicUsize::new(UNSET),
+        }
     }
 
     /// Whether the latch is set (acquire: what the setter wrote before
@@ -75,13 +77,18 @@ impl CoreLatch {
     /// Owner, before parking: announces that it is going to sleep. Returns
     /// false if the latch is already set (then the owner must not park).
     pub fn try_sleep(&self) -> bool {
-        self.state.compare_exchange(UNSET, SLEEPING, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+        self.state
+            .compare_exchange(UNSET, SLEEPING, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
     }
 
     /// Owner, after waking: withdraws the sleep announcement. Returns true
     /// if the latch is set.
     pub fn wake_up(&self) -> bool {
-        match self.state.compare_exchange(SLEEPING, UNSET, Ordering::SeqCst, Ordering::SeqCst) {
+        match self
+            .state
+            .compare_exchange(SLEEPING, UNSET, Ordering::SeqCst, Ordering::SeqCst)
+        {
             Ok(_) => false,
             Err(s) => s == SET,
         }
@@ -112,12 +119,22 @@ pub(crate) struct SpinLatch<'r> {
 impl<'r> SpinLatch<'r> {
     /// A latch owned by worker `target` of `registry`.
     pub(crate) fn new(registry: &'r Arc<Registry>, target: usize) -> Self {
-        SpinLatch { core: CoreLatch::new(), registry, target, cross: false }
+        SpinLatch {
+            core: CoreLatch::new(),
+            registry,
+            target,
+            cross: false,
+        }
     }
 
     /// A latch whose setter may run on a worker of another pool.
     pub(crate) fn cross(registry: &'r Arc<Registry>, target: usize) -> Self {
-        SpinLatch { core: CoreLatch::new(), registry, target, cross: true }
+        SpinLatch {
+            core: CoreLatch::new(),
+            registry,
+            target,
+            cross: true,
+        }
     }
 }
 
@@ -160,7 +177,12 @@ impl CountLatch {
 
     /// A latch with count `n`.
     pub(crate) fn with_count(registry: &Arc<Registry>, owner: usize, n: usize) -> Self {
-        CountLatch { core: CoreLatch::new(), count: AtomicUsize::new(n), registry: Arc::clone(registry), owner }
+        CountLatch {
+            core: CoreLatch::new(),
+            count: AtomicUsize::new(n),
+            registry: Arc::clone(registry),
+            owner,
+        }
     }
 
     /// Adds one pending completion.
@@ -194,16 +216,24 @@ impl Latch for CountLatch {
 }
 
 /// A blocking latch for threads outside the pool.
-#[derive(Default)]
 pub struct LockLatch {
     done: Mutex<bool>,
     cv: Condvar,
 }
 
+impl Default for LockLatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl LockLatch {
     /// A new, unset latch.
     pub fn new() -> Self {
-        LockLatch { done: Mutex::new(false), cv: Condvar::new() }
+        LockLatch {
+            done: Mutex::new(false),
+            cv: Condvar::new(),
+        }
     }
 
     /// Blocks until set, then resets it for reuse.

@@ -46,7 +46,10 @@ pub(crate) fn pin_current(cpus: &CpuSet) -> PinStatus {
     }
     match imp::pin(cpus) {
         Ok(()) => PinStatus::Pinned(cpus.clone()),
-        Err(reason) => PinStatus::Failed { cpus: cpus.clone(), reason },
+        Err(reason) => PinStatus::Failed {
+            cpus: cpus.clone(),
+            reason,
+        },
     }
 }
 
@@ -66,9 +69,18 @@ mod imp {
         // SAFETY: `mask` is a live buffer of `bytes` bytes; pid 0 is the
         // calling thread; the kernel only reads the buffer.
         let r = unsafe {
-            libc::syscall(libc::SYS_sched_setaffinity, 0 as libc::pid_t, bytes, mask.as_ptr())
+            libc::syscall(
+                libc::SYS_sched_setaffinity,
+                0 as libc::pid_t,
+                bytes,
+                mask.as_ptr(),
+            )
         };
-        if r == 0 { Ok(()) } else { Err(std::io::Error::last_os_error().to_string()) }
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error().to_string())
+        }
     }
 
     /// The CPU the calling thread runs on, if the kernel says.

@@ -115,8 +115,12 @@ impl Registry {
         let registry = Arc::new(Registry {
             sleep: Sleep::new(IdleMasks::new(shape), n),
             threads,
-            injectors: (0..llcs).map(|_| CachePadded::new(Injector::new())).collect(),
-            counters: (0..n).map(|_| CachePadded::new(Counters::default())).collect(),
+            injectors: (0..llcs)
+                .map(|_| CachePadded::new(Injector::new()))
+                .collect(),
+            counters: (0..n)
+                .map(|_| CachePadded::new(Counters::default()))
+                .collect(),
             external: CachePadded::new(ExternalCounters::default()),
             terminating: AtomicBool::new(false),
             detached: AtomicUsize::new(0),
@@ -141,7 +145,11 @@ impl Registry {
             }
             let r = Arc::clone(&registry);
             match b.spawn(move || worker::main_loop(r, index, deque)) {
-                Ok(h) => registry.handles.lock().unwrap_or_else(|e| e.into_inner()).push(h),
+                Ok(h) => registry
+                    .handles
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(h),
                 Err(error) => {
                     registry.terminate();
                     registry.join_threads();
@@ -195,7 +203,11 @@ impl Registry {
 
     /// Snapshot of the counters.
     pub(crate) fn stats(&self) -> PoolStats {
-        PoolStats::collect(self.counters.iter().map(|c| &**c), &self.external, self.sleep.searching())
+        PoolStats::collect(
+            self.counters.iter().map(|c| &**c),
+            &self.external,
+            self.sleep.searching(),
+        )
     }
 
     /// Whether an idle worker may exit: shutting down and no detached job
@@ -231,7 +243,11 @@ impl Registry {
             None
         }
         .filter(|&l| l < llcs)
-        .unwrap_or_else(|| self.round_robin.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % llcs);
+        .unwrap_or_else(|| {
+            self.round_robin
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                % llcs
+        });
         self.injectors[llc].push(job);
         self.external.injected();
         if let Some((_, d)) = self.sleep.notify(None, llc) {
@@ -300,7 +316,9 @@ impl Registry {
     }
 
     fn detached_done(&self) {
-        if self.detached.fetch_sub(1, Ordering::SeqCst) == 1 && self.terminating.load(Ordering::SeqCst) {
+        if self.detached.fetch_sub(1, Ordering::SeqCst) == 1
+            && self.terminating.load(Ordering::SeqCst)
+        {
             self.sleep.wake_all();
         }
     }

@@ -105,16 +105,24 @@ use super::idle::{Distance, IdleMasks};
 
 /// A per-worker parker with a token: `unpark` before `park` makes the next
 /// `park` return immediately.
-#[derive(Default)]
 pub struct Parker {
     token: Mutex<bool>,
     cv: Condvar,
 }
 
+impl Default for Parker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Parker {
     /// A parker without a token.
     pub fn new() -> Self {
-        Parker { token: Mutex::new(false), cv: Condvar::new() }
+        Parker {
+            token: Mutex::new(false),
+            cv: Condvar::new(),
+        }
     }
 
     /// Blocks until a token is available, and consumes it.
@@ -147,7 +155,9 @@ impl Sleep {
     pub fn new(idle: IdleMasks, num_workers: usize) -> Self {
         Sleep {
             idle,
-            parkers: (0..num_workers).map(|_| CachePadded::new(Parker::new())).collect(),
+            parkers: (0..num_workers)
+                .map(|_| CachePadded::new(Parker::new()))
+                .collect(),
             searching: CachePadded::new(AtomicUsize::new(0)),
         }
     }
@@ -190,7 +200,11 @@ impl Sleep {
     }
 
     #[cold]
-    fn wake_nearest(&self, from_worker: Option<usize>, from_llc: usize) -> Option<(usize, Distance)> {
+    fn wake_nearest(
+        &self,
+        from_worker: Option<usize>,
+        from_llc: usize,
+    ) -> Option<(usize, Distance)> {
         let (w, d) = self.idle.claim_nearest(from_worker, from_llc)?;
         // Count the claimed worker as searching before it can be unparked
         // by us (it may wake earlier on a stale token: see the module docs).

@@ -19,8 +19,14 @@ const TIERS: usize = 6;
 const DISTANCES: usize = 3;
 
 /// The tier kinds in display order.
-pub const TIER_KINDS: [TierKind; TIERS] =
-    [TierKind::Smt, TierKind::Cluster, TierKind::Llc, TierKind::Numa, TierKind::Package, TierKind::Remote];
+pub const TIER_KINDS: [TierKind; TIERS] = [
+    TierKind::Smt,
+    TierKind::Cluster,
+    TierKind::Llc,
+    TierKind::Numa,
+    TierKind::Package,
+    TierKind::Remote,
+];
 
 fn tier_slot(k: TierKind) -> usize {
     match k {
@@ -248,13 +254,30 @@ impl fmt::Display for PoolStats {
         writeln!(
             f,
             "{:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
-            "worker", "jobs", "local", "st:smt", "st:clu", "st:llc", "st:numa", "st:pkg", "st:rem", "inject",
-            "wk:clu", "wk:llc", "wk:rem", "parks", "failed"
+            "worker",
+            "jobs",
+            "local",
+            "st:smt",
+            "st:clu",
+            "st:llc",
+            "st:numa",
+            "st:pkg",
+            "st:rem",
+            "inject",
+            "wk:clu",
+            "wk:llc",
+            "wk:rem",
+            "parks",
+            "failed"
         )?;
         for (i, w) in self.workers.iter().enumerate() {
             row(f, &i.to_string(), w)?;
         }
         row(f, "total", &self.total())?;
-        write!(f, "injected from outside: {}, searching now: {}", self.injected, self.searching)
+        write!(
+            f,
+            "injected from outside: {}, searching now: {}",
+            self.injected, self.searching
+        )
     }
 }

@@ -60,7 +60,9 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         index,
         llc: place.llc,
         tiers: place.tiers.clone(),
-        rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03))),
+        rng: Cell::new(
+            0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
+        ),
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
@@ -284,7 +286,10 @@ impl WorkerThread {
         if total == 0 {
             return Found::Nothing;
         }
-        let batch = matches!(tier.kind, TierKind::Numa | TierKind::Package | TierKind::Remote);
+        let batch = matches!(
+            tier.kind,
+            TierKind::Numa | TierKind::Package | TierKind::Remote
+        );
         let start = (self.next_random() % total as u64) as usize;
         let mut retry = false;
         for k in 0..total {
@@ -293,7 +298,11 @@ impl WorkerThread {
                 continue;
             }
             let stealer = &self.registry.threads[victim].stealer;
-            let s = if batch { stealer.steal_batch_and_pop(&self.deque) } else { stealer.steal() };
+            let s = if batch {
+                stealer.steal_batch_and_pop(&self.deque)
+            } else {
+                stealer.steal()
+            };
             match s {
                 Steal::Success(job) => return Found::Job(job),
                 Steal::Retry => retry = true,
