@@ -6,13 +6,13 @@
 //! nothing.
 
 /// A model checker configured for these models: the preemption bound is
-/// `LOOM_MAX_PREEMPTIONS` if set (`run.sh` sets 3), else 3, so that every
-/// model finishes in seconds.
+/// `LOOM_MAX_PREEMPTIONS` if set (`run.sh` sets 3), else `default_bound`, so
+/// that every model finishes in seconds.
 #[cfg(loom)]
-pub fn builder() -> loom::model::Builder {
+pub fn builder(default_bound: usize) -> loom::model::Builder {
     let mut b = loom::model::Builder::new();
     if b.preemption_bound.is_none() {
-        b.preemption_bound = Some(3);
+        b.preemption_bound = Some(default_bound);
     }
     b
 }

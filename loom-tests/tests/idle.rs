@@ -14,7 +14,7 @@ use loom::thread;
 #[test]
 fn set_clear_versus_claim() {
     for (per_llc, target, dist) in [(2, 1, Distance::Llc), (1, 1, Distance::Remote)] {
-        builder().check(move || {
+        builder(3).check(move || {
             let m = Arc::new(IdleMasks::new(IdleShape::uniform(2, per_llc, 0)));
             let owner = {
                 let m = m.clone();
@@ -43,7 +43,7 @@ fn set_clear_versus_claim() {
 #[test]
 fn concurrent_claimers_are_exclusive() {
     for idle in [&[2usize][..], &[2, 3][..]] {
-        builder().check(move || {
+        builder(3).check(move || {
             let m = Arc::new(IdleMasks::new(IdleShape::uniform(4, 2, 0)));
             for &w in idle {
                 m.set_idle(w);
@@ -70,7 +70,7 @@ fn concurrent_claimers_are_exclusive() {
 /// disarms, moving the same summary field) and a local waker claims in it.
 #[test]
 fn summary_has_no_false_negative() {
-    builder().check(|| {
+    builder(3).check(|| {
         // LLC 0: worker 0; LLC 1: workers 1, 2.
         let shape = IdleShape {
             llc_ranges: vec![0..1, 1..3],

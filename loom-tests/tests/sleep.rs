@@ -60,7 +60,7 @@ fn worker(sleep: &Sleep, queue: &Queue, done: &AtomicBool, w: usize, llc: usize)
 /// the worker either sees the job in its re-check or is woken.
 #[test]
 fn push_versus_sleep_one_worker() {
-    builder().check(|| {
+    builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(1, 1, 0)), 1));
         let queue = Arc::new(Queue(AtomicUsize::new(0)));
         let done = Arc::new(AtomicBool::new(false));
@@ -81,7 +81,7 @@ fn push_versus_sleep_one_worker() {
 /// claim.
 #[test]
 fn push_versus_sleep_two_workers() {
-    builder().check(|| {
+    builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
         let queue = Arc::new(Queue(AtomicUsize::new(0)));
         let done = Arc::new(AtomicBool::new(false));
@@ -111,7 +111,7 @@ fn push_versus_sleep_two_workers() {
 /// sleep. The owner never sleeps through the set, and sees the result.
 #[test]
 fn join_latch_never_loses_the_wakeup() {
-    builder().check(|| {
+    builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2));
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
@@ -156,7 +156,7 @@ fn join_latch_never_loses_the_wakeup() {
 /// (5b) The blocking latch of threads outside the pool (`install`).
 #[test]
 fn lock_latch_never_loses_the_wakeup() {
-    builder().check(|| {
+    builder(3).check(|| {
         let latch = Arc::new(LockLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
         let setter = {
