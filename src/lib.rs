@@ -20,9 +20,37 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
-pub(crate) mod sync;
 pub mod layout;
+mod pool;
+pub(crate) mod runtime;
+pub(crate) mod sync;
 pub mod topology;
 
 pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
+pub use pool::{
+    BroadcastContext, BuildError, FnContext, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
+    current_thread_index, join, join_context, scope, spawn,
+};
+pub use runtime::idle::Distance;
+pub use runtime::pin::PinStatus;
+pub use runtime::stats::{PoolStats, TIER_KINDS, WorkerStats};
 pub use topology::{CpuSet, Level, Topology, TopologyError};
+
+/// Internals for the `idle_search` benchmark (`benches/idle_search.rs`).
+///
+/// Criterion benches are separate crates and can only reach public items, so
+/// the idle-mask types are re-exported here. Not part of the API: hidden from
+/// the docs, no stability promise.
+#[doc(hidden)]
+pub mod __bench {
+    pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
+}
+
+/// Internals for the `loom-tests` crate, compiled only under `--cfg loom`.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod __loom {
+    pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
+    pub use crate::runtime::latch::{CoreLatch, LockLatch};
+    pub use crate::runtime::sleep::{Parker, Sleep};
+}

@@ -1,0 +1,64 @@
+//! Finding and claiming the nearest idle worker: locus's per-LLC idle masks
+//! against a linear scan of one flag per worker.
+//!
+//! Virtual shapes of 64, 256 and 1024 workers, 16 per LLC, clusters of 4,
+//! LLCs ordered by index distance. The waker is worker 0 (LLC 0); the only
+//! idle workers are three in the farthest LLC, so both searches must go all
+//! the way. One iteration = claim the nearest idle worker + mark it idle
+//! again (so the state is the same for the next iteration).
+//!
+//! `cargo bench --bench idle_search -- --warm-up-time 1 --measurement-time 2`
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use locus::__bench::{IdleMasks, IdleShape};
+
+const PER_LLC: usize = 16;
+
+/// The scan baseline: one flag per worker, claimed with a CAS.
+struct Scan(Vec<AtomicBool>);
+
+impl Scan {
+    fn claim(&self) -> Option<usize> {
+        self.0.iter().position(|f| {
+            f.load(Ordering::SeqCst)
+                && f.compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+        })
+    }
+}
+
+fn idle_search(c: &mut Criterion) {
+    for n in [64usize, 256, 1024] {
+        let far = [n - PER_LLC + 1, n - PER_LLC + 6, n - 1];
+        let masks = IdleMasks::new(IdleShape::uniform(n, PER_LLC, 4));
+        let scan = Scan((0..n).map(|_| AtomicBool::new(false)).collect());
+        for &w in &far {
+            masks.set_idle(w);
+            scan.0[w].store(true, Ordering::SeqCst);
+        }
+        let mut g = c.benchmark_group(format!("idle_search/{n}"));
+        g.bench_function("locus_masks", |b| {
+            b.iter(|| {
+                let (w, _) = masks
+                    .claim_nearest(black_box(Some(0)), black_box(0))
+                    .unwrap();
+                masks.set_idle(w);
+                w
+            })
+        });
+        g.bench_function("linear_scan", |b| {
+            b.iter(|| {
+                let w = scan.claim().unwrap();
+                scan.0[w].store(true, Ordering::SeqCst);
+                w
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, idle_search);
+criterion_main!(benches);

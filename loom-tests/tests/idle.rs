@@ -1,0 +1,115 @@
+//! loom models of `runtime::idle` (see its module docs for the invariants).
+#![cfg(loom)]
+
+use locus::__loom::{Distance, IdleMasks, IdleShape};
+use locus_loom_tests::builder;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use loom::thread;
+
+/// (1) An owner's set_idle + clear_idle racing with a claimer: the idle
+/// period ends exactly once, by the claim or by the owner's clear, never both
+/// and never neither. Checked for a worker in the claimer's own LLC and in a
+/// remote LLC (which goes through the summary).
+#[test]
+fn set_clear_versus_claim() {
+    for (per_llc, target, dist) in [(2, 1, Distance::Llc), (1, 1, Distance::Remote)] {
+        builder(3).check(move || {
+            let m = Arc::new(IdleMasks::new(IdleShape::uniform(2, per_llc, 0)));
+            let owner = {
+                let m = m.clone();
+                thread::spawn(move || {
+                    m.set_idle(target);
+                    m.clear_idle(target)
+                })
+            };
+            let claimed = m.claim_nearest(Some(0), 0);
+            let cleared = owner.join().unwrap();
+            match claimed {
+                Some(got) => {
+                    assert_eq!(got, (target, dist));
+                    assert!(!cleared, "claimed and cleared by its owner");
+                }
+                None => assert!(cleared, "neither claimed nor cleared"),
+            }
+            assert!(!m.is_idle(target));
+            assert!(!m.any_idle(), "owner's clear_idle must release the summary");
+        });
+    }
+}
+
+/// (2) Two wakers claiming concurrently never claim the same worker, and
+/// between them take every idle worker there is (one or two).
+#[test]
+fn concurrent_claimers_are_exclusive() {
+    for idle in [&[2usize][..], &[2, 3][..]] {
+        builder(3).check(move || {
+            let m = Arc::new(IdleMasks::new(IdleShape::uniform(4, 2, 0)));
+            for &w in idle {
+                m.set_idle(w);
+            }
+            let other = {
+                let m = m.clone();
+                thread::spawn(move || m.claim_nearest(Some(1), 0))
+            };
+            let mine = m.claim_nearest(Some(0), 0);
+            let theirs = other.join().unwrap();
+            let mut got: Vec<usize> = [mine, theirs].iter().flatten().map(|&(w, _)| w).collect();
+            got.sort();
+            assert_eq!(got, idle, "claims {mine:?} and {theirs:?}");
+            for &w in idle {
+                assert!(!m.clear_idle(w), "worker {w} was claimed");
+            }
+        });
+    }
+}
+
+/// (3) No false negative in the summary: once `set_idle(1)` has returned
+/// (published by a flag), a claimer in another LLC that starts later finds
+/// an idle worker there, while worker 2 of the same LLC churns (arms and
+/// disarms, moving the same summary field) and a local waker claims in it.
+#[test]
+fn summary_has_no_false_negative() {
+    builder(3).check(|| {
+        // LLC 0: worker 0; LLC 1: workers 1, 2.
+        let shape = IdleShape {
+            llc_ranges: vec![0..1, 1..3],
+            cluster_ranges: vec![],
+            capacity: vec![1024; 3],
+            llc_order: vec![vec![1], vec![0]],
+        };
+        let m = Arc::new(IdleMasks::new(shape));
+        let published = Arc::new(AtomicBool::new(false));
+        let t1 = {
+            let (m, p) = (m.clone(), published.clone());
+            thread::spawn(move || {
+                m.set_idle(1);
+                p.store(true, SeqCst);
+            })
+        };
+        let t2 = {
+            let m = m.clone();
+            thread::spawn(move || {
+                m.set_idle(2);
+                let cleared = m.clear_idle(2);
+                let local = m.claim_nearest(None, 1);
+                (cleared, local)
+            })
+        };
+        if published.load(SeqCst) {
+            assert!(m.any_idle(), "any_idle missed worker 1");
+            let got = m.claim_nearest(None, 0);
+            // Worker 1 can only have been taken by t2's local claim, which
+            // may have run before ours; otherwise we must find someone.
+            if got.is_none() {
+                let (_, local) = t2.join().unwrap();
+                assert_eq!(local.map(|x| x.0), Some(1), "summary false negative");
+                t1.join().unwrap();
+                return;
+            }
+            assert_eq!(got.unwrap().1, Distance::Remote);
+        }
+        t1.join().unwrap();
+        t2.join().unwrap();
+    });
+}

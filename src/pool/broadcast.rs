@@ -1,0 +1,75 @@
+//! `broadcast`: run a closure once on every worker of a pool.
+//!
+//! One stack job per worker goes to that worker's targeted queue (only it
+//! may run it) and the worker is woken directly; a counting latch tells
+//! the caller (itself a worker, via `install`) when all have run.
+
+use std::marker::PhantomData;
+
+use crate::runtime::job::StackJob;
+use crate::runtime::latch::{CountLatch, LatchRef};
+use crate::runtime::worker::WorkerThread;
+
+use super::global;
+
+/// What a broadcast closure learns about where it runs.
+#[derive(Debug)]
+pub struct BroadcastContext<'a> {
+    index: usize,
+    num_threads: usize,
+    _marker: PhantomData<&'a ()>,
+}
+
+impl BroadcastContext<'_> {
+    /// The index of the worker running this call (`0..num_threads`).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The number of workers, i.e. of calls.
+    pub fn num_threads(&self) -> usize {
+        self.num_threads
+    }
+}
+
+/// Runs `op` once on every worker of the current pool (the global pool
+/// outside any pool) and returns the results by worker index.
+pub fn broadcast<OP, R>(op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    global::in_worker(|wt, _| broadcast_on(wt, &op))
+}
+
+/// `broadcast` with the caller on worker `wt`.
+pub(crate) fn broadcast_on<OP, R>(wt: &WorkerThread, op: &OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    let registry = wt.registry();
+    let n = registry.num_threads();
+    let latch = CountLatch::with_count(registry, wt.index(), n);
+    let jobs: Vec<_> = (0..n)
+        .map(|index| {
+            StackJob::new(
+                move |_| {
+                    op(BroadcastContext {
+                        index,
+                        num_threads: n,
+                        _marker: PhantomData,
+                    })
+                },
+                LatchRef(&latch),
+            )
+        })
+        .collect();
+    for (i, job) in jobs.iter().enumerate() {
+        // SAFETY: `jobs` is not moved or dropped until the latch, which
+        // every job sets, is observed below.
+        registry.push_targeted(i, unsafe { job.as_job_ref() });
+    }
+    wt.wait_until(&latch.core);
+    jobs.into_iter().map(StackJob::into_result).collect()
+}

@@ -1,0 +1,117 @@
+//! `join` and `join_context`.
+//!
+//! The caller pushes `b` as a stack job on its own deque (no allocation),
+//! runs `a`, then pops `b` back if nobody stole it and runs it inline;
+//! otherwise it runs other jobs until `b`'s latch is set. The push wakes a
+//! helper only if some worker is idle and none is searching.
+
+use std::panic::{self, AssertUnwindSafe};
+
+use crate::runtime::job::StackJob;
+use crate::runtime::latch::SpinLatch;
+use crate::runtime::worker::WorkerThread;
+
+use super::global;
+
+/// What a `join_context` closure learns about where it runs.
+#[derive(Debug, Clone, Copy)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    /// True if the closure runs on another thread than the one that called
+    /// `join_context` (it was stolen, or the call came from outside the
+    /// pool).
+    #[inline]
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results.
+///
+/// Called from a worker, it uses that worker's pool; elsewhere it runs in
+/// the global pool and blocks. If either closure panics, the panic is
+/// resumed in the caller after both have finished (or, for `b`, after it
+/// is known that `b` will not run); if both panic, `a`'s panic wins.
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 { return n; }
+///     let (a, b) = locus::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_context(|_| a(), |_| b())
+}
+
+/// As [`join`], with a [`FnContext`] telling each closure whether it
+/// migrated to another thread.
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    global::in_worker(|wt, injected| join_on(wt, injected, a, b))
+}
+
+/// `join_context` on worker `wt`.
+pub(crate) fn join_on<A, B, RA, RB>(wt: &WorkerThread, injected: bool, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job_b = StackJob::new(
+        |migrated| b(FnContext { migrated }),
+        SpinLatch::new(wt.registry(), wt.index()),
+    );
+    // SAFETY: `job_b` stays in this frame until its latch is set or we took
+    // it back from the deque; every path below waits for one of the two
+    // (including the panic path).
+    let job_b_ref = unsafe { job_b.as_job_ref() };
+    let id = job_b_ref.id();
+    wt.push(job_b_ref);
+
+    let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
+
+    // Take b back, or help until whoever stole it is done.
+    while !job_b.latch.core.probe() {
+        match wt.take_local() {
+            Some(job) if job.id() == id => {
+                // Nobody stole b.
+                return match ra {
+                    Ok(ra) => {
+                        wt.count_inline_job();
+                        (ra, job_b.run_inline(injected))
+                    }
+                    // a panicked: b is not run; drop it and resume.
+                    Err(p) => panic::resume_unwind(p),
+                };
+            }
+            // A job pushed by `a` and left behind (e.g. a scope spawn).
+            // SAFETY: popped from our deque, so it runs once.
+            Some(job) => unsafe { wt.execute(job) },
+            None => {
+                wt.wait_until(&job_b.latch.core);
+                break;
+            }
+        }
+    }
+    match ra {
+        Ok(ra) => (ra, job_b.into_result()),
+        Err(p) => panic::resume_unwind(p),
+    }
+}

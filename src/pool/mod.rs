@@ -1,0 +1,181 @@
+//! The public API: [`ThreadPool`], its builder, and the rayon-style free
+//! functions ([`join`], [`scope`], [`spawn`], [`broadcast`],
+//! [`current_thread_index`], [`current_num_threads`]).
+//!
+//! Free functions run on the current worker's pool when called from a
+//! worker, else on the global pool (built on first use from
+//! [`ThreadPoolBuilder::new`] and the environment).
+
+mod broadcast;
+mod builder;
+mod error;
+pub(crate) mod global;
+mod join;
+mod scope;
+mod spawn;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use broadcast::{BroadcastContext, broadcast};
+pub use builder::ThreadPoolBuilder;
+pub use error::BuildError;
+pub use join::{FnContext, join, join_context};
+pub use scope::{Scope, scope};
+pub use spawn::spawn;
+
+use crate::layout::Layout;
+use crate::runtime::pin::PinStatus;
+use crate::runtime::registry::Registry;
+use crate::runtime::stats::PoolStats;
+use crate::runtime::worker::WorkerThread;
+
+/// A pool of worker threads laid out on a topology.
+///
+/// Dropping it lets all queued and spawned work finish, then joins the
+/// workers (unless it is dropped on one of its own workers, in which case
+/// the threads are left to exit on their own).
+///
+/// ```
+/// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let sum: u64 = pool.install(|| {
+///     let (a, b) = locus::join(|| (0..500u64).sum::<u64>(), || (500..1000u64).sum::<u64>());
+///     a + b
+/// });
+/// assert_eq!(sum, 499_500);
+/// ```
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("num_threads", &self.registry.num_threads())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadPool {
+    pub(crate) fn from_registry(registry: Arc<Registry>) -> Self {
+        ThreadPool { registry }
+    }
+
+    /// Runs `op` on a worker of this pool and returns its result. From a
+    /// thread outside any pool this blocks; from a worker of another pool,
+    /// that worker keeps running its own pool's jobs while it waits. Inside
+    /// `op`, the free functions use this pool. A panic in `op` is resumed
+    /// in the caller.
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|_, _| op())
+    }
+
+    /// [`join`] in this pool.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.registry
+            .in_worker(|wt, injected| join::join_on(wt, injected, |_| a(), |_| b()))
+    }
+
+    /// [`scope`] in this pool.
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|wt, _| scope::scope_on(wt, op))
+    }
+
+    /// [`spawn`] in this pool.
+    pub fn spawn<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_detached(f)
+    }
+
+    /// Runs `op` once on every worker of this pool; results by worker index.
+    ///
+    /// ```
+    /// let pool = locus::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let idx = pool.broadcast(|ctx| ctx.index());
+    /// assert_eq!(idx, vec![0, 1, 2]);
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        self.registry
+            .in_worker(|wt, _| broadcast::broadcast_on(wt, &op))
+    }
+
+    /// The index of the current thread in this pool, if it is one of its
+    /// workers.
+    pub fn current_thread_index(&self) -> Option<usize> {
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+        let wt = unsafe { wt.as_ref() }?;
+        (wt.registry().id() == self.registry.id()).then(|| wt.index())
+    }
+
+    /// The number of workers.
+    pub fn current_num_threads(&self) -> usize {
+        self.registry.num_threads()
+    }
+
+    /// The layout the pool runs on (workers, their CPU sets and steal tiers).
+    pub fn layout(&self) -> &Layout {
+        &self.registry.layout
+    }
+
+    /// What happened when each worker pinned itself, by worker index.
+    pub fn pin_report(&self) -> Vec<PinStatus> {
+        self.registry.pin_report()
+    }
+
+    /// A snapshot of the pool's counters.
+    pub fn stats(&self) -> PoolStats {
+        self.registry.stats()
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+        let on_own_worker =
+            unsafe { wt.as_ref() }.is_some_and(|wt| wt.registry().id() == self.registry.id());
+        if !on_own_worker {
+            self.registry.join_threads();
+        }
+    }
+}
+
+/// The index of the current thread in its pool, if it is a worker.
+pub fn current_thread_index() -> Option<usize> {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+    unsafe { wt.as_ref() }.map(WorkerThread::index)
+}
+
+/// The number of workers of the current pool: the current worker's pool,
+/// else the global pool (built on first use).
+pub fn current_num_threads() -> usize {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+    match unsafe { wt.as_ref() } {
+        Some(wt) => wt.registry().num_threads(),
+        None => global::global_registry().num_threads(),
+    }
+}

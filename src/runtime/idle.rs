@@ -1,0 +1,467 @@
+//! Lock-free masks of idle workers, one set per LLC, with a per-LLC summary,
+//! so that finding the nearest idle worker never walks all workers.
+//!
+//! This follows the kernel's per-LLC idle cpumask: instead of scanning every
+//! worker's flag, a waker reads its own cluster's and LLC's words, then a few
+//! summary words that say which other LLCs have idle workers.
+//!
+//! # Layout
+//!
+//! Workers are numbered so that every LLC is a contiguous range of worker
+//! indices and every cluster a contiguous sub-range of one LLC (see
+//! [`IdleShape`]).
+//!
+//! - **Idle words**: each LLC owns `ceil(len / 64)` cache-padded `AtomicU64`
+//!   words; bit `i % 64` of its word `i / 64` is the worker `llc.start + i`.
+//!   A set bit means "this worker is idle and nobody has claimed it yet".
+//! - **Summary**: one small counter field per LLC, packed into cache-padded
+//!   `AtomicU64` words (`W` bits per LLC, `W` = bit length of the largest
+//!   LLC's worker count, so `64 / W` LLCs per word; with 16 workers per LLC,
+//!   12 LLCs share a word). The field of LLC `L` counts the *armed* workers of
+//!   `L`: those between their [`IdleMasks::set_idle`] and their next
+//!   [`IdleMasks::clear_idle`]. "The LLC's summary is set" means "its field is
+//!   non-zero".
+//! - **Capacity classes**: the worker capacities grouped into classes
+//!   (largest first; a class reaches down to 7/8 of its largest member), and
+//!   for each idle word one mask per class, so a search can take the big
+//!   cores first without reading capacities.
+//!
+//! # Operations
+//!
+//! - [`set_idle(w)`](IdleMasks::set_idle) (owner only): arm `w` (if not armed
+//!   yet: `fetch_add` one to its LLC's field), *then* `fetch_or` its bit.
+//! - [`clear_idle(w)`](IdleMasks::clear_idle) (owner only): `fetch_and` its
+//!   bit away, *then* disarm (`fetch_sub` one from the field). Returns whether
+//!   this call cleared the bit (false: a waker had claimed it).
+//! - [`claim_nearest`](IdleMasks::claim_nearest) (anyone): claims a bit with
+//!   `fetch_and`, searching the caller's cluster, then its LLC, then the other
+//!   LLCs nearest first, skipping those whose field is zero. Within each
+//!   domain the largest capacity class goes first. A claim does not touch the
+//!   summary: the claimed worker stays armed until it calls `clear_idle`.
+//!
+//! All accesses to the idle words and summary are `SeqCst`, so they take part
+//! in the single total order `S` of `SeqCst` operations; the runtime's sleep
+//! protocol relies on that (a worker sets its bit then re-checks the queues;
+//! a pusher pushes then claims: one of them must see the other).
+//!
+//! # Invariants
+//!
+//! 1. **Exactly one taker.** A set bit is cleared by exactly one
+//!    read-modify-write that observed it set: either one claimer's `fetch_and`
+//!    (that claimer owns the wakeup) or the owner's `clear_idle` (which then
+//!    returns `true`). Every clear is a `fetch_and` on the same word, and an
+//!    RMW reads the latest value in the word's modification order, so two RMWs
+//!    cannot both observe the bit set without a set in between; only the owner
+//!    sets it, and not concurrently with its own `clear_idle`.
+//! 2. **No false negatives in the summary.** At every point of `S`, for every
+//!    LLC `L`: `field(L) = #armed workers of L`, and every set bit of `L`
+//!    belongs to an armed worker; hence `field(L) == 0` implies that no bit of
+//!    `L` is set.
+//!
+//!    *Proof sketch.* Only the owner arms and disarms a worker, and
+//!    `armed[w]` is owner-private state, so each `fetch_add` is matched by at
+//!    most one later `fetch_sub`, and `field(L)` (changed only by those RMWs)
+//!    equals the number of armed workers; it never exceeds the LLC's worker
+//!    count, so it fits in its `W` bits and never carries into a neighbour.
+//!    A bit is set only by `set_idle` *after* its owner's `fetch_add`, and the
+//!    owner disarms only in `clear_idle`, *after* its `fetch_and` removed the
+//!    bit; claimers only remove bits. So "bit set ⇒ armed" holds at every
+//!    point. ∎
+//! 3. **A later claimer finds an earlier idle worker.** If `set_idle(w)`
+//!    returns before `claim_nearest` starts, and `w`'s LLC is in the
+//!    claimer's search order, the claim returns *some* worker unless `w`'s bit
+//!    was cleared in between (claimed by someone else, or by `w`'s own
+//!    `clear_idle`). The claimer's `SeqCst` load of `field(L)` comes after
+//!    the `fetch_add` in `S`, and by (2) it is non-zero while the bit is set;
+//!    its load of the word comes after the `fetch_or`, so it sees the bit
+//!    unless a later RMW removed it.
+//!
+//! False positives are allowed and harmless: a worker that was claimed stays
+//! counted until it calls `clear_idle` (or re-arms with `set_idle`), so a
+//! waker may scan an LLC and find nothing.
+//!
+//! ## Why a count, not one bit per LLC
+//!
+//! A one-bit summary must be cleared when an LLC's words become empty, and
+//! that clear cannot be atomic with the check of the words (they are other
+//! memory locations). The classic remedy (clear the bit after seeing the
+//! words empty, re-check the words, re-set the bit if needed) leaves a
+//! window: a claimer sees the words empty, `set_idle(b)` sets `b`'s bit and
+//! finds the summary bit still set, returns; the claimer clears the summary
+//! bit; a second claimer now starts, reads the summary as clear and misses
+//! `b`; only later does the first claimer re-check and re-set the bit. That
+//! breaks invariant 3, on which the sleep protocol's Dekker argument relies
+//! (worker: set idle, then re-check the queues; pusher: push, then claim).
+//! Counting armed workers avoids any clear-after-check: the count moves only
+//! with its owner's own transitions, ordered around the bit.
+//!
+//! # Contract
+//!
+//! `set_idle(w)` and `clear_idle(w)` are called only by worker `w`'s own
+//! thread (or under external synchronization): they read and write `w`'s
+//! private `armed` flag without read-modify-writes. `set_idle` may be called
+//! again while armed (after a wakeup, before sleeping again); call
+//! `clear_idle` when the worker leaves the idle state for good, including
+//! after being woken by a claim (it then returns `false`), so its LLC stops
+//! advertising it.
+
+mod shape;
+
+use std::ops::Range;
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::{AtomicBool, AtomicU64, Ordering};
+
+pub use shape::IdleShape;
+#[allow(unused_imports)] // for callers that validate shapes themselves
+pub use shape::IdleShapeError;
+
+/// Where a claimed idle worker is, seen from the waker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Distance {
+    /// In the waker's own cluster.
+    Cluster,
+    /// In the waker's own LLC (another cluster, or no clusters known).
+    Llc,
+    /// In another LLC.
+    Remote,
+}
+
+/// Per-LLC constants.
+#[derive(Debug, Clone)]
+struct LlcInfo {
+    /// Its workers.
+    range: Range<usize>,
+    /// Index of its first idle word in `IdleMasks::words`.
+    word_base: usize,
+    /// Index of the summary word holding its field.
+    summary_word: usize,
+    /// Shift of its field in that word.
+    summary_shift: u32,
+}
+
+const NO_CLUSTER: u32 = u32::MAX;
+
+/// The idle-worker masks of a pool: see the `runtime::idle` module docs for the
+/// protocol and its invariants.
+#[derive(Debug)]
+pub struct IdleMasks {
+    /// Idle bits, `llcs[l].word_base ..` for LLC `l`.
+    words: Box<[CachePadded<AtomicU64>]>,
+    /// Packed per-LLC armed counts.
+    summary: Box<[CachePadded<AtomicU64>]>,
+    /// Mask of one (unshifted) summary field.
+    field_mask: u64,
+    llcs: Box<[LlcInfo]>,
+    clusters: Box<[Range<usize>]>,
+    /// Per worker: its LLC.
+    worker_llc: Box<[u32]>,
+    /// Per worker: its cluster, or `NO_CLUSTER`.
+    worker_cluster: Box<[u32]>,
+    /// `class_masks[word * classes + k]`: bits of that word whose worker has
+    /// the k-th largest capacity.
+    class_masks: Box<[u64]>,
+    classes: usize,
+    llc_order: Box<[Box<[usize]>]>,
+    /// Owner-private: whether the worker is counted in its LLC's field.
+    armed: Box<[AtomicBool]>,
+}
+
+/// Bits `lo..hi` (word-local, `lo < hi <= 64`).
+fn bits(lo: usize, hi: usize) -> u64 {
+    let len = hi - lo;
+    if len >= 64 {
+        !0
+    } else {
+        ((1u64 << len) - 1) << lo
+    }
+}
+
+impl IdleMasks {
+    /// Builds the masks, all workers busy.
+    ///
+    /// # Panics
+    ///
+    /// If the shape breaks the rules of [`IdleShape::validate`]; the layout
+    /// builds shapes that keep them, so this is an internal error.
+    pub fn new(shape: IdleShape) -> IdleMasks {
+        if let Err(e) = shape.validate() {
+            panic!("internal error: invalid idle shape: {e}");
+        }
+        let n = shape.capacity.len();
+        let max_len = shape.llc_ranges.iter().map(|r| r.len()).max().unwrap_or(1);
+        let width = usize::BITS - max_len.leading_zeros(); // bit length, >= 1
+        let per_word = (64 / width) as usize;
+        let field_mask = if width >= 64 { !0 } else { (1u64 << width) - 1 };
+
+        // Capacity classes, largest first: a class starts at its largest
+        // capacity and takes every smaller one down to 7/8 of it, so 1024 and
+        // 1000 are one class, 1024 and 512 two (per-core jitter in reported
+        // capacities must not multiply the passes of a search).
+        let mut caps: Vec<u32> = shape.capacity.clone();
+        caps.sort_unstable_by(|a, b| b.cmp(a));
+        caps.dedup();
+        let mut classes: Vec<u32> = Vec::new();
+        for c in caps {
+            if classes
+                .last()
+                .is_none_or(|&top| u64::from(c) * 8 < u64::from(top) * 7)
+            {
+                classes.push(c);
+            }
+        }
+
+        let mut llcs = Vec::with_capacity(shape.llc_ranges.len());
+        let mut worker_llc = vec![0u32; n];
+        let mut word_base = 0;
+        for (l, r) in shape.llc_ranges.iter().enumerate() {
+            llcs.push(LlcInfo {
+                range: r.clone(),
+                word_base,
+                summary_word: l / per_word,
+                summary_shift: ((l % per_word) as u32) * width,
+            });
+            for w in r.clone() {
+                worker_llc[w] = l as u32;
+            }
+            word_base += r.len().div_ceil(64);
+        }
+        let mut class_masks = vec![0u64; word_base * classes.len()];
+        for l in &llcs {
+            for w in l.range.clone() {
+                let local = w - l.range.start;
+                let word = l.word_base + local / 64;
+                let k = classes
+                    .iter()
+                    .rposition(|&top| top >= shape.capacity[w])
+                    .unwrap_or(0);
+                class_masks[word * classes.len() + k] |= 1 << (local % 64);
+            }
+        }
+        let mut worker_cluster = vec![NO_CLUSTER; n];
+        for (c, r) in shape.cluster_ranges.iter().enumerate() {
+            for w in r.clone() {
+                worker_cluster[w] = c as u32;
+            }
+        }
+        let summary_words = shape.llc_ranges.len().div_ceil(per_word);
+        IdleMasks {
+            words: (0..word_base)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            summary: (0..summary_words)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            field_mask,
+            llcs: llcs.into(),
+            clusters: shape.cluster_ranges.into(),
+            worker_llc: worker_llc.into(),
+            worker_cluster: worker_cluster.into(),
+            class_masks: class_masks.into(),
+            classes: classes.len(),
+            llc_order: shape
+                .llc_order
+                .into_iter()
+                .map(Vec::into_boxed_slice)
+                .collect(),
+            armed: (0..n).map(|_| AtomicBool::new(false)).collect(),
+        }
+    }
+
+    /// Number of workers.
+    pub fn num_workers(&self) -> usize {
+        self.worker_llc.len()
+    }
+
+    /// Number of LLCs.
+    pub fn num_llcs(&self) -> usize {
+        self.llcs.len()
+    }
+
+    /// The LLC of worker `w`.
+    pub fn llc_of(&self, w: usize) -> usize {
+        self.worker_llc[w] as usize
+    }
+
+    /// Word index and bit of worker `w`.
+    #[inline]
+    fn slot(&self, w: usize) -> (&LlcInfo, usize, u64) {
+        let l = &self.llcs[self.worker_llc[w] as usize];
+        let local = w - l.range.start;
+        (l, l.word_base + local / 64, 1u64 << (local % 64))
+    }
+
+    /// Marks worker `w` idle (claimable). Call only from `w`'s own thread.
+    /// Calling it again while `w` is armed (before `clear_idle`) just sets
+    /// the bit again, e.g. when a woken worker goes back to sleep.
+    pub fn set_idle(&self, w: usize) {
+        let (l, word, bit) = self.slot(w);
+        if !self.armed[w].load(Ordering::Relaxed) {
+            self.armed[w].store(true, Ordering::Relaxed);
+            // Count first, so the bit is never set while uncounted.
+            self.summary[l.summary_word].fetch_add(1 << l.summary_shift, Ordering::SeqCst);
+        }
+        self.words[word].fetch_or(bit, Ordering::SeqCst);
+    }
+
+    /// Ends worker `w`'s idle state. Call only from `w`'s own thread.
+    ///
+    /// Returns `true` if this call cleared `w`'s bit, `false` if a waker had
+    /// claimed it (the waker owns a wakeup for `w`) or `w` was not idle.
+    pub fn clear_idle(&self, w: usize) -> bool {
+        if !self.armed[w].load(Ordering::Relaxed) {
+            return false;
+        }
+        let (l, word, bit) = self.slot(w);
+        let prev = self.words[word].fetch_and(!bit, Ordering::SeqCst);
+        // Uncount only once the bit is gone.
+        self.armed[w].store(false, Ordering::Relaxed);
+        self.summary[l.summary_word].fetch_sub(1 << l.summary_shift, Ordering::SeqCst);
+        prev & bit != 0
+    }
+
+    /// Whether worker `w`'s idle bit is set (idle and not claimed).
+    pub fn is_idle(&self, w: usize) -> bool {
+        let (_, word, bit) = self.slot(w);
+        self.words[word].load(Ordering::SeqCst) & bit != 0
+    }
+
+    /// Whether some LLC may have an idle worker (no false negatives; false
+    /// positives while a claimed worker has not yet called `clear_idle`).
+    pub fn any_idle(&self) -> bool {
+        self.summary.iter().any(|s| s.load(Ordering::SeqCst) != 0)
+    }
+
+    /// The armed count of LLC `l` (a summary field).
+    fn llc_count(&self, l: &LlcInfo) -> u64 {
+        (self.summary[l.summary_word].load(Ordering::SeqCst) >> l.summary_shift) & self.field_mask
+    }
+
+    /// Claims one idle bit among workers `range` (inside `l`), largest
+    /// capacity class first, lowest index first within a class.
+    fn claim_in(&self, l: &LlcInfo, range: Range<usize>) -> Option<usize> {
+        let lo = range.start - l.range.start;
+        let hi = range.end - l.range.start;
+        let (first, last) = (lo / 64, (hi - 1) / 64);
+        for k in 0..self.classes {
+            for i in first..=last {
+                let word = l.word_base + i;
+                let dom = bits(lo.max(i * 64) - i * 64, hi.min(i * 64 + 64) - i * 64);
+                let m = dom & self.class_masks[word * self.classes + k];
+                if m == 0 {
+                    continue;
+                }
+                let atom = &self.words[word];
+                let mut cur = atom.load(Ordering::SeqCst) & m;
+                while cur != 0 {
+                    let b = cur.trailing_zeros() as usize;
+                    let prev = atom.fetch_and(!(1u64 << b), Ordering::SeqCst);
+                    if prev & (1u64 << b) != 0 {
+                        return Some(l.range.start + i * 64 + b);
+                    }
+                    cur = prev & m; // someone else took it: retry on what is left
+                }
+            }
+        }
+        None
+    }
+
+    /// Claims (clears the bit of) the nearest idle worker and returns it with
+    /// its distance; the caller then owns its wakeup.
+    ///
+    /// Searched in order, each domain largest capacity first: the cluster of
+    /// `from_worker` (when given and inside `from_llc`), the rest of
+    /// `from_llc`, then the LLCs of `llc_order[from_llc]` whose summary is
+    /// set. Returns `None` if no idle worker was found (or `from_llc` is out
+    /// of range).
+    pub fn claim_nearest(
+        &self,
+        from_worker: Option<usize>,
+        from_llc: usize,
+    ) -> Option<(usize, Distance)> {
+        let l = self.llcs.get(from_llc)?;
+        let cluster = from_worker
+            .filter(|&w| w < self.num_workers() && self.worker_llc[w] as usize == from_llc)
+            .map(|w| self.worker_cluster[w])
+            .filter(|&c| c != NO_CLUSTER)
+            .map(|c| self.clusters[c as usize].clone());
+        if let Some(c) = &cluster {
+            if let Some(w) = self.claim_in(l, c.clone()) {
+                return Some((w, Distance::Cluster));
+            }
+        }
+        if cluster.as_ref() != Some(&l.range) {
+            if let Some(w) = self.claim_in(l, l.range.clone()) {
+                let near = cluster.is_some_and(|c| c.contains(&w));
+                return Some((
+                    w,
+                    if near {
+                        Distance::Cluster
+                    } else {
+                        Distance::Llc
+                    },
+                ));
+            }
+        }
+        self.claim_remote(from_llc)
+    }
+
+    /// The remote step of [`claim_nearest`](Self::claim_nearest): the LLCs of
+    /// `llc_order[from_llc]` whose field is non-zero, in order.
+    ///
+    /// The summary words are read once, up front, into a snapshot (when they
+    /// fit in it): that keeps the walk over the order to plain bit tests, and
+    /// returns at once when no LLC has an armed worker. Reading them at the
+    /// start of the step is still after any `set_idle` that returned before
+    /// the claim started, which is all invariant 3 needs.
+    fn claim_remote(&self, from_llc: usize) -> Option<(usize, Distance)> {
+        const SNAP: usize = 16;
+        let order = &self.llc_order[from_llc];
+        if self.summary.len() <= SNAP {
+            let mut snap = [0u64; SNAP];
+            let mut any = 0;
+            for (s, a) in snap.iter_mut().zip(self.summary.iter()) {
+                *s = a.load(Ordering::SeqCst);
+                any |= *s;
+            }
+            if any == 0 {
+                return None;
+            }
+            for &m in order.iter() {
+                let ml = &self.llcs[m];
+                if (snap[ml.summary_word] >> ml.summary_shift) & self.field_mask != 0 {
+                    if let Some(w) = self.claim_in(ml, ml.range.clone()) {
+                        return Some((w, Distance::Remote));
+                    }
+                }
+            }
+        } else {
+            for &m in order.iter() {
+                let ml = &self.llcs[m];
+                if self.llc_count(ml) != 0 {
+                    if let Some(w) = self.claim_in(ml, ml.range.clone()) {
+                        return Some((w, Distance::Remote));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+impl IdleMasks {
+    /// Test view of LLC `l`'s summary field.
+    pub(crate) fn summary_count(&self, l: usize) -> u64 {
+        self.llc_count(&self.llcs[l])
+    }
+
+    /// Test view: whether `w` is armed.
+    pub(crate) fn is_armed(&self, w: usize) -> bool {
+        self.armed[w].load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,373 @@
+use super::*;
+use std::sync::Arc as StdArc;
+use std::sync::atomic::{AtomicBool as StdBool, AtomicUsize as StdUsize, Ordering::SeqCst};
+
+/// Asserts that every LLC's field equals its number of armed workers and that
+/// no LLC with a set bit has a zero field.
+fn check_summary(m: &IdleMasks) {
+    for (l, info) in m.llcs.iter().enumerate() {
+        let armed = info.range.clone().filter(|&w| m.is_armed(w)).count() as u64;
+        assert_eq!(m.summary_count(l), armed, "LLC {l} count");
+        let any_bit = info.range.clone().any(|w| m.is_idle(w));
+        assert!(
+            !any_bit || m.summary_count(l) != 0,
+            "LLC {l}: false negative"
+        );
+        for w in info.range.clone() {
+            assert!(
+                !m.is_idle(w) || m.is_armed(w),
+                "worker {w} set but not armed"
+            );
+        }
+    }
+    let any = m
+        .llcs
+        .iter()
+        .enumerate()
+        .any(|(l, _)| m.summary_count(l) != 0);
+    assert_eq!(m.any_idle(), any);
+}
+
+#[test]
+fn claim_order_cluster_llc_remote() {
+    // 4 LLCs of 8 workers, clusters of 4.
+    let m = IdleMasks::new(IdleShape::uniform(32, 8, 4));
+    assert_eq!(m.claim_nearest(Some(1), 0), None);
+    for w in [2, 5, 9, 17, 25] {
+        m.set_idle(w);
+    }
+    check_summary(&m);
+    assert_eq!(m.claim_nearest(Some(1), 0), Some((2, Distance::Cluster)));
+    assert_eq!(m.claim_nearest(Some(1), 0), Some((5, Distance::Llc)));
+    // order of LLC 0: 1, 2, 3
+    assert_eq!(m.claim_nearest(Some(1), 0), Some((9, Distance::Remote)));
+    assert_eq!(m.claim_nearest(Some(1), 0), Some((17, Distance::Remote)));
+    assert_eq!(m.claim_nearest(Some(1), 0), Some((25, Distance::Remote)));
+    assert_eq!(m.claim_nearest(Some(1), 0), None);
+    check_summary(&m); // claimed workers stay armed: false positives only
+    assert!(m.any_idle());
+    for w in [2, 5, 9, 17, 25] {
+        assert!(!m.clear_idle(w), "worker {w} was claimed");
+    }
+    check_summary(&m);
+    assert!(!m.any_idle());
+}
+
+#[test]
+fn claim_follows_llc_order_and_from_llc() {
+    let mut shape = IdleShape::uniform(16, 4, 0);
+    shape.llc_order[0] = vec![3, 1]; // LLC 2 deliberately never searched from 0
+    let m = IdleMasks::new(shape);
+    for w in [5, 9, 13] {
+        m.set_idle(w);
+    }
+    assert_eq!(m.claim_nearest(None, 0), Some((13, Distance::Remote)));
+    assert_eq!(m.claim_nearest(None, 0), Some((5, Distance::Remote)));
+    assert_eq!(
+        m.claim_nearest(None, 0),
+        None,
+        "LLC 2 is not in LLC 0's order"
+    );
+    // From LLC 2 without a worker: own LLC first.
+    assert_eq!(m.claim_nearest(None, 2), Some((9, Distance::Llc)));
+    // A from_worker outside from_llc does not give a cluster step.
+    m.set_idle(10);
+    assert_eq!(m.claim_nearest(Some(0), 2), Some((10, Distance::Llc)));
+    assert_eq!(m.claim_nearest(None, 99), None);
+}
+
+#[test]
+fn cluster_unaware_treats_llc_as_one_domain() {
+    let m = IdleMasks::new(IdleShape::uniform(16, 8, 0));
+    m.set_idle(6);
+    m.set_idle(1);
+    // No cluster step: lowest index in the LLC, reported as Llc.
+    assert_eq!(m.claim_nearest(Some(7), 0), Some((1, Distance::Llc)));
+    assert_eq!(m.claim_nearest(Some(7), 0), Some((6, Distance::Llc)));
+    // Same worker indices with clusters of 4: 6 is in 7's cluster.
+    let m = IdleMasks::new(IdleShape::uniform(16, 8, 4));
+    m.set_idle(6);
+    m.set_idle(1);
+    assert_eq!(m.claim_nearest(Some(7), 0), Some((6, Distance::Cluster)));
+    assert_eq!(m.claim_nearest(Some(7), 0), Some((1, Distance::Llc)));
+}
+
+#[test]
+fn big_cores_first_within_each_domain() {
+    // One LLC of 8: cluster 0..4 little (512), cluster 4..8 big (1024) but
+    // worker 2 is big too.
+    let mut shape = IdleShape::uniform(8, 8, 4);
+    shape.capacity = vec![512, 512, 1024, 512, 1024, 1024, 1024, 1024];
+    let m = IdleMasks::new(shape);
+    for w in 0..8 {
+        m.set_idle(w);
+    }
+    // From worker 0: own cluster first, big (2) before little (0, 1, 3).
+    let got: Vec<_> = (0..4)
+        .map(|_| m.claim_nearest(Some(0), 0).unwrap())
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (2, Distance::Cluster),
+            (0, Distance::Cluster),
+            (1, Distance::Cluster),
+            (3, Distance::Cluster)
+        ]
+    );
+    assert_eq!(m.claim_nearest(Some(0), 0), Some((4, Distance::Llc)));
+    // Remote LLC: big first across its words too.
+    let mut shape = IdleShape::uniform(140, 70, 0);
+    for w in 70..135 {
+        shape.capacity[w] = 100;
+    }
+    let m = IdleMasks::new(shape); // workers 135..140 (second word of LLC 1) are big
+    for w in [70, 71, 136, 139] {
+        m.set_idle(w);
+    }
+    assert_eq!(m.claim_nearest(None, 0), Some((136, Distance::Remote)));
+    assert_eq!(m.claim_nearest(None, 0), Some((139, Distance::Remote)));
+    assert_eq!(m.claim_nearest(None, 0), Some((70, Distance::Remote)));
+}
+
+#[test]
+fn word_boundaries_64_65_130() {
+    for per_llc in [64usize, 65, 130] {
+        let n = per_llc * 3;
+        let m = IdleMasks::new(IdleShape::uniform(n, per_llc, 0));
+        // Every worker, alone, is found from every LLC, at the right distance.
+        for w in 0..n {
+            m.set_idle(w);
+            assert!(m.is_idle(w));
+            check_summary(&m);
+            let from = (w / per_llc + 1) % 3;
+            assert_eq!(
+                m.claim_nearest(None, from),
+                Some((w, Distance::Remote)),
+                "per_llc {per_llc} w {w}"
+            );
+            assert!(!m.is_idle(w));
+            assert!(!m.clear_idle(w));
+            m.set_idle(w);
+            assert_eq!(m.claim_nearest(None, w / per_llc), Some((w, Distance::Llc)));
+            assert!(!m.clear_idle(w));
+        }
+        // All idle: claims come out in index order, LLC by LLC, none twice.
+        for w in 0..n {
+            m.set_idle(w);
+        }
+        check_summary(&m);
+        let mut seen = vec![false; n];
+        for i in 0..n {
+            let (w, _) = m.claim_nearest(None, 0).unwrap();
+            assert_eq!(w, i);
+            assert!(!std::mem::replace(&mut seen[w], true));
+        }
+        assert_eq!(m.claim_nearest(None, 0), None);
+        // Clusters that straddle a word boundary.
+        let m = IdleMasks::new(IdleShape::uniform(n, per_llc, 10));
+        if per_llc >= 70 {
+            // cluster 60..70 straddles words 0 and 1 of LLC 0
+            m.set_idle(66);
+            m.set_idle(5);
+            assert_eq!(m.claim_nearest(Some(61), 0), Some((66, Distance::Cluster)));
+            assert_eq!(m.claim_nearest(Some(61), 0), Some((5, Distance::Llc)));
+        }
+        let last = n - 1;
+        m.set_idle(last);
+        assert_eq!(m.claim_nearest(Some(0), 0), Some((last, Distance::Remote)));
+    }
+}
+
+#[test]
+fn summary_after_set_clear_claim_sequences() {
+    // A deterministic pseudo-random sequence of owner and waker actions.
+    let n = 3 * 70;
+    let m = IdleMasks::new(IdleShape::uniform(n, 70, 8));
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut claimed = vec![false; n];
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let w = (x % n as u64) as usize;
+        match (x >> 32) % 4 {
+            0 | 1 => {
+                m.set_idle(w);
+                claimed[w] = false;
+            }
+            2 => {
+                let was_set = m.is_idle(w);
+                assert_eq!(m.clear_idle(w), was_set);
+                claimed[w] = false;
+            }
+            _ => {
+                let from = (x >> 40) as usize % 3;
+                let expect_some = (0..n).any(|v| m.is_idle(v));
+                match m.claim_nearest(Some(from * 70), from) {
+                    Some((v, _)) => {
+                        assert!(!m.is_idle(v));
+                        assert!(m.is_armed(v));
+                        assert!(!std::mem::replace(&mut claimed[v], true), "claimed twice");
+                    }
+                    None => assert!(!expect_some, "an idle worker was missed"),
+                }
+            }
+        }
+        check_summary(&m);
+    }
+}
+
+#[test]
+fn invalid_shapes_are_reported() {
+    let ok = IdleShape::uniform(8, 4, 2);
+    assert_eq!(ok.validate(), Ok(()));
+    let mut s = ok.clone();
+    s.capacity.clear();
+    assert_eq!(s.validate(), Err(IdleShapeError::NoWorkers));
+    let mut s = ok.clone();
+    s.llc_ranges[1] = 5..8;
+    assert!(matches!(
+        s.validate(),
+        Err(IdleShapeError::LlcRange { llc: 1, .. })
+    ));
+    let mut s = ok.clone();
+    s.capacity.push(1);
+    assert!(matches!(
+        s.validate(),
+        Err(IdleShapeError::WorkerCount {
+            llc_end: 8,
+            capacities: 9
+        })
+    ));
+    let mut s = ok.clone();
+    s.cluster_ranges[1] = 3..5;
+    let e = s.validate().unwrap_err();
+    assert!(matches!(e, IdleShapeError::ClusterRange { .. }));
+    assert!(e.to_string().contains("inside one LLC"), "{e}");
+    let mut s = ok.clone();
+    s.llc_order.pop();
+    assert!(matches!(
+        s.validate(),
+        Err(IdleShapeError::LlcOrderLen { got: 1, llcs: 2 })
+    ));
+    let mut s = ok;
+    s.llc_order[0] = vec![0];
+    assert!(matches!(
+        s.validate(),
+        Err(IdleShapeError::LlcOrderEntry { llc: 0, entry: 0 })
+    ));
+}
+
+/// Workers cycle set_idle / clear_idle while wakers claim. Each cycle of a
+/// worker ends with exactly one of: its clear_idle returned true, or exactly
+/// one waker claimed it (checked with a per-worker claim counter that the
+/// worker waits for, like a real wakeup handshake).
+#[test]
+fn concurrent_stress() {
+    const WORKERS: usize = 6;
+    const CYCLES: usize = 3_000;
+    let m = StdArc::new(IdleMasks::new(IdleShape::uniform(WORKERS, 3, 2)));
+    let claims: StdArc<Vec<StdUsize>> =
+        StdArc::new((0..WORKERS).map(|_| StdUsize::new(0)).collect());
+    let stop = StdArc::new(StdBool::new(false));
+    let wakers: Vec<_> = (0..2)
+        .map(|k| {
+            let (m, claims, stop) = (m.clone(), claims.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0usize;
+                while !stop.load(SeqCst) {
+                    if let Some((w, _)) = m.claim_nearest(Some(k * 3), k) {
+                        claims[w].fetch_add(1, SeqCst);
+                        n += 1;
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+                n
+            })
+        })
+        .collect();
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|w| {
+            let (m, claims) = (m.clone(), claims.clone());
+            std::thread::spawn(move || {
+                let (mut cleared, mut claimed) = (0usize, 0usize);
+                for i in 0..CYCLES {
+                    m.set_idle(w);
+                    if i % 2 == 0 {
+                        std::thread::yield_now();
+                    }
+                    if m.clear_idle(w) {
+                        cleared += 1;
+                        assert_eq!(claims[w].load(SeqCst), claimed, "claimed and cleared");
+                    } else {
+                        claimed += 1;
+                        while claims[w].load(SeqCst) < claimed {
+                            std::thread::yield_now();
+                        }
+                        assert_eq!(claims[w].load(SeqCst), claimed, "claimed twice");
+                    }
+                }
+                (cleared, claimed)
+            })
+        })
+        .collect();
+    let mut total_claimed = 0;
+    for h in workers {
+        let (cleared, claimed) = h.join().unwrap();
+        assert_eq!(cleared + claimed, CYCLES);
+        total_claimed += claimed;
+    }
+    stop.store(true, SeqCst);
+    let by_wakers: usize = wakers.into_iter().map(|h| h.join().unwrap()).sum();
+    assert_eq!(by_wakers, total_claimed);
+    for w in 0..WORKERS {
+        assert!(!m.is_idle(w));
+    }
+    check_summary(&m);
+    assert!(!m.any_idle());
+}
+
+#[test]
+fn many_llcs_beyond_the_summary_snapshot() {
+    // 153 LLCs of 64: 7-bit fields, 9 per word, 17 summary words (more than
+    // the 16-word snapshot of the remote step, so its fallback is used).
+    let m = IdleMasks::new(IdleShape::uniform(153 * 64, 64, 0));
+    assert!(m.summary.len() > 16);
+    m.set_idle(152 * 64 + 63);
+    m.set_idle(100 * 64);
+    check_summary(&m);
+    assert_eq!(m.claim_nearest(None, 0), Some((100 * 64, Distance::Remote)));
+    assert_eq!(
+        m.claim_nearest(None, 0),
+        Some((152 * 64 + 63, Distance::Remote))
+    );
+    assert_eq!(m.claim_nearest(None, 0), None);
+    // And with a snapshot (12 summary words of 5-bit fields): nothing idle.
+    let m = IdleMasks::new(IdleShape::uniform(140 * 16, 16, 4));
+    assert!(m.summary.len() <= 16);
+    assert_eq!(m.claim_nearest(Some(3), 0), None);
+    m.set_idle(139 * 16 + 5);
+    assert_eq!(
+        m.claim_nearest(Some(3), 0),
+        Some((139 * 16 + 5, Distance::Remote))
+    );
+}
+
+#[test]
+fn close_capacities_form_one_class() {
+    // 1024, 1000 and 900 are one class (900 >= 7/8 * 1024 = 896); 800 is
+    // little. Within a class, lowest index first.
+    let mut shape = IdleShape::uniform(4, 4, 0);
+    shape.capacity = vec![800, 1000, 900, 1024];
+    let m = IdleMasks::new(shape);
+    assert_eq!(m.classes, 2);
+    for w in 0..4 {
+        m.set_idle(w);
+    }
+    let got: Vec<usize> = (0..4)
+        .map(|_| m.claim_nearest(None, 0).unwrap().0)
+        .collect();
+    assert_eq!(got, vec![1, 2, 3, 0]);
+}

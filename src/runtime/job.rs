@@ -1,0 +1,217 @@
+//! Jobs: type-erased units of work that sit in deques and injectors.
+//!
+//! A [`JobRef`] is a pointer plus the function that knows its real type. Two
+//! kinds exist:
+//! - [`StackJob`]: lives in the stack frame of the thread that waits for it
+//!   (`join`'s second closure, `install`, `broadcast`). Its owner never leaves
+//!   that frame before the job's latch is set, which is what makes the raw
+//!   pointer in the `JobRef` valid while the job is queued or running.
+//! - [`HeapJob`]: a boxed closure (`spawn`, `Scope::spawn`); executing it
+//!   frees it. It is executed exactly once, because a `JobRef` is moved out
+//!   of a queue by exactly one pop/steal.
+//!
+//! Invariant: a `JobRef` is executed at most once; the latch of a stack job
+//! is set as the very last access to the job's memory.
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::panic::{self, AssertUnwindSafe};
+
+use super::latch::Latch;
+
+/// A type-erased pointer to a job and the function that executes it.
+#[derive(Clone, Copy, Debug)]
+pub struct JobRef {
+    pointer: *const (),
+    execute_fn: unsafe fn(*const ()),
+}
+
+// SAFETY: a JobRef is only created from jobs whose closures are `Send`
+// (StackJob/HeapJob constructors require it), and the pointee is kept alive
+// by its owner until the job has run (see the module docs).
+unsafe impl Send for JobRef {}
+// SAFETY: as above; sharing the pointer value itself is harmless.
+unsafe impl Sync for JobRef {}
+
+impl JobRef {
+    /// Builds a reference from a raw pointer to a job of type `T`.
+    ///
+    /// # Safety
+    /// `data` must stay valid until the job has been executed, and
+    /// `T::execute` must be sound to call once on it from any thread.
+    pub(crate) unsafe fn new<T: Job>(data: *const T) -> JobRef {
+        JobRef {
+            pointer: data.cast(),
+            execute_fn: <T as Job>::execute_erased,
+        }
+    }
+
+    /// Identity of the job (its address), used by `join` to recognize its own
+    /// job when it pops it back.
+    #[inline]
+    pub(crate) fn id(&self) -> *const () {
+        self.pointer
+    }
+
+    /// Runs the job.
+    ///
+    /// # Safety
+    /// Must be called at most once per job (see the module docs).
+    #[inline]
+    pub(crate) unsafe fn execute(self) {
+        // SAFETY: the caller guarantees single execution; validity of the
+        // pointer is the contract of `JobRef::new`.
+        unsafe { (self.execute_fn)(self.pointer) }
+    }
+}
+
+/// A job type that can be executed through a type-erased pointer.
+pub(crate) trait Job: Sized {
+    /// Executes the job behind `this`.
+    ///
+    /// # Safety
+    /// `this` must point to a live `Self` and be executed at most once.
+    unsafe fn execute(this: *const Self);
+
+    /// The erased entry point stored in a [`JobRef`].
+    ///
+    /// # Safety
+    /// As [`Job::execute`], with `this` pointing to a `Self`.
+    unsafe fn execute_erased(this: *const ()) {
+        // SAFETY: JobRef::new stored a `*const Self` here.
+        unsafe { Self::execute(this.cast::<Self>()) }
+    }
+}
+
+/// The outcome of a job: not run yet, a value, or a panic payload.
+pub(crate) enum JobResult<T> {
+    /// Not executed (yet).
+    None,
+    /// Finished with a value.
+    Ok(T),
+    /// Panicked with this payload.
+    Panic(Box<dyn Any + Send>),
+}
+
+impl<T> JobResult<T> {
+    /// Runs `f`, catching a panic.
+    pub(crate) fn call(f: impl FnOnce() -> T) -> Self {
+        match panic::catch_unwind(AssertUnwindSafe(f)) {
+            Ok(v) => JobResult::Ok(v),
+            Err(p) => JobResult::Panic(p),
+        }
+    }
+
+    /// The value, or resumes the panic.
+    pub(crate) fn into_return_value(self) -> T {
+        match self {
+            JobResult::Ok(v) => v,
+            JobResult::Panic(p) => panic::resume_unwind(p),
+            JobResult::None => unreachable!("job result taken before the job ran"),
+        }
+    }
+}
+
+/// A job living in its waiter's stack frame: the closure, its result slot,
+/// and the latch the waiter watches.
+pub(crate) struct StackJob<L, F, R> {
+    /// The latch set when the job is done.
+    pub(crate) latch: L,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<JobResult<R>>,
+}
+
+// SAFETY: the closure and result are only touched by one thread at a time:
+// the creator before the JobRef is published, the executing thread while
+// running, and the creator again after observing the latch (acquire).
+unsafe impl<L: Sync, F: Send, R: Send> Sync for StackJob<L, F, R> {}
+
+impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
+    /// A new job; `func` receives `migrated` (true when run by a thread that
+    /// did not create it).
+    pub(crate) fn new(func: F, latch: L) -> Self {
+        StackJob {
+            latch,
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(JobResult::None),
+        }
+    }
+
+    /// A reference to publish.
+    ///
+    /// # Safety
+    /// The caller must not let `self` go out of scope (or move) before the
+    /// latch is set or the job was taken back and run inline.
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: the caller keeps `self` alive and in place (see above).
+        unsafe { JobRef::new(self as *const Self) }
+    }
+
+    /// Runs the closure on the creating thread (the job was popped back
+    /// before anyone stole it). The latch is not set.
+    pub(crate) fn run_inline(self, migrated: bool) -> R {
+        let f = self.func.into_inner().expect("stack job already executed");
+        f(migrated)
+    }
+
+    /// The result after the latch was observed set.
+    pub(crate) fn into_result(self) -> R {
+        self.result.into_inner().into_return_value()
+    }
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: `this` is alive until the latch is set below (module docs);
+        // no other thread touches `func`/`result` meanwhile.
+        let this = unsafe { &*this };
+        // SAFETY: exclusive access to the cells while the job runs (see Sync impl).
+        let func = unsafe { (*this.func.get()).take() }.expect("stack job executed twice");
+        let result = JobResult::call(|| func(true));
+        // SAFETY: as above, still exclusive.
+        unsafe { *this.result.get() = result };
+        // SAFETY: setting the latch is the last access to `this`; after it the
+        // owner may free the frame. A raw pointer is passed because the
+        // latch's memory may be freed while `set` is still running.
+        unsafe { L::set(&raw const this.latch) };
+    }
+}
+
+/// A boxed job; running it consumes the box.
+pub(crate) struct HeapJob<F> {
+    func: F,
+}
+
+impl<F: FnOnce() + Send> HeapJob<F> {
+    /// Boxes `func` and returns a reference owning the box.
+    ///
+    /// The box is leaked until the job runs; a job that is never executed
+    /// (a pool torn down with queued jobs cannot happen: workers drain all
+    /// queues before exiting) would leak.
+    pub(crate) fn into_job_ref(func: F) -> JobRef
+    where
+        F: 'static,
+    {
+        // SAFETY: 'static closure; the box lives until executed.
+        unsafe { Self::into_job_ref_unchecked(func) }
+    }
+
+    /// As [`HeapJob::into_job_ref`] for closures borrowing from a scope.
+    ///
+    /// # Safety
+    /// The caller must guarantee that whatever `func` borrows outlives the
+    /// job's execution (a scope waits for all its jobs).
+    pub(crate) unsafe fn into_job_ref_unchecked(func: F) -> JobRef {
+        let b = Box::new(HeapJob { func });
+        // SAFETY: the box is valid until `execute` reclaims it, exactly once.
+        unsafe { JobRef::new(Box::into_raw(b)) }
+    }
+}
+
+impl<F: FnOnce() + Send> Job for HeapJob<F> {
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: `this` came from Box::into_raw and is executed once.
+        let b = unsafe { Box::from_raw(this as *mut Self) };
+        (b.func)();
+    }
+}

@@ -1,0 +1,289 @@
+//! Latches: one-shot "this is done" signals that a thread waits for.
+//!
+//! - [`CoreLatch`]: the state word shared by the latches a *worker* waits on
+//!   while it keeps stealing (`join`, `scope`, `broadcast`). States:
+//!   `UNSET -> SET`, or `UNSET -> SLEEPING -> (UNSET | SET)`. Only the owner
+//!   moves it to `SLEEPING` (just before parking) and back to `UNSET` (after
+//!   waking); only setters move it to `SET`, with a swap that returns the
+//!   previous state. A setter that sees `SLEEPING` wakes the owner.
+//!   Proof of no lost wakeup for latches: all transitions are RMWs on one
+//!   word, so they are totally ordered. If the owner's `UNSET -> SLEEPING`
+//!   CAS comes first, the setter's swap returns `SLEEPING` and it unparks the
+//!   owner; the parker keeps a token, so an unpark that lands before the
+//!   owner actually blocks still makes `park` return. If the swap comes
+//!   first, the owner's CAS fails and it does not park.
+//! - [`SpinLatch`]: a `CoreLatch` plus the pool and worker to wake (`join`).
+//! - [`CountLatch`]: a counter; reaching zero sets a `CoreLatch` (`scope`,
+//!   `broadcast`).
+//! - [`LockLatch`]: a mutex and condition variable, for threads outside the
+//!   pool (blocking `install`).
+//!
+//! Setting a latch may be the last access to the memory that contains it
+//! (the owner returns and frees its stack frame as soon as it observes
+//! `SET`), so [`Latch::set`] takes a raw pointer and copies out everything
+//! it needs before the final store.
+//!
+//! `Arc<Registry>` is `std`'s: it only manages the registry's lifetime and is
+//! not part of the protocol; the protocol words use `crate::sync`.
+
+use std::sync::Arc;
+
+use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
+
+use super::registry::Registry;
+
+/// A latch that can be set once.
+pub(crate) trait Latch {
+    /// Sets the latch.
+    ///
+    /// # Safety
+    /// `this` must be valid when called; it may be freed by another thread
+    /// as soon as the latch reads as set, so implementations must not touch
+    /// `*this` after the store that sets it.
+    unsafe fn set(this: *const Self);
+}
+
+const UNSET: usize = 0;
+const SLEEPING: usize = 1;
+const SET: usize = 2;
+
+/// The state word of a latch a worker waits on (see the module docs).
+#[derive(Debug)]
+pub struct CoreLatch {
+    state: AtomicUsize,
+}
+
+impl Default for CoreLatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CoreLatch {
+    /// A new, unset latch.
+    pub fn new() -> Self {
+        CoreLatch {
+            state: AtomicUsize::new(UNSET),
+        }
+    }
+
+    /// Whether the latch is set (acquire: what the setter wrote before
+    /// setting is visible after this returns true).
+    #[inline]
+    pub fn probe(&self) -> bool {
+        self.state.load(Ordering::Acquire) == SET
+    }
+
+    /// Owner, before parking: announces that it is going to sleep. Returns
+    /// false if the latch is already set (then the owner must not park).
+    pub fn try_sleep(&self) -> bool {
+        self.state
+            .compare_exchange(UNSET, SLEEPING, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
+    /// Owner, after waking: withdraws the sleep announcement. Returns true
+    /// if the latch is set.
+    pub fn wake_up(&self) -> bool {
+        match self
+            .state
+            .compare_exchange(SLEEPING, UNSET, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => false,
+            Err(s) => s == SET,
+        }
+    }
+
+    /// Setter: sets the latch; returns true if the owner announced sleep
+    /// and must be woken by the caller.
+    ///
+    /// # Safety
+    /// `this` must be valid; it may be freed as soon as this stores `SET`.
+    pub unsafe fn set(this: *const Self) -> bool {
+        // SAFETY: valid on entry (caller); the swap is the last access.
+        unsafe { (*this).state.swap(SET, Ordering::SeqCst) == SLEEPING }
+    }
+}
+
+/// The latch of `join`: set by whoever ran the stolen closure; wakes the
+/// owning worker if it sleeps.
+pub(crate) struct SpinLatch<'r> {
+    pub(crate) core: CoreLatch,
+    registry: &'r Arc<Registry>,
+    target: usize,
+    /// The setter may belong to another pool (install from a worker of
+    /// another pool), so it must keep the owner's registry alive itself.
+    cross: bool,
+}
+
+impl<'r> SpinLatch<'r> {
+    /// A latch owned by worker `target` of `registry`.
+    pub(crate) fn new(registry: &'r Arc<Registry>, target: usize) -> Self {
+        SpinLatch {
+            core: CoreLatch::new(),
+            registry,
+            target,
+            cross: false,
+        }
+    }
+
+    /// A latch whose setter may run on a worker of another pool.
+    pub(crate) fn cross(registry: &'r Arc<Registry>, target: usize) -> Self {
+        SpinLatch {
+            core: CoreLatch::new(),
+            registry,
+            target,
+            cross: true,
+        }
+    }
+}
+
+impl Latch for SpinLatch<'_> {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: `this` is valid until the swap inside CoreLatch::set.
+        let (target, cross) = unsafe { ((*this).target, (*this).cross) };
+        // Keep the registry alive past the swap. Without `cross`, the setter
+        // is a worker of this registry and its own Arc keeps it alive.
+        let keep: Option<Arc<Registry>> = if cross {
+            // SAFETY: still before the swap.
+            Some(Arc::clone(unsafe { (*this).registry }))
+        } else {
+            None
+        };
+        // SAFETY: still before the swap; the registry outlives the call (see above).
+        let registry: *const Registry = unsafe { &**(*this).registry };
+        // SAFETY: `core` is valid; this is the last access to `*this`.
+        if unsafe { CoreLatch::set(&raw const (*this).core) } {
+            // SAFETY: the registry is alive (own worker Arc, or `keep`).
+            unsafe { (*registry).sleep.wake_worker(target) };
+        }
+        drop(keep);
+    }
+}
+
+/// A counter latch: set when the count drops to zero.
+pub(crate) struct CountLatch {
+    pub(crate) core: CoreLatch,
+    count: AtomicUsize,
+    registry: Arc<Registry>,
+    owner: usize,
+}
+
+impl CountLatch {
+    /// A latch with count 1 (the owner's own share) owned by worker `owner`.
+    pub(crate) fn new(registry: &Arc<Registry>, owner: usize) -> Self {
+        Self::with_count(registry, owner, 1)
+    }
+
+    /// A latch with count `n`.
+    pub(crate) fn with_count(registry: &Arc<Registry>, owner: usize, n: usize) -> Self {
+        CountLatch {
+            core: CoreLatch::new(),
+            count: AtomicUsize::new(n),
+            registry: Arc::clone(registry),
+            owner,
+        }
+    }
+
+    /// Adds one pending completion.
+    pub(crate) fn increment(&self) {
+        let old = self.count.fetch_add(1, Ordering::Relaxed);
+        debug_assert!(old > 0, "CountLatch incremented after reaching zero");
+    }
+
+    /// The registry this latch's owner belongs to.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+}
+
+impl Latch for CountLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid until the count reaches zero and the core is set.
+        // AcqRel: the completions before ours are visible to the owner.
+        if unsafe { (*this).count.fetch_sub(1, Ordering::AcqRel) } != 1 {
+            return;
+        }
+        // We took the count to zero: nobody else touches the latch now but
+        // the owner, who waits for SET. Keep the registry alive across it.
+        // SAFETY: still before setting the core.
+        let (registry, owner) = unsafe { (Arc::clone(&(*this).registry), (*this).owner) };
+        // SAFETY: last access to `*this`.
+        if unsafe { CoreLatch::set(&raw const (*this).core) } {
+            registry.sleep.wake_worker(owner);
+        }
+    }
+}
+
+/// A blocking latch for threads outside the pool.
+pub struct LockLatch {
+    done: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Default for LockLatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LockLatch {
+    /// A new, unset latch.
+    pub fn new() -> Self {
+        LockLatch {
+            done: Mutex::new(false),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Blocks until set, then resets it for reuse.
+    pub fn wait_and_reset(&self) {
+        let mut g = self.done.lock();
+        while !*g {
+            self.cv.wait(&mut g);
+        }
+        *g = false;
+    }
+
+    /// Blocks until set.
+    #[cfg_attr(not(loom), allow(dead_code))]
+    pub fn wait(&self) {
+        let mut g = self.done.lock();
+        while !*g {
+            self.cv.wait(&mut g);
+        }
+    }
+
+    /// Sets the latch and wakes the waiter (safe-code form, for tests).
+    #[cfg_attr(not(loom), allow(dead_code))]
+    pub fn set_now(&self) {
+        // SAFETY: `self` is a valid reference.
+        unsafe { <Self as Latch>::set(self) }
+    }
+}
+
+impl Latch for LockLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry. The waiter can only observe `true` after
+        // acquiring the mutex, which happens after our guard is released;
+        // we notify while holding it, so nothing touches `*this` after the
+        // unlock. (The LockLatch used for install is thread-local to the
+        // waiter anyway and outlives the wait.)
+        unsafe {
+            let mut g = (*this).done.lock();
+            *g = true;
+            (*this).cv.notify_all();
+            drop(g);
+        }
+    }
+}
+
+/// A latch behind a reference (a thread-local [`LockLatch`]).
+pub(crate) struct LatchRef<'a, L>(pub(crate) &'a L);
+
+impl<L: Latch> Latch for LatchRef<'_, L> {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: valid on entry; the referenced latch outlives the job.
+        unsafe { L::set((*this).0) }
+    }
+}

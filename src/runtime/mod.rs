@@ -1,0 +1,12 @@
+//! The runtime: idle masks, workers, their deques and injectors, sleep/wake,
+//! latches, jobs, pinning and counters. The public API on top of it is in
+//! [`crate::pool`].
+
+pub(crate) mod idle;
+pub(crate) mod job;
+pub(crate) mod latch;
+pub(crate) mod pin;
+pub(crate) mod registry;
+pub(crate) mod sleep;
+pub(crate) mod stats;
+pub(crate) mod worker;

@@ -1,0 +1,254 @@
+//! Sleeping and waking workers, free of lost wakeups.
+//!
+//! # States of a worker (as this module sees it)
+//!
+//! - **working**: running a job or popping its own deque;
+//! - **searching**: its deque is empty and it is looking elsewhere
+//!   (injectors, other workers' deques, its latch); counted in `searching`;
+//! - **idle**: its bit is set in the [`IdleMasks`]; it re-checks every
+//!   queue once more and then **parks** on its [`Parker`].
+//!
+//! Transitions, with the calls that perform them:
+//!
+//! ```text
+//! working --start_searching--> searching --stop_searching--> working
+//!                                  |  ^
+//!                     prepare_sleep|  |cancel_sleep (re-check found work)
+//!                                  v  |
+//!                                 idle --park--> parked --(unpark)--> searching
+//! ```
+//!
+//! # The waker's rule (avoiding thundering herds)
+//!
+//! After making a job visible (deque push, injector push), the pusher calls
+//! [`Sleep::notify`]: `fence(SeqCst)`; if some worker is *searching*
+//! (`searching > 0`), do nothing: that searcher will find the job or
+//! re-check before it parks. Else claim the nearest idle worker
+//! ([`IdleMasks::claim_nearest`] clears its bit atomically, so each idle
+//! worker is claimed by one waker), count it as searching on its behalf,
+//! and unpark it. A searcher that finds work and was the last searcher
+//! calls `notify` itself (the rule tokio uses). So a burst of pushes wakes
+//! workers one at a time, each woken worker waking the next once it found
+//! something, instead of one wakeup per push.
+//!
+//! `searching` is a signed count (an `AtomicUsize` read as `isize`). The
+//! claimer increments it *after* its claim, so a claimed worker that wakes
+//! early (a stale token) and stops searching before that increment makes
+//! the count transiently one too low, even negative. A count that is too
+//! low only causes extra wakeups; a skip needs `searching > 0`, which then
+//! implies a real searcher (see below).
+//!
+//! # Why no wakeup is lost
+//!
+//! The property: it never happens that a job sits in a queue while every
+//! worker is parked with no unpark pending. The racing operations are:
+//!
+//! ```text
+//! sleeper S                          waker W (after pushing job J)
+//! S1 set_idle(S)        (SeqCst RMW) W1 push J            (store)
+//! S2 searching -= 1     (SeqCst RMW) W2 fence(SeqCst)
+//! S3 fence(SeqCst)                   W3 load searching    (SeqCst)
+//! S4 re-check all queues             W4 any_idle / claim  (SeqCst loads, RMWs)
+//! S5 park (token parker)             W5 unpark(claimed)
+//! ```
+//!
+//! The two fences S3 and W2 are totally ordered in the single order S of
+//! SeqCst operations.
+//! - If W2 precedes S3: J's push (before W2) is visible to S's loads after
+//!   S3 (C++ fence-fence rule), so the re-check S4 finds J (or finds it
+//!   already taken by someone, which is as good). S does not park.
+//! - If S3 precedes W2: W's loads after W2 see S1 and S2 or later writes.
+//!   *Case W3 reads `searching <= 0`*: W4 runs; by the idle masks'
+//!   invariant 3 ("a later claimer finds an earlier idle worker") it claims
+//!   some idle worker unless S's bit was cleared in between, by another
+//!   claimer (who wakes S) or by S itself (S is awake). The worker W claims
+//!   gets W5's unpark and then searches; its own re-check fence comes after
+//!   W5 (happens-before through the parker's mutex), so it sees J.
+//!   *Case W3 reads `searching > 0`*: every increment of `searching` is
+//!   matched by exactly one later decrement by the worker it counts (its
+//!   `stop_searching` or `prepare_sleep`), so a positive value means some
+//!   counted worker X has its decrement after W3 in the modification order,
+//!   hence after W2 in S. If X decrements in `prepare_sleep`, its re-check
+//!   fence follows W2: first case, X finds J. If X decrements in
+//!   `stop_searching`, it found work and stays awake (it searches again
+//!   after its job); if its decrement leaves `searching <= 0` it runs
+//!   `notify` itself, whose fence follows W2, and the argument repeats with
+//!   X as the waker; if it leaves `searching > 0`, another counted worker
+//!   decrements later still (induction over the pending decrements).
+//!
+//! Unparks are never lost either: the [`Parker`] keeps a token, so an
+//! unpark that happens between S4 and S5 makes S5 return at once. A parked
+//! worker that wakes re-enters *searching*: if it clears its own bit
+//! ([`Sleep::cancel_sleep`], `clear_idle == true`: spurious, targeted or
+//! stale-token wake) it counts itself; if a waker claimed it, the waker
+//! counts it.
+//!
+//! Targeted wakes (a latch owner, a broadcast job for one worker, pool
+//! shutdown) bypass the masks: they unpark the worker directly, which is
+//! safe because of the token and because the woken worker re-checks.
+//!
+//! Progress assumes running jobs eventually return (a job blocked forever
+//! keeps its worker busy, as in every work-stealing pool).
+//!
+//! # For loom
+//!
+//! [`Sleep`] and [`Parker`] need no pool: a model creates `Sleep::new` with
+//! an [`IdleMasks`], uses an atomic flag as "the queue", and drives
+//! `start_searching`/`prepare_sleep`/`cancel_sleep`/`sleep` on one thread and
+//! push + `notify` on another; loom reports a deadlock if a wakeup is lost.
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering, fence};
+
+use super::idle::{Distance, IdleMasks};
+
+/// A per-worker parker with a token: `unpark` before `park` makes the next
+/// `park` return immediately.
+pub struct Parker {
+    token: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Default for Parker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Parker {
+    /// A parker without a token.
+    pub fn new() -> Self {
+        Parker {
+            token: Mutex::new(false),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Blocks until a token is available, and consumes it.
+    pub fn park(&self) {
+        let mut t = self.token.lock();
+        while !*t {
+            self.cv.wait(&mut t);
+        }
+        *t = false;
+    }
+
+    /// Makes a token available and wakes the parked thread, if any.
+    pub fn unpark(&self) {
+        let mut t = self.token.lock();
+        *t = true;
+        self.cv.notify_one();
+        drop(t);
+    }
+}
+
+/// The sleep state of a pool: idle masks, parkers and the searcher count.
+pub struct Sleep {
+    idle: IdleMasks,
+    parkers: Box<[CachePadded<Parker>]>,
+    searching: CachePadded<AtomicUsize>,
+}
+
+impl Sleep {
+    /// Sleep state for `num_workers` workers described by `idle`.
+    pub fn new(idle: IdleMasks, num_workers: usize) -> Self {
+        Sleep {
+            idle,
+            parkers: (0..num_workers)
+                .map(|_| CachePadded::new(Parker::new()))
+                .collect(),
+            searching: CachePadded::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Number of workers currently counted as searching (for tests; may be
+    /// transiently off by the claims in flight, see the module docs).
+    pub fn searching(&self) -> isize {
+        self.searching.load(Ordering::SeqCst) as isize
+    }
+
+    /// A worker whose deque is empty starts looking elsewhere.
+    #[inline]
+    pub fn start_searching(&self) {
+        self.searching.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A searching worker found work (or its latch was set). If it was the
+    /// last searcher, wakes one idle worker (see the module docs). Returns
+    /// the worker woken, if any.
+    #[inline]
+    pub fn stop_searching(&self, worker: usize, llc: usize) -> Option<(usize, Distance)> {
+        if self.searching.fetch_sub(1, Ordering::SeqCst) as isize <= 1 {
+            self.notify(Some(worker), llc)
+        } else {
+            None
+        }
+    }
+
+    /// Called after a job was made visible to other workers (by `from_worker`,
+    /// or by a thread outside the pool when `None`, aimed at LLC
+    /// `from_llc`). Wakes at most one idle worker, the nearest, if no worker
+    /// is searching. Returns the worker woken and its distance.
+    #[inline]
+    pub fn notify(&self, from_worker: Option<usize>, from_llc: usize) -> Option<(usize, Distance)> {
+        fence(Ordering::SeqCst);
+        if self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle() {
+            return None;
+        }
+        self.wake_nearest(from_worker, from_llc)
+    }
+
+    #[cold]
+    fn wake_nearest(
+        &self,
+        from_worker: Option<usize>,
+        from_llc: usize,
+    ) -> Option<(usize, Distance)> {
+        let (w, d) = self.idle.claim_nearest(from_worker, from_llc)?;
+        // Count the claimed worker as searching before it can be unparked
+        // by us (it may wake earlier on a stale token: see the module docs).
+        self.searching.fetch_add(1, Ordering::SeqCst);
+        self.parkers[w].unpark();
+        Some((w, d))
+    }
+
+    /// A searching worker found nothing: it becomes idle. The caller must
+    /// then re-check every queue (and its latch, and the exit condition),
+    /// and call [`Sleep::cancel_sleep`] if it found something, else
+    /// [`Sleep::sleep`].
+    pub fn prepare_sleep(&self, worker: usize) {
+        self.idle.set_idle(worker);
+        self.searching.fetch_sub(1, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+    }
+
+    /// The re-check after [`Sleep::prepare_sleep`] found something: the
+    /// worker is searching again.
+    pub fn cancel_sleep(&self, worker: usize) {
+        if self.idle.clear_idle(worker) {
+            // We cleared our own bit: nobody counted us.
+            self.searching.fetch_add(1, Ordering::SeqCst);
+        }
+        // Else a waker claimed us and already counted us as searching.
+    }
+
+    /// Parks the worker until woken; it is searching again on return.
+    pub fn sleep(&self, worker: usize) {
+        self.parkers[worker].park();
+        self.cancel_sleep(worker);
+    }
+
+    /// Wakes one specific worker (latch owner, broadcast target). Harmless
+    /// if it is not parked: it keeps the token and re-checks once.
+    pub fn wake_worker(&self, worker: usize) {
+        self.parkers[worker].unpark();
+    }
+
+    /// Wakes every worker (shutdown).
+    pub fn wake_all(&self) {
+        for p in self.parkers.iter() {
+            p.unpark();
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Per-worker counters and the [`PoolStats`] snapshot.
+//!
+//! Each worker owns one cache-padded block of relaxed counters and is its
+//! only writer, so an increment is a plain load and store (no locked
+//! instruction). Wakeups sent by threads outside the pool go to one shared
+//! block with `fetch_add`. Counters are statistics, not protocol state, so
+//! they use `std` atomics directly (not the `crate::sync` facade).
+//! A snapshot taken while the pool runs is not atomic across counters.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::layout::TierKind;
+use crate::runtime::idle::Distance;
+
+/// Number of steal tier kinds.
+const TIERS: usize = 6;
+/// Number of wakeup distances.
+const DISTANCES: usize = 3;
+
+/// The tier kinds in display order.
+pub const TIER_KINDS: [TierKind; TIERS] = [
+    TierKind::Smt,
+    TierKind::Cluster,
+    TierKind::Llc,
+    TierKind::Numa,
+    TierKind::Package,
+    TierKind::Remote,
+];
+
+fn tier_slot(k: TierKind) -> usize {
+    match k {
+        TierKind::Smt => 0,
+        TierKind::Cluster => 1,
+        TierKind::Llc => 2,
+        TierKind::Numa => 3,
+        TierKind::Package => 4,
+        TierKind::Remote => 5,
+    }
+}
+
+fn distance_slot(d: Distance) -> usize {
+    match d {
+        Distance::Cluster => 0,
+        Distance::Llc => 1,
+        Distance::Remote => 2,
+    }
+}
+
+/// The live counters of one worker.
+#[derive(Default)]
+pub(crate) struct Counters {
+    jobs_run: AtomicU64,
+    local_pops: AtomicU64,
+    steals: [AtomicU64; TIERS],
+    injector_pulls: AtomicU64,
+    wakeups: [AtomicU64; DISTANCES],
+    parks: AtomicU64,
+    failed_searches: AtomicU64,
+    panics: AtomicU64,
+}
+
+/// Single-writer increment.
+#[inline]
+fn bump(c: &AtomicU64) {
+    c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
+impl Counters {
+    #[inline]
+    pub(crate) fn job_run(&self) {
+        bump(&self.jobs_run)
+    }
+    #[inline]
+    pub(crate) fn local_pop(&self) {
+        bump(&self.local_pops)
+    }
+    #[inline]
+    pub(crate) fn steal(&self, kind: TierKind) {
+        bump(&self.steals[tier_slot(kind)])
+    }
+    #[inline]
+    pub(crate) fn injector_pull(&self) {
+        bump(&self.injector_pulls)
+    }
+    #[inline]
+    pub(crate) fn wakeup(&self, d: Distance) {
+        bump(&self.wakeups[distance_slot(d)])
+    }
+    #[inline]
+    pub(crate) fn park(&self) {
+        bump(&self.parks)
+    }
+    #[inline]
+    pub(crate) fn failed_search(&self) {
+        bump(&self.failed_searches)
+    }
+    #[inline]
+    pub(crate) fn panic(&self) {
+        bump(&self.panics)
+    }
+
+    fn snapshot(&self) -> WorkerStats {
+        WorkerStats {
+            jobs_run: self.jobs_run.load(Relaxed),
+            local_pops: self.local_pops.load(Relaxed),
+            steals: std::array::from_fn(|i| self.steals[i].load(Relaxed)),
+            injector_pulls: self.injector_pulls.load(Relaxed),
+            wakeups: std::array::from_fn(|i| self.wakeups[i].load(Relaxed)),
+            parks: self.parks.load(Relaxed),
+            failed_searches: self.failed_searches.load(Relaxed),
+            detached_panics: self.panics.load(Relaxed),
+        }
+    }
+}
+
+/// Counters written by threads outside the pool (many writers).
+#[derive(Default)]
+pub(crate) struct ExternalCounters {
+    injected: AtomicU64,
+    wakeups: [AtomicU64; DISTANCES],
+    panics: AtomicU64,
+}
+
+impl ExternalCounters {
+    pub(crate) fn injected(&self) {
+        self.injected.fetch_add(1, Relaxed);
+    }
+    pub(crate) fn wakeup(&self, d: Distance) {
+        self.wakeups[distance_slot(d)].fetch_add(1, Relaxed);
+    }
+    pub(crate) fn panic(&self) {
+        self.panics.fetch_add(1, Relaxed);
+    }
+}
+
+/// Counts of one worker (or a total), as read by [`crate::ThreadPool::stats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// Jobs executed (including `join` halves popped back and run inline).
+    pub jobs_run: u64,
+    /// Jobs taken from the worker's own deque.
+    pub local_pops: u64,
+    /// Successful steals per tier kind, indexed like [`TIER_KINDS`]; use
+    /// [`WorkerStats::steals`].
+    pub steals: [u64; TIERS],
+    /// Jobs taken from LLC injectors (jobs from outside the pool).
+    pub injector_pulls: u64,
+    /// Wakeups sent, per distance (cluster, LLC, remote); use
+    /// [`WorkerStats::wakeups`].
+    pub wakeups: [u64; DISTANCES],
+    /// Times the worker parked.
+    pub parks: u64,
+    /// Searches that found nothing after spinning (each precedes a park
+    /// attempt).
+    pub failed_searches: u64,
+    /// Detached `spawn` jobs that panicked on this worker.
+    pub detached_panics: u64,
+}
+
+impl WorkerStats {
+    /// Successful steals from a tier of this kind.
+    pub fn steals(&self, kind: TierKind) -> u64 {
+        self.steals[tier_slot(kind)]
+    }
+
+    /// Wakeups sent to a worker at this distance.
+    pub fn wakeups(&self, d: Distance) -> u64 {
+        self.wakeups[distance_slot(d)]
+    }
+
+    /// All successful steals.
+    pub fn total_steals(&self) -> u64 {
+        self.steals.iter().sum()
+    }
+
+    fn add(&mut self, o: &WorkerStats) {
+        self.jobs_run += o.jobs_run;
+        self.local_pops += o.local_pops;
+        for i in 0..TIERS {
+            self.steals[i] += o.steals[i];
+        }
+        self.injector_pulls += o.injector_pulls;
+        for i in 0..DISTANCES {
+            self.wakeups[i] += o.wakeups[i];
+        }
+        self.parks += o.parks;
+        self.failed_searches += o.failed_searches;
+        self.detached_panics += o.detached_panics;
+    }
+}
+
+/// A snapshot of a pool's counters: per worker, plus what threads outside
+/// the pool did. Its `Display` is a table with one row per worker and a
+/// total row.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// One entry per worker, by worker index.
+    pub workers: Vec<WorkerStats>,
+    /// Jobs injected by threads outside the pool.
+    pub injected: u64,
+    /// Wakeups sent by threads outside the pool, per distance.
+    pub external_wakeups: [u64; DISTANCES],
+    /// Detached jobs whose panic was handled outside a worker (not used
+    /// today; workers run all jobs).
+    pub external_panics: u64,
+    /// Workers counted as searching when the snapshot was taken (0 when the
+    /// pool is quiet; transiently off by wakeups in flight).
+    pub searching: isize,
+}
+
+impl PoolStats {
+    pub(crate) fn collect<'a>(
+        workers: impl Iterator<Item = &'a Counters>,
+        external: &ExternalCounters,
+        searching: isize,
+    ) -> PoolStats {
+        PoolStats {
+            workers: workers.map(Counters::snapshot).collect(),
+            injected: external.injected.load(Relaxed),
+            external_wakeups: std::array::from_fn(|i| external.wakeups[i].load(Relaxed)),
+            external_panics: external.panics.load(Relaxed),
+            searching,
+        }
+    }
+
+    /// The sum over all workers (external wakeups included in `wakeups`).
+    pub fn total(&self) -> WorkerStats {
+        let mut t = WorkerStats::default();
+        for w in &self.workers {
+            t.add(w);
+        }
+        for i in 0..DISTANCES {
+            t.wakeups[i] += self.external_wakeups[i];
+        }
+        t
+    }
+}
+
+fn row(f: &mut fmt::Formatter<'_>, name: &str, s: &WorkerStats) -> fmt::Result {
+    write!(f, "{name:>6} {:>9} {:>9}", s.jobs_run, s.local_pops)?;
+    for v in s.steals {
+        write!(f, " {v:>7}")?;
+    }
+    write!(f, " {:>7}", s.injector_pulls)?;
+    for v in s.wakeups {
+        write!(f, " {v:>7}")?;
+    }
+    writeln!(f, " {:>7} {:>7}", s.parks, s.failed_searches)
+}
+
+impl fmt::Display for PoolStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "worker",
+            "jobs",
+            "local",
+            "st:smt",
+            "st:clu",
+            "st:llc",
+            "st:numa",
+            "st:pkg",
+            "st:rem",
+            "inject",
+            "wk:clu",
+            "wk:llc",
+            "wk:rem",
+            "parks",
+            "failed"
+        )?;
+        for (i, w) in self.workers.iter().enumerate() {
+            row(f, &i.to_string(), w)?;
+        }
+        row(f, "total", &self.total())?;
+        write!(
+            f,
+            "injected from outside: {}, searching now: {}",
+            self.injected, self.searching
+        )
+    }
+}

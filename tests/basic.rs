@@ -1,0 +1,309 @@
+//! Basic behaviour of the pool: join, scope, spawn, install, panics.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use locus::ThreadPoolBuilder;
+
+fn pool(n: usize) -> locus::ThreadPool {
+    ThreadPoolBuilder::new().num_threads(n).build().unwrap()
+}
+
+fn sum_join(lo: u64, hi: u64) -> u64 {
+    if hi - lo <= 1 {
+        return if hi > lo { lo } else { 0 };
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = locus::join(|| sum_join(lo, mid), || sum_join(mid, hi));
+    a + b
+}
+
+#[test]
+fn million_jobs_through_nested_join() {
+    let p = pool(4);
+    let n = 1u64 << 20;
+    let s = p.install(|| sum_join(0, n));
+    assert_eq!(s, n * (n - 1) / 2);
+    // ~2^20 leaves and 2^20 - 1 joins: each join's second half is a job.
+    assert!(p.stats().total().jobs_run >= (1 << 20) - 1);
+}
+
+#[test]
+fn join_from_outside_uses_a_pool() {
+    let p = pool(2);
+    let (a, b) = p.join(|| 1, || 2);
+    assert_eq!((a, b), (1, 2));
+    let (a, b) = locus::join(|| 3, || 4);
+    assert_eq!((a, b), (3, 4));
+}
+
+#[test]
+fn join_context_reports_migration() {
+    let p = pool(2);
+    let (ma, _) = p.install(|| locus::join_context(|c| c.migrated(), |c| c.migrated()));
+    assert!(!ma, "a runs on the calling worker");
+    let (ma, _) = p.join(|| 0, || 0);
+    let _ = ma;
+}
+
+#[test]
+fn scope_with_100k_spawns() {
+    let p = pool(4);
+    let count = AtomicUsize::new(0);
+    p.scope(|s| {
+        for _ in 0..100_000 {
+            s.spawn(|_| {
+                count.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+    });
+    assert_eq!(count.load(Ordering::Relaxed), 100_000);
+}
+
+#[test]
+fn nested_scope_spawns_borrow() {
+    let p = pool(3);
+    let mut v = vec![0u32; 1000];
+    p.scope(|s| {
+        for chunk in v.chunks_mut(10) {
+            s.spawn(move |s2| {
+                for x in chunk.iter_mut() {
+                    *x += 1;
+                }
+                s2.spawn(|_| {});
+            });
+        }
+    });
+    assert!(v.iter().all(|&x| x == 1));
+}
+
+#[test]
+fn scope_from_outside_any_pool() {
+    let count = AtomicUsize::new(0);
+    locus::scope(|s| {
+        for _ in 0..100 {
+            s.spawn(|_| {
+                count.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+    });
+    assert_eq!(count.load(Ordering::Relaxed), 100);
+}
+
+#[test]
+fn pools_created_and_dropped_200_times() {
+    for i in 0..200 {
+        let p = pool(1 + i % 3);
+        let (a, b) = p.join(|| i, || i + 1);
+        assert_eq!(a + 1, b);
+    }
+}
+
+#[test]
+fn drop_waits_for_spawned_jobs() {
+    let done = Arc::new(AtomicUsize::new(0));
+    {
+        let p = pool(2);
+        for _ in 0..1000 {
+            let d = Arc::clone(&done);
+            p.spawn(move || {
+                d.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+    }
+    assert_eq!(done.load(Ordering::Relaxed), 1000);
+}
+
+#[test]
+fn panic_in_one_of_ten_joins_reaches_caller() {
+    let p = pool(3);
+    let ran = AtomicUsize::new(0);
+    let mut caught = 0;
+    for i in 0..10 {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            p.install(|| {
+                locus::join(
+                    || {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                    },
+                    || {
+                        if i == 7 {
+                            panic!("job {i} fails");
+                        }
+                        ran.fetch_add(1, Ordering::Relaxed);
+                    },
+                )
+            })
+        }));
+        if r.is_err() {
+            caught += 1;
+        }
+    }
+    assert_eq!(caught, 1);
+    assert_eq!(ran.load(Ordering::Relaxed), 19);
+    // The pool keeps working.
+    assert_eq!(p.install(|| sum_join(0, 1000)), 499_500);
+}
+
+#[test]
+fn panic_in_scope_job_after_all_jobs_finished() {
+    let p = pool(3);
+    let ran = AtomicUsize::new(0);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        p.scope(|s| {
+            for i in 0..10 {
+                let ran = &ran;
+                s.spawn(move |_| {
+                    if i == 3 {
+                        panic!("scope job {i}");
+                    }
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(
+        ran.load(Ordering::Relaxed),
+        9,
+        "all other jobs ran before the panic was resumed"
+    );
+    assert_eq!(p.install(|| sum_join(0, 100)), 4950);
+}
+
+#[test]
+fn panic_in_detached_spawn_goes_to_handler() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s2 = Arc::clone(&seen);
+    let p = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .panic_handler(move |p| {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            s2.lock().unwrap().push(msg);
+        })
+        .build()
+        .unwrap();
+    let ok = Arc::new(AtomicUsize::new(0));
+    for i in 0..10 {
+        let ok = Arc::clone(&ok);
+        p.spawn(move || {
+            if i == 5 {
+                panic!("detached");
+            }
+            ok.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+    drop(p);
+    assert_eq!(ok.load(Ordering::Relaxed), 9);
+    assert_eq!(*seen.lock().unwrap(), vec!["detached".to_string()]);
+}
+
+#[test]
+fn install_nested_across_two_pools() {
+    let a = pool(2);
+    let b = pool(3);
+    assert_eq!(a.current_thread_index(), None);
+    assert_eq!(locus::current_thread_index(), None);
+    a.install(|| {
+        let ia = a.current_thread_index().expect("on a worker of a");
+        assert!(ia < 2);
+        assert_eq!(b.current_thread_index(), None);
+        assert_eq!(locus::current_num_threads(), 2);
+        let inner = b.install(|| {
+            assert_eq!(a.current_thread_index(), None);
+            let ib = b.current_thread_index().expect("on a worker of b");
+            assert!(ib < 3);
+            assert_eq!(locus::current_thread_index(), Some(ib));
+            assert_eq!(locus::current_num_threads(), 3);
+            // Work inside b uses b.
+            let (x, y) = locus::join(
+                || b.current_thread_index().is_some(),
+                || b.current_thread_index().is_some(),
+            );
+            assert!(x && y);
+            sum_join(0, 10_000)
+        });
+        // Back on a's worker.
+        assert_eq!(a.current_thread_index(), Some(ia));
+        inner
+    });
+    // Install from inside the same pool runs inline.
+    let same = a.install(|| {
+        let i = a.current_thread_index();
+        a.install(|| a.current_thread_index() == i)
+    });
+    assert!(same);
+}
+
+#[test]
+fn broadcast_runs_once_on_every_worker() {
+    let p = pool(5);
+    let hits: Vec<AtomicUsize> = (0..5).map(|_| AtomicUsize::new(0)).collect();
+    let r = p.broadcast(|ctx| {
+        assert_eq!(ctx.num_threads(), 5);
+        assert_eq!(locus::current_thread_index(), Some(ctx.index()));
+        hits[ctx.index()].fetch_add(1, Ordering::Relaxed);
+        ctx.index() * 2
+    });
+    assert_eq!(r, vec![0, 2, 4, 6, 8]);
+    assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+    // Twice more, from inside the pool as well.
+    let r2 = p.install(|| p.broadcast(|ctx| ctx.index()));
+    assert_eq!(r2, vec![0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn handlers_and_names() {
+    let started = Arc::new(AtomicUsize::new(0));
+    let exited = Arc::new(AtomicUsize::new(0));
+    let (s, e) = (Arc::clone(&started), Arc::clone(&exited));
+    let p = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .thread_name(|i| format!("test-w{i}"))
+        .stack_size(1 << 20)
+        .start_handler(move |_| {
+            s.fetch_add(1, Ordering::SeqCst);
+        })
+        .exit_handler(move |_| {
+            e.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .unwrap();
+    let names = p.broadcast(|_| std::thread::current().name().unwrap().to_string());
+    assert_eq!(names, vec!["test-w0", "test-w1", "test-w2"]);
+    assert_eq!(started.load(Ordering::SeqCst), 3);
+    drop(p);
+    assert_eq!(exited.load(Ordering::SeqCst), 3);
+}
+
+#[test]
+fn pinning_is_reported_for_every_worker() {
+    let p = ThreadPoolBuilder::new()
+        .pinning(locus::Pinning::Cpu)
+        .build()
+        .unwrap();
+    let report = p.pin_report();
+    assert_eq!(report.len(), p.current_num_threads());
+    for (w, s) in report.iter().enumerate() {
+        match s {
+            locus::PinStatus::Pinned(cpus) => assert_eq!(*cpus, p.layout().workers()[w].cpus),
+            locus::PinStatus::Failed { .. } => {} // allowed: the pool still works
+            other => panic!("worker {w}: unexpected {other:?}"),
+        }
+    }
+    assert_eq!(p.install(|| sum_join(0, 1000)), 499_500);
+    let unpinned = ThreadPoolBuilder::new()
+        .pinning(locus::Pinning::None)
+        .num_threads(2)
+        .build()
+        .unwrap();
+    assert!(
+        unpinned
+            .pin_report()
+            .iter()
+            .all(|s| *s == locus::PinStatus::NotRequested)
+    );
+}

@@ -1,0 +1,84 @@
+//! Sleep/wake stress: work arrives while workers are parking, from several
+//! outside threads at once, in small bursts. A lost wakeup shows as a hang.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use locus::ThreadPoolBuilder;
+
+fn tree(depth: u32) -> usize {
+    if depth == 0 {
+        return 1;
+    }
+    let (a, b) = locus::join(|| tree(depth - 1), || tree(depth - 1));
+    a + b
+}
+
+#[test]
+fn bursts_from_several_threads_while_workers_park() {
+    let pool = ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    let spawned = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for t in 0..3u32 {
+            let pool = &pool;
+            let spawned = &spawned;
+            s.spawn(move || {
+                for i in 0..300u32 {
+                    let d = (i + t) % 6;
+                    assert_eq!(pool.install(|| tree(d)), 1 << d);
+                    if i % 50 == 0 {
+                        // Let the workers go to sleep, then wake them again.
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    if i % 7 == 0 {
+                        pool.scope(|sc| {
+                            for _ in 0..4 {
+                                sc.spawn(|_| {
+                                    spawned.fetch_add(1, Ordering::Relaxed);
+                                });
+                            }
+                        });
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(spawned.load(Ordering::Relaxed), 3 * 43 * 4);
+    let stats = pool.stats();
+    assert!(stats.total().jobs_run > 0);
+}
+
+#[test]
+fn virtual_pool_bursts() {
+    let t = locus::Topology::synthetic("llc:4 cluster:2 core:2 smt:2").unwrap();
+    let pool = ThreadPoolBuilder::new().topology(t).build().unwrap();
+    for i in 0..200u32 {
+        assert_eq!(pool.install(|| tree(i % 8)), 1 << (i % 8));
+        if i % 40 == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    let b = pool.broadcast(|c| c.index());
+    assert_eq!(b.len(), 32);
+}
+
+#[test]
+fn spawn_chains_then_drop() {
+    // Detached jobs that spawn more detached jobs: drop must wait for all.
+    let count = std::sync::Arc::new(AtomicUsize::new(0));
+    {
+        let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        for _ in 0..50 {
+            let c = std::sync::Arc::clone(&count);
+            pool.spawn(move || {
+                for _ in 0..10 {
+                    let c2 = std::sync::Arc::clone(&c);
+                    locus::spawn(move || {
+                        c2.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+                c.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+    }
+    assert_eq!(count.load(Ordering::Relaxed), 50 * 11);
+}
