@@ -206,7 +206,11 @@ impl WorkerThread {
                 sleep.cancel_sleep(self.index);
                 return self.found(Some(job));
             }
-            if matches!(recheck, Found::Retry) || finished() {
+            if finished() {
+                sleep.cancel_sleep(self.index);
+                return self.found(None);
+            }
+            if matches!(recheck, Found::Retry) {
                 sleep.cancel_sleep(self.index);
                 backoff.reset();
                 continue;
