@@ -45,6 +45,11 @@ mod imp {
             MutexGuard(Some(self.0.lock().unwrap()))
         }
     }
+    impl<T: Default> Default for Mutex<T> {
+        fn default() -> Self {
+            Mutex::new(T::default())
+        }
+    }
     /// Guard of [`Mutex`]; an `Option` so that [`Condvar::wait`] can move it.
     pub(crate) struct MutexGuard<'a, T>(Option<loom::sync::MutexGuard<'a, T>>);
     impl<T> std::ops::Deref for MutexGuard<'_, T> {
@@ -75,6 +80,12 @@ mod imp {
         pub(crate) fn notify_all(&self) -> usize {
             self.0.notify_all();
             0
+        }
+    }
+
+    impl Default for Condvar {
+        fn default() -> Self {
+            Condvar::new()
         }
     }
 

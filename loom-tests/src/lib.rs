@@ -6,8 +6,8 @@
 //! nothing.
 
 /// A model checker configured for these models: the preemption bound is
-/// `LOOM_MAX_PREEMPTIONS` if set, else `default_bound`, so every model
-/// finishes in seconds.
+/// `LOOM_MAX_PREEMPTIONS` if set (`run.sh` sets 3), else `default_bound`, so
+/// that every model finishes in seconds.
 #[cfg(loom)]
 pub fn builder(default_bound: usize) -> loom::model::Builder {
     let mut b = loom::model::Builder::new();

@@ -70,7 +70,7 @@ fn concurrent_claimers_are_exclusive() {
 /// disarms, moving the same summary field) and a local waker claims in it.
 #[test]
 fn summary_has_no_false_negative() {
-    builder(2).check(|| {
+    builder(3).check(|| {
         // LLC 0: worker 0; LLC 1: workers 1, 2.
         let shape = IdleShape {
             llc_ranges: vec![0..1, 1..3],

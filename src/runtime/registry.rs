@@ -101,7 +101,12 @@ impl Registry {
         let llcs = layout.llc_ranges().len();
         let shape = IdleShape {
             llc_ranges: layout.llc_ranges().to_vec(),
-            cluster_ranges: layout.cluster_ranges().to_vec(),
+            // No clusters: wakeups treat each LLC as one domain.
+            cluster_ranges: if layout.options().cluster_aware {
+                layout.cluster_ranges().to_vec()
+            } else {
+                Vec::new()
+            },
             capacity: layout.workers().iter().map(|w| w.capacity).collect(),
             llc_order: (0..llcs).map(|l| layout.llc_order(l).to_vec()).collect(),
         };
