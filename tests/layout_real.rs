@@ -1,51 +1,21 @@
 //! Layouts of real machines: hwloc's sysfs snapshots in
 //! `../shared/topologies/hwloc-linux` (next to the crate), read with
-//! `Topology::from_sysfs` after extracting them into a temporary directory.
+//! `Topology::from_sysfs` after extracting them into a temporary directory
+//! (with the shared helpers of `tests/common`).
 //! The snapshots are required: a missing directory fails the tests.
 
 #![allow(clippy::single_range_in_vec_init)] // `[0..4]` is a list of worker ranges here
 
+mod common;
+
 use locus::{Layout, LayoutOptions, Tier, TierKind, Topology};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// Extracts `hwloc-linux/<name>.tar.bz2` and reads it. Keep the returned
-/// directory alive while the topology is used (it is not, after reading;
-/// it is returned so failures can be inspected under a debugger).
-fn snapshot(name: &str) -> (tempfile::TempDir, Topology) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/topologies/hwloc-linux");
-    assert!(
-        dir.is_dir(),
-        "the real-machine fixtures are missing: expected the hwloc snapshots in {} \
-         (the shared `topologies` directory next to the crate checkout)",
-        dir.display()
-    );
-    let tarball = dir.join(format!("{name}.tar.bz2"));
-    assert!(tarball.is_file(), "fixture {} is missing", tarball.display());
-    let tmp = tempfile::TempDir::new().expect("cannot create a temporary directory");
-    let status = Command::new("tar")
-        .arg("-xjf")
-        .arg(&tarball)
-        .arg("-C")
-        .arg(tmp.path())
-        .status()
-        .expect("cannot run `tar` (needed, with bzip2, to extract the fixtures)");
-    assert!(status.success(), "tar -xjf {} failed: {status}", tarball.display());
-    // The tarball has one top-level directory, not always named after it.
-    let tops: Vec<PathBuf> = std::fs::read_dir(tmp.path())
-        .expect("cannot list the extracted fixture")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    assert_eq!(
-        tops.len(),
-        1,
-        "{name}: expected one top-level directory, found {tops:?}"
-    );
-    let topology =
-        Topology::from_sysfs(&tops[0]).unwrap_or_else(|e| panic!("{name}: Topology::from_sysfs failed: {e}"));
-    (tmp, topology)
+/// Extracts `hwloc-linux/<name>.tar.bz2` (into tmpfs when there is one) and
+/// reads it; fails with a clear message when the fixtures are missing. Keep
+/// the returned snapshot alive while the tree is needed.
+fn snapshot(name: &str) -> (common::snapshot::Snapshot, Topology) {
+    common::snapshot::read(name)
 }
 
 fn tier(kind: TierKind, ranges: &[Range<usize>], distance: u32) -> Tier {
@@ -238,5 +208,24 @@ fn x3950_nodes_enclose_packages() {
             tier(Remote, &[24..96], 26)
         ]
     );
+    check_tiers_cover(&l);
+}
+
+#[test]
+fn cpuset_restricted_machine() {
+    // 8 nodes of 2 single-thread cores; the snapshot's cpuset allows only
+    // CPUs 0-3,5-6,12-15. Workers go on exactly those, pinned inside them.
+    let (_tmp, t) = snapshot("16amd64-8n2c-cpusets");
+    assert_eq!(t.allowed().to_string(), "0-3,5-6,12-15");
+    let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
+    assert_eq!(pus, [0, 1, 2, 3, 5, 6, 12, 13, 14, 15]);
+    assert!(l.workers().iter().all(|w| w.cpus.is_subset(t.allowed())));
+    // Only the 6 nodes with allowed CPUs count, densely numbered.
+    assert_eq!(l.numa_ranges(), [0..2, 2..4, 4..5, 5..6, 6..8, 8..10]);
+    // CPU 7 is online but not allowed: its caller is placed in the LLC of
+    // its node's allowed CPU 6 (worker 5). CPU 4 is offline: unknown.
+    assert_eq!(l.llc_of_cpu(7), Some(l.workers()[5].llc));
+    assert_eq!(l.llc_of_cpu(4), None);
     check_tiers_cover(&l);
 }
