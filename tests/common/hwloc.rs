@@ -47,7 +47,9 @@ pub struct Expected {
 impl Expected {
     /// Objects of one of these kinds.
     pub fn of<'a>(&'a self, kinds: &'a [&str]) -> impl Iterator<Item = &'a Obj> + 'a {
-        self.objs.iter().filter(move |o| kinds.contains(&o.kind.as_str()))
+        self.objs
+            .iter()
+            .filter(move |o| kinds.contains(&o.kind.as_str()))
     }
 
     /// Number of objects of these kinds.
@@ -64,7 +66,10 @@ impl Expected {
 /// Parses `0x0000ffff,0xffffffff` (hwloc bitmap: 32-bit words, most
 /// significant first, each with or without `0x`).
 pub fn parse_hwloc_bitmap(s: &str) -> Option<CpuSet> {
-    let words: Vec<&str> = s.split(',').map(|w| w.trim().trim_start_matches("0x")).collect();
+    let words: Vec<&str> = s
+        .split(',')
+        .map(|w| w.trim().trim_start_matches("0x"))
+        .collect();
     if words.iter().any(|w| w.is_empty() || w.len() > 8) {
         return None;
     }
@@ -73,13 +78,19 @@ pub fn parse_hwloc_bitmap(s: &str) -> Option<CpuSet> {
 
 fn p_index(line: &str) -> Option<usize> {
     let i = line.find("P#")?;
-    let digits: String = line[i + 2..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = line[i + 2..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
     digits.parse().ok()
 }
 
 fn l_index(line: &str) -> Option<usize> {
     let i = line.find("L#")?;
-    let digits: String = line[i + 2..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = line[i + 2..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
     digits.parse().ok()
 }
 
@@ -104,7 +115,10 @@ pub fn parse_console(text: &str) -> Expected {
         let indent = line.len() - line.trim_start().len();
         let body = line.trim_start();
         let token = body.split_whitespace().next().unwrap_or("");
-        let kind: String = token.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        let kind: String = token
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
         while stack.last().is_some_and(|&(ind, _)| ind >= indent) {
             stack.pop();
         }
@@ -158,7 +172,11 @@ pub fn parse_console(text: &str) -> Expected {
         .filter(|n| n.kind == "NUMANode")
         .filter_map(|n| Some((n.lidx?, n.os?)))
         .collect();
-    let all_pus: CpuSet = nodes.iter().filter(|n| n.kind == "PU").filter_map(|n| n.os).collect();
+    let all_pus: CpuSet = nodes
+        .iter()
+        .filter(|n| n.kind == "PU")
+        .filter_map(|n| n.os)
+        .collect();
     let disallowed: CpuSet = nodes
         .iter()
         .filter(|n| n.kind == "PU" && n.disallowed)
@@ -176,13 +194,24 @@ pub fn parse_console(text: &str) -> Expected {
         .collect();
     // Latency matrix.
     let rest: Vec<&str> = lines.collect();
-    if let Some(start) = rest.iter().position(|l| l.starts_with("Relative latency matrix")) {
+    if let Some(start) = rest
+        .iter()
+        .position(|l| l.starts_with("Relative latency matrix"))
+    {
         let header: Vec<usize> = rest
             .get(start + 1)
-            .map(|h| h.split_whitespace().skip(1).filter_map(|w| w.parse().ok()).collect())
+            .map(|h| {
+                h.split_whitespace()
+                    .skip(1)
+                    .filter_map(|w| w.parse().ok())
+                    .collect()
+            })
             .unwrap_or_default();
         for row in rest.iter().skip(start + 2).take(header.len()) {
-            let v: Vec<u64> = row.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            let v: Vec<u64> = row
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
             let Some((&from_l, vals)) = v.split_first() else {
                 continue;
             };
@@ -219,7 +248,9 @@ pub fn parse_xml(text: &str) -> Expected {
         if t.starts_with("<object ") {
             let kind = attr(t, "type").unwrap_or("").to_string();
             let os = attr(t, "os_index").and_then(|v| v.parse().ok());
-            let cpuset = attr(t, "cpuset").and_then(parse_hwloc_bitmap).unwrap_or_default();
+            let cpuset = attr(t, "cpuset")
+                .and_then(parse_hwloc_bitmap)
+                .unwrap_or_default();
             if kind == "Machine" {
                 e.allowed = attr(t, "allowed_cpuset").and_then(parse_hwloc_bitmap);
             }
@@ -230,25 +261,49 @@ pub fn parse_xml(text: &str) -> Expected {
                 disallowed: false,
             });
         } else if t.starts_with("<distances2 ") {
-            in_numa_distances = attr(t, "type") == Some("NUMANode") && attr(t, "indexing") == Some("os");
+            in_numa_distances =
+                attr(t, "type") == Some("NUMANode") && attr(t, "indexing") == Some("os");
             dist_indexes.clear();
             dist_values.clear();
         } else if in_numa_distances && t.starts_with("<indexes") {
-            let inner = t.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("");
-            dist_indexes.extend(inner.split_whitespace().filter_map(|w| w.parse::<usize>().ok()));
+            let inner = t
+                .split('>')
+                .nth(1)
+                .unwrap_or("")
+                .split('<')
+                .next()
+                .unwrap_or("");
+            dist_indexes.extend(
+                inner
+                    .split_whitespace()
+                    .filter_map(|w| w.parse::<usize>().ok()),
+            );
         } else if in_numa_distances && t.starts_with("<u64values") {
-            let inner = t.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("");
-            dist_values.extend(inner.split_whitespace().filter_map(|w| w.parse::<u64>().ok()));
+            let inner = t
+                .split('>')
+                .nth(1)
+                .unwrap_or("")
+                .split('<')
+                .next()
+                .unwrap_or("");
+            dist_values.extend(
+                inner
+                    .split_whitespace()
+                    .filter_map(|w| w.parse::<u64>().ok()),
+            );
         } else if t.starts_with("</distances2") {
             if in_numa_distances {
                 let n = dist_indexes.len();
                 for (k, &v) in dist_values.iter().enumerate().take(n * n) {
-                    e.latencies.insert((dist_indexes[k / n], dist_indexes[k % n]), v);
+                    e.latencies
+                        .insert((dist_indexes[k / n], dist_indexes[k % n]), v);
                 }
             }
             in_numa_distances = false;
         } else if t.starts_with("<cpukind ") {
-            let set = attr(t, "cpuset").and_then(parse_hwloc_bitmap).unwrap_or_default();
+            let set = attr(t, "cpuset")
+                .and_then(parse_hwloc_bitmap)
+                .unwrap_or_default();
             let eff = attr(t, "forced_efficiency")
                 .or(attr(t, "efficiency"))
                 .and_then(|v| v.parse().ok())
@@ -270,7 +325,10 @@ fn parses_console_and_xml_samples() {
     let e = parse_console(console);
     assert_eq!(e.count(&["PU"]), 2);
     let numa = e.of(&["NUMANode"]).next().unwrap();
-    assert_eq!((numa.os, numa.cpuset.to_string()), (Some(7), "4-5".to_string()));
+    assert_eq!(
+        (numa.os, numa.cpuset.to_string()),
+        (Some(7), "4-5".to_string())
+    );
     assert_eq!(e.of(&["Package"]).next().unwrap().os, Some(3));
     assert_eq!(e.allowed.as_ref().unwrap().to_string(), "4");
     assert_eq!(e.latencies.get(&(7, 7)), Some(&10));

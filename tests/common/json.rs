@@ -138,9 +138,12 @@ impl P<'_> {
                                 b'n' => out.push('\n'),
                                 b't' => out.push('\t'),
                                 b'u' => {
-                                    let h = std::str::from_utf8(self.s.get(self.i..self.i + 4).ok_or("bad \\u")?)
-                                        .map_err(|e| e.to_string())?;
-                                    let v = u32::from_str_radix(h, 16).map_err(|e| e.to_string())?;
+                                    let h = std::str::from_utf8(
+                                        self.s.get(self.i..self.i + 4).ok_or("bad \\u")?,
+                                    )
+                                    .map_err(|e| e.to_string())?;
+                                    let v =
+                                        u32::from_str_radix(h, 16).map_err(|e| e.to_string())?;
                                     out.push(char::from_u32(v).unwrap_or('?'));
                                     self.i += 4;
                                 }
@@ -149,7 +152,8 @@ impl P<'_> {
                         }
                         Some(c) if c < 0x20 => return Err("control character in string".into()),
                         Some(_) => {
-                            let rest = std::str::from_utf8(&self.s[self.i..]).map_err(|e| e.to_string())?;
+                            let rest = std::str::from_utf8(&self.s[self.i..])
+                                .map_err(|e| e.to_string())?;
                             let ch = rest.chars().next().ok_or("eof")?;
                             out.push(ch);
                             self.i += ch.len_utf8();
@@ -172,12 +176,18 @@ impl P<'_> {
             Some(c) if c == b'-' || c.is_ascii_digit() => {
                 let st = self.i;
                 self.i += 1;
-                while self.i < self.s.len() && matches!(self.s[self.i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                while self.i < self.s.len()
+                    && matches!(
+                        self.s[self.i],
+                        b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'
+                    )
                 {
                     self.i += 1;
                 }
                 let t = std::str::from_utf8(&self.s[st..self.i]).map_err(|e| e.to_string())?;
-                t.parse().map(Json::Num).map_err(|_| format!("bad number {t:?}"))
+                t.parse()
+                    .map(Json::Num)
+                    .map_err(|_| format!("bad number {t:?}"))
             }
             _ => Err(format!("unexpected input at {}", self.i)),
         }

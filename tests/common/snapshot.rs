@@ -57,7 +57,11 @@ pub fn extract(name: &str) -> Snapshot {
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.is_dir())
         .collect();
-    assert_eq!(tops.len(), 1, "{name}: expected a single top directory, found {tops:?}");
+    assert_eq!(
+        tops.len(),
+        1,
+        "{name}: expected a single top directory, found {tops:?}"
+    );
     let top = tops[0].clone();
     let root = if top.join("fsroot").is_dir() {
         top.join("fsroot")
@@ -96,7 +100,10 @@ pub fn expected_file(name: &str) -> PathBuf {
         return console;
     }
     let xml = dir.join(format!("{name}.xml"));
-    assert!(xml.is_file(), "{name}: no expected output (.console or .xml)");
+    assert!(
+        xml.is_file(),
+        "{name}: no expected output (.console or .xml)"
+    );
     xml
 }
 
