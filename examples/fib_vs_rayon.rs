@@ -41,7 +41,10 @@ fn best(reps: usize, mut f: impl FnMut() -> u64) -> Duration {
 fn main() {
     let n: u64 = std::env::args().nth(1).map_or(30, |s| s.parse().unwrap());
     let reps: usize = std::env::args().nth(2).map_or(10, |s| s.parse().unwrap());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads: usize = std::env::args().nth(3).map_or_else(
+        || std::thread::available_parallelism().map_or(2, |n| n.get()),
+        |s| s.parse().unwrap(),
+    );
     let lp = locus::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -17,6 +17,32 @@
 //! let t = locus::Topology::synthetic("llc:2 cluster:2 core:4").unwrap();
 //! println!("{t}");
 //! ```
+//!
+//! - API: rayon's names and semantics ([`join`], [`scope`], [`spawn`],
+//!   [`ThreadPool::install`], [`ThreadPool::broadcast`]) on a pool of
+//!   workers laid out on the topology, with per-worker counters
+//!   ([`ThreadPool::stats`]).
+//!
+//! ```
+//! fn sum(v: &[u64]) -> u64 {
+//!     if v.len() <= 1024 {
+//!         return v.iter().sum();
+//!     }
+//!     let (a, b) = v.split_at(v.len() / 2);
+//!     let (x, y) = locus::join(|| sum(a), || sum(b));
+//!     x + y
+//! }
+//! let v: Vec<u64> = (0..100_000).collect();
+//! // On the global pool (built on first use)...
+//! assert_eq!(sum(&v), 4_999_950_000);
+//! // ...or on a pool of your own, here a virtual one on a synthetic machine.
+//! let pool = locus::ThreadPoolBuilder::new()
+//!     .topology(locus::Topology::synthetic("llc:2 core:2").unwrap())
+//!     .build()
+//!     .unwrap();
+//! assert_eq!(pool.install(|| sum(&v)), 4_999_950_000);
+//! println!("{}", pool.stats());
+//! ```
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 

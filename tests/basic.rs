@@ -307,3 +307,29 @@ fn pinning_is_reported_for_every_worker() {
             .all(|s| *s == locus::PinStatus::NotRequested)
     );
 }
+
+#[test]
+fn pool_dropped_on_its_own_worker() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = pool(2);
+    let inner = Arc::new(AtomicUsize::new(0));
+    let i2 = Arc::clone(&inner);
+    let p = Arc::new(Mutex::new(Some(p)));
+    let p2 = Arc::clone(&p);
+    p.lock().unwrap().as_ref().unwrap().spawn(move || {
+        // Take the pool out and drop it here, on one of its own workers:
+        // must not self-join (that would deadlock).
+        let pool = p2.lock().unwrap().take().unwrap();
+        pool.spawn(move || {
+            i2.fetch_add(1, Ordering::SeqCst);
+        });
+        drop(pool);
+        tx.send(()).unwrap();
+    });
+    rx.recv().unwrap();
+    // The job spawned before the drop still runs.
+    while inner.load(Ordering::SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    assert!(p.lock().unwrap().is_none());
+}

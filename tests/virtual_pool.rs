@@ -1,6 +1,7 @@
 //! Virtual pools: synthetic topologies with more workers than cores.
 
 use std::collections::BTreeSet;
+use std::sync::{Condvar, Mutex};
 
 use locus::{Layout, ThreadPool, ThreadPoolBuilder, TierKind, Topology};
 
@@ -20,24 +21,47 @@ fn tier_kinds(layout: &Layout) -> BTreeSet<TierKind> {
         .collect()
 }
 
-/// Runs fork-join rounds from every worker (so every worker has work that
-/// its neighbours at every distance may steal) until every tier kind of the
-/// layout has seen a steal, or a generous round limit is reached.
-fn run_until_all_tiers_stolen(pool: &ThreadPool, max_rounds: usize) -> usize {
-    let kinds = tier_kinds(pool.layout());
-    for round in 0..max_rounds {
-        // A fork-join tree rooted on one worker: helpers from every tier
-        // must steal to take part.
-        assert_eq!(pool.install(|| fib(18)), 2584);
-        // And one tree per worker, started everywhere at once.
-        let r = pool.broadcast(|_| fib(12));
-        assert!(r.iter().all(|&x| x == 144));
-        let total = pool.stats().total();
-        if kinds.iter().all(|&k| total.steals(k) > 0) {
-            return round + 1;
+/// Makes worker `thief` steal from worker `victim` and from nobody else:
+/// in a broadcast, every other worker blocks (busy, but not on a CPU, and
+/// with an empty deque), the victim runs fork-join work until the thief's
+/// steal counter for `kind` moves, and the thief, free, can only find work
+/// in the victim's deque, through its tier of kind `kind`. The victim
+/// starts only once all the others are blocked, so none of them can hold a
+/// stolen piece of its work (blocking inside a job while holding stolen
+/// work the victim waits for would deadlock any work-stealing pool).
+/// Deterministic in what is counted; the round cap is only a guard.
+fn steal_through(pool: &ThreadPool, thief: usize, victim: usize, kind: TierKind) -> u64 {
+    let before = pool.stats().workers[thief].steals(kind);
+    let n = pool.current_num_threads();
+    // (number of blocked workers, victim done)
+    let state = Mutex::new((0usize, false));
+    let cv = Condvar::new();
+    pool.broadcast(|ctx| {
+        let me = ctx.index();
+        if me == victim {
+            let mut st = state.lock().unwrap();
+            while st.0 < n - 2 {
+                st = cv.wait(st).unwrap();
+            }
+            drop(st);
+            for _ in 0..100_000 {
+                assert_eq!(fib(14), 377);
+                if pool.stats().workers[thief].steals(kind) > before {
+                    break;
+                }
+            }
+            state.lock().unwrap().1 = true;
+            cv.notify_all();
+        } else if me != thief {
+            let mut st = state.lock().unwrap();
+            st.0 += 1;
+            cv.notify_all();
+            while !st.1 {
+                st = cv.wait(st).unwrap();
+            }
         }
-    }
-    max_rounds
+    });
+    pool.stats().workers[thief].steals(kind) - before
 }
 
 #[test]
@@ -51,19 +75,27 @@ fn virtual_64_workers_steal_in_every_tier() {
             .iter()
             .all(|p| *p == locus::PinStatus::NotRequested)
     );
+    // A plain fork-join workload first.
+    assert_eq!(pool.install(|| fib(20)), 6765);
     let kinds = tier_kinds(pool.layout());
     assert!(kinds.len() >= 5, "{kinds:?}");
-    let rounds = run_until_all_tiers_stolen(&pool, 2000);
+    // Then, for each tier of worker 0, a steal through it.
+    let tiers = pool.layout().workers()[0].tiers.clone();
+    for tier in &tiers {
+        let victim = tier.ranges[0].start;
+        let n = steal_through(&pool, 0, victim, tier.kind);
+        assert!(
+            n > 0,
+            "worker 0 did not steal from {victim} ({:?})",
+            tier.kind
+        );
+    }
     let stats = pool.stats();
     let total = stats.total();
     for k in &kinds {
-        assert!(
-            total.steals(*k) > 0,
-            "no steal in tier {k:?} after {rounds} rounds:\n{stats}"
-        );
+        assert!(total.steals(*k) > 0, "no steal in tier {k:?}:\n{stats}");
     }
-    assert!(total.jobs_run > 0);
-    eprintln!("all tiers stolen after {rounds} rounds; total: {total:?}");
+    eprintln!("{stats}");
 }
 
 #[test]

@@ -4,7 +4,11 @@
 //!
 //! Free functions run on the current worker's pool when called from a
 //! worker, else on the global pool (built on first use from
-//! [`ThreadPoolBuilder::new`] and the environment).
+//! [`ThreadPoolBuilder::new`] and the environment). Building the global
+//! pool on first use panics if a `LOCUS_*` environment variable is invalid
+//! (there is no caller to return the error to); call
+//! [`ThreadPoolBuilder::build_global`] early to get a [`BuildError`]
+//! instead.
 
 mod broadcast;
 mod builder;

@@ -41,6 +41,10 @@ pub(crate) struct WorkerThread {
     tiers: Vec<Tier>,
     registry: Arc<Registry>,
     rng: Cell<u64>,
+    /// Above this many searching workers, a worker that found nothing skips
+    /// spinning and goes to sleep at once (each spinning pass scans every
+    /// other worker, so a crowd of spinners costs O(n²) on large pools).
+    max_spinners: isize,
 }
 
 /// What one pass over the sources found.
@@ -60,6 +64,7 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         index,
         llc: place.llc,
         tiers: place.tiers.clone(),
+        max_spinners: (registry.num_threads() / 8).max(2) as isize,
         rng: Cell::new(
             0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
         ),
@@ -189,7 +194,7 @@ impl WorkerThread {
             if finished() {
                 return self.found(None);
             }
-            if !backoff.is_completed() {
+            if !backoff.is_completed() && sleep.searching() <= self.max_spinners {
                 backoff.snooze();
                 continue;
             }
@@ -201,7 +206,11 @@ impl WorkerThread {
                 sleep.cancel_sleep(self.index);
                 return self.found(Some(job));
             }
-            if matches!(recheck, Found::Retry) || finished() {
+            if finished() {
+                sleep.cancel_sleep(self.index);
+                return self.found(None);
+            }
+            if matches!(recheck, Found::Retry) {
                 sleep.cancel_sleep(self.index);
                 backoff.reset();
                 continue;
@@ -249,7 +258,12 @@ impl WorkerThread {
             return Found::Job(job);
         }
         let mut retry = false;
-        match reg.injectors[self.llc].steal_batch_and_pop(&self.deque) {
+        let own = &reg.injectors[self.llc];
+        match if own.is_empty() {
+            Steal::Empty
+        } else {
+            own.steal_batch_and_pop(&self.deque)
+        } {
             Steal::Success(job) => {
                 self.counters().injector_pull();
                 return Found::Job(job);
@@ -268,7 +282,11 @@ impl WorkerThread {
             }
         }
         for &l in reg.layout.llc_order(self.llc) {
-            match reg.injectors[l].steal_batch_and_pop(&self.deque) {
+            let inj = &reg.injectors[l];
+            if inj.is_empty() {
+                continue;
+            }
+            match inj.steal_batch_and_pop(&self.deque) {
                 Steal::Success(job) => {
                     self.counters().injector_pull();
                     return Found::Job(job);
@@ -298,6 +316,13 @@ impl WorkerThread {
                 continue;
             }
             let stealer = &self.registry.threads[victim].stealer;
+            // A cheap look first (two loads, no epoch pin): most victims of
+            // a scan are empty. Sound for the sleep protocol's re-check too:
+            // after the sleeper's fence, the load of the victim's `back`
+            // sees any push ordered before the pusher's fence.
+            if stealer.is_empty() {
+                continue;
+            }
             let s = if batch {
                 stealer.steal_batch_and_pop(&self.deque)
             } else {
