@@ -9,7 +9,6 @@
 
 #[cfg(not(loom))]
 mod imp {
-    pub(crate) use std::sync::Arc;
     pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 
     /// A mutex with the `parking_lot` interface (no poisoning).
@@ -17,22 +16,11 @@ mod imp {
     /// A condition variable with the `parking_lot` interface.
     pub(crate) type Condvar = parking_lot::Condvar;
 
-    /// Spin-loop hint.
-    #[inline]
-    pub(crate) fn spin_hint() {
-        std::hint::spin_loop();
-    }
 
-    /// Lets other threads run (a no-op hint outside loom).
-    #[inline]
-    pub(crate) fn yield_now() {
-        std::thread::yield_now();
-    }
 }
 
 #[cfg(loom)]
 mod imp {
-    pub(crate) use loom::sync::Arc;
     pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 
     /// loom's mutex, wrapped to expose the `parking_lot` interface.
@@ -89,17 +77,7 @@ mod imp {
         }
     }
 
-    /// Under loom a spin must yield so the model explores other threads.
-    #[inline]
-    pub(crate) fn spin_hint() {
-        loom::thread::yield_now();
-    }
 
-    /// Lets other threads run.
-    #[inline]
-    pub(crate) fn yield_now() {
-        loom::thread::yield_now();
-    }
 }
 
 pub(crate) use imp::*;

@@ -32,7 +32,9 @@ impl FnContext {
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
 /// Called from a worker, it uses that worker's pool; elsewhere it runs in
-/// the global pool and blocks. If either closure panics, the panic is
+/// the global pool and blocks. As in rayon, `a` and `b` *may* run in
+/// parallel but need not: `b` may run after `a` on the calling thread, so
+/// `a` must not block waiting for something `b` does. If either closure panics, the panic is
 /// resumed in the caller after both have finished (or, for `b`, after it
 /// is known that `b` will not run); if both panic, `a`'s panic wins.
 ///
@@ -83,7 +85,7 @@ where
     // (including the panic path).
     let job_b_ref = unsafe { job_b.as_job_ref() };
     let id = job_b_ref.id();
-    wt.push(job_b_ref);
+    wt.push_join(job_b_ref);
 
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
 

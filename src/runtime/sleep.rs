@@ -76,6 +76,24 @@
 //!   X as the waker; if it leaves `searching > 0`, another counted worker
 //!   decrements later still (induction over the pending decrements).
 //!
+//! # Pushes onto the own deque
+//!
+//! The property above needs the waker's fence for jobs whose pusher may
+//! not run them itself: jobs injected from outside the pool, jobs aimed at
+//! other workers, and spawns (the spawning job may block on them).
+//! `join` pushes its second half onto the worker's *own* deque and, in
+//! the same frame, either pops it back or waits for it while running
+//! other jobs (`WorkerThread::wait_until`); a worker always pops its own
+//! deque before it searches or prepares to sleep, and only it pushes
+//! there. So that job is run by its pusher if nobody steals it, and never
+//! sits in a queue while every worker is parked (given that `a` does not
+//! block waiting for `b`, which `join` documents, as rayon does). These
+//! pushes call [`Sleep::notify_local`], which skips the fence (one
+//! `mfence`/`dmb` per `join`) and reads `searching` and the idle summary
+//! as a hint. The price is parallelism, not progress: in the instant
+//! where a worker goes idle, a push may miss it, and the job waits for its
+//! pusher or for the next push that sees the idle worker.
+//!
 //! Unparks are never lost either: the [`Parker`] keeps a token, so an
 //! unpark that happens between S4 and S5 makes S5 return at once. A parked
 //! worker that wakes re-enters *searching*: if it clears its own bit
@@ -197,6 +215,19 @@ impl Sleep {
             return None;
         }
         self.wake_nearest(from_worker, from_llc)
+    }
+
+    /// Called after worker `worker` pushed a job onto its *own* deque.
+    /// Like [`Sleep::notify`] but without the fence: the pusher is awake
+    /// and takes its own deque before it searches or sleeps, so the job
+    /// can not be stranded (see "Pushes onto the own deque" in the module
+    /// docs). The loads are only a hint for when a helper is worth waking.
+    #[inline]
+    pub fn notify_local(&self, worker: usize, llc: usize) -> Option<(usize, Distance)> {
+        if self.searching.load(Ordering::Relaxed) as isize > 0 || !self.idle.any_idle() {
+            return None;
+        }
+        self.wake_nearest(Some(worker), llc)
     }
 
     #[cold]

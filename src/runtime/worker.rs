@@ -110,6 +110,17 @@ impl WorkerThread {
         }
     }
 
+    /// Pushes the second half of a `join`, which this worker takes back
+    /// or waits for in the same frame, so the wake check needs no fence
+    /// (see "Pushes onto the own deque" in `sleep`).
+    #[inline]
+    pub(crate) fn push_join(&self, job: JobRef) {
+        self.deque.push(job);
+        if let Some((_, d)) = self.registry.sleep.notify_local(self.index, self.llc) {
+            self.counters().wakeup(d);
+        }
+    }
+
     /// Pops the most recently pushed job of the own deque.
     #[inline]
     pub(crate) fn take_local(&self) -> Option<JobRef> {

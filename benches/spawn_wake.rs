@@ -1,0 +1,136 @@
+//! Spawning, waking and idling against rayon, measured in the same run.
+//!
+//! - `scope_spawn/100k`: 100 000 `Scope::spawn`s of tiny jobs in one scope.
+//! - `wake_latency`: the pool sleeps (every worker parked), a job is handed
+//!   to it from outside, and we time until the job starts running.
+//! - `idle_cpu`: CPU time (user + system, `getrusage`) the whole process burns
+//!   during 200 ms in which an N-thread pool has nothing to do. Reported by
+//!   criterion as "time per iteration": it is CPU time per 200 ms of idleness,
+//!   so 2 ms means 1% of one core.
+//!
+//! Run: `cargo bench --bench spawn_wake`.
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+const SPAWNS: usize = 100_000;
+
+fn bench_spawn(c: &mut Criterion) {
+    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let mut g = c.benchmark_group("scope_spawn");
+    g.sample_size(20);
+    g.bench_function(BenchmarkId::new("locus", "100k"), |b| {
+        b.iter(|| {
+            let n = AtomicUsize::new(0);
+            locus_pool.scope(|s| {
+                for _ in 0..SPAWNS {
+                    s.spawn(|_| {
+                        n.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            });
+            assert_eq!(n.into_inner(), SPAWNS);
+        })
+    });
+    g.bench_function(BenchmarkId::new("rayon", "100k"), |b| {
+        b.iter(|| {
+            let n = AtomicUsize::new(0);
+            rayon_pool.scope(|s| {
+                for _ in 0..SPAWNS {
+                    s.spawn(|_| {
+                        n.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            });
+            assert_eq!(n.into_inner(), SPAWNS);
+        })
+    });
+    g.finish();
+}
+
+/// Lets every worker finish its spin phase and park.
+const SETTLE: Duration = Duration::from_millis(20);
+
+fn bench_wake(c: &mut Criterion) {
+    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let mut g = c.benchmark_group("wake_latency");
+    g.sample_size(10).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_millis(500));
+    g.bench_function("locus", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                std::thread::sleep(SETTLE);
+                let (tx, rx) = mpsc::channel();
+                let t0 = Instant::now();
+                locus_pool.spawn(move || tx.send(Instant::now()).unwrap());
+                total += rx.recv().unwrap() - t0;
+            }
+            total
+        })
+    });
+    g.bench_function("rayon", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                std::thread::sleep(SETTLE);
+                let (tx, rx) = mpsc::channel();
+                let t0 = Instant::now();
+                rayon_pool.spawn(move || tx.send(Instant::now()).unwrap());
+                total += rx.recv().unwrap() - t0;
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF is valid.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+const IDLE_WINDOW: Duration = Duration::from_millis(200);
+
+fn idle_cost(iters: u64, warm: &dyn Fn()) -> Duration {
+    warm();
+    std::thread::sleep(SETTLE);
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let before = cpu_time();
+        std::thread::sleep(IDLE_WINDOW);
+        total += cpu_time() - before;
+    }
+    total
+}
+
+fn bench_idle(c: &mut Criterion) {
+    let n = threads();
+    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+    let mut g = c.benchmark_group("idle_cpu_per_200ms");
+    g.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(300));
+    g.bench_function(BenchmarkId::new("locus", n), |b| {
+        b.iter_custom(|iters| idle_cost(iters, &|| { locus_pool.install(|| locus::join(|| (), || ())); }))
+    });
+    g.bench_function(BenchmarkId::new("rayon", n), |b| {
+        b.iter_custom(|iters| idle_cost(iters, &|| { rayon_pool.install(|| rayon::join(|| (), || ())); }))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_spawn, bench_wake, bench_idle);
+criterion_main!(benches);
