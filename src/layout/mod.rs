@@ -396,6 +396,45 @@ impl Layout {
         Ok(l)
     }
 
+    /// How near worker `b` is to worker `a`, as the tier kind it would have
+    /// in `a`'s hierarchical steal order (whatever the configured order):
+    /// `Smt` for the same core, `Cluster` for the same cluster (only when
+    /// cluster-aware), `Llc`, then NUMA node and package (in the topology's
+    /// nesting order), else `Remote`. Statistics use it, so that steals of a
+    /// `Flat` pool are classified by distance too and the two orders can be
+    /// compared.
+    ///
+    /// ```
+    /// use locus::{Layout, LayoutOptions, TierKind, Topology};
+    /// let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:2").unwrap();
+    /// let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    /// assert_eq!(l.relation(0, 1), TierKind::Cluster);
+    /// assert_eq!(l.relation(0, 2), TierKind::Llc);
+    /// assert_eq!(l.relation(0, 4), TierKind::Numa);
+    /// assert_eq!(l.relation(0, 8), TierKind::Package);
+    /// ```
+    pub fn relation(&self, a: usize, b: usize) -> TierKind {
+        let (x, y) = (&self.workers[a], &self.workers[b]);
+        let (inner, outer) = if self.topology.package_inside_numa() {
+            ((x.package == y.package, TierKind::Package), (x.numa == y.numa, TierKind::Numa))
+        } else {
+            ((x.numa == y.numa, TierKind::Numa), (x.package == y.package, TierKind::Package))
+        };
+        if x.core == y.core {
+            TierKind::Smt
+        } else if x.cluster == y.cluster && self.options.cluster_aware {
+            TierKind::Cluster
+        } else if x.llc == y.llc {
+            TierKind::Llc
+        } else if inner.0 {
+            inner.1
+        } else if outer.0 {
+            outer.1
+        } else {
+            TierKind::Remote
+        }
+    }
+
     /// Sort key of LLC `b` seen from NUMA node `na` and package `pa`
     /// (topology indexes): sharing the inner domain, then the outer one, then
     /// the NUMA distance, then the index.

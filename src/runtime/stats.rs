@@ -141,7 +141,9 @@ pub struct WorkerStats {
     pub jobs_run: u64,
     /// Jobs taken from the worker's own deque.
     pub local_pops: u64,
-    /// Successful steals per tier kind, indexed like [`TIER_KINDS`]; use
+    /// Successful steals by how near the victim was (the tier kind it has
+    /// in a hierarchical order, see [`Layout::relation`](crate::Layout::relation),
+    /// also for `Flat` pools), indexed like [`TIER_KINDS`]; use
     /// [`WorkerStats::steals`].
     pub steals: [u64; TIERS],
     /// Jobs taken from LLC injectors (jobs from outside the pool).

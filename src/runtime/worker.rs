@@ -284,10 +284,7 @@ impl WorkerThread {
         }
         for tier in &self.tiers {
             match self.steal_tier(tier) {
-                Found::Job(job) => {
-                    self.counters().steal(tier.kind);
-                    return Found::Job(job);
-                }
+                Found::Job(job) => return Found::Job(job),
                 Found::Retry => retry = true,
                 Found::Nothing => {}
             }
@@ -340,7 +337,13 @@ impl WorkerThread {
                 stealer.steal()
             };
             match s {
-                Steal::Success(job) => return Found::Job(job),
+                Steal::Success(job) => {
+                    // Counted by distance, not by tier, so that a `Flat`
+                    // pool's steals are comparable (`Layout::relation`).
+                    let kind = self.registry.layout.relation(self.index, victim);
+                    self.counters().steal(kind);
+                    return Found::Job(job);
+                }
                 Steal::Retry => retry = true,
                 Steal::Empty => {}
             }
