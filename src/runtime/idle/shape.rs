@@ -5,7 +5,7 @@
 use std::fmt;
 use std::ops::Range;
 
-/// The plain-data shape of the pool that [`IdleMasks`] needs.
+/// The plain-data shape of the pool that [`IdleMasks`](super::IdleMasks) needs.
 ///
 /// Worker indices run over `0..capacity.len()`.
 #[derive(Debug, Clone, PartialEq, Eq)]
