@@ -1,0 +1,294 @@
+//! The hwloc XML reader against the XML files themselves.
+//!
+//! Every XML in `../shared/topologies/hwloc-xml` and `hwloc-x86-xml` is loaded
+//! with `Topology::from_hwloc_xml`, and its counts are checked against the
+//! objects the file declares (`PU`, `Core`, `L2Cache`, `L3Cache`, `NUMANode`,
+//! `Package` elements, counted by a tiny text scanner, no XML crate). Key
+//! facts of well-known machines are checked on top.
+//!
+//! Deliberate differences (see `expected_difference`):
+//! - a file with no `Package` element still yields one package: the builder
+//!   makes the whole machine the package when none is reported.
+#![cfg(feature = "hwloc")]
+
+use locus::{CpuSet, Topology};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn topologies_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/topologies");
+    assert!(
+        dir.is_dir(),
+        "topology fixtures not found at {}: these tests need the shared hwloc test data \
+         (../shared/topologies next to the crate, see its SOURCES.md)",
+        dir.display()
+    );
+    dir
+}
+
+fn xml_files(sub: &str) -> Vec<PathBuf> {
+    let dir = topologies_dir().join(sub);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no XML file in {}", dir.display());
+    v
+}
+
+/// The value of attribute `name` in the text of one tag.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let pat = format!(" {name}=\"");
+    let start = tag.find(&pat)? + pat.len();
+    let len = tag[start..].find('"')?;
+    Some(&tag[start..start + len])
+}
+
+/// What an hwloc XML file declares: object counts by type, and the root's
+/// allowed cpuset.
+struct Declared {
+    counts: BTreeMap<String, usize>,
+    allowed: Option<CpuSet>,
+}
+
+/// Scans `<object ...>` tags; hwloc writes one tag per object, attributes
+/// in double quotes.
+fn scan(text: &str) -> Declared {
+    let mut counts = BTreeMap::new();
+    let mut allowed = None;
+    let mut rest = text;
+    while let Some(at) = rest.find("<object ") {
+        let tag_end = rest[at..].find('>').map_or(rest.len(), |e| at + e);
+        let tag = &rest[at..tag_end];
+        if let Some(ty) = attr(tag, "type") {
+            *counts.entry(ty.to_string()).or_insert(0) += 1;
+            if ty == "Machine" && allowed.is_none() {
+                allowed = attr(tag, "allowed_cpuset").map(|m| hwloc_mask(m));
+            }
+        }
+        rest = &rest[tag_end..];
+    }
+    Declared { counts, allowed }
+}
+
+/// Parses an hwloc bitmap string: comma-separated 32-bit hex words, most
+/// significant first (`0x000000ff,0xffffffff`); an empty word is zero
+/// (`0x3,,0x1`).
+fn hwloc_mask(m: &str) -> CpuSet {
+    let words: Vec<&str> = m.split(',').collect();
+    let mut set = CpuSet::new();
+    for (k, w) in words.iter().rev().enumerate() {
+        let w = w.trim_start_matches("0x");
+        if w.is_empty() {
+            continue;
+        }
+        let v =
+            u32::from_str_radix(w, 16).unwrap_or_else(|e| panic!("bad hwloc mask word {w:?}: {e}"));
+        for b in 0..32 {
+            if v & (1 << b) != 0 {
+                set.insert(k * 32 + b);
+            }
+        }
+    }
+    set
+}
+
+/// Deliberate differences between our count and the file's, per field.
+fn expected_difference(field: &str, declared: usize) -> usize {
+    match field {
+        // No Package object: the whole machine is one package.
+        "Package" if declared == 0 => 1,
+        _ => declared,
+    }
+}
+
+fn load(path: &Path) -> Topology {
+    Topology::from_hwloc_xml(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn check_counts(path: &Path) -> Topology {
+    let text = std::fs::read_to_string(path).expect("readable XML");
+    let d = scan(&text);
+    let t = load(path);
+    let n = |ty: &str| expected_difference(ty, d.counts.get(ty).copied().unwrap_or(0));
+    let name = path.file_name().unwrap().to_string_lossy();
+    assert_eq!(t.pus().len(), n("PU"), "{name}: PUs");
+    assert_eq!(t.cores().len(), n("Core"), "{name}: cores");
+    assert_eq!(t.l2_cpusets().len(), n("L2Cache"), "{name}: L2 caches");
+    assert_eq!(t.l3_cpusets().len(), n("L3Cache"), "{name}: L3 caches");
+    assert_eq!(t.numa_nodes().len(), n("NUMANode"), "{name}: NUMA nodes");
+    assert_eq!(t.packages().len(), n("Package"), "{name}: packages");
+    let allowed = d
+        .allowed
+        .expect("the Machine object declares allowed_cpuset");
+    assert_eq!(
+        *t.allowed(),
+        allowed.intersection(&t.online()),
+        "{name}: allowed cpuset"
+    );
+    // The builder's invariant, as seen from outside.
+    for dom in t.llcs() {
+        let ids: CpuSet = dom.pus.clone().map(|i| t.pus()[i].os_index).collect();
+        assert_eq!(ids, dom.cpuset, "{name}: LLC domain not contiguous");
+    }
+    t
+}
+
+#[test]
+fn every_hwloc_xml_matches_its_declared_objects() {
+    let mut seen = 0;
+    for sub in ["hwloc-xml", "hwloc-x86-xml"] {
+        for path in xml_files(sub) {
+            check_counts(&path);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 16, "expected at least 16 XML files, found {seen}");
+}
+
+fn x86(name: &str) -> Topology {
+    check_counts(&topologies_dir().join("hwloc-x86-xml").join(name))
+}
+
+fn xml(name: &str) -> Topology {
+    check_counts(&topologies_dir().join("hwloc-xml").join(name))
+}
+
+#[test]
+fn epyc_9654_has_24_l3_of_16_pus() {
+    let t = x86("AMD-19h-Zen4-2xEpyc-9654.xml");
+    assert_eq!(t.pus().len(), 384);
+    assert_eq!(t.l3_cpusets().len(), 24);
+    assert!(t.l3_cpusets().iter().all(|s| s.len() == 16));
+    assert_eq!(t.llcs().len(), 24);
+    assert_eq!(t.smt_width(), 2);
+    // SMT siblings are n and n + 192.
+    let core0 = &t.cores()[t.pus()[0].core].cpuset;
+    assert_eq!(core0.to_string(), "0,192");
+}
+
+#[test]
+fn epyc_7763_has_16_l3_of_8() {
+    let t = x86("AMD-19h-Zen3-2xEpyc-7763.xml");
+    assert_eq!(t.pus().len(), 128);
+    assert_eq!(t.l3_cpusets().len(), 16);
+    assert!(t.l3_cpusets().iter().all(|s| s.len() == 8));
+    assert_eq!(t.smt_width(), 1);
+}
+
+#[test]
+fn strix_point_has_two_noncontiguous_l3_and_two_kinds() {
+    let t = x86("AMD-1Ah-Zen5StrixPoint-RyzenAI9HX370.xml");
+    assert_eq!(t.pus().len(), 24);
+    let l3: Vec<String> = t.l3_cpusets().iter().map(|s| s.to_string()).collect();
+    assert_eq!(l3, ["0-3,12-15", "4-11,16-23"]);
+    let kinds = t.kinds();
+    assert_eq!(kinds.len(), 2);
+    // Zen5 (performance) cores first, at full capacity.
+    assert_eq!(
+        (kinds[0].0.to_string(), kinds[0].1),
+        ("0-3,12-15".to_string(), 1024)
+    );
+    assert_eq!(kinds[1].1, 512);
+    // LLC domains are still contiguous ranges of workers.
+    assert_eq!(t.llcs().len(), 2);
+    assert_eq!(t.llcs()[0].pus, 0..8);
+}
+
+#[test]
+fn arrow_lake_has_three_kinds() {
+    let t = x86("Intel-ArrowLake-CoreUltra5-225U.xml");
+    let kinds = t.kinds();
+    let got: Vec<(String, u32)> = kinds.iter().map(|(s, c)| (s.to_string(), *c)).collect();
+    assert_eq!(
+        got,
+        [
+            ("0-3".to_string(), 1024),
+            ("4-11".to_string(), 682),
+            ("12-13".to_string(), 341)
+        ]
+    );
+    assert!(t.levels_seen().capacity);
+    // E-cores share an L2 by 4: clusters from the L2 fallback.
+    assert!(t.clusters().iter().any(|c| c.cpuset.to_string() == "4-7"));
+}
+
+#[test]
+fn knights_landing_has_smt_4_and_no_l3() {
+    let t = x86("Intel-KnightsLanding-XeonPhi-7210.xml");
+    assert_eq!(t.pus().len(), 256);
+    assert_eq!(t.smt_width(), 4);
+    assert!(t.l3_cpusets().is_empty());
+    assert!(!t.levels_seen().l3);
+}
+
+#[test]
+fn irregular_groups_disallowed_keeps_all_pus_allows_0_15() {
+    let t = xml("irregulargroups-disallowed.xml");
+    assert_eq!(t.pus().len(), 64);
+    assert_eq!(t.allowed().to_string(), "0-15");
+}
+
+#[test]
+fn heteromem_hbm_nodes_have_no_cpus() {
+    let t = xml("64intel64-heteromem.xml");
+    assert_eq!(t.numa_nodes().len(), 8);
+    let with_cpus = t.numa_nodes().iter().filter(|(_, s)| !s.is_empty()).count();
+    assert_eq!(
+        with_cpus, 4,
+        "the 4 HBM nodes share DRAM's locality and get no PU"
+    );
+    assert_eq!(t.numa_domains().len(), 4);
+    assert_eq!(t.smt_width(), 4);
+}
+
+#[test]
+fn sgi_uv_distances_are_read() {
+    let t = xml("192em64t-24n8c2t.xml");
+    let m = t.distance_matrix().expect("distance matrix");
+    assert_eq!(m.len(), 24);
+    assert!(
+        m.iter()
+            .enumerate()
+            .all(|(i, r)| r.len() == 24 && r[i] == 10)
+    );
+    assert!(t.numa_distance(0, 1) > 10);
+}
+
+#[test]
+fn fake_cpu_kinds_rank_to_capacities() {
+    let t = xml("fakecpukinds.xml");
+    let got: Vec<(String, u32)> = t.kinds().iter().map(|(s, c)| (s.to_string(), *c)).collect();
+    assert_eq!(
+        got,
+        [
+            ("3".to_string(), 1024),
+            ("2".to_string(), 682),
+            ("0-1".to_string(), 341)
+        ]
+    );
+}
+
+#[test]
+fn missing_or_bad_xml_is_an_error_not_a_panic() {
+    let e = Topology::from_hwloc_xml("/nonexistent/machine.xml").unwrap_err();
+    assert!(e.to_string().contains("/nonexistent/machine.xml"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.xml");
+    std::fs::write(&bad, "this is not XML").unwrap();
+    let e = Topology::from_hwloc_xml(&bad).unwrap_err();
+    assert!(matches!(e, locus::TopologyError::Hwloc(_)), "{e:?}");
+    assert!(e.to_string().contains("bad.xml"), "{e}");
+}
+
+#[test]
+fn scanner_parses_masks() {
+    assert_eq!(hwloc_mask("0x0000f00f").to_string(), "0-3,12-15");
+    assert_eq!(hwloc_mask("0x00000001,0x00000000").to_string(), "32");
+    assert_eq!(hwloc_mask("0x1,,0x1").to_string(), "0,64");
+    let d = scan(r#"<object type="Machine" allowed_cpuset="0x3"><object type="PU" os_index="0"/>"#);
+    assert_eq!(d.counts["PU"], 1);
+    assert_eq!(d.allowed.unwrap().to_string(), "0-1");
+}
