@@ -11,89 +11,11 @@
 //!   makes the whole machine the package when none is reported.
 #![cfg(feature = "hwloc")]
 
+mod common;
+
+use common::{fixture_files, scan_xml, topologies_dir};
 use locus::{CpuSet, Topology};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn topologies_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/topologies");
-    assert!(
-        dir.is_dir(),
-        "topology fixtures not found at {}: these tests need the shared hwloc test data \
-         (../shared/topologies next to the crate, see its SOURCES.md)",
-        dir.display()
-    );
-    dir
-}
-
-fn xml_files(sub: &str) -> Vec<PathBuf> {
-    let dir = topologies_dir().join(sub);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
-        .collect();
-    v.sort();
-    assert!(!v.is_empty(), "no XML file in {}", dir.display());
-    v
-}
-
-/// The value of attribute `name` in the text of one tag.
-fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    let pat = format!(" {name}=\"");
-    let start = tag.find(&pat)? + pat.len();
-    let len = tag[start..].find('"')?;
-    Some(&tag[start..start + len])
-}
-
-/// What an hwloc XML file declares: object counts by type, and the root's
-/// allowed cpuset.
-struct Declared {
-    counts: BTreeMap<String, usize>,
-    allowed: Option<CpuSet>,
-}
-
-/// Scans `<object ...>` tags; hwloc writes one tag per object, attributes
-/// in double quotes.
-fn scan(text: &str) -> Declared {
-    let mut counts = BTreeMap::new();
-    let mut allowed = None;
-    let mut rest = text;
-    while let Some(at) = rest.find("<object ") {
-        let tag_end = rest[at..].find('>').map_or(rest.len(), |e| at + e);
-        let tag = &rest[at..tag_end];
-        if let Some(ty) = attr(tag, "type") {
-            *counts.entry(ty.to_string()).or_insert(0) += 1;
-            if ty == "Machine" && allowed.is_none() {
-                allowed = attr(tag, "allowed_cpuset").map(|m| hwloc_mask(m));
-            }
-        }
-        rest = &rest[tag_end..];
-    }
-    Declared { counts, allowed }
-}
-
-/// Parses an hwloc bitmap string: comma-separated 32-bit hex words, most
-/// significant first (`0x000000ff,0xffffffff`); an empty word is zero
-/// (`0x3,,0x1`).
-fn hwloc_mask(m: &str) -> CpuSet {
-    let words: Vec<&str> = m.split(',').collect();
-    let mut set = CpuSet::new();
-    for (k, w) in words.iter().rev().enumerate() {
-        let w = w.trim_start_matches("0x");
-        if w.is_empty() {
-            continue;
-        }
-        let v =
-            u32::from_str_radix(w, 16).unwrap_or_else(|e| panic!("bad hwloc mask word {w:?}: {e}"));
-        for b in 0..32 {
-            if v & (1 << b) != 0 {
-                set.insert(k * 32 + b);
-            }
-        }
-    }
-    set
-}
+use std::path::Path;
 
 /// Deliberate differences between our count and the file's, per field.
 fn expected_difference(field: &str, declared: usize) -> usize {
@@ -110,9 +32,9 @@ fn load(path: &Path) -> Topology {
 
 fn check_counts(path: &Path) -> Topology {
     let text = std::fs::read_to_string(path).expect("readable XML");
-    let d = scan(&text);
+    let d = scan_xml(&text);
     let t = load(path);
-    let n = |ty: &str| expected_difference(ty, d.counts.get(ty).copied().unwrap_or(0));
+    let n = |ty: &str| expected_difference(ty, d.count(ty));
     let name = path.file_name().unwrap().to_string_lossy();
     assert_eq!(t.pus().len(), n("PU"), "{name}: PUs");
     assert_eq!(t.cores().len(), n("Core"), "{name}: cores");
@@ -140,7 +62,7 @@ fn check_counts(path: &Path) -> Topology {
 fn every_hwloc_xml_matches_its_declared_objects() {
     let mut seen = 0;
     for sub in ["hwloc-xml", "hwloc-x86-xml"] {
-        for path in xml_files(sub) {
+        for path in fixture_files(sub, ".xml") {
             check_counts(&path);
             seen += 1;
         }
@@ -281,14 +203,4 @@ fn missing_or_bad_xml_is_an_error_not_a_panic() {
     let e = Topology::from_hwloc_xml(&bad).unwrap_err();
     assert!(matches!(e, locus::TopologyError::Hwloc(_)), "{e:?}");
     assert!(e.to_string().contains("bad.xml"), "{e}");
-}
-
-#[test]
-fn scanner_parses_masks() {
-    assert_eq!(hwloc_mask("0x0000f00f").to_string(), "0-3,12-15");
-    assert_eq!(hwloc_mask("0x00000001,0x00000000").to_string(), "32");
-    assert_eq!(hwloc_mask("0x1,,0x1").to_string(), "0,64");
-    let d = scan(r#"<object type="Machine" allowed_cpuset="0x3"><object type="PU" os_index="0"/>"#);
-    assert_eq!(d.counts["PU"], 1);
-    assert_eq!(d.allowed.unwrap().to_string(), "0-1");
 }
