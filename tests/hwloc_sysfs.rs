@@ -30,11 +30,11 @@ use std::sync::{Mutex, OnceLock};
 /// Known differences between hwloc 2.9 (the library we link) and the
 /// expected outputs in the fixtures (written by the hwloc development
 /// version): (test name, field, reason).
-const LSTOPO_DIFFERENCES: &[(&str, &str, &'static str)] = &[];
+const LSTOPO_DIFFERENCES: &[(&str, &str, &str)] = &[];
 
 /// Allowed disagreements between the hwloc and sysfs readers:
 /// (snapshot, field, reason).
-const SYSFS_DIFFERENCES: &[(&str, &str, &'static str)] = &[];
+const SYSFS_DIFFERENCES: &[(&str, &str, &str)] = &[];
 
 /// The compared fields of `Topology::to_json`, under hwloc's object names.
 const FIELDS: [(&str, &str); 6] = [

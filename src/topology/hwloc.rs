@@ -177,10 +177,10 @@ fn convert(b: &HwCpuSet, universe: &CpuSet) -> CpuSet {
 }
 
 /// The first ancestor of `pu` that passes `pred`.
-fn ancestor<'t>(
-    pu: &'t TopologyObject,
+fn ancestor(
+    pu: &TopologyObject,
     pred: impl Fn(&TopologyObject) -> bool,
-) -> Option<&'t TopologyObject> {
+) -> Option<&TopologyObject> {
     pu.ancestors().find(|o| pred(o))
 }
 
@@ -200,7 +200,7 @@ fn gather(topo: &hwlocality::Topology) -> Facts {
     let pu_objs: Vec<&TopologyObject> = topo.objects_with_type(ObjectType::PU).collect();
     let online: CpuSet = pu_objs.iter().filter_map(|p| p.os_index()).collect();
     let set_of =
-        |o: &TopologyObject| -> Option<CpuSet> { o.cpuset().map(|s| convert(&*s, &online)) };
+        |o: &TopologyObject| -> Option<CpuSet> { o.cpuset().map(|s| convert(&s, &online)) };
 
     // NUMA nodes, by OS index, with their locality.
     let mut numa: Vec<(usize, CpuSet, bool)> = topo
@@ -266,7 +266,7 @@ fn gather(topo: &hwlocality::Topology) -> Facts {
         })
         .collect();
     let distances = distances(topo, &nodes, &mut notes);
-    let allowed = Some(convert(&*topo.allowed_cpuset(), &online));
+    let allowed = Some(convert(&topo.allowed_cpuset(), &online));
     Facts {
         pus,
         nodes,
