@@ -17,9 +17,9 @@
 //! [`SYSFS_DIFFERENCES`], with the reason.
 #![cfg(feature = "hwloc")]
 
-mod common;
+mod hwloc_common;
 
-use common::{json_num, json_string, json_strings, scan_console, scan_xml, topologies_dir};
+use hwloc_common::{json_num, json_string, json_strings, scan_console, scan_xml, topologies_dir};
 use locus::{CpuSet, Topology};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -223,7 +223,7 @@ fn cases() -> &'static [Case] {
     CASES.get_or_init(|| {
         let dir = topologies_dir().join("hwloc-linux");
         let mut by_snapshot: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
-        for test in common::fixture_files("hwloc-linux", ".test") {
+        for test in hwloc_common::fixture_files("hwloc-linux", ".test") {
             let (source, ..) = parse_test_file(&test);
             by_snapshot.entry(dir.join(source)).or_default().push(test);
         }
@@ -281,7 +281,7 @@ fn allowed_difference(
 #[test]
 fn every_snapshot_has_a_case() {
     let cases = cases();
-    for tarball in common::fixture_files("hwloc-linux", ".tar.bz2") {
+    for tarball in hwloc_common::fixture_files("hwloc-linux", ".tar.bz2") {
         let stem = tarball
             .file_name()
             .unwrap()

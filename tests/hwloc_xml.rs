@@ -11,9 +11,9 @@
 //!   makes the whole machine the package when none is reported.
 #![cfg(feature = "hwloc")]
 
-mod common;
+mod hwloc_common;
 
-use common::{fixture_files, scan_xml, topologies_dir};
+use hwloc_common::{fixture_files, scan_xml, topologies_dir};
 use locus::{CpuSet, Topology};
 use std::path::Path;
 
