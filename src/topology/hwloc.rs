@@ -34,14 +34,20 @@
 //!   nodes) are kept without CPUs, as sysfs lists them.
 //! - **Package**: the OS index of the `Package` ancestor (its logical index,
 //!   offset, where hwloc has no OS index).
-//! - **Capacity** from hwloc's CPU kinds: if every kind carries the
-//!   `LinuxCapacity` info (Linux `cpu_capacity`), that value (same scale as
-//!   the sysfs reader). Otherwise, if hwloc ranked the kinds by efficiency
-//!   (x86 core types, frequencies, forced efficiencies in XML), kind of rank
-//!   `r` among `n` distinct efficiencies (0 = most power-efficient, weakest)
-//!   gets `1024 * (r + 1) / n`: two kinds give 512 and 1024, three give 341,
-//!   682 and 1024. A single kind or unranked kinds give no capacity (all
-//!   PUs 1024).
+//! - **Capacity** from hwloc's CPU kinds (a single kind: no capacity, all
+//!   PUs 1024). The first of these figures that applies, raw (the builder
+//!   scales the largest to 1024), as the sysfs reader does:
+//!   1. the `LinuxCapacity` info of every kind (Linux `cpu_capacity`);
+//!   2. `FrequencyBaseMHz`, then `FrequencyMaxMHz`, if every kind has it,
+//!      the largest is at least 15% above the smallest, and it strictly
+//!      increases with hwloc's efficiency ranking (Raptor Lake: 1900 vs
+//!      1400 MHz base, so E-cores get 754);
+//!   3. hwloc's efficiency ranking alone (x86 core types, forced
+//!      efficiencies in XML): the kind of rank `r` among `n` distinct
+//!      efficiencies (0 = most power-efficient, weakest) gets
+//!      `1024 * (r + 1) / n`: two kinds give 512 and 1024, three give 341,
+//!      682 and 1024;
+//!   4. otherwise (kinds without ranking) no capacity, with a note.
 //! - **Distances**: hwloc's NUMA-node distance matrix (preferring one that
 //!   means latency, as the firmware's SLIT does), reordered to the node order
 //!   of [`Topology::numa_nodes`]; dropped with a note when it does not cover
@@ -277,56 +283,115 @@ fn gather(topo: &hwlocality::Topology) -> Facts {
     }
 }
 
-/// The CPU kinds with their capacity (mapping in module docs); empty when
-/// capacities are unknown or uniform.
+/// Figures of two kinds must differ by at least this many percent to tell
+/// kinds apart (the sysfs reader's threshold).
+const MIN_SPREAD_PERCENT: u64 = 15;
+
+/// One hwloc CPU kind: its PUs, efficiency rank and numeric infos.
+struct Kind {
+    cpus: CpuSet,
+    efficiency: Option<usize>,
+    linux_capacity: Option<u32>,
+    base_mhz: Option<u32>,
+    max_mhz: Option<u32>,
+}
+
+/// A figure usable as capacity: present on every kind, spread by at least
+/// [`MIN_SPREAD_PERCENT`], and (when hwloc ranked the kinds) strictly
+/// increasing with the rank, so it never contradicts hwloc's order.
+fn usable(kinds: &[Kind], figure: impl Fn(&Kind) -> Option<u32>) -> Option<Vec<u32>> {
+    let values: Option<Vec<u32>> = kinds.iter().map(&figure).collect();
+    let values = values?;
+    let (lo, hi) = (*values.iter().min()?, *values.iter().max()?);
+    if lo == 0 || u64::from(hi) * 100 < u64::from(lo) * (100 + MIN_SPREAD_PERCENT) {
+        return None;
+    }
+    if kinds.iter().all(|k| k.efficiency.is_some()) {
+        let mut order: Vec<(usize, u32)> = kinds
+            .iter()
+            .zip(&values)
+            .map(|(k, &v)| (k.efficiency.unwrap_or(0), v))
+            .collect();
+        order.sort();
+        if order
+            .windows(2)
+            .any(|w| w[0].0 == w[1].0 || w[0].1 >= w[1].1)
+        {
+            return None;
+        }
+    }
+    Some(values)
+}
+
+/// The CPU kinds with their capacity (mapping in the module docs); empty
+/// when hwloc reports one kind or cannot tell them apart.
 fn capacities(
     topo: &hwlocality::Topology,
     online: &CpuSet,
     notes: &mut Vec<String>,
 ) -> Vec<(CpuSet, u32)> {
-    let kinds: Vec<(CpuSet, Option<usize>, Option<u32>)> = match topo.cpu_kinds() {
+    let kinds: Vec<Kind> = match topo.cpu_kinds() {
         Ok(kinds) => kinds
             .map(|k| {
-                let linux = k
-                    .infos
-                    .iter()
-                    .find(|i| i.name().to_bytes() == b"LinuxCapacity")
-                    .and_then(|i| i.value().to_str().ok()?.trim().parse::<u32>().ok());
-                (convert(&k.cpuset, online), k.efficiency, linux)
+                let info = |name: &str| {
+                    k.infos
+                        .iter()
+                        .find(|i| i.name().to_bytes() == name.as_bytes())
+                        .and_then(|i| i.value().to_str().ok()?.trim().parse::<u32>().ok())
+                };
+                Kind {
+                    cpus: convert(&k.cpuset, online),
+                    efficiency: k.efficiency,
+                    linux_capacity: info("LinuxCapacity"),
+                    base_mhz: info("FrequencyBaseMHz"),
+                    max_mhz: info("FrequencyMaxMHz"),
+                }
             })
             .collect(),
         Err(_) => Vec::new(),
     };
-    let mut per_kind: Vec<(CpuSet, u32)> = Vec::new();
-    if kinds.len() > 1 {
-        if kinds.iter().all(|k| k.2.is_some()) {
-            per_kind = kinds
-                .iter()
-                .map(|k| (k.0.clone(), k.2.unwrap_or(1024)))
-                .collect();
-        } else if kinds.iter().all(|k| k.1.is_some()) {
-            let ranks: Vec<usize> = kinds
-                .iter()
-                .filter_map(|k| k.1)
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
-            let n = ranks.len() as u64;
-            per_kind = kinds
-                .iter()
-                .map(|k| {
-                    let r = ranks.iter().position(|&e| Some(e) == k.1).unwrap_or(0) as u64;
-                    (k.0.clone(), (1024 * (r + 1) / n) as u32)
-                })
-                .collect();
-        } else {
-            notes.push(format!(
-                "hwloc reports {} CPU kinds without efficiency ranking: capacities not used",
-                kinds.len()
-            ));
-        }
+    if kinds.len() < 2 {
+        return Vec::new();
     }
-    per_kind
+    let figures = if let Some(v) = kinds
+        .iter()
+        .map(|k| k.linux_capacity)
+        .collect::<Option<Vec<u32>>>()
+    {
+        v
+    } else if let Some(v) = usable(&kinds, |k| k.base_mhz).or_else(|| usable(&kinds, |k| k.max_mhz))
+    {
+        v
+    } else if kinds.iter().all(|k| k.efficiency.is_some()) {
+        let ranks: Vec<usize> = kinds
+            .iter()
+            .filter_map(|k| k.efficiency)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let n = ranks.len() as u64;
+        kinds
+            .iter()
+            .map(|k| {
+                let r = ranks
+                    .iter()
+                    .position(|&e| Some(e) == k.efficiency)
+                    .unwrap_or(0) as u64;
+                (1024 * (r + 1) / n) as u32
+            })
+            .collect()
+    } else {
+        notes.push(format!(
+            "hwloc reports {} CPU kinds without efficiency ranking: capacities not used",
+            kinds.len()
+        ));
+        return Vec::new();
+    };
+    kinds
+        .into_iter()
+        .zip(figures)
+        .map(|(k, f)| (k.cpus, f))
+        .collect()
 }
 
 /// hwloc's NUMA distance matrix in the order of `nodes`.

@@ -163,6 +163,30 @@ pub fn json_strings(json: &str, key: &str) -> Option<Vec<String>> {
     )
 }
 
+/// The raw JSON text of a field (number, string, array or object), for
+/// comparing fields as a whole.
+pub fn json_value(json: &str, key: &str) -> Option<String> {
+    let raw = json_raw(json, key)?;
+    let (mut depth, mut in_str) = (0usize, false);
+    for (i, ch) in raw.char_indices() {
+        match ch {
+            '"' => in_str = !in_str,
+            _ if in_str => {}
+            '[' | '{' => depth += 1,
+            ']' | '}' if depth == 0 => return Some(raw[..i].to_string()),
+            ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(raw[..=i].to_string());
+                }
+            }
+            ',' if depth == 0 => return Some(raw[..i].to_string()),
+            _ => {}
+        }
+    }
+    Some(raw.to_string())
+}
+
 #[test]
 fn scanners_work() {
     assert_eq!(hwloc_mask("0x0000f00f").to_string(), "0-3,12-15");
@@ -183,4 +207,11 @@ fn scanners_work() {
     assert_eq!(json_string(j, "allowed").as_deref(), Some("0-3"));
     assert_eq!(json_strings(j, "llc_cpusets").unwrap(), ["0-1", "2-3"]);
     assert_eq!(json_strings(j, "x").unwrap(), Vec::<String>::new());
+    let k = r#"{"allowed":"0-3,8","kinds":[{"cpus":"0,2","capacity":1024}],"n":5}"#;
+    assert_eq!(json_value(k, "allowed").unwrap(), "\"0-3,8\"");
+    assert_eq!(
+        json_value(k, "kinds").unwrap(),
+        r#"[{"cpus":"0,2","capacity":1024}]"#
+    );
+    assert_eq!(json_value(k, "n").unwrap(), "5");
 }
