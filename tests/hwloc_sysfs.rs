@@ -467,3 +467,36 @@ fn hwloc_and_sysfs_readers_agree() {
     );
     assert!(compared >= 24, "only {compared} snapshots compared");
 }
+
+/// The running machine through both readers (`detect` reads sysfs on
+/// Linux). Skipped where an `HWLOC_*` variable redirects hwloc elsewhere.
+#[test]
+#[cfg(target_os = "linux")]
+fn this_machine_readers_agree() {
+    if std::env::vars().any(|(k, _)| k.starts_with("HWLOC_")) {
+        eprintln!("HWLOC_* variables set: hwloc may not read this machine; skipped");
+        return;
+    }
+    let h = Topology::from_hwloc().expect("hwloc reads this machine");
+    let s = Topology::detect();
+    assert!(
+        matches!(s.source(), locus::topology::Source::Sysfs(_)),
+        "sysfs not used on this machine: {:?}",
+        s.notes()
+    );
+    assert_eq!(h.online(), s.online(), "online PUs");
+    assert_eq!(h.cores().len(), s.cores().len(), "cores");
+    assert_eq!(h.l3_cpusets(), s.l3_cpusets(), "L3 caches");
+    let llcs = |t: &Topology| {
+        t.llcs()
+            .iter()
+            .map(|d| d.cpuset.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(llcs(&h), llcs(&s), "LLCs");
+    assert_eq!(
+        h.allowed(),
+        s.allowed(),
+        "allowed CPUs (affinity mask, cgroup)"
+    );
+}

@@ -431,3 +431,49 @@ fn distances(
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_machine() {
+        let t = Topology::from_hwloc().expect("hwloc reads the running machine");
+        assert!(!t.pus().is_empty());
+        assert!(!t.allowed().is_empty() && t.allowed().is_subset(&t.online()));
+        assert_eq!(t.source(), &Source::Hwloc(None));
+        #[cfg(target_os = "linux")]
+        {
+            // The process's affinity mask bounds the allowed set.
+            // SAFETY: `cpu_set_t` is plain data; zeroed is a valid empty set,
+            // and the size passed is its size.
+            let mask = unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                let r =
+                    libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+                assert_eq!(r, 0, "sched_getaffinity failed");
+                set
+            };
+            for cpu in t.allowed().iter() {
+                // SAFETY: `cpu` < CPU_SETSIZE is checked first; `mask` is initialized.
+                let set =
+                    cpu < libc::CPU_SETSIZE as usize && unsafe { libc::CPU_ISSET(cpu, &mask) };
+                assert!(
+                    set,
+                    "CPU {cpu} allowed by hwloc but not in the affinity mask"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn mask_conversion_stays_finite() {
+        let universe = CpuSet::from_cpulist("0-3,8").unwrap();
+        let full = HwCpuSet::full();
+        assert_eq!(convert(&full, &universe), universe);
+        let mut some = HwCpuSet::new();
+        some.set(2);
+        some.set(9);
+        assert_eq!(convert(&some, &universe).to_string(), "2");
+    }
+}
