@@ -3,7 +3,7 @@
 //! saved on any machine.
 //!
 //! Like every source, this module only gathers [`Facts`] and hands them to
-//! [`build`](super::build); nesting decisions are made there.
+//! [`build`]; nesting decisions are made there.
 //!
 //! # How hwloc objects map to facts (decisions)
 //!
