@@ -500,3 +500,43 @@ fn this_machine_readers_agree() {
         "allowed CPUs (affinity mask, cgroup)"
     );
 }
+
+/// hwloc XML files saved on the same machines as two snapshots: the XML
+/// reader and the snapshot read through hwloc agree.
+#[test]
+fn xml_twins_of_snapshots_agree() {
+    let twins = [
+        ("96em64t-4no4pa3ca2co", "96em64t-4n4d3ca2co-pci.xml"),
+        ("memorysidecaches", "memorysidecaches.xml"),
+    ];
+    for (snapshot, xml) in twins {
+        let case = cases()
+            .iter()
+            .find(|c| c.name == snapshot)
+            .expect("snapshot case");
+        let h = case
+            .hwloc
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{snapshot}: hwloc child failed: {e}"));
+        let x = Topology::from_hwloc_xml(topologies_dir().join("hwloc-xml").join(xml))
+            .unwrap_or_else(|e| panic!("{xml}: {e}"))
+            .to_json();
+        for field in [
+            "pus",
+            "cores",
+            "l2",
+            "l3",
+            "numa_nodes",
+            "packages",
+            "llc_cpusets",
+            "allowed",
+            "kinds",
+        ] {
+            assert_eq!(
+                json_value(h, field),
+                json_value(&x, field),
+                "{snapshot} vs {xml}: {field}"
+            );
+        }
+    }
+}

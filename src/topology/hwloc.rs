@@ -119,8 +119,10 @@ impl Topology {
     /// The file need not describe the running machine: it is loaded as a
     /// foreign topology (hwloc's default for XML), so nothing of the running
     /// machine (binding, cgroup) is mixed in. [`Topology::allowed`] is the
-    /// allowed cpuset saved in the file. hwloc XML v2 and v3 files are
-    /// accepted.
+    /// allowed cpuset saved in the file (disallowed PUs are kept in
+    /// [`Topology::pus`]). hwloc XML v2 and v3 files are accepted. Only the
+    /// `HWLOC_THISSYSTEM*` environment variables, if the user sets them,
+    /// make hwloc mix in the running machine.
     ///
     /// # Errors
     /// [`TopologyError::Io`] if the file cannot be read,
