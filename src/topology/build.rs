@@ -31,6 +31,12 @@
 //! cluster is the L2 if shared by several cores, else the core; no cache
 //! information, the LLC is the NUMA node's part of the package; no NUMA, one
 //! node; no package id, the package is the whole machine (clipped by NUMA).
+//! Package ids known for only some PUs (a garbage file) are all dropped.
+//!
+//! Domains are classes of PUs whose raw sets agree at their level and every
+//! level outside it, so they partition the PUs and nest even when the
+//! source's files contradict each other (for consistent input this equals
+//! the intersection of the raw sets).
 
 use super::{CpuSet, Domain, Level, LevelsSeen, Pu, Source, Topology};
 use std::collections::BTreeMap;
@@ -77,7 +83,8 @@ pub(crate) struct Facts {
 
 /// Makes the raw sets of one level a partition of the PUs: PUs whose sets
 /// name each other (directly or through others) end up in one set, the
-/// union. Real files disagree with each other (an L2 list that names only the
+/// union; a PU that reported no set but is named by others gets theirs.
+/// Real files disagree with each other (an L2 list that names only the
 /// PU itself while its mask names its module sibling); merging is the
 /// conservative reading, and a note records it.
 fn partition(
@@ -95,8 +102,8 @@ fn partition(
         }
         i
     }
-    for i in 0..pus.len() {
-        let members: Vec<usize> = field(&mut pus[i]).as_ref().map(|s| s.iter().collect()).unwrap_or_default();
+    for (i, p) in pus.iter_mut().enumerate() {
+        let members: Vec<usize> = field(p).as_ref().map(|s| s.iter().collect()).unwrap_or_default();
         for m in members {
             if let Some(&j) = pos.get(&m) {
                 let (a, b) = (find(&mut parent, i), find(&mut parent, j));
@@ -104,23 +111,30 @@ fn partition(
             }
         }
     }
+    // Components holding at least one reported set; a PU that reported
+    // nothing (a garbage file) but is named by others joins their set.
     let mut comp: BTreeMap<usize, CpuSet> = BTreeMap::new();
-    for i in 0..pus.len() {
-        if field(&mut pus[i]).is_some() {
-            let r = find(&mut parent, i);
-            comp.entry(r).or_default().insert(pus[i].os);
-        }
+    let mut reported: BTreeMap<usize, bool> = BTreeMap::new();
+    for (i, p) in pus.iter_mut().enumerate() {
+        let r = find(&mut parent, i);
+        comp.entry(r).or_default().insert(p.os);
+        *reported.entry(r).or_default() |= field(p).is_some();
     }
     let mut merged = false;
-    for i in 0..pus.len() {
+    for (i, p) in pus.iter_mut().enumerate() {
         let r = find(&mut parent, i);
-        let f = field(&mut pus[i]);
-        if let Some(s) = f {
-            let c = &comp[&r];
-            if s != c {
+        if !reported[&r] {
+            continue;
+        }
+        let c = &comp[&r];
+        let f = field(p);
+        match f {
+            Some(s) if s == c => {}
+            Some(s) => {
                 merged = true;
                 *s = c.clone();
             }
+            None => *f = Some(c.clone()),
         }
     }
     if merged {
@@ -162,6 +176,19 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
     partition(&mut facts.pus, |p| &mut p.cluster, "cluster", &mut notes);
     partition(&mut facts.pus, |p| &mut p.l2, "L2", &mut notes);
     partition(&mut facts.pus, |p| &mut p.l3, "L3", &mut notes);
+
+    // Package ids reported for some PUs only (a garbage file): the level
+    // cannot be trusted to partition the PUs, so it is dropped.
+    let with_package = facts.pus.iter().filter(|p| p.package.is_some()).count();
+    if with_package > 0 && with_package < facts.pus.len() {
+        notes.push(format!(
+            "package id known for only {with_package} of {} PUs: package level ignored",
+            facts.pus.len()
+        ));
+        for p in &mut facts.pus {
+            p.package = None;
+        }
+    }
 
     let seen = LevelsSeen {
         smt: facts.pus.iter().any(|p| p.core.as_ref().is_some_and(|c| c.len() > 1)),
@@ -240,7 +267,7 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
     if package_inside_numa {
         notes.push("NUMA nodes hold several packages: NUMA is the outer level".into());
     }
-    if raws.iter().any(|r| !r.llc.is_subset(&r.node)) {
+    if (seen.l2 || seen.l3) && raws.iter().any(|r| !r.llc.is_subset(&r.node)) {
         notes.push("an LLC spans several NUMA nodes (sub-NUMA clustering): LLC domains are clipped to their node, as Linux does".into());
     }
 
@@ -262,16 +289,27 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
             Level::Machine => online.clone(),
         }
     };
-    // Effective set of each PU at each level (intersection chain).
-    let mut eff: Vec<Vec<CpuSet>> = Vec::with_capacity(raws.len());
-    for r in &raws {
-        let mut chain = Vec::new();
-        let mut cur = online.clone();
-        for &l in &order {
-            cur = cur.intersection(&raw_of(r, l));
-            chain.push(cur.clone());
+    // Effective set of each PU at each level: the PUs whose raw sets agree
+    // with its own at this level and every level outside it. For consistent
+    // input this is the intersection chain of the raw sets; for
+    // inconsistent input (a package id missing on some PUs only, garbage
+    // files) it is still a partition that nests, which the intersection
+    // chain alone would not be.
+    let mut eff: Vec<Vec<CpuSet>> = vec![Vec::with_capacity(order.len()); raws.len()];
+    let mut class: Vec<usize> = vec![0; raws.len()];
+    for &l in &order {
+        let mut ids: std::collections::HashMap<(usize, CpuSet), usize> = std::collections::HashMap::new();
+        for (i, r) in raws.iter().enumerate() {
+            let n = ids.len();
+            class[i] = *ids.entry((class[i], raw_of(r, l))).or_insert(n);
         }
-        eff.push(chain);
+        let mut members: Vec<CpuSet> = vec![CpuSet::new(); ids.len()];
+        for (i, r) in raws.iter().enumerate() {
+            members[class[i]].insert(r.os);
+        }
+        for i in 0..raws.len() {
+            eff[i].push(members[class[i]].clone());
+        }
     }
     // Depth-first order: sort PUs by the minimum id of their domain at each
     // level, outermost first, then by OS index.
