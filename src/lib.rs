@@ -80,3 +80,8 @@ pub mod __loom {
     pub use crate::runtime::latch::{CoreLatch, LockLatch};
     pub use crate::runtime::sleep::{Parker, Sleep};
 }
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
