@@ -76,6 +76,29 @@
 //!   X as the waker; if it leaves `searching > 0`, another counted worker
 //!   decrements later still (induction over the pending decrements).
 //!
+//! # Queues of one LLC (job groups)
+//!
+//! A packed job group's queue of LLC `L` may be taken by `L`'s own
+//! workers at any time, by others only under the overload rule, so the
+//! "a searcher will find it" skip above is not valid for it. Its pusher
+//! calls [`Sleep::notify_in`] instead: W1 push, W2 fence, then W4' a claim
+//! restricted to `L`'s workers, with no `searching` test. The same
+//! two-fence argument applies with "some idle worker of `L`" for "some idle
+//! worker": if W2 precedes the re-check fence S3 of a sleeping worker `S`
+//! of `L`, `S`'s re-check (which always includes its LLC's group queue and
+//! its cluster's) sees the job; otherwise W4' sees `S`'s bit (invariant 3
+//! of the idle masks, applied to `L` alone) unless it was cleared by a
+//! claimer (who unparks a worker of `L`, whose re-check follows) or by `S`
+//! itself (awake, it searches again). A worker of `L` that is not idle is
+//! running or searching and reaches its find-work pass, which looks at the
+//! group queues, before it can sleep. So some worker of `L` takes the job;
+//! others may help earlier, which only removes it sooner.
+//!
+//! A spread job group's cluster queues may be taken by any worker (every
+//! worker looks at every cluster queue in its pass), so for them the
+//! general argument holds as for injectors; `notify_in` with `fallback`
+//! only adds a wakeup inside the aimed LLC first.
+//!
 //! Unparks are never lost either: the [`Parker`] keeps a token, so an
 //! unpark that happens between S4 and S5 makes S5 return at once. A parked
 //! worker that wakes re-enters *searching*: if it clears its own bit
@@ -197,6 +220,38 @@ impl Sleep {
             return None;
         }
         self.wake_nearest(from_worker, from_llc)
+    }
+
+    /// Like [`Sleep::notify`] for a job aimed at LLC `llc` (a job group's
+    /// queue): first claims an idle worker *of that LLC* (the cluster of
+    /// `from_worker` first, big cores first) whether or not some worker is
+    /// searching, since a searcher elsewhere may not be allowed to take the
+    /// job; if none is idle there and `fallback`, does what `notify` does
+    /// (which may wake a worker of another LLC). Returns the worker woken.
+    ///
+    /// See "Queues of one LLC" in the module docs for why this loses no
+    /// wakeup even though only the LLC's own workers must take the job.
+    pub fn notify_in(
+        &self,
+        from_worker: Option<usize>,
+        llc: usize,
+        fallback: bool,
+    ) -> Option<(usize, Distance)> {
+        fence(Ordering::SeqCst);
+        if let Some((w, d)) = self.idle.claim_in_llc(from_worker, llc) {
+            self.searching.fetch_add(1, Ordering::SeqCst);
+            self.parkers[w].unpark();
+            return Some((w, d));
+        }
+        if !fallback || self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle() {
+            return None;
+        }
+        self.wake_nearest(from_worker, llc)
+    }
+
+    /// The idle masks (for load estimates and the cluster switch).
+    pub fn idle(&self) -> &IdleMasks {
+        &self.idle
     }
 
     #[cold]

@@ -1,0 +1,218 @@
+//! The run-time state of a job group: where its jobs ran, its learned
+//! preference, its spread dealers. The policy itself is in
+//! [`crate::groups`] (pure code); this module only feeds it and stores its
+//! answers where pushes can read them cheaply.
+//!
+//! Invariants:
+//! - a `GroupState` is owned by its registry's group list for the pool's
+//!   whole life, so raw pointers to it (in jobs, in a worker's current
+//!   group) are valid while any worker runs;
+//! - `preferred` is `NONE` or a dense LLC id below the number of LLCs.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+use crossbeam_utils::CachePadded;
+
+use crate::groups::{
+    Affinity, AffinityTracker, DECAY_PERIOD, GroupOptions, GroupStats, SpreadDealer, SpreadUnit,
+    spread_units,
+};
+use crate::layout::Layout;
+
+const NONE: usize = usize::MAX;
+/// An `Auto` group feeds its tracker once per this many job runs.
+const EPOCH: u64 = 8;
+
+struct Learn {
+    tracker: AffinityTracker,
+    seen: Vec<u64>,
+    last_decay: Instant,
+}
+
+/// Spread units and dealer for one cluster mode.
+pub(crate) struct Deal {
+    pub(crate) units: Vec<SpreadUnit>,
+    dealer: Mutex<SpreadDealer>,
+}
+
+impl Deal {
+    fn new(units: Vec<SpreadUnit>) -> Deal {
+        let w: Vec<u64> = units.iter().map(|u| u.weight).collect();
+        Deal {
+            dealer: Mutex::new(SpreadDealer::new(&w)),
+            units,
+        }
+    }
+
+    /// The unit of the next job.
+    pub(crate) fn next(&self) -> &SpreadUnit {
+        let i = self.dealer.lock().unwrap_or_else(|e| e.into_inner()).next_unit();
+        &self.units[i]
+    }
+}
+
+/// One group's shared state.
+pub(crate) struct GroupState {
+    pub(crate) id: usize,
+    pub(crate) options: GroupOptions,
+    /// Runs per LLC (for stats and learning).
+    runs: Box<[CachePadded<AtomicU64>]>,
+    ticks: AtomicU64,
+    learn: Mutex<Learn>,
+    preferred: AtomicUsize,
+    changes: AtomicU64,
+    /// LLCs of the affinity's domain (all for None/Auto).
+    pub(crate) llcs: Vec<usize>,
+    /// Spread dealers: `[cluster-unaware, cluster-aware]`.
+    pub(crate) deals: [Deal; 2],
+    /// For `Near(w)`: w, where wakeups start.
+    pub(crate) near: Option<usize>,
+}
+
+impl GroupState {
+    /// State for validated options on `layout`.
+    pub(crate) fn new(id: usize, options: GroupOptions, layout: &Layout) -> GroupState {
+        let nllc = layout.llc_ranges().len();
+        let (llcs, preferred, near) = match options.affinity {
+            Affinity::Llc(l) => (vec![l], l, None),
+            Affinity::Near(w) => {
+                let l = layout.workers()[w].llc;
+                (vec![l], l, Some(w))
+            }
+            Affinity::Numa(n) => (
+                (0..nllc).filter(|&l| layout.llc_numa(l) == n).collect(),
+                NONE,
+                None,
+            ),
+            Affinity::None | Affinity::Auto => ((0..nllc).collect(), NONE, None),
+        };
+        GroupState {
+            id,
+            options,
+            runs: (0..nllc).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
+            ticks: AtomicU64::new(0),
+            learn: Mutex::new(Learn {
+                tracker: AffinityTracker::new(nllc),
+                seen: vec![0; nllc],
+                last_decay: Instant::now(),
+            }),
+            preferred: AtomicUsize::new(preferred),
+            changes: AtomicU64::new(0),
+            deals: [
+                Deal::new(spread_units(layout, false, &llcs)),
+                Deal::new(spread_units(layout, true, &llcs)),
+            ],
+            llcs,
+            near,
+        }
+    }
+
+    /// The fixed or learned LLC (not for `Numa`, which picks per push).
+    pub(crate) fn preferred(&self) -> Option<usize> {
+        let p = self.preferred.load(Relaxed);
+        (p != NONE).then_some(p)
+    }
+
+    /// Counts a run of one of its jobs in `llc`; for `Auto`, feeds the
+    /// tracker every [`EPOCH`] runs.
+    pub(crate) fn record(&self, llc: usize) {
+        if let Some(r) = self.runs.get(llc) {
+            r.fetch_add(1, Relaxed);
+        }
+        if self.options.affinity == Affinity::Auto
+            && (self.ticks.fetch_add(1, Relaxed) + 1) % EPOCH == 0
+        {
+            // Someone else is updating: the next epoch takes our counts.
+            if let Ok(mut g) = self.learn.try_lock() {
+                self.update(&mut g);
+            }
+        }
+    }
+
+    fn update(&self, g: &mut Learn) {
+        let Learn {
+            tracker,
+            seen,
+            last_decay,
+        } = g;
+        let elapsed = last_decay.elapsed();
+        let steps = (elapsed.as_nanos() / DECAY_PERIOD.as_nanos()).min(64) as u32;
+        if steps > 0 {
+            tracker.decay(steps);
+            *last_decay += DECAY_PERIOD * steps;
+            if steps == 64 {
+                *last_decay = Instant::now();
+            }
+        }
+        for (l, r) in self.runs.iter().enumerate() {
+            let now = r.load(Relaxed);
+            let d = now - seen[l];
+            seen[l] = now;
+            if d > 0 {
+                tracker.record_n(l, d);
+            }
+        }
+        self.preferred.store(tracker.preferred().unwrap_or(NONE), Relaxed);
+        self.changes.store(tracker.changes(), Relaxed);
+    }
+
+    /// The group's counters.
+    pub(crate) fn stats(&self) -> GroupStats {
+        GroupStats {
+            id: self.id,
+            options: self.options,
+            jobs_per_llc: self.runs.iter().map(|r| r.load(Relaxed)).collect(),
+            preferred_llc: self.preferred(),
+            preference_changes: self.changes.load(Relaxed),
+        }
+    }
+}
+
+/// A pointer to a group's state that jobs and workers carry (no reference
+/// count on the hot path). Null means "no group".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GroupRef(*const GroupState);
+
+// SAFETY: `GroupState` is Sync, and the registry keeps every group state
+// alive for the pool's whole life (module invariants), longer than any job
+// or worker holding the pointer.
+unsafe impl Send for GroupRef {}
+// SAFETY: as above.
+unsafe impl Sync for GroupRef {}
+
+impl GroupRef {
+    /// No group.
+    pub(crate) const NONE: GroupRef = GroupRef(std::ptr::null());
+
+    /// The pointer to a registered group's state.
+    pub(crate) fn of(g: &std::sync::Arc<GroupState>) -> GroupRef {
+        GroupRef(std::sync::Arc::as_ptr(g))
+    }
+
+    /// Whether this is no group.
+    #[inline]
+    pub(crate) fn is_none(self) -> bool {
+        self.0.is_null()
+    }
+
+    /// The state, if any.
+    #[inline]
+    pub(crate) fn get(&self) -> Option<&GroupState> {
+        // SAFETY: non-null pointers come from `of` on a registered group,
+        // alive as long as the pool (module invariants); callers use them
+        // only on that pool's threads or while holding the pool.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+impl Debug for GroupState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupState")
+            .field("id", &self.id)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+use std::fmt::Debug;
