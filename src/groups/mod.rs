@@ -24,9 +24,11 @@
 //!   half every [`DECAY_PERIOD`].
 
 mod options;
+mod plan;
 mod policy;
 
 pub use options::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
+pub use plan::{Destination, GroupPlan};
 pub use policy::{
     AffinityTracker, JOB_WEIGHT, MIN_ACTIVITY, SpreadDealer, SpreadUnit, overloaded, spread_units,
 };

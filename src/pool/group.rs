@@ -59,31 +59,9 @@ impl ThreadPool {
     /// A [`GroupError`] when the affinity names an LLC, NUMA node or worker
     /// the pool does not have.
     pub fn group(&self, options: GroupOptions) -> Result<JobGroup, GroupError> {
-        use crate::groups::Affinity;
-        let l = &self.registry.layout;
-        match options.affinity {
-            Affinity::Llc(i) if i >= l.llc_ranges().len() => {
-                return Err(GroupError::NoSuchLlc {
-                    llc: i,
-                    llcs: l.llc_ranges().len(),
-                });
-            }
-            Affinity::Numa(i) if i >= l.numa_ranges().len() => {
-                return Err(GroupError::NoSuchNuma {
-                    numa: i,
-                    nodes: l.numa_ranges().len(),
-                });
-            }
-            Affinity::Near(w) if w >= l.len() => {
-                return Err(GroupError::NoSuchWorker {
-                    worker: w,
-                    workers: l.len(),
-                });
-            }
-            _ => {}
-        }
+        let plan = crate::groups::GroupPlan::new(&self.registry.layout, options)?;
         Ok(JobGroup {
-            state: self.registry.new_group(options),
+            state: self.registry.new_group(plan),
             registry: Arc::clone(&self.registry),
         })
     }

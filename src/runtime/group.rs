@@ -15,10 +15,7 @@ use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
-use crate::groups::{
-    Affinity, AffinityTracker, DECAY_PERIOD, GroupOptions, GroupStats, SpreadDealer, SpreadUnit,
-    spread_units,
-};
+use crate::groups::{Affinity, AffinityTracker, DECAY_PERIOD, GroupOptions, GroupPlan, GroupStats};
 use crate::layout::Layout;
 
 const NONE: usize = usize::MAX;
@@ -31,28 +28,6 @@ struct Learn {
     last_decay: Instant,
 }
 
-/// Spread units and dealer for one cluster mode.
-pub(crate) struct Deal {
-    pub(crate) units: Vec<SpreadUnit>,
-    dealer: Mutex<SpreadDealer>,
-}
-
-impl Deal {
-    fn new(units: Vec<SpreadUnit>) -> Deal {
-        let w: Vec<u64> = units.iter().map(|u| u.weight).collect();
-        Deal {
-            dealer: Mutex::new(SpreadDealer::new(&w)),
-            units,
-        }
-    }
-
-    /// The unit of the next job.
-    pub(crate) fn next(&self) -> &SpreadUnit {
-        let i = self.dealer.lock().unwrap_or_else(|e| e.into_inner()).next_unit();
-        &self.units[i]
-    }
-}
-
 /// One group's shared state.
 pub(crate) struct GroupState {
     pub(crate) id: usize,
@@ -63,34 +38,17 @@ pub(crate) struct GroupState {
     learn: Mutex<Learn>,
     preferred: AtomicUsize,
     changes: AtomicU64,
-    /// LLCs of the affinity's domain (all for None/Auto).
-    pub(crate) llcs: Vec<usize>,
-    /// Spread dealers: `[cluster-unaware, cluster-aware]`.
-    pub(crate) deals: [Deal; 2],
-    /// For `Near(w)`: w, where wakeups start.
-    pub(crate) near: Option<usize>,
+    /// Where its jobs go.
+    pub(crate) plan: GroupPlan,
 }
 
 impl GroupState {
-    /// State for validated options on `layout`.
-    pub(crate) fn new(id: usize, options: GroupOptions, layout: &Layout) -> GroupState {
+    /// State for a group with this plan on `layout`.
+    pub(crate) fn new(id: usize, plan: GroupPlan, layout: &Layout) -> GroupState {
         let nllc = layout.llc_ranges().len();
-        let (llcs, preferred, near) = match options.affinity {
-            Affinity::Llc(l) => (vec![l], l, None),
-            Affinity::Near(w) => {
-                let l = layout.workers()[w].llc;
-                (vec![l], l, Some(w))
-            }
-            Affinity::Numa(n) => (
-                (0..nllc).filter(|&l| layout.llc_numa(l) == n).collect(),
-                NONE,
-                None,
-            ),
-            Affinity::None | Affinity::Auto => ((0..nllc).collect(), NONE, None),
-        };
         GroupState {
             id,
-            options,
+            options: plan.options(),
             runs: (0..nllc).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
             ticks: AtomicU64::new(0),
             learn: Mutex::new(Learn {
@@ -98,18 +56,13 @@ impl GroupState {
                 seen: vec![0; nllc],
                 last_decay: Instant::now(),
             }),
-            preferred: AtomicUsize::new(preferred),
+            preferred: AtomicUsize::new(plan.fixed_llc().unwrap_or(NONE)),
             changes: AtomicU64::new(0),
-            deals: [
-                Deal::new(spread_units(layout, false, &llcs)),
-                Deal::new(spread_units(layout, true, &llcs)),
-            ],
-            llcs,
-            near,
+            plan,
         }
     }
 
-    /// The fixed or learned LLC (not for `Numa`, which picks per push).
+    /// The fixed or learned LLC (`None` for `Numa`, which picks per push).
     pub(crate) fn preferred(&self) -> Option<usize> {
         let p = self.preferred.load(Relaxed);
         (p != NONE).then_some(p)

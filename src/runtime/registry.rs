@@ -261,9 +261,9 @@ impl Registry {
     }
 
     /// Registers a new group.
-    pub(crate) fn new_group(&self, options: crate::groups::GroupOptions) -> Arc<GroupState> {
+    pub(crate) fn new_group(&self, plan: crate::groups::GroupPlan) -> Arc<GroupState> {
         let mut g = self.groups.lock().unwrap_or_else(|e| e.into_inner());
-        let st = Arc::new(GroupState::new(g.len(), options, &self.layout));
+        let st = Arc::new(GroupState::new(g.len(), plan, &self.layout));
         g.push(Arc::clone(&st));
         st
     }
@@ -285,26 +285,12 @@ impl Registry {
         crate::groups::overloaded(&busy, &size, l)
     }
 
-    /// Where a packed job of `g` goes now: its LLC, or `None` for ordinary
-    /// placement (no affinity, or `Auto` without enough activity).
-    pub(crate) fn pack_target(&self, g: &GroupState) -> Option<usize> {
-        if matches!(g.options.affinity, crate::groups::Affinity::Numa(_)) {
-            // The least busy LLC of the node.
-            let (busy, size) = self.busy_per_llc();
-            return g
-                .llcs
-                .iter()
-                .copied()
-                .min_by_key(|&l| (busy[l] * 1024 / size[l].max(1), l));
-        }
-        g.preferred()
-    }
-
     /// Pushes a job of group `g`, from the current thread (`from`: the
-    /// current worker if it belongs to this pool), where its placement
-    /// says, and wakes a worker for it.
+    /// current worker if it belongs to this pool), where the group's plan
+    /// says ([`crate::groups::GroupPlan::destination`]), and wakes a worker
+    /// for it.
     pub(crate) fn push_group(&self, g: &GroupState, job: JobRef, from: Option<&WorkerThread>) {
-        use crate::groups::Placement;
+        use crate::groups::Destination;
         let wake = |woken: Option<(usize, Distance)>| {
             if let Some((_, d)) = woken {
                 match from {
@@ -313,49 +299,43 @@ impl Registry {
                 }
             }
         };
-        let outside = || {
-            if from.is_none() {
-                self.external.injected();
-            }
-        };
-        match g.options.placement {
-            Placement::Pack => match self.pack_target(g) {
-                None => match from {
-                    Some(wt) => wt.push(job),
-                    None => self.inject(job),
-                },
-                Some(l) => {
-                    outside();
-                    self.group_llc[l].push(job);
-                    let start = g
-                        .near
-                        .or_else(|| from.map(|wt| wt.index()).filter(|&w| self.layout.workers()[w].llc == l));
-                    // A helper from another LLC only if this one is overloaded.
-                    let woken = self.sleep.notify_in(start, l, false);
-                    let woken = woken.or_else(|| {
-                        if self.llc_overloaded(l) {
-                            self.sleep.notify(start, l)
-                        } else {
-                            None
-                        }
-                    });
-                    wake(woken);
-                }
+        let dest = g.plan.destination(
+            g.preferred(),
+            &|| self.busy_per_llc(),
+            from.map(|wt| wt.index()),
+            self.cluster_aware(),
+        );
+        if from.is_none() && dest != Destination::Ordinary {
+            self.external.injected();
+        }
+        match dest {
+            Destination::Ordinary => match from {
+                Some(wt) => wt.push(job),
+                None => self.inject(job),
             },
-            Placement::Spread => {
-                let aware = self.cluster_aware();
-                let u = g.deals[usize::from(aware)].next();
-                outside();
-                match u.cluster {
-                    Some(c) => {
-                        self.group_cluster[c].push(job);
-                        wake(self.sleep.notify_in(Some(u.workers.start), u.llc, true));
+            Destination::Pack { llc, wake_from } => {
+                self.group_llc[llc].push(job);
+                let woken = self.sleep.notify_in(wake_from, llc, false).or_else(|| {
+                    // A helper from another LLC only if this one is overloaded.
+                    if self.llc_overloaded(llc) {
+                        self.sleep.notify(wake_from, llc)
+                    } else {
+                        None
                     }
-                    None => {
-                        self.injectors[u.llc].push(job);
-                        wake(self.sleep.notify_in(None, u.llc, true));
-                    }
-                }
+                });
+                wake(woken);
+            }
+            Destination::Cluster {
+                cluster,
+                llc,
+                wake_from,
+            } => {
+                self.group_cluster[cluster].push(job);
+                wake(self.sleep.notify_in(Some(wake_from), llc, true));
+            }
+            Destination::Llc { llc } => {
+                self.injectors[llc].push(job);
+                wake(self.sleep.notify_in(None, llc, true));
             }
         }
     }

@@ -297,13 +297,15 @@ impl WorkerThread {
             return Found::Job(job);
         }
         let mut retry = false;
+        // The pack queue one job at a time: a batch in our deque could be
+        // stolen by other LLCs' workers past the overload rule.
         let own_queues = [
-            &reg.group_cluster[self.cluster],
-            &reg.group_llc[self.llc],
-            &reg.injectors[self.llc],
+            (&reg.group_cluster[self.cluster], true),
+            (&reg.group_llc[self.llc], false),
+            (&reg.injectors[self.llc], true),
         ];
-        for q in own_queues {
-            match self.pull(q, true) {
+        for (q, batch) in own_queues {
+            match self.pull(q, batch) {
                 Found::Nothing => {}
                 Found::Retry => retry = true,
                 found => return found,
