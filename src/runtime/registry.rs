@@ -315,7 +315,11 @@ impl Registry {
             },
             Destination::Pack { llc, wake_from } => {
                 self.group_llc[llc].push(job);
-                let woken = self.sleep.notify_in(wake_from, llc, false).or_else(|| {
+                // A worker of `llc` pushing will look at the queue itself:
+                // wake a helper only if nobody searches (as for a deque
+                // push). Anyone else must wake a worker of `llc`.
+                let own = from.is_some_and(|wt| self.layout.workers()[wt.index()].llc == llc);
+                let woken = self.sleep.notify_in(wake_from, llc, own, false).or_else(|| {
                     // A helper from another LLC only if this one is overloaded.
                     if self.llc_overloaded(llc) {
                         self.sleep.notify(wake_from, llc)
@@ -331,11 +335,11 @@ impl Registry {
                 wake_from,
             } => {
                 self.group_cluster[cluster].push(job);
-                wake(self.sleep.notify_in(Some(wake_from), llc, true));
+                wake(self.sleep.notify_in(Some(wake_from), llc, false, true));
             }
             Destination::Llc { llc } => {
                 self.injectors[llc].push(job);
-                wake(self.sleep.notify_in(None, llc, true));
+                wake(self.sleep.notify_in(None, llc, false, true));
             }
         }
     }

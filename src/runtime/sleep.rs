@@ -82,7 +82,10 @@
 //! workers at any time, by others only under the overload rule, so the
 //! "a searcher will find it" skip above is not valid for it. Its pusher
 //! calls [`Sleep::notify_in`] instead: W1 push, W2 fence, then W4' a claim
-//! restricted to `L`'s workers, with no `searching` test. The same
+//! restricted to `L`'s workers, with no `searching` test (a pusher that is
+//! itself a worker of `L` may skip the wakeup while someone searches, as
+//! `notify` does: it is awake and its own next find-work pass, before it
+//! can sleep, looks at the queue, so the job is not stranded). The same
 //! two-fence argument applies with "some idle worker of `L`" for "some idle
 //! worker": if W2 precedes the re-check fence S3 of a sleeping worker `S`
 //! of `L`, `S`'s re-check (which always includes its LLC's group queue and
@@ -223,21 +226,29 @@ impl Sleep {
     }
 
     /// Like [`Sleep::notify`] for a job aimed at LLC `llc` (a job group's
-    /// queue): first claims an idle worker *of that LLC* (the cluster of
-    /// `from_worker` first, big cores first) whether or not some worker is
-    /// searching, since a searcher elsewhere may not be allowed to take the
-    /// job; if none is idle there and `fallback`, does what `notify` does
-    /// (which may wake a worker of another LLC). Returns the worker woken.
+    /// queue): claims an idle worker *of that LLC* (the cluster of
+    /// `from_worker` first, big cores first); if none is idle there and
+    /// `fallback`, does what `notify` does (which may wake a worker of
+    /// another LLC). Returns the worker woken.
     ///
-    /// See "Queues of one LLC" in the module docs for why this loses no
-    /// wakeup even though only the LLC's own workers must take the job.
+    /// With `if_none_searching` false the claim is made whether or not some
+    /// worker is searching, since a searcher elsewhere may not be allowed to
+    /// take the job: see "Queues of one LLC" in the module docs for why this
+    /// loses no wakeup. Pass `true` only when the caller is itself a worker
+    /// that will look at the queue before it sleeps (a worker of `llc`
+    /// pushing to its own LLC's queue): the job is then never stranded, and
+    /// like `notify` this skips the wakeup while someone searches.
     pub fn notify_in(
         &self,
         from_worker: Option<usize>,
         llc: usize,
+        if_none_searching: bool,
         fallback: bool,
     ) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
+        if if_none_searching && self.searching.load(Ordering::SeqCst) as isize > 0 {
+            return None;
+        }
         if let Some((w, d)) = self.idle.claim_in_llc(from_worker, llc) {
             self.searching.fetch_add(1, Ordering::SeqCst);
             self.parkers[w].unpark();
