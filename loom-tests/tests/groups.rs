@@ -36,20 +36,38 @@ impl Queue {
 }
 
 /// A worker's search loop that takes only from `mine` and stops when
-/// `done` is set; returns whether it ran a job.
-fn worker(sleep: &Sleep, mine: Option<&Queue>, done: &AtomicBool, w: usize) -> bool {
+/// `done` is set; returns whether it ran a job. With `foreign`, its pass
+/// also looks at another LLC's pack queue it may not take from and, if it
+/// is non-empty, wakes a worker of that LLC (`Sleep::wake_in`), as
+/// `Worker::find_work` does for a queue whose LLC is not overloaded.
+fn worker(
+    sleep: &Sleep,
+    mine: Option<&Queue>,
+    foreign: Option<(&Queue, usize)>,
+    done: &AtomicBool,
+    w: usize,
+) -> bool {
+    let forward = || {
+        if let Some((q, llc)) = foreign {
+            if q.0.load(Acquire) > 0 {
+                sleep.wake_in(None, llc);
+            }
+        }
+    };
     sleep.start_searching();
     loop {
         if mine.is_some_and(Queue::try_take) {
             sleep.stop_searching(w, w);
             return true;
         }
+        forward();
         if done.load(Acquire) {
             sleep.stop_searching(w, w);
             return false;
         }
         sleep.prepare_sleep(w);
         let again = mine.is_some_and(|q| q.0.load(Acquire) > 0) || done.load(Acquire);
+        forward();
         if again {
             sleep.cancel_sleep(w);
             continue;
@@ -69,11 +87,11 @@ fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
         let done = Arc::new(AtomicBool::new(false));
         let w0 = {
             let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, Some(&q0), &done, 0))
+            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0))
         };
         let w1 = {
             let (sleep, done) = (sleep.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, None, &done, 1))
+            thread::spawn(move || worker(&sleep, None, None, &done, 1))
         };
         q0.0.fetch_add(1, Release);
         sleep.notify_in(None, 0, false, false);
@@ -96,7 +114,7 @@ fn spread_push_is_taken_by_someone() {
             .map(|w| {
                 let (sleep, q, done) = (sleep.clone(), q.clone(), done.clone());
                 thread::spawn(move || {
-                    let ran = worker(&sleep, Some(&q), &done, w);
+                    let ran = worker(&sleep, Some(&q), None, &done, w);
                     if ran {
                         done.store(true, Release);
                         sleep.wake_all();
@@ -109,5 +127,33 @@ fn spread_push_is_taken_by_someone() {
         sleep.notify_in(None, 0, false, true);
         let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
         assert_eq!(ran, 1, "exactly one worker runs the job");
+    });
+}
+
+/// Rule 1 of "Queues of one LLC": the pusher skips the wakeup while someone
+/// searches (`if_none_searching`, as a worker of LLC 0 pushing to its own
+/// LLC's queue does), and the searcher of LLC 1, which may not take the
+/// job, forwards a wakeup to LLC 0. Worker 0 runs the job. (Without the
+/// forward, loom finds the deadlock: checked when the model was written.)
+#[test]
+fn searcher_elsewhere_forwards_the_wakeup() {
+    builder(3).check(|| {
+        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let q0 = Arc::new(Queue(AtomicUsize::new(0)));
+        let done = Arc::new(AtomicBool::new(false));
+        let w0 = {
+            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
+            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0))
+        };
+        let w1 = {
+            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
+            thread::spawn(move || worker(&sleep, None, Some((&q0, 0)), &done, 1))
+        };
+        q0.0.fetch_add(1, Release);
+        sleep.notify_in(None, 0, true, false);
+        assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
+        done.store(true, Release);
+        sleep.wake_all();
+        assert!(!w1.join().unwrap());
     });
 }

@@ -30,6 +30,7 @@ use crate::layout::{Tier, TierKind};
 use super::job::JobRef;
 use super::latch::CoreLatch;
 use super::group::GroupRef;
+use super::idle::Distance;
 use super::pin;
 use super::registry::Registry;
 use super::stats::Counters;
@@ -366,10 +367,19 @@ impl WorkerThread {
                 found => return found,
             }
         }
-        // Packed jobs of other LLCs: only to help an overloaded one.
+        // Packed jobs of other LLCs: taken only to help an overloaded LLC;
+        // otherwise make sure a worker of that LLC is awake for them (the
+        // sleep protocol relies on this forward: see `sleep`, "Queues of
+        // one LLC").
         for &l in reg.layout.llc_order(self.llc) {
             let q = &reg.group_llc[l];
-            if q.is_empty() || !reg.llc_overloaded(l) {
+            if q.is_empty() {
+                continue;
+            }
+            if !reg.llc_overloaded(l) {
+                if reg.sleep.wake_in(None, l).is_some() {
+                    self.counters().wakeup(Distance::Remote);
+                }
                 continue;
             }
             match self.pull(q, false) {
