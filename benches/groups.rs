@@ -59,7 +59,10 @@ fn chunks<'a>(
     parts: usize,
 ) -> impl Iterator<Item = (&'a mut [f64], &'a [f64], &'a [f64])> {
     let len = a.len().div_ceil(parts);
-    a.chunks_mut(len).zip(b.chunks(len)).zip(c.chunks(len)).map(|((x, y), z)| (x, y, z))
+    a.chunks_mut(len)
+        .zip(b.chunks(len))
+        .zip(c.chunks(len))
+        .map(|((x, y), z)| (x, y, z))
 }
 
 fn touch(buf: &mut [u64; PING_WORDS], k: usize) {
@@ -90,13 +93,24 @@ fn ping_rayon<'s>(s: &rayon::Scope<'s>, mut buf: Box<[u64; PING_WORDS]>, k: usiz
 
 fn bench(c: &mut Criterion) {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let lp = locus::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-    let rp = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let lp = locus::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let rp = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     let parts = 4 * threads;
     let llcs = lp.layout().llc_ranges().len();
-    let spread = lp.group(GroupOptions::new().placement(Placement::Spread)).unwrap();
+    let spread = lp
+        .group(GroupOptions::new().placement(Placement::Spread))
+        .unwrap();
     let pairs: Vec<JobGroup> = (0..threads)
-        .map(|i| lp.group(GroupOptions::new().affinity(Affinity::Llc(i % llcs))).unwrap())
+        .map(|i| {
+            lp.group(GroupOptions::new().affinity(Affinity::Llc(i % llcs)))
+                .unwrap()
+        })
         .collect();
 
     let mut a = vec![0.0f64; N];

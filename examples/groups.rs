@@ -17,12 +17,18 @@ fn work() {
 }
 
 fn bar(n: u64, total: u64) -> String {
-    let w = if total == 0 { 0 } else { (n * 40).div_ceil(total) as usize };
+    let w = if total == 0 {
+        0
+    } else {
+        (n * 40).div_ceil(total) as usize
+    };
     "#".repeat(w)
 }
 
 fn main() {
-    let spec = std::env::args().nth(1).unwrap_or_else(|| "llc:2 cluster:2 core:2".into());
+    let spec = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "llc:2 cluster:2 core:2".into());
     let topo = match Topology::synthetic(&spec) {
         Ok(t) => t,
         Err(e) => {
@@ -30,15 +36,27 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let pool = ThreadPoolBuilder::new().topology(topo).build().expect("pool");
+    let pool = ThreadPoolBuilder::new()
+        .topology(topo)
+        .build()
+        .expect("pool");
     let llcs = pool.layout().llc_ranges().len();
-    println!("{} workers, {} LLCs, {} clusters\n", pool.current_num_threads(), llcs, pool.layout().cluster_ranges().len());
+    println!(
+        "{} workers, {} LLCs, {} clusters\n",
+        pool.current_num_threads(),
+        llcs,
+        pool.layout().cluster_ranges().len()
+    );
 
     let fixed = pool
         .group(GroupOptions::new().affinity(Affinity::Llc(llcs - 1)))
         .expect("group");
-    let auto = pool.group(GroupOptions::new().affinity(Affinity::Auto)).expect("group");
-    let spread = pool.group(GroupOptions::new().placement(Placement::Spread)).expect("group");
+    let auto = pool
+        .group(GroupOptions::new().affinity(Affinity::Auto))
+        .expect("group");
+    let spread = pool
+        .group(GroupOptions::new().placement(Placement::Spread))
+        .expect("group");
 
     let clusters = pool.layout().cluster_ranges().len();
     let per_cluster: Vec<AtomicU64> = (0..clusters).map(|_| AtomicU64::new(0)).collect();
@@ -48,7 +66,8 @@ fn main() {
                 for _ in 0..clusters {
                     s.spawn(|_| {
                         let w = locus::current_thread_index().expect("on a worker");
-                        per_cluster[pool.layout().workers()[w].cluster].fetch_add(1, Ordering::Relaxed);
+                        per_cluster[pool.layout().workers()[w].cluster]
+                            .fetch_add(1, Ordering::Relaxed);
                         work();
                     });
                 }

@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use locus::{Affinity, GroupError, GroupOptions, Placement, ThreadPool, ThreadPoolBuilder, Topology};
+use locus::{
+    Affinity, GroupError, GroupOptions, Placement, ThreadPool, ThreadPoolBuilder, Topology,
+};
 
 fn pool(spec: &str) -> ThreadPool {
     ThreadPoolBuilder::new()
@@ -62,12 +64,17 @@ impl Count {
 #[test]
 fn bad_affinity_is_a_typed_error() {
     let p = pool("llc:2 core:2");
-    let e = p.group(GroupOptions::new().affinity(Affinity::Llc(2))).unwrap_err();
+    let e = p
+        .group(GroupOptions::new().affinity(Affinity::Llc(2)))
+        .unwrap_err();
     assert_eq!(e, GroupError::NoSuchLlc { llc: 2, llcs: 2 });
     assert!(e.to_string().contains("2 LLC"));
     assert!(matches!(
         p.group(GroupOptions::new().affinity(Affinity::Near(4))),
-        Err(GroupError::NoSuchWorker { worker: 4, workers: 4 })
+        Err(GroupError::NoSuchWorker {
+            worker: 4,
+            workers: 4
+        })
     ));
     assert!(matches!(
         p.group(GroupOptions::new().affinity(Affinity::Numa(1))),
@@ -80,7 +87,11 @@ fn group_api_runs_everything_and_counts_it() {
     let p = pool("llc:2 cluster:2 core:2");
     for placement in [Placement::Pack, Placement::Spread] {
         let g = p
-            .group(GroupOptions::new().affinity(Affinity::Llc(1)).placement(placement))
+            .group(
+                GroupOptions::new()
+                    .affinity(Affinity::Llc(1))
+                    .placement(placement),
+            )
             .unwrap();
         let g2 = g.clone();
         let done = Arc::new(Count::default());
@@ -100,7 +111,10 @@ fn group_api_runs_everything_and_counts_it() {
             }
         });
         assert_eq!(n.load(Ordering::Relaxed), 8);
-        assert_eq!(std::thread::spawn(move || g2.install(|| 7)).join().unwrap(), 7);
+        assert_eq!(
+            std::thread::spawn(move || g2.install(|| 7)).join().unwrap(),
+            7
+        );
         // 10 spawns, the join body, the scope body and its 8 jobs, the
         // install: at least 21 runs (stolen join halves add to it).
         let st = g.stats();
@@ -115,7 +129,9 @@ fn group_api_runs_everything_and_counts_it() {
 #[test]
 fn nested_jobs_belong_to_the_group() {
     let p = pool("llc:2 core:2");
-    let g = p.group(GroupOptions::new().affinity(Affinity::Llc(0))).unwrap();
+    let g = p
+        .group(GroupOptions::new().affinity(Affinity::Llc(0)))
+        .unwrap();
     // A free `spawn` and a nested scope inside a group job count for it.
     let done = Arc::new(Count::default());
     let d = done.clone();
@@ -137,14 +153,19 @@ fn nested_jobs_belong_to_the_group() {
 #[test]
 fn overloaded_llc_gets_help_from_its_neighbour() {
     let p = pool("llc:2 core:2");
-    let g = p.group(GroupOptions::new().affinity(Affinity::Llc(0))).unwrap();
+    let g = p
+        .group(GroupOptions::new().affinity(Affinity::Llc(0)))
+        .unwrap();
     let gate = Arc::new(Gate::default());
     let started = Arc::new(Count::default());
     let ran_on = Arc::new(Mutex::new(Vec::new()));
     for _ in 0..2 {
         let (gate, started, ran_on) = (gate.clone(), started.clone(), ran_on.clone());
         g.spawn(move || {
-            ran_on.lock().unwrap().push(locus::current_thread_index().unwrap());
+            ran_on
+                .lock()
+                .unwrap()
+                .push(locus::current_thread_index().unwrap());
             started.add();
             gate.wait();
         });
@@ -154,7 +175,9 @@ fn overloaded_llc_gets_help_from_its_neighbour() {
     let third = Arc::new(Count::default());
     let (t, r) = (third.clone(), ran_on.clone());
     g.spawn(move || {
-        r.lock().unwrap().push(locus::current_thread_index().unwrap());
+        r.lock()
+            .unwrap()
+            .push(locus::current_thread_index().unwrap());
         t.add();
     });
     third.wait_for(1);
@@ -177,7 +200,10 @@ fn overloaded_llc_gets_help_from_its_neighbour() {
 fn auto_groups_settle_in_one_llc() {
     let p = pool("llc:2 core:4");
     let groups: Vec<_> = (0..2)
-        .map(|_| p.group(GroupOptions::new().affinity(Affinity::Auto)).unwrap())
+        .map(|_| {
+            p.group(GroupOptions::new().affinity(Affinity::Auto))
+                .unwrap()
+        })
         .collect();
     for _ in 0..60 {
         for g in &groups {
@@ -221,7 +247,10 @@ fn spread_jobs_reach_all_eight_clusters() {
     let clusters = loop {
         let (gate2, started2, workers2) = (gate.clone(), started.clone(), workers.clone());
         g.spawn(move || {
-            workers2.lock().unwrap().push(locus::current_thread_index().unwrap());
+            workers2
+                .lock()
+                .unwrap()
+                .push(locus::current_thread_index().unwrap());
             started2.add();
             gate2.wait();
         });
@@ -247,8 +276,12 @@ fn spread_jobs_reach_all_eight_clusters() {
 #[test]
 fn cluster_switch_under_load_loses_nothing() {
     let p = pool("llc:2 cluster:2 core:2");
-    let spread = p.group(GroupOptions::new().placement(Placement::Spread)).unwrap();
-    let pack = p.group(GroupOptions::new().affinity(Affinity::Llc(1))).unwrap();
+    let spread = p
+        .group(GroupOptions::new().placement(Placement::Spread))
+        .unwrap();
+    let pack = p
+        .group(GroupOptions::new().affinity(Affinity::Llc(1)))
+        .unwrap();
     let slots: Vec<AtomicUsize> = (0..2000).map(|_| AtomicUsize::new(0)).collect();
     std::thread::scope(|ts| {
         ts.spawn(|| {
@@ -261,9 +294,9 @@ fn cluster_switch_under_load_loses_nothing() {
             let slots = &slots;
             ts.spawn(move || {
                 g.scope(|s| {
-                    for i in (k * 1000)..(k * 1000 + 1000) {
+                    for slot in &slots[k * 1000..(k + 1) * 1000] {
                         s.spawn(move |_| {
-                            slots[i].fetch_add(1, Ordering::Relaxed);
+                            slot.fetch_add(1, Ordering::Relaxed);
                         });
                     }
                 });
@@ -273,4 +306,32 @@ fn cluster_switch_under_load_loses_nothing() {
     assert!(slots.iter().all(|s| s.load(Ordering::Relaxed) == 1));
     p.set_cluster_aware(false);
     assert!(!p.cluster_aware());
+}
+
+/// The builder option sets the live switch's initial value, and the live
+/// switch then selects the same steal tiers a pool built with the other
+/// value has.
+#[test]
+fn builder_option_and_live_switch_agree() {
+    let t = Topology::synthetic("llc:2 cluster:2 core:2").unwrap();
+    let off = ThreadPoolBuilder::new()
+        .topology(t.clone())
+        .cluster_aware(false)
+        .build()
+        .unwrap();
+    assert!(!off.cluster_aware());
+    assert!(!off.layout().options().cluster_aware);
+    let on = ThreadPoolBuilder::new().topology(t).build().unwrap();
+    assert!(on.cluster_aware());
+    on.set_cluster_aware(false);
+    for w in 0..on.layout().len() {
+        assert_eq!(
+            on.layout().tiers_for(w, false),
+            &off.layout().workers()[w].tiers[..]
+        );
+    }
+    // Both still run work after switching back and forth.
+    off.set_cluster_aware(true);
+    assert_eq!(on.install(|| locus::join(|| 1, || 2)), (1, 2));
+    assert_eq!(off.install(|| locus::join(|| 3, || 4)), (3, 4));
 }

@@ -13,7 +13,11 @@ use locus::groups::{AffinityTracker, Destination, GroupPlan, SpreadDealer, overl
 use locus::{Affinity, GroupError, GroupOptions, Layout, LayoutOptions, Placement, Topology};
 
 fn layout(spec: &str) -> Layout {
-    Layout::new(&Topology::synthetic(spec).unwrap(), &LayoutOptions::default()).unwrap()
+    Layout::new(
+        &Topology::synthetic(spec).unwrap(),
+        &LayoutOptions::default(),
+    )
+    .unwrap()
 }
 
 fn plan(l: &Layout, a: Affinity, p: Placement) -> GroupPlan {
@@ -59,17 +63,32 @@ fn pack_lands_in_the_affinity_llc_and_wakes_there() {
     // idle worker.
     let p = plan(&l, Affinity::Llc(1), Placement::Pack);
     let d = p.destination(None, &no_busy, None, true);
-    assert_eq!(d, Destination::Pack { llc: 1, wake_from: None });
+    assert_eq!(
+        d,
+        Destination::Pack {
+            llc: 1,
+            wake_from: None
+        }
+    );
     let m = all_idle(&l);
     assert_eq!(m.claim_in_llc(None, 1), Some((4, Distance::Llc)));
     // From worker 7 (LLC 1, cluster 6..8): its cluster first.
     let d = p.destination(None, &no_busy, Some(7), true);
-    assert_eq!(d, Destination::Pack { llc: 1, wake_from: Some(7) });
+    assert_eq!(
+        d,
+        Destination::Pack {
+            llc: 1,
+            wake_from: Some(7)
+        }
+    );
     assert_eq!(m.claim_in_llc(Some(7), 1), Some((6, Distance::Cluster)));
     // From a worker of the other LLC: no cluster hint.
     assert_eq!(
         p.destination(None, &no_busy, Some(0), true),
-        Destination::Pack { llc: 1, wake_from: None }
+        Destination::Pack {
+            llc: 1,
+            wake_from: None
+        }
     );
     // LLC 1 all claimed: the pack wake finds nobody in it (never another LLC).
     while m.claim_in_llc(None, 1).is_some() {}
@@ -79,7 +98,13 @@ fn pack_lands_in_the_affinity_llc_and_wakes_there() {
     // Near(5): LLC 1, wakeups start at worker 5's cluster (4..6).
     let p = plan(&l, Affinity::Near(5), Placement::Pack);
     let d = p.destination(None, &no_busy, Some(0), true);
-    assert_eq!(d, Destination::Pack { llc: 1, wake_from: Some(5) });
+    assert_eq!(
+        d,
+        Destination::Pack {
+            llc: 1,
+            wake_from: Some(5)
+        }
+    );
     let m = all_idle(&l);
     m.clear_idle(4);
     assert_eq!(m.claim_in_llc(Some(5), 1), Some((5, Distance::Cluster)));
@@ -87,12 +112,21 @@ fn pack_lands_in_the_affinity_llc_and_wakes_there() {
 
     // None: ordinary placement. Auto: ordinary until learned, then packed.
     let p = plan(&l, Affinity::None, Placement::Pack);
-    assert_eq!(p.destination(None, &no_busy, Some(3), true), Destination::Ordinary);
+    assert_eq!(
+        p.destination(None, &no_busy, Some(3), true),
+        Destination::Ordinary
+    );
     let p = plan(&l, Affinity::Auto, Placement::Pack);
-    assert_eq!(p.destination(None, &no_busy, Some(3), true), Destination::Ordinary);
+    assert_eq!(
+        p.destination(None, &no_busy, Some(3), true),
+        Destination::Ordinary
+    );
     assert_eq!(
         p.destination(Some(0), &no_busy, Some(3), true),
-        Destination::Pack { llc: 0, wake_from: Some(3) }
+        Destination::Pack {
+            llc: 0,
+            wake_from: Some(3)
+        }
     );
 }
 
@@ -104,12 +138,18 @@ fn numa_affinity_packs_into_its_least_busy_llc() {
     let load = || (vec![0, 0, 2, 1], vec![2, 2, 2, 2]);
     assert_eq!(
         p.destination(None, &load, None, true),
-        Destination::Pack { llc: 3, wake_from: None }
+        Destination::Pack {
+            llc: 3,
+            wake_from: None
+        }
     );
     let even = || (vec![0, 0, 1, 1], vec![2, 2, 2, 2]);
     assert_eq!(
         p.destination(None, &even, None, true),
-        Destination::Pack { llc: 2, wake_from: None }
+        Destination::Pack {
+            llc: 2,
+            wake_from: None
+        }
     );
     assert!(matches!(
         GroupPlan::new(&l, GroupOptions::new().affinity(Affinity::Numa(2))),
@@ -121,14 +161,22 @@ fn numa_affinity_packs_into_its_least_busy_llc() {
 fn spread_deals_round_robin_over_clusters_interleaving_llcs() {
     let l = layout("llc:2 cluster:2 core:2");
     let p = plan(&l, Affinity::None, Placement::Spread);
-    let seq: Vec<Destination> = (0..4).map(|_| p.destination(None, &no_busy, None, true)).collect();
-    let c = |cluster, llc, wake_from| Destination::Cluster { cluster, llc, wake_from };
+    let seq: Vec<Destination> = (0..4)
+        .map(|_| p.destination(None, &no_busy, None, true))
+        .collect();
+    let c = |cluster, llc, wake_from| Destination::Cluster {
+        cluster,
+        llc,
+        wake_from,
+    };
     assert_eq!(seq, [c(0, 0, 0), c(2, 1, 4), c(1, 0, 2), c(3, 1, 6)]);
     // The push to cluster 2 wakes an idle worker of cluster 2.
     let m = all_idle(&l);
     assert_eq!(m.claim_in_llc(Some(4), 1), Some((4, Distance::Cluster)));
     // Cluster awareness off: dealt over LLCs, into their injectors.
-    let seq: Vec<Destination> = (0..4).map(|_| p.destination(None, &no_busy, None, false)).collect();
+    let seq: Vec<Destination> = (0..4)
+        .map(|_| p.destination(None, &no_busy, None, false))
+        .collect();
     let l_ = |llc| Destination::Llc { llc };
     assert_eq!(seq, [l_(0), l_(1), l_(0), l_(1)]);
     // Llc(1) + Spread: the clusters of LLC 1 only.
@@ -175,7 +223,10 @@ fn raptor_lake_spread_weights_clusters_by_capacity_and_wakes_p_cores_first() {
     let pk = plan(&l, Affinity::Llc(0), Placement::Pack);
     assert_eq!(
         pk.destination(None, &no_busy, None, true),
-        Destination::Pack { llc: 0, wake_from: None }
+        Destination::Pack {
+            llc: 0,
+            wake_from: None
+        }
     );
     let m = all_idle(&l);
     for _ in 0..12 {
@@ -197,7 +248,13 @@ fn gb10_spread_over_two_llcs_and_big_cores_first() {
     let p = plan(&l, Affinity::None, Placement::Spread);
     let weights: Vec<u64> = p.spread_units(true).iter().map(|u| u.weight).collect();
     let caps: Vec<u64> = l.workers().iter().map(|w| u64::from(w.capacity)).collect();
-    assert_eq!(weights, [caps[..10].iter().sum::<u64>(), caps[10..].iter().sum::<u64>()]);
+    assert_eq!(
+        weights,
+        [
+            caps[..10].iter().sum::<u64>(),
+            caps[10..].iter().sum::<u64>()
+        ]
+    );
     // Over whole periods each LLC gets exactly its capacity share.
     let n = 10_000;
     let got = deal(&p, true, n);

@@ -64,7 +64,9 @@ impl GroupPlan {
     pub fn new(layout: &Layout, options: GroupOptions) -> Result<GroupPlan, GroupError> {
         let nllc = layout.llc_ranges().len();
         let (llcs, fixed, near) = match options.affinity {
-            Affinity::Llc(l) if l >= nllc => return Err(GroupError::NoSuchLlc { llc: l, llcs: nllc }),
+            Affinity::Llc(l) if l >= nllc => {
+                return Err(GroupError::NoSuchLlc { llc: l, llcs: nllc });
+            }
             Affinity::Llc(l) => (vec![l], Some(l), None),
             Affinity::Near(w) if w >= layout.len() => {
                 return Err(GroupError::NoSuchWorker {
@@ -82,10 +84,17 @@ impl GroupPlan {
                     nodes: layout.numa_ranges().len(),
                 });
             }
-            Affinity::Numa(n) => ((0..nllc).filter(|&l| layout.llc_numa(l) == n).collect(), None, None),
+            Affinity::Numa(n) => (
+                (0..nllc).filter(|&l| layout.llc_numa(l) == n).collect(),
+                None,
+                None,
+            ),
             Affinity::None | Affinity::Auto => ((0..nllc).collect(), None, None),
         };
-        let units = [spread_units(layout, false, &llcs), spread_units(layout, true, &llcs)];
+        let units = [
+            spread_units(layout, false, &llcs),
+            spread_units(layout, true, &llcs),
+        ];
         let dealer = |u: &[SpreadUnit]| {
             let w: Vec<u64> = u.iter().map(|u| u.weight).collect();
             Mutex::new(SpreadDealer::new(&w))
@@ -144,18 +153,17 @@ impl GroupPlan {
             Placement::Pack => {
                 let llc = match self.options.affinity {
                     Affinity::None => None,
-                    Affinity::Auto => learned.filter(|&l| l < self.worker_llc.last().map_or(0, |&m| m + 1)),
+                    Affinity::Auto => {
+                        learned.filter(|&l| l < self.worker_llc.last().map_or(0, |&m| m + 1))
+                    }
                     Affinity::Llc(_) | Affinity::Near(_) => self.fixed,
                     Affinity::Numa(_) => {
                         let (busy, size) = busy_size();
-                        self.llcs
-                            .iter()
-                            .copied()
-                            .min_by_key(|&l| {
-                                let b = busy.get(l).copied().unwrap_or(0);
-                                let s = size.get(l).copied().unwrap_or(1).max(1);
-                                (b * 1024 / s, l)
-                            })
+                        self.llcs.iter().copied().min_by_key(|&l| {
+                            let b = busy.get(l).copied().unwrap_or(0);
+                            let s = size.get(l).copied().unwrap_or(1).max(1);
+                            (b * 1024 / s, l)
+                        })
                     }
                 };
                 match llc {

@@ -7,9 +7,9 @@ use crate::groups::{GroupError, GroupOptions, GroupStats};
 use crate::runtime::group::{GroupRef, GroupState};
 use crate::runtime::registry::Registry;
 
+use super::ThreadPool;
 use super::join::{FnContext, join_on};
 use super::scope::{Scope, scope_on};
-use super::ThreadPool;
 
 /// A group of jobs that share a placement: created by [`ThreadPool::group`],
 /// cheap to clone, `Send` and `Sync`. Jobs created inside its jobs (scope

@@ -49,7 +49,9 @@ impl GroupState {
         GroupState {
             id,
             options: plan.options(),
-            runs: (0..nllc).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
+            runs: (0..nllc)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
             ticks: AtomicU64::new(0),
             learn: Mutex::new(Learn {
                 tracker: AffinityTracker::new(nllc),
@@ -107,7 +109,8 @@ impl GroupState {
                 tracker.record_n(l, d);
             }
         }
-        self.preferred.store(tracker.preferred().unwrap_or(NONE), Relaxed);
+        self.preferred
+            .store(tracker.preferred().unwrap_or(NONE), Relaxed);
         self.changes.store(tracker.changes(), Relaxed);
     }
 

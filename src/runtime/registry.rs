@@ -134,7 +134,9 @@ impl Registry {
         let clusters = layout.cluster_ranges().len();
         let registry = Arc::new(Registry {
             sleep: Sleep::new(masks, n),
-            group_llc: (0..llcs).map(|_| CachePadded::new(Injector::new())).collect(),
+            group_llc: (0..llcs)
+                .map(|_| CachePadded::new(Injector::new()))
+                .collect(),
             group_cluster: (0..clusters)
                 .map(|_| CachePadded::new(Injector::new()))
                 .collect(),
@@ -247,7 +249,8 @@ impl Registry {
     /// Whether the cluster level is used (the live switch).
     #[inline]
     pub(crate) fn cluster_aware(&self) -> bool {
-        self.cluster_aware.load(std::sync::atomic::Ordering::Relaxed)
+        self.cluster_aware
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Switches cluster awareness: steal tiers (read by each worker at its
@@ -319,14 +322,17 @@ impl Registry {
                 // wake a helper only if nobody searches (as for a deque
                 // push). Anyone else must wake a worker of `llc`.
                 let own = from.is_some_and(|wt| self.layout.workers()[wt.index()].llc == llc);
-                let woken = self.sleep.notify_in(wake_from, llc, own, false).or_else(|| {
-                    // A helper from another LLC only if this one is overloaded.
-                    if self.llc_overloaded(llc) {
-                        self.sleep.notify(wake_from, llc)
-                    } else {
-                        None
-                    }
-                });
+                let woken = self
+                    .sleep
+                    .notify_in(wake_from, llc, own, false)
+                    .or_else(|| {
+                        // A helper from another LLC only if this one is overloaded.
+                        if self.llc_overloaded(llc) {
+                            self.sleep.notify(wake_from, llc)
+                        } else {
+                            None
+                        }
+                    });
                 wake(woken);
             }
             Destination::Cluster {
@@ -431,7 +437,11 @@ impl Registry {
 
     /// As [`Registry::spawn_detached`] in group `group` (none: the current
     /// worker's group, if it is a worker of this pool).
-    pub(crate) fn spawn_detached_in<F: FnOnce() + Send + 'static>(self: &Arc<Self>, group: GroupRef, f: F) {
+    pub(crate) fn spawn_detached_in<F: FnOnce() + Send + 'static>(
+        self: &Arc<Self>,
+        group: GroupRef,
+        f: F,
+    ) {
         self.detached.fetch_add(1, Ordering::SeqCst);
         let reg = Arc::clone(self);
         let wt = WorkerThread::current();

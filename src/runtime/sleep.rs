@@ -262,7 +262,8 @@ impl Sleep {
         if let Some(hit) = self.wake_in(from_worker, llc) {
             return Some(hit);
         }
-        if !fallback || self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle() {
+        if !fallback || self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle()
+        {
             return None;
         }
         self.wake_nearest(from_worker, llc)

@@ -27,10 +27,10 @@ use crossbeam_utils::Backoff;
 
 use crate::layout::{Tier, TierKind};
 
-use super::job::JobRef;
-use super::latch::CoreLatch;
 use super::group::GroupRef;
 use super::idle::Distance;
+use super::job::JobRef;
+use super::latch::CoreLatch;
 use super::pin;
 use super::registry::Registry;
 use super::stats::Counters;
