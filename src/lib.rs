@@ -57,7 +57,7 @@ pub use groups::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
 pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
 pub use pool::{
     BroadcastContext, BuildError, FnContext, JobGroup, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
-    current_thread_index, join, join_context, scope, spawn,
+    current_thread_index, join, join_context, outside_group, scope, spawn,
 };
 pub use runtime::idle::Distance;
 pub use runtime::pin::PinStatus;

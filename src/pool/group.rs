@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::groups::{GroupError, GroupOptions, GroupStats};
 use crate::runtime::group::{GroupRef, GroupState};
 use crate::runtime::registry::Registry;
+use crate::runtime::worker::WorkerThread;
 
 use super::ThreadPool;
 use super::join::{FnContext, join_on};
@@ -146,5 +147,31 @@ impl JobGroup {
     /// The group's options.
     pub fn options(&self) -> GroupOptions {
         self.state.options
+    }
+}
+
+/// Runs `f` so that the jobs it creates (spawns, scope spawns, `join`
+/// halves) do not belong to the current group: inside a group job they
+/// would by default. Outside a group job, or outside a pool, it just runs
+/// `f`.
+///
+/// ```
+/// use locus::{Affinity, GroupOptions, ThreadPoolBuilder, Topology};
+/// let pool = ThreadPoolBuilder::new()
+///     .topology(Topology::synthetic("llc:2 core:2").unwrap())
+///     .build()
+///     .unwrap();
+/// let g = pool.group(GroupOptions::new().affinity(Affinity::Llc(0))).unwrap();
+/// g.install(|| {
+///     locus::outside_group(|| locus::scope(|s| s.spawn(|_| {})));
+/// });
+/// assert_eq!(g.stats().total(), 1); // the install body only
+/// ```
+pub fn outside_group<R>(f: impl FnOnce() -> R) -> R {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+    match unsafe { wt.as_ref() } {
+        Some(wt) if !wt.group().is_none() => wt.with_group(GroupRef::NONE, f),
+        _ => f(),
     }
 }

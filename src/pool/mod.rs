@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub use broadcast::{BroadcastContext, broadcast};
 pub use builder::ThreadPoolBuilder;
 pub use error::BuildError;
-pub use group::JobGroup;
+pub use group::{JobGroup, outside_group};
 pub use join::{FnContext, join, join_context};
 pub use scope::{Scope, scope};
 pub use spawn::spawn;

@@ -126,6 +126,12 @@ impl WorkerThread {
             return f();
         };
         st.record(self.llc);
+        self.with_group(g, f)
+    }
+
+    /// Runs `f` with `g` as the current group (restored on return and on
+    /// panic), counting nothing.
+    pub(crate) fn with_group<R>(&self, g: GroupRef, f: impl FnOnce() -> R) -> R {
         struct Restore<'a>(&'a Cell<GroupRef>, GroupRef);
         impl Drop for Restore<'_> {
             fn drop(&mut self) {
