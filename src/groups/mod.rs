@@ -20,8 +20,18 @@
 //!   that cluster's queue and wakes an idle worker there (big first); any
 //!   idle worker may take it when that cluster's workers are busy.
 //! - Every run of a group job is counted in its LLC ([`GroupStats`]); for
-//!   `Auto` the counts feed the group's tracker every few jobs, decayed by
-//!   half every [`DECAY_PERIOD`].
+//!   `Auto` the counts feed the group's tracker every 8 runs, and the
+//!   tracker's counts are halved once per elapsed [`DECAY_PERIOD`] at that
+//!   moment. Decay is applied when the tracker is fed, so a group that
+//!   stops running keeps its last preference until it runs again (its
+//!   first jobs then go to its old LLC, and the elapsed decay is applied at
+//!   its next feed).
+//!
+//! Limits: `join` halves stay on the creating worker's deque (as in any
+//! work-stealing pool, they are what idle workers steal), so a packed
+//! group's joins can be stolen by other LLCs' idle workers through their
+//! far steal tiers, past the overload rule; spawns and scope spawns go
+//! through the group's queues. A group's state lives as long as its pool.
 
 mod options;
 mod plan;

@@ -67,6 +67,17 @@ impl AffinityTracker {
         }
     }
 
+    /// Counts `jobs[l]` jobs in each LLC `l` at once (extra entries are
+    /// ignored), then re-evaluates once: the outcome does not depend on the
+    /// order of the LLCs, as it would with one [`record_n`](Self::record_n)
+    /// per LLC.
+    pub fn record_all(&mut self, jobs: &[u64]) {
+        for (c, &n) in self.counts.iter_mut().zip(jobs) {
+            *c = c.saturating_add(n.saturating_mul(JOB_WEIGHT));
+        }
+        self.evaluate();
+    }
+
     /// Halves every count `steps` times (one step per elapsed decay period).
     pub fn decay(&mut self, steps: u32) {
         if steps == 0 {
@@ -290,6 +301,21 @@ mod tests {
         prefer(&mut t, 2, 8, 20);
         assert_eq!(t.preferred(), Some(1));
         assert_eq!(t.changes(), 1);
+    }
+
+    #[test]
+    fn batch_is_order_free() {
+        let mut a = AffinityTracker::new(2);
+        a.record_all(&[10, 0]);
+        assert_eq!(a.preferred(), Some(0));
+        // 30 in LLC 0 and 25 in LLC 1 together: 40 vs 25, no flip; fed one
+        // LLC at a time, LLC 1 first, 10 vs 25 would flip on the way.
+        a.record_all(&[30, 25]);
+        assert_eq!(a.preferred(), Some(0));
+        let mut b = AffinityTracker::new(2);
+        b.record_all(&[10, 0]);
+        b.record_n(1, 25);
+        assert_eq!(b.preferred(), Some(1));
     }
 
     #[test]

@@ -101,14 +101,18 @@ impl GroupState {
                 *last_decay = Instant::now();
             }
         }
-        for (l, r) in self.runs.iter().enumerate() {
-            let now = r.load(Relaxed);
-            let d = now - seen[l];
-            seen[l] = now;
-            if d > 0 {
-                tracker.record_n(l, d);
-            }
-        }
+        let deltas: Vec<u64> = self
+            .runs
+            .iter()
+            .zip(seen.iter_mut())
+            .map(|(r, s)| {
+                let now = r.load(Relaxed);
+                let d = now - *s;
+                *s = now;
+                d
+            })
+            .collect();
+        tracker.record_all(&deltas);
         self.preferred
             .store(tracker.preferred().unwrap_or(NONE), Relaxed);
         self.changes.store(tracker.changes(), Relaxed);
