@@ -46,16 +46,18 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+pub mod groups;
 pub mod layout;
 mod pool;
 pub(crate) mod runtime;
 pub(crate) mod sync;
 pub mod topology;
 
+pub use groups::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
 pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
 pub use pool::{
-    BroadcastContext, BuildError, FnContext, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
-    current_thread_index, join, join_context, scope, spawn,
+    BroadcastContext, BuildError, FnContext, JobGroup, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
+    current_thread_index, join, join_context, outside_group, scope, spawn,
 };
 pub use runtime::idle::Distance;
 pub use runtime::pin::PinStatus;
@@ -70,6 +72,19 @@ pub use topology::{CpuSet, Level, Topology, TopologyError};
 #[doc(hidden)]
 pub mod __bench {
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
+}
+
+/// Internals for the group policy tests (`tests/groups_policy.rs`): the idle
+/// masks of a layout, as the pool builds them, to check which worker a
+/// group push wakes. Not part of the API: hidden, no stability promise.
+#[doc(hidden)]
+pub mod __policy {
+    pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
+
+    /// The idle shape the pool builds for `layout`.
+    pub fn idle_shape(layout: &crate::Layout) -> IdleShape {
+        crate::runtime::registry::idle_shape(layout)
+    }
 }
 
 /// Internals for the `loom-tests` crate, compiled only under `--cfg loom`.

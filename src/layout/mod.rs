@@ -230,6 +230,9 @@ pub struct Layout {
     /// Topology NUMA domain and package of each dense LLC.
     llc_place: Vec<(usize, usize)>,
     llc_order: Vec<Vec<usize>>,
+    /// The tiers of each worker for the opposite of `options.cluster_aware`
+    /// (for the run-time switch, [`Layout::tiers_for`]).
+    other_tiers: Vec<Vec<Tier>>,
     /// Dense LLC per OS CPU index (`usize::MAX`: not an online CPU).
     llc_by_cpu: Vec<usize>,
 }
@@ -300,6 +303,7 @@ impl Layout {
             llc_numa: Vec::new(),
             llc_place: Vec::new(),
             llc_order: Vec::new(),
+            other_tiers: Vec::new(),
             llc_by_cpu: Vec::new(),
         };
         let mut last = [None; 5];
@@ -376,10 +380,11 @@ impl Layout {
         }
 
         // Steal tiers.
-        let tiers = tiers::all(&l);
+        let tiers = tiers::all(&l, opts.cluster_aware);
         for (w, t) in l.workers.iter_mut().zip(tiers) {
             w.tiers = t;
         }
+        l.other_tiers = tiers::all(&l, !opts.cluster_aware);
 
         // LLC order and the CPU -> LLC map.
         l.llc_order = (0..l.llc_ranges.len()).map(|a| l.compute_llc_order(a)).collect();
@@ -398,9 +403,10 @@ impl Layout {
 
     /// How near worker `b` is to worker `a`, as the tier kind it would have
     /// in `a`'s hierarchical steal order (whatever the configured order):
-    /// `Smt` for the same core, `Cluster` for the same cluster (only when
-    /// cluster-aware), `Llc`, then NUMA node and package (in the topology's
-    /// nesting order), else `Remote`. Statistics use it, so that steals of a
+    /// `Smt` for the same core, `Cluster` for the same cluster (whether or
+    /// not the pool is cluster-aware: this is where the victim is, not
+    /// which tier found it), `Llc`, then NUMA node and package (in the
+    /// topology's nesting order), else `Remote`. Statistics use it, so that steals of a
     /// `Flat` pool are classified by distance too and the two orders can be
     /// compared.
     ///
@@ -422,7 +428,7 @@ impl Layout {
         };
         if x.core == y.core {
             TierKind::Smt
-        } else if x.cluster == y.cluster && self.options.cluster_aware {
+        } else if x.cluster == y.cluster {
             TierKind::Cluster
         } else if x.llc == y.llc {
             TierKind::Llc
@@ -534,6 +540,28 @@ impl Layout {
             return None;
         }
         self.llc_by_cpu.get(os_cpu).copied().filter(|&l| l != usize::MAX)
+    }
+
+    /// The steal tiers of worker `w` with cluster awareness on or off,
+    /// whatever the layout's option: for the option's own value these are
+    /// [`WorkerPlace::tiers`], for the other the tiers a layout built with
+    /// it would have (the run-time switch,
+    /// [`ThreadPool::set_cluster_aware`](crate::ThreadPool::set_cluster_aware)).
+    /// Panics if `w` is out of range.
+    ///
+    /// ```
+    /// use locus::{Layout, LayoutOptions, Topology, TierKind};
+    /// let t = Topology::synthetic("cluster:2 core:2").unwrap();
+    /// let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    /// assert_eq!(l.tiers_for(0, true)[0].kind, TierKind::Cluster);
+    /// assert_eq!(l.tiers_for(0, false)[0].kind, TierKind::Llc);
+    /// ```
+    pub fn tiers_for(&self, w: usize, cluster_aware: bool) -> &[Tier] {
+        if cluster_aware == self.options.cluster_aware {
+            &self.workers[w].tiers
+        } else {
+            &self.other_tiers[w]
+        }
     }
 
     /// The topology this layout was made from.

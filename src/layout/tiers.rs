@@ -61,8 +61,9 @@ fn remote_tiers(l: &Layout, a: usize) -> Vec<Tier> {
         .collect()
 }
 
-/// The tiers of every worker, by worker index.
-pub(super) fn all(l: &Layout) -> Vec<Vec<Tier>> {
+/// The tiers of every worker, by worker index, with or without a cluster
+/// tier (`cluster_aware`; the layout's own option is not consulted).
+pub(super) fn all(l: &Layout, cluster_aware: bool) -> Vec<Vec<Tier>> {
     let n = l.workers.len();
     if l.options.steal_order == StealOrder::Flat {
         return (0..n)
@@ -90,7 +91,7 @@ pub(super) fn all(l: &Layout) -> Vec<Vec<Tier>> {
             let core = &l.core_ranges[w.core];
             push_tier(&mut tiers, TierKind::Smt, minus(core, &me));
             let cluster = &l.cluster_ranges[w.cluster];
-            let below_llc = if l.options.cluster_aware {
+            let below_llc = if cluster_aware {
                 push_tier(&mut tiers, TierKind::Cluster, minus(cluster, core));
                 cluster
             } else {

@@ -76,8 +76,20 @@ where
     RA: Send,
     RB: Send,
 {
+    // Inside a group job, `b` belongs to the group: if another worker runs
+    // it, it runs there as a job of the group (counted in that LLC).
+    let group = wt.group();
     let job_b = StackJob::new(
-        |migrated| b(FnContext { migrated }),
+        move |migrated| {
+            if migrated && !group.is_none() {
+                let cur = WorkerThread::current();
+                // SAFETY: stack jobs run on workers, whose pointer is live.
+                if let Some(cur) = unsafe { cur.as_ref() } {
+                    return cur.in_group(group, || b(FnContext { migrated }));
+                }
+            }
+            b(FnContext { migrated })
+        },
         SpinLatch::new(wt.registry(), wt.index()),
     );
     // SAFETY: `job_b` stays in this frame until its latch is set or we took

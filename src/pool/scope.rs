@@ -11,6 +11,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+use crate::runtime::group::GroupRef;
 use crate::runtime::job::HeapJob;
 use crate::runtime::latch::{CountLatch, Latch};
 use crate::runtime::registry::Registry;
@@ -115,10 +116,34 @@ impl<'scope> Scope<'scope> {
             // SAFETY: last access to the scope from this job.
             unsafe { CountLatch::set(&raw const (*this).latch) };
         };
-        // SAFETY: the closure borrows only data outliving 'scope, and the
-        // scope (which outlives nothing longer than 'scope) waits for it.
-        let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job) };
-        self.registry().push_or_inject(job_ref);
+        let reg = self.registry();
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+        let wt = unsafe { wt.as_ref() }.filter(|wt| wt.registry().id() == reg.id());
+        let group = wt.map_or(GroupRef::NONE, |wt| wt.group());
+        match group.get() {
+            None => {
+                // SAFETY: the closure borrows only data outliving 'scope, and
+                // the scope (which outlives nothing longer than 'scope) waits
+                // for it.
+                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job) };
+                reg.push_or_inject(job_ref);
+            }
+            Some(st) => {
+                // Spawned inside a group job: a job of the same group.
+                let in_group = move || {
+                    let cur = WorkerThread::current();
+                    // SAFETY: heap jobs run on workers, whose pointer is live.
+                    match unsafe { cur.as_ref() } {
+                        Some(cur) => cur.in_group(group, job),
+                        None => job(),
+                    }
+                };
+                // SAFETY: as above.
+                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(in_group) };
+                reg.push_group(st, job_ref, wt);
+            }
+        }
     }
 
     fn registry(&self) -> &Registry {

@@ -166,6 +166,10 @@ pub struct IdleMasks {
     llc_order: Box<[Box<[usize]>]>,
     /// Owner-private: whether the worker is counted in its LLC's field.
     armed: Box<[AtomicBool]>,
+    /// Whether the cluster step of a claim is taken (the pool's run-time
+    /// cluster switch; a hint, read relaxed: either answer is a valid
+    /// search order, so it plays no part in the invariants).
+    cluster_aware: AtomicBool,
 }
 
 /// Bits `lo..hi` (word-local, `lo < hi <= 64`).
@@ -266,7 +270,26 @@ impl IdleMasks {
                 .map(Vec::into_boxed_slice)
                 .collect(),
             armed: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            cluster_aware: AtomicBool::new(true),
         }
+    }
+
+    /// Turns the cluster step of [`claim_nearest`](Self::claim_nearest) on
+    /// or off (on at creation; a shape without clusters has none anyway).
+    pub fn set_cluster_aware(&self, on: bool) {
+        self.cluster_aware.store(on, Ordering::Relaxed);
+    }
+
+    /// Number of armed (idle, possibly claimed but not yet awake) workers
+    /// of LLC `llc`; 0 if out of range. A cheap snapshot (one load) for
+    /// load estimates, not for the protocol.
+    pub fn idle_count(&self, llc: usize) -> usize {
+        self.llcs.get(llc).map_or(0, |l| self.llc_count(l) as usize)
+    }
+
+    /// Number of workers of LLC `llc` (0 if out of range).
+    pub fn llc_len(&self, llc: usize) -> usize {
+        self.llcs.get(llc).map_or(0, |l| l.range.len())
     }
 
     /// Number of workers.
@@ -380,8 +403,25 @@ impl IdleMasks {
         from_worker: Option<usize>,
         from_llc: usize,
     ) -> Option<(usize, Distance)> {
+        self.llcs.get(from_llc)?;
+        if let Some(hit) = self.claim_in_llc(from_worker, from_llc) {
+            return Some(hit);
+        }
+        self.claim_remote(from_llc)
+    }
+
+    /// The first two steps of [`claim_nearest`](Self::claim_nearest): the
+    /// cluster of `from_worker` (when given, inside `from_llc`, and the
+    /// cluster step is on), then the rest of `from_llc`; never another LLC.
+    /// Used to wake a worker of one LLC in particular (job groups).
+    pub fn claim_in_llc(
+        &self,
+        from_worker: Option<usize>,
+        from_llc: usize,
+    ) -> Option<(usize, Distance)> {
         let l = self.llcs.get(from_llc)?;
         let cluster = from_worker
+            .filter(|_| self.cluster_aware.load(Ordering::Relaxed))
             .filter(|&w| w < self.num_workers() && self.worker_llc[w] as usize == from_llc)
             .map(|w| self.worker_cluster[w])
             .filter(|&c| c != NO_CLUSTER)
@@ -404,7 +444,7 @@ impl IdleMasks {
                 ));
             }
         }
-        self.claim_remote(from_llc)
+        None
     }
 
     /// The remote step of [`claim_nearest`](Self::claim_nearest): the LLCs of

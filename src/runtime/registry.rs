@@ -4,6 +4,12 @@
 //! - worker `i` owns deque `i` (only it pushes and pops); `threads[i]`
 //!   holds the stealer and the targeted queue of worker `i`;
 //! - `injectors[l]` receives jobs from outside the pool aimed at LLC `l`;
+//! - `group_llc[l]` holds packed group jobs aimed at LLC `l` (taken by `l`'s
+//!   workers, by others only under the overload rule); `group_cluster[c]`
+//!   holds spread group jobs dealt to cluster `c` (taken by anyone, `c`'s
+//!   workers first); every worker's find-work pass looks at all of them, so
+//!   switching cluster awareness at run time strands no job;
+//! - `groups` keeps every group's state for the pool's life;
 //! - `detached` counts spawned jobs not yet finished; workers exit only once
 //!   `terminating` is set and `detached` is zero and they found no work;
 //! - the registry outlives all its worker threads' use of it: each worker
@@ -23,6 +29,7 @@ use crossbeam_utils::CachePadded;
 use crate::layout::{Layout, Pinning};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
+use super::group::{GroupRef, GroupState};
 use super::idle::{IdleMasks, IdleShape};
 use super::job::{HeapJob, JobRef, StackJob};
 use super::latch::{LatchRef, LockLatch, SpinLatch};
@@ -30,6 +37,8 @@ use super::pin::{self, PinStatus};
 use super::sleep::Sleep;
 use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::worker::{self, WorkerThread};
+
+mod groups;
 
 /// Handler called with the worker index.
 pub(crate) type IndexHandler = Arc<dyn Fn(usize) + Send + Sync>;
@@ -60,6 +69,14 @@ pub(crate) struct Registry {
     pub(crate) sleep: Sleep,
     pub(crate) threads: Box<[CachePadded<ThreadInfo>]>,
     pub(crate) injectors: Box<[CachePadded<Injector<JobRef>>]>,
+    /// Packed group jobs per LLC.
+    pub(crate) group_llc: Box<[CachePadded<Injector<JobRef>>]>,
+    /// Spread group jobs per cluster.
+    pub(crate) group_cluster: Box<[CachePadded<Injector<JobRef>>]>,
+    /// The run-time cluster switch (a hint for orders, never for which
+    /// queues are looked at).
+    cluster_aware: StdAtomicBool,
+    groups: std::sync::Mutex<Vec<Arc<GroupState>>>,
     pub(crate) counters: Box<[CachePadded<Counters>]>,
     external: CachePadded<ExternalCounters>,
     terminating: AtomicBool,
@@ -73,6 +90,18 @@ pub(crate) struct Registry {
     started: (std::sync::Mutex<usize>, std::sync::Condvar),
     handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
     stopped: StdAtomicBool,
+}
+
+/// The idle shape of a layout: its LLCs, always its clusters (the
+/// run-time switch turns their step off), capacities, LLC order.
+pub(crate) fn idle_shape(layout: &Layout) -> IdleShape {
+    let llcs = layout.llc_ranges().len();
+    IdleShape {
+        llc_ranges: layout.llc_ranges().to_vec(),
+        cluster_ranges: layout.cluster_ranges().to_vec(),
+        capacity: layout.workers().iter().map(|w| w.capacity).collect(),
+        llc_order: (0..llcs).map(|l| layout.llc_order(l).to_vec()).collect(),
+    }
 }
 
 /// A thread could not be spawned.
@@ -99,21 +128,22 @@ impl Registry {
             })
             .collect();
         let llcs = layout.llc_ranges().len();
-        let shape = IdleShape {
-            llc_ranges: layout.llc_ranges().to_vec(),
-            // No clusters: wakeups treat each LLC as one domain.
-            cluster_ranges: if layout.options().cluster_aware {
-                layout.cluster_ranges().to_vec()
-            } else {
-                Vec::new()
-            },
-            capacity: layout.workers().iter().map(|w| w.capacity).collect(),
-            llc_order: (0..llcs).map(|l| layout.llc_order(l).to_vec()).collect(),
-        };
+        let shape = idle_shape(&layout);
         let opts = layout.options();
         let inject_by_cpu = opts.pinning != Pinning::None && !opts.virtual_topology;
+        let masks = IdleMasks::new(shape);
+        masks.set_cluster_aware(opts.cluster_aware);
+        let clusters = layout.cluster_ranges().len();
         let registry = Arc::new(Registry {
-            sleep: Sleep::new(IdleMasks::new(shape), n),
+            sleep: Sleep::new(masks, n),
+            group_llc: (0..llcs)
+                .map(|_| CachePadded::new(Injector::new()))
+                .collect(),
+            group_cluster: (0..clusters)
+                .map(|_| CachePadded::new(Injector::new()))
+                .collect(),
+            cluster_aware: StdAtomicBool::new(opts.cluster_aware),
+            groups: std::sync::Mutex::new(Vec::new()),
             threads,
             injectors: (0..llcs)
                 .map(|_| CachePadded::new(Injector::new()))
@@ -203,11 +233,19 @@ impl Registry {
 
     /// Snapshot of the counters.
     pub(crate) fn stats(&self) -> PoolStats {
-        PoolStats::collect(
+        let mut s = PoolStats::collect(
             self.counters.iter().map(|c| &**c),
             &self.external,
             self.sleep.searching(),
-        )
+        );
+        s.groups = self
+            .groups
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|g| g.stats())
+            .collect();
+        s
     }
 
     /// Whether an idle worker may exit: shutting down and no detached job
@@ -289,17 +327,49 @@ impl Registry {
         job
     }
 
-    /// Runs `f` as a detached job.
+    /// Runs `f` as a detached job; inside a group job of this pool (or
+    /// with `group` given) as a job of that group.
     pub(crate) fn spawn_detached<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) {
+        self.spawn_detached_in(GroupRef::NONE, f)
+    }
+
+    /// As [`Registry::spawn_detached`] in group `group` (none: the current
+    /// worker's group, if it is a worker of this pool).
+    pub(crate) fn spawn_detached_in<F: FnOnce() + Send + 'static>(
+        self: &Arc<Self>,
+        group: GroupRef,
+        f: F,
+    ) {
         self.detached.fetch_add(1, Ordering::SeqCst);
         let reg = Arc::clone(self);
-        let job = HeapJob::into_job_ref(move || {
+        let wt = WorkerThread::current();
+        // SAFETY: see push_or_inject.
+        let wt = unsafe { wt.as_ref() }.filter(|wt| wt.registry().id() == self.id());
+        let g = if group.is_none() {
+            wt.map_or(GroupRef::NONE, |wt| wt.group())
+        } else {
+            group
+        };
+        let body = move || {
             if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
                 reg.handle_detached_panic(p);
             }
             reg.detached_done();
-        });
-        self.push_or_inject(job);
+        };
+        match g.get() {
+            None => self.push_or_inject(HeapJob::into_job_ref(body)),
+            Some(st) => {
+                let job = HeapJob::into_job_ref(move || {
+                    let wt = WorkerThread::current();
+                    // SAFETY: jobs run on workers, whose pointer is live.
+                    match unsafe { wt.as_ref() } {
+                        Some(wt) => wt.in_group(g, body),
+                        None => body(),
+                    }
+                });
+                self.push_group(st, job, wt);
+            }
+        }
     }
 
     fn handle_detached_panic(&self, payload: Box<dyn Any + Send>) {
@@ -346,6 +416,15 @@ impl Registry {
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
+        self.in_worker_cold_with(GroupRef::NONE, op)
+    }
+
+    #[cold]
+    fn in_worker_cold_with<OP, R>(&self, g: GroupRef, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
         std::thread_local!(static LOCK_LATCH: LockLatch = LockLatch::new());
         LOCK_LATCH.with(|l| {
             let job = StackJob::new(
@@ -354,13 +433,13 @@ impl Registry {
                     // SAFETY: injected jobs run on a worker of this pool,
                     // whose current pointer is set and live.
                     let wt = unsafe { wt.as_ref() }.expect("injected job ran outside a worker");
-                    op(wt, injected)
+                    wt.in_group(g, || op(wt, injected))
                 },
                 LatchRef(l),
             );
             // SAFETY: `job` stays in this frame until the latch is set
             // (wait_and_reset returns only then).
-            self.inject(unsafe { job.as_job_ref() });
+            self.push_from_outside(g, unsafe { job.as_job_ref() });
             l.wait_and_reset();
             job.into_result()
         })
@@ -372,19 +451,28 @@ impl Registry {
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
+        self.in_worker_cross_with(current, GroupRef::NONE, op)
+    }
+
+    #[cold]
+    fn in_worker_cross_with<OP, R>(&self, current: &WorkerThread, g: GroupRef, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
         let latch = SpinLatch::cross(current.registry(), current.index());
         let job = StackJob::new(
             |injected| {
                 let wt = WorkerThread::current();
                 // SAFETY: as in in_worker_cold.
                 let wt = unsafe { wt.as_ref() }.expect("injected job ran outside a worker");
-                op(wt, injected)
+                wt.in_group(g, || op(wt, injected))
             },
             latch,
         );
         // SAFETY: `job` stays in this frame until its latch is set
         // (wait_until returns only then).
-        self.inject(unsafe { job.as_job_ref() });
+        self.push_from_outside(g, unsafe { job.as_job_ref() });
         current.wait_until(&job.latch.core);
         job.into_result()
     }

@@ -94,6 +94,44 @@
 //! where a worker goes idle, a push may miss it, and the job waits for its
 //! pusher or for the next push that sees the idle worker.
 //!
+//! # Queues of one LLC (job groups)
+//!
+//! A packed job group's queue of LLC `L` may be taken by `L`'s own
+//! workers at any time, by others only under the overload rule. Two rules
+//! keep the argument above valid for it:
+//!
+//! 1. **A searcher forwards what it may not take.** In every find-work
+//!    pass (so in every re-check before parking), a worker of another LLC
+//!    that finds `L`'s pack queue non-empty and `L` not overloaded calls
+//!    [`Sleep::wake_in`] for `L`: it claims and wakes an idle worker of `L`
+//!    if there is one. So "some counted searcher will re-check after my
+//!    push" still implies "the job is taken, or a worker of `L` is woken
+//!    for it, or no worker of `L` is idle" (then every worker of `L` is
+//!    running, or searching and about to look at the queue, or claimed and
+//!    about to wake: each reaches a find-work pass that looks at it, under
+//!    the assumption that running jobs return). With this the `searching`
+//!    skip of [`Sleep::notify`] is sound for pack queues too.
+//! 2. **A pusher from outside `L` wakes `L` directly.** [`Sleep::notify_in`]
+//!    without `if_none_searching`: W1 push, W2 fence, W4' a claim restricted
+//!    to `L`'s workers, with no `searching` test (lower latency than a
+//!    forward). The two-fence argument applies with "some idle worker of
+//!    `L`": if W2 precedes the re-check fence S3 of a sleeping worker `S` of
+//!    `L`, `S`'s re-check (which always includes its LLC's pack queue)
+//!    sees the job; otherwise W4' sees `S`'s bit (invariant 3 of the idle
+//!    masks, applied to `L` alone) unless a claimer cleared it (and woke a
+//!    worker of `L`, whose re-check follows) or `S` did (awake, it searches
+//!    again). A worker of `L` pushing to its own LLC's queue uses the
+//!    `searching` skip (`if_none_searching`), relying on rule 1.
+//!
+//! A spread job group's cluster queues may be taken by any worker (every
+//! worker looks at every cluster queue in its pass), so for them the
+//! general argument holds as for injectors; `notify_in` with `fallback`
+//! only adds a wakeup inside the aimed LLC first.
+//!
+//! A worker also takes from its own LLC's pack queue and its own cluster's
+//! spread queue without searching, right after its deque runs dry (a fast
+//! path, like a deque pop); that only removes jobs, it never hides one.
+//!
 //! Unparks are never lost either: the [`Parker`] keeps a token, so an
 //! unpark that happens between S4 and S5 makes S5 return at once. A parked
 //! worker that wakes re-enters *searching*: if it clears its own bit
@@ -228,6 +266,55 @@ impl Sleep {
             return None;
         }
         self.wake_nearest(Some(worker), llc)
+    }
+
+    /// Like [`Sleep::notify`] for a job aimed at LLC `llc` (a job group's
+    /// queue): claims an idle worker *of that LLC* (the cluster of
+    /// `from_worker` first, big cores first); if none is idle there and
+    /// `fallback`, does what `notify` does (which may wake a worker of
+    /// another LLC). Returns the worker woken.
+    ///
+    /// With `if_none_searching` false the claim is made whether or not some
+    /// worker is searching; with `true` it is skipped while someone
+    /// searches, as in `notify` (sound because searchers forward wakeups
+    /// for pack queues they may not take: see "Queues of one LLC" in the
+    /// module docs).
+    pub fn notify_in(
+        &self,
+        from_worker: Option<usize>,
+        llc: usize,
+        if_none_searching: bool,
+        fallback: bool,
+    ) -> Option<(usize, Distance)> {
+        fence(Ordering::SeqCst);
+        if if_none_searching && self.searching.load(Ordering::SeqCst) as isize > 0 {
+            return None;
+        }
+        if let Some(hit) = self.wake_in(from_worker, llc) {
+            return Some(hit);
+        }
+        if !fallback || self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle()
+        {
+            return None;
+        }
+        self.wake_nearest(from_worker, llc)
+    }
+
+    /// Claims and wakes an idle worker of LLC `llc` (the cluster of
+    /// `from_worker` first, big cores first), if there is one. A searcher
+    /// that sees another LLC's pack queue non-empty but may not take from
+    /// it calls this (see "Queues of one LLC" in the module docs).
+    pub fn wake_in(&self, from_worker: Option<usize>, llc: usize) -> Option<(usize, Distance)> {
+        let (w, d) = self.idle.claim_in_llc(from_worker, llc)?;
+        // Counted before the unpark, as in wake_nearest.
+        self.searching.fetch_add(1, Ordering::SeqCst);
+        self.parkers[w].unpark();
+        Some((w, d))
+    }
+
+    /// The idle masks (for load estimates and the cluster switch).
+    pub fn idle(&self) -> &IdleMasks {
+        &self.idle
     }
 
     #[cold]

@@ -209,6 +209,8 @@ pub struct PoolStats {
     /// Workers counted as searching when the snapshot was taken (0 when the
     /// pool is quiet; transiently off by wakeups in flight).
     pub searching: isize,
+    /// One entry per job group of the pool, by group id.
+    pub groups: Vec<crate::groups::GroupStats>,
 }
 
 impl PoolStats {
@@ -223,6 +225,7 @@ impl PoolStats {
             external_wakeups: std::array::from_fn(|i| external.wakeups[i].load(Relaxed)),
             external_panics: external.panics.load(Relaxed),
             searching,
+            groups: Vec::new(),
         }
     }
 
@@ -280,6 +283,10 @@ impl fmt::Display for PoolStats {
             f,
             "injected from outside: {}, searching now: {}",
             self.injected, self.searching
-        )
+        )?;
+        for g in &self.groups {
+            write!(f, "\n{g}")?;
+        }
+        Ok(())
     }
 }

@@ -1,10 +1,15 @@
 //! A worker thread: its deque, its search order, its main loop.
 //!
 //! A worker looks for work in this order: its own deque (LIFO), its
-//! targeted queue (broadcast jobs), its LLC's injector, its steal tiers
+//! targeted queue (broadcast jobs), its cluster's spread-group queue, its
+//! LLC's pack-group queue, its LLC's injector, its steal tiers
 //! nearest first (SMT siblings, cluster, LLC, NUMA node, package, remote)
 //! with a random start inside each tier, then the other LLCs' injectors
-//! nearest first. Inside an LLC it steals one job; across an LLC or NUMA
+//! nearest first, then the other clusters' spread-group queues, then the
+//! other LLCs' pack-group queues, each only while that LLC is overloaded
+//! ([`crate::groups::overloaded`]). The tiers are those of the pool's
+//! current cluster mode, read at the start of each pass (the run-time
+//! switch changes orders only: every queue is in every pass). Inside an LLC it steals one job; across an LLC or NUMA
 //! boundary, and from injectors, it steals a batch (half the victim's
 //! queue, capped by crossbeam) so that the cache misses of a remote steal
 //! buy more work.
@@ -22,6 +27,8 @@ use crossbeam_utils::Backoff;
 
 use crate::layout::{Tier, TierKind};
 
+use super::group::GroupRef;
+use super::idle::Distance;
 use super::job::JobRef;
 use super::latch::CoreLatch;
 use super::pin;
@@ -38,7 +45,11 @@ pub(crate) struct WorkerThread {
     deque: Worker<JobRef>,
     index: usize,
     llc: usize,
-    tiers: Vec<Tier>,
+    cluster: usize,
+    /// Steal tiers without and with the cluster level.
+    tiers: [Vec<Tier>; 2],
+    /// The group of the job running now (null: none).
+    group: Cell<GroupRef>,
     registry: Arc<Registry>,
     rng: Cell<u64>,
     /// Above this many searching workers, a worker that found nothing skips
@@ -63,7 +74,12 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         deque,
         index,
         llc: place.llc,
-        tiers: place.tiers.clone(),
+        cluster: place.cluster,
+        tiers: [
+            registry.layout.tiers_for(index, false).to_vec(),
+            registry.layout.tiers_for(index, true).to_vec(),
+        ],
+        group: Cell::new(GroupRef::NONE),
         max_spinners: (registry.num_threads() / 8).max(2) as isize,
         rng: Cell::new(
             0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
@@ -94,6 +110,36 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn index(&self) -> usize {
         self.index
+    }
+
+    /// The group of the job running now.
+    #[inline]
+    pub(crate) fn group(&self) -> GroupRef {
+        self.group.get()
+    }
+
+    /// Runs `f` as (part of) a job of group `g`: counts the run in this
+    /// worker's LLC and makes `g` the current group meanwhile (restored on
+    /// return and on panic). With no group, just runs `f`.
+    pub(crate) fn in_group<R>(&self, g: GroupRef, f: impl FnOnce() -> R) -> R {
+        let Some(st) = g.get() else {
+            return f();
+        };
+        st.record(self.llc);
+        self.with_group(g, f)
+    }
+
+    /// Runs `f` with `g` as the current group (restored on return and on
+    /// panic), counting nothing.
+    pub(crate) fn with_group<R>(&self, g: GroupRef, f: impl FnOnce() -> R) -> R {
+        struct Restore<'a>(&'a Cell<GroupRef>, GroupRef);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.0.set(self.1);
+            }
+        }
+        let _restore = Restore(&self.group, self.group.replace(g));
+        f()
     }
 
     #[inline]
@@ -131,6 +177,25 @@ impl WorkerThread {
         j
     }
 
+    /// Takes a job from the own LLC's pack queue or the own cluster's
+    /// spread queue without going through a search (no searching count,
+    /// like a pop of the own deque): the fast path of a chain of group jobs
+    /// handed on inside one LLC. The search still looks at both queues.
+    #[inline]
+    fn take_own_group(&self) -> Option<JobRef> {
+        let reg = &*self.registry;
+        for q in [&reg.group_llc[self.llc], &reg.group_cluster[self.cluster]] {
+            if q.is_empty() {
+                continue;
+            }
+            if let Steal::Success(job) = q.steal() {
+                self.counters().injector_pull();
+                return Some(job);
+            }
+        }
+        None
+    }
+
     /// Runs a job.
     ///
     /// # Safety
@@ -162,7 +227,7 @@ impl WorkerThread {
     fn run(&self, latch: Option<&CoreLatch>) {
         let done = |l: Option<&CoreLatch>| l.is_some_and(CoreLatch::probe);
         loop {
-            while let Some(job) = self.take_local() {
+            while let Some(job) = self.take_local().or_else(|| self.take_own_group()) {
                 // SAFETY: popped from our deque.
                 unsafe { self.execute(job) };
                 if done(latch) {
@@ -269,20 +334,22 @@ impl WorkerThread {
             return Found::Job(job);
         }
         let mut retry = false;
-        let own = &reg.injectors[self.llc];
-        match if own.is_empty() {
-            Steal::Empty
-        } else {
-            own.steal_batch_and_pop(&self.deque)
-        } {
-            Steal::Success(job) => {
-                self.counters().injector_pull();
-                return Found::Job(job);
+        // The pack queue one job at a time: a batch in our deque could be
+        // stolen by other LLCs' workers past the overload rule.
+        let own_queues = [
+            (&reg.group_cluster[self.cluster], true),
+            (&reg.group_llc[self.llc], false),
+            (&reg.injectors[self.llc], true),
+        ];
+        for (q, batch) in own_queues {
+            match self.pull(q, batch) {
+                Found::Nothing => {}
+                Found::Retry => retry = true,
+                found => return found,
             }
-            Steal::Retry => retry = true,
-            Steal::Empty => {}
         }
-        for tier in &self.tiers {
+        let tiers = &self.tiers[usize::from(reg.cluster_aware())];
+        for tier in tiers {
             match self.steal_tier(tier) {
                 Found::Job(job) => return Found::Job(job),
                 Found::Retry => retry = true,
@@ -303,7 +370,62 @@ impl WorkerThread {
                 Steal::Empty => {}
             }
         }
+        // Spread jobs dealt to busy clusters: anyone may run them.
+        for (c, q) in reg.group_cluster.iter().enumerate() {
+            if c == self.cluster {
+                continue;
+            }
+            match self.pull(q, false) {
+                Found::Nothing => {}
+                Found::Retry => retry = true,
+                found => return found,
+            }
+        }
+        // Packed jobs of other LLCs: taken only to help an overloaded LLC;
+        // otherwise make sure a worker of that LLC is awake for them (the
+        // sleep protocol relies on this forward: see `sleep`, "Queues of
+        // one LLC").
+        for &l in reg.layout.llc_order(self.llc) {
+            let q = &reg.group_llc[l];
+            if q.is_empty() {
+                continue;
+            }
+            if !reg.llc_overloaded(l) {
+                if reg.sleep.wake_in(None, l).is_some() {
+                    self.counters().wakeup(Distance::Remote);
+                }
+                continue;
+            }
+            match self.pull(q, false) {
+                Found::Nothing => {}
+                Found::Retry => retry = true,
+                found => return found,
+            }
+        }
         if retry { Found::Retry } else { Found::Nothing }
+    }
+
+    /// Takes one job from an injector-like queue, with `batch` also a
+    /// batch into the own deque (not when helping another cluster or LLC:
+    /// the jobs were placed there on purpose).
+    #[inline]
+    fn pull(&self, q: &crossbeam_deque::Injector<JobRef>, batch: bool) -> Found {
+        if q.is_empty() {
+            return Found::Nothing;
+        }
+        let s = if batch {
+            q.steal_batch_and_pop(&self.deque)
+        } else {
+            q.steal()
+        };
+        match s {
+            Steal::Success(job) => {
+                self.counters().injector_pull();
+                Found::Job(job)
+            }
+            Steal::Retry => Found::Retry,
+            Steal::Empty => Found::Nothing,
+        }
     }
 
     /// Tries every worker of a tier once, from a random start.

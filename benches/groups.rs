@@ -1,0 +1,224 @@
+//! Job groups against rayon (and locus without groups), same machine, same
+//! moment. Three workloads:
+//!
+//! - **triad** (STREAM-style, bandwidth-bound): `a[i] = b[i] + s * c[i]`
+//!   over three arrays of 16 MiB each (48 MiB, more than any LLC of the
+//!   development machines), cut into 4 chunks per worker, each chunk an
+//!   independent job. `locus-spread` runs them in a [`Placement::Spread`]
+//!   group. *Expected on a many-core machine:* spread deals the chunks over
+//!   all clusters in proportion to capacity, so every cluster's (and every
+//!   LLC's) path to memory is busy; a pool that lets the first idle workers
+//!   of one cluster or LLC grab most chunks leaves bandwidth unused. The
+//!   seed figures are STREAM +10..19% from spreading 4-6 threads over
+//!   clusters on Kunpeng 920, and SPECrate mcf +25% at 6 copies on
+//!   Jacobsville (6 clusters of 4). The gain appears when there are fewer
+//!   bandwidth-hungry jobs in flight than cores (run it with a pool of 4-8
+//!   threads on a machine with many clusters).
+//! - **pingpong** (communication-bound, the hackbench / Verilator
+//!   pattern): pairs of jobs hand a small buffer (4 KiB) back and forth,
+//!   each hand-off a new job that reads and writes it; one pair per
+//!   worker, 100 hand-offs each. `locus-pack` puts each pair in its own
+//!   [`Placement::Pack`] group, pairs dealt over the LLCs. *Expected on a
+//!   many-core machine:* every hand-off stays in one LLC, so the buffer is
+//!   an LLC hit instead of a cross-LLC (or cross-socket) transfer; seed
+//!   figures are 2.03x for an 8-thread Verilator simulation kept on one
+//!   CCX of an EPYC and +24..35% hackbench from cache-aware scheduling.
+//! - **mixed**: both at once in one pool: the triad spread, the pairs
+//!   packed, as a service would run a bandwidth job next to chatty ones.
+//!   *Expected:* spread and pack do not fight: the triad keeps its
+//!   bandwidth while the pairs keep their LLCs (overload lets other LLCs
+//!   help only when a pair's LLC is fuller than the rest by 20%).
+//!
+//! On the 2-core, one-L3 development machine none of these effects can
+//! show: the benchmark only proves that the group code paths work and cost
+//! (close to) nothing against rayon and against plain locus. Compare ratios
+//! within one run only (see DESIGN.md on honest measurement):
+//!
+//! `cargo bench --bench groups -- --warm-up-time 1 --measurement-time 2`
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use locus::{Affinity, GroupOptions, JobGroup, Placement};
+
+const N: usize = 1 << 21; // 16 MiB of f64 per array
+const PING_WORDS: usize = 512; // 4 KiB
+const HANDOFFS: usize = 100;
+
+fn triad_chunk(a: &mut [f64], b: &[f64], c: &[f64]) {
+    for ((x, y), z) in a.iter_mut().zip(b).zip(c) {
+        *x = y + 3.0 * z;
+    }
+}
+
+/// Splits the arrays in `parts` chunks and calls `spawn` on each.
+fn chunks<'a>(
+    a: &'a mut [f64],
+    b: &'a [f64],
+    c: &'a [f64],
+    parts: usize,
+) -> impl Iterator<Item = (&'a mut [f64], &'a [f64], &'a [f64])> {
+    let len = a.len().div_ceil(parts);
+    a.chunks_mut(len)
+        .zip(b.chunks(len))
+        .zip(c.chunks(len))
+        .map(|((x, y), z)| (x, y, z))
+}
+
+fn touch(buf: &mut [u64; PING_WORDS], k: usize) {
+    for (i, w) in buf.iter_mut().enumerate() {
+        *w = w.wrapping_mul(31).wrapping_add((i ^ k) as u64);
+    }
+}
+
+/// One hand-off of a pair in a locus scope: touch, then pass the buffer
+/// on to a new job.
+fn ping_locus<'s>(s: &locus::Scope<'s>, mut buf: Box<[u64; PING_WORDS]>, k: usize) {
+    touch(&mut buf, k);
+    if k > 0 {
+        s.spawn(move |s| ping_locus(s, buf, k - 1));
+    } else {
+        black_box(&buf);
+    }
+}
+
+fn ping_rayon<'s>(s: &rayon::Scope<'s>, mut buf: Box<[u64; PING_WORDS]>, k: usize) {
+    touch(&mut buf, k);
+    if k > 0 {
+        s.spawn(move |s| ping_rayon(s, buf, k - 1));
+    } else {
+        black_box(&buf);
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let lp = locus::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let rp = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let parts = 4 * threads;
+    let llcs = lp.layout().llc_ranges().len();
+    let spread = lp
+        .group(GroupOptions::new().placement(Placement::Spread))
+        .unwrap();
+    let pairs: Vec<JobGroup> = (0..threads)
+        .map(|i| {
+            lp.group(GroupOptions::new().affinity(Affinity::Llc(i % llcs)))
+                .unwrap()
+        })
+        .collect();
+
+    let mut a = vec![0.0f64; N];
+    let b = vec![1.0f64; N];
+    let cc = vec![2.0f64; N];
+
+    let mut g = c.benchmark_group("triad48M");
+    g.bench_function("locus-spread", |bch| {
+        bch.iter(|| {
+            spread.scope(|s| {
+                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                    s.spawn(move |_| triad_chunk(x, y, z));
+                }
+            })
+        })
+    });
+    g.bench_function("locus", |bch| {
+        bch.iter(|| {
+            lp.scope(|s| {
+                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                    s.spawn(move |_| triad_chunk(x, y, z));
+                }
+            })
+        })
+    });
+    g.bench_function("rayon", |bch| {
+        bch.iter(|| {
+            rp.scope(|s| {
+                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                    s.spawn(move |_| triad_chunk(x, y, z));
+                }
+            })
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("pingpong");
+    g.bench_function("locus-pack", |bch| {
+        bch.iter(|| {
+            lp.scope(|s| {
+                for p in &pairs {
+                    s.spawn(move |_| {
+                        p.scope(|s| ping_locus(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                    });
+                }
+            })
+        })
+    });
+    g.bench_function("locus", |bch| {
+        bch.iter(|| {
+            lp.scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(|s| ping_locus(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                }
+            })
+        })
+    });
+    g.bench_function("rayon", |bch| {
+        bch.iter(|| {
+            rp.scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(|s| ping_rayon(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                }
+            })
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("mixed");
+    g.bench_function("locus-groups", |bch| {
+        bch.iter(|| {
+            lp.scope(|s| {
+                let (a, b, cc) = (&mut a, &b, &cc);
+                let spread = &spread;
+                s.spawn(move |_| {
+                    spread.scope(|s| {
+                        for (x, y, z) in chunks(a, b, cc, parts) {
+                            s.spawn(move |_| triad_chunk(x, y, z));
+                        }
+                    })
+                });
+                for p in &pairs {
+                    s.spawn(move |_| {
+                        p.scope(|s| ping_locus(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                    });
+                }
+            })
+        })
+    });
+    g.bench_function("rayon", |bch| {
+        bch.iter(|| {
+            rp.scope(|s| {
+                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                    s.spawn(move |_| triad_chunk(x, y, z));
+                }
+                for _ in 0..threads {
+                    s.spawn(|s| ping_rayon(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                }
+            })
+        })
+    });
+    g.finish();
+
+    // Where the group jobs ran (one LLC here; many on a big machine).
+    for st in lp.stats().groups.iter().take(3) {
+        eprintln!("{st}");
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,159 @@
+//! loom models of the job-group additions to the sleep protocol
+//! (`Sleep::notify_in`, "Queues of one LLC" in `runtime::sleep`).
+//!
+//! A packed group's queue of LLC 0 may be taken only by LLC 0's worker; a
+//! worker of LLC 1 searches, finds nothing it may take, and sleeps. The
+//! searching count is then no promise that someone takes the job, which is
+//! why `notify_in` claims a worker of LLC 0 without looking at it. A lost
+//! wakeup leaves worker 0 parked forever: loom reports a deadlock.
+//!
+//! The first model discriminates: with `sleep.notify(None, 0)` (the
+//! injector's rule, which skips the wakeup while someone searches) in place
+//! of `notify_in`, loom finds the deadlock (checked when the model was
+//! written).
+#![cfg(loom)]
+
+use locus::__loom::{IdleMasks, IdleShape, Sleep};
+use locus_loom_tests::builder;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use loom::thread;
+
+/// A queue of jobs: a count, pushed with Release, taken with a CAS.
+struct Queue(AtomicUsize);
+
+impl Queue {
+    fn try_take(&self) -> bool {
+        let mut n = self.0.load(Acquire);
+        while n > 0 {
+            match self.0.compare_exchange(n, n - 1, AcqRel, Acquire) {
+                Ok(_) => return true,
+                Err(m) => n = m,
+            }
+        }
+        false
+    }
+}
+
+/// A worker's search loop that takes only from `mine` and stops when
+/// `done` is set; returns whether it ran a job. With `foreign`, its pass
+/// also looks at another LLC's pack queue it may not take from and, if it
+/// is non-empty, wakes a worker of that LLC (`Sleep::wake_in`), as
+/// `Worker::find_work` does for a queue whose LLC is not overloaded.
+fn worker(
+    sleep: &Sleep,
+    mine: Option<&Queue>,
+    foreign: Option<(&Queue, usize)>,
+    done: &AtomicBool,
+    w: usize,
+) -> bool {
+    let forward = || {
+        if let Some((q, llc)) = foreign {
+            if q.0.load(Acquire) > 0 {
+                sleep.wake_in(None, llc);
+            }
+        }
+    };
+    sleep.start_searching();
+    loop {
+        if mine.is_some_and(Queue::try_take) {
+            sleep.stop_searching(w, w);
+            return true;
+        }
+        forward();
+        if done.load(Acquire) {
+            sleep.stop_searching(w, w);
+            return false;
+        }
+        sleep.prepare_sleep(w);
+        let again = mine.is_some_and(|q| q.0.load(Acquire) > 0) || done.load(Acquire);
+        forward();
+        if again {
+            sleep.cancel_sleep(w);
+            continue;
+        }
+        sleep.sleep(w);
+    }
+}
+
+/// One packed job pushed from outside into LLC 0's queue while worker 0
+/// (LLC 0) goes to sleep and worker 1 (LLC 1, not allowed to take it) is
+/// searching: worker 0 runs the job.
+#[test]
+fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
+    builder(3).check(|| {
+        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let q0 = Arc::new(Queue(AtomicUsize::new(0)));
+        let done = Arc::new(AtomicBool::new(false));
+        let w0 = {
+            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
+            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0))
+        };
+        let w1 = {
+            let (sleep, done) = (sleep.clone(), done.clone());
+            thread::spawn(move || worker(&sleep, None, None, &done, 1))
+        };
+        q0.0.fetch_add(1, Release);
+        sleep.notify_in(None, 0, false, false);
+        assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
+        done.store(true, Release);
+        sleep.wake_all();
+        assert!(!w1.join().unwrap());
+    });
+}
+
+/// A spread job pushed into a queue anyone may take, aimed at LLC 0 with
+/// fallback: one of the two workers runs it.
+#[test]
+fn spread_push_is_taken_by_someone() {
+    builder(3).check(|| {
+        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let q = Arc::new(Queue(AtomicUsize::new(0)));
+        let done = Arc::new(AtomicBool::new(false));
+        let ts: Vec<_> = (0..2)
+            .map(|w| {
+                let (sleep, q, done) = (sleep.clone(), q.clone(), done.clone());
+                thread::spawn(move || {
+                    let ran = worker(&sleep, Some(&q), None, &done, w);
+                    if ran {
+                        done.store(true, Release);
+                        sleep.wake_all();
+                    }
+                    ran
+                })
+            })
+            .collect();
+        q.0.fetch_add(1, Release);
+        sleep.notify_in(None, 0, false, true);
+        let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
+        assert_eq!(ran, 1, "exactly one worker runs the job");
+    });
+}
+
+/// Rule 1 of "Queues of one LLC": the pusher skips the wakeup while someone
+/// searches (`if_none_searching`, as a worker of LLC 0 pushing to its own
+/// LLC's queue does), and the searcher of LLC 1, which may not take the
+/// job, forwards a wakeup to LLC 0. Worker 0 runs the job. (Without the
+/// forward, loom finds the deadlock: checked when the model was written.)
+#[test]
+fn searcher_elsewhere_forwards_the_wakeup() {
+    builder(3).check(|| {
+        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let q0 = Arc::new(Queue(AtomicUsize::new(0)));
+        let done = Arc::new(AtomicBool::new(false));
+        let w0 = {
+            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
+            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0))
+        };
+        let w1 = {
+            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
+            thread::spawn(move || worker(&sleep, None, Some((&q0, 0)), &done, 1))
+        };
+        q0.0.fetch_add(1, Release);
+        sleep.notify_in(None, 0, true, false);
+        assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
+        done.store(true, Release);
+        sleep.wake_all();
+        assert!(!w1.join().unwrap());
+    });
+}

@@ -1,0 +1,47 @@
+//! Job groups: jobs that share data run together in one LLC ([`Placement::Pack`]),
+//! jobs that need bandwidth are dealt over clusters ([`Placement::Spread`]).
+//!
+//! A [`JobGroup`](crate::JobGroup) comes from
+//! [`ThreadPool::group`](crate::ThreadPool::group). Its jobs (`spawn`,
+//! `scope`, `join`, `install`) carry the group; jobs created inside a group
+//! job (scope spawns, join halves) belong to the same group.
+//!
+//! This module holds the options and the policy as pure code
+//! ([`AffinityTracker`], [`overloaded`], [`SpreadDealer`], [`spread_units`]);
+//! the runtime applies them:
+//! - **Pack** with an LLC `L` (given, or learned with [`Affinity::Auto`]):
+//!   a job goes to `L`'s group queue and wakes an idle worker of `L`
+//!   (the spawning worker's cluster first, or the `Near` worker's, big cores
+//!   first). Workers of `L` take from that queue right after their own
+//!   deque; workers of other LLCs only after every nearer source came up
+//!   empty, and only while [`overloaded`] says `L` is.
+//! - **Spread**: each job is dealt to the next cluster (LLC when cluster
+//!   awareness is off) by a [`SpreadDealer`] weighted by capacity, goes to
+//!   that cluster's queue and wakes an idle worker there (big first); any
+//!   idle worker may take it when that cluster's workers are busy.
+//! - Every run of a group job is counted in its LLC ([`GroupStats`]); for
+//!   `Auto` the counts feed the group's tracker every 8 runs, and the
+//!   tracker's counts are halved once per elapsed [`DECAY_PERIOD`] at that
+//!   moment. Decay is applied when the tracker is fed, so a group that
+//!   stops running keeps its last preference until it runs again (its
+//!   first jobs then go to its old LLC, and the elapsed decay is applied at
+//!   its next feed).
+//!
+//! Limits: `join` halves stay on the creating worker's deque (as in any
+//! work-stealing pool, they are what idle workers steal), so a packed
+//! group's joins can be stolen by other LLCs' idle workers through their
+//! far steal tiers, past the overload rule; spawns and scope spawns go
+//! through the group's queues. A group's state lives as long as its pool.
+
+mod options;
+mod plan;
+mod policy;
+
+pub use options::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
+pub use plan::{Destination, GroupPlan};
+pub use policy::{
+    AffinityTracker, JOB_WEIGHT, MIN_ACTIVITY, SpreadDealer, SpreadUnit, overloaded, spread_units,
+};
+
+/// How often an `Auto` group's counts are halved.
+pub const DECAY_PERIOD: std::time::Duration = std::time::Duration::from_millis(10);

@@ -1,0 +1,199 @@
+//! [`GroupPlan`]: where each job of a group goes, as pure code over a
+//! [`Layout`]. The pool calls [`GroupPlan::destination`] for every group
+//! push; tests call it directly.
+
+use std::sync::Mutex;
+
+use super::options::{Affinity, GroupError, GroupOptions, Placement};
+use super::policy::{SpreadDealer, SpreadUnit, spread_units};
+use crate::layout::Layout;
+
+/// Where one job of a group goes, and where the wakeup for it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destination {
+    /// Placed like an ordinary job: the spawning worker's deque, or an LLC
+    /// injector from outside the pool (no affinity, or `Auto` without a
+    /// preference yet).
+    Ordinary,
+    /// The pack queue of LLC `llc`; an idle worker of that LLC is woken,
+    /// the cluster of `wake_from` first (when given), big cores first.
+    Pack {
+        /// The LLC.
+        llc: usize,
+        /// Where the wakeup search starts.
+        wake_from: Option<usize>,
+    },
+    /// The spread queue of cluster `cluster` (in LLC `llc`); an idle worker
+    /// of that cluster is woken first (big cores first), else of its LLC,
+    /// else anyone idle.
+    Cluster {
+        /// The cluster (dense id).
+        cluster: usize,
+        /// Its LLC.
+        llc: usize,
+        /// Its first worker (where the wakeup search starts).
+        wake_from: usize,
+    },
+    /// The ordinary injector of LLC `llc` (spreading with cluster awareness
+    /// off); an idle worker of that LLC is woken first, else anyone idle.
+    Llc {
+        /// The LLC.
+        llc: usize,
+    },
+}
+
+/// The placement of one group on one layout: its domain, its `Near`
+/// worker, its spread dealers (one per cluster mode).
+#[derive(Debug)]
+pub struct GroupPlan {
+    options: GroupOptions,
+    llcs: Vec<usize>,
+    fixed: Option<usize>,
+    near: Option<usize>,
+    worker_llc: Vec<usize>,
+    units: [Vec<SpreadUnit>; 2],
+    dealers: [Mutex<SpreadDealer>; 2],
+}
+
+impl GroupPlan {
+    /// The plan of a group with `options` on `layout`.
+    ///
+    /// # Errors
+    /// When the affinity names an LLC, NUMA node or worker the layout does
+    /// not have.
+    pub fn new(layout: &Layout, options: GroupOptions) -> Result<GroupPlan, GroupError> {
+        let nllc = layout.llc_ranges().len();
+        let (llcs, fixed, near) = match options.affinity {
+            Affinity::Llc(l) if l >= nllc => {
+                return Err(GroupError::NoSuchLlc { llc: l, llcs: nllc });
+            }
+            Affinity::Llc(l) => (vec![l], Some(l), None),
+            Affinity::Near(w) if w >= layout.len() => {
+                return Err(GroupError::NoSuchWorker {
+                    worker: w,
+                    workers: layout.len(),
+                });
+            }
+            Affinity::Near(w) => {
+                let l = layout.workers()[w].llc;
+                (vec![l], Some(l), Some(w))
+            }
+            Affinity::Numa(n) if n >= layout.numa_ranges().len() => {
+                return Err(GroupError::NoSuchNuma {
+                    numa: n,
+                    nodes: layout.numa_ranges().len(),
+                });
+            }
+            Affinity::Numa(n) => (
+                (0..nllc).filter(|&l| layout.llc_numa(l) == n).collect(),
+                None,
+                None,
+            ),
+            Affinity::None | Affinity::Auto => ((0..nllc).collect(), None, None),
+        };
+        let units = [
+            spread_units(layout, false, &llcs),
+            spread_units(layout, true, &llcs),
+        ];
+        let dealer = |u: &[SpreadUnit]| {
+            let w: Vec<u64> = u.iter().map(|u| u.weight).collect();
+            Mutex::new(SpreadDealer::new(&w))
+        };
+        Ok(GroupPlan {
+            options,
+            dealers: [dealer(&units[0]), dealer(&units[1])],
+            units,
+            llcs,
+            fixed,
+            near,
+            worker_llc: layout.workers().iter().map(|w| w.llc).collect(),
+        })
+    }
+
+    /// The options.
+    pub fn options(&self) -> GroupOptions {
+        self.options
+    }
+
+    /// The LLCs of the affinity's domain (all for `None` and `Auto`).
+    pub fn llcs(&self) -> &[usize] {
+        &self.llcs
+    }
+
+    /// The LLC of `Llc(i)` and `Near(w)`, else `None`.
+    pub fn fixed_llc(&self) -> Option<usize> {
+        self.fixed
+    }
+
+    /// The spread units of one cluster mode, in dealing order.
+    pub fn spread_units(&self, cluster_aware: bool) -> &[SpreadUnit] {
+        &self.units[usize::from(cluster_aware)]
+    }
+
+    /// Where the next job goes.
+    ///
+    /// - `learned`: the `Auto` group's preferred LLC (ignored otherwise);
+    /// - `busy_size`: busy workers and workers per LLC (see
+    ///   [`overloaded`](super::overloaded)), asked only for `Numa`, which
+    ///   packs into the least busy LLC of its node (relative to size);
+    /// - `from_worker`: the pushing worker, if a worker of the pool; a pack
+    ///   wakeup starts at its cluster when it is in the target LLC (at the
+    ///   `Near` worker's for `Near`);
+    /// - `cluster_aware`: the pool's current cluster mode.
+    ///
+    /// Spread advances the dealer of the current mode.
+    pub fn destination(
+        &self,
+        learned: Option<usize>,
+        busy_size: &dyn Fn() -> (Vec<usize>, Vec<usize>),
+        from_worker: Option<usize>,
+        cluster_aware: bool,
+    ) -> Destination {
+        match self.options.placement {
+            Placement::Pack => {
+                let llc = match self.options.affinity {
+                    Affinity::None => None,
+                    Affinity::Auto => {
+                        learned.filter(|&l| l < self.worker_llc.last().map_or(0, |&m| m + 1))
+                    }
+                    Affinity::Llc(_) | Affinity::Near(_) => self.fixed,
+                    Affinity::Numa(_) => {
+                        let (busy, size) = busy_size();
+                        self.llcs.iter().copied().min_by_key(|&l| {
+                            let b = busy.get(l).copied().unwrap_or(0);
+                            let s = size.get(l).copied().unwrap_or(1).max(1);
+                            (b * 1024 / s, l)
+                        })
+                    }
+                };
+                match llc {
+                    None => Destination::Ordinary,
+                    Some(llc) => Destination::Pack {
+                        llc,
+                        wake_from: self.near.or_else(|| {
+                            from_worker.filter(|&w| self.worker_llc.get(w) == Some(&llc))
+                        }),
+                    },
+                }
+            }
+            Placement::Spread => {
+                let m = usize::from(cluster_aware);
+                let i = self.dealers[m]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .next_unit();
+                match self.units[m].get(i) {
+                    Some(u) => match u.cluster {
+                        Some(cluster) => Destination::Cluster {
+                            cluster,
+                            llc: u.llc,
+                            wake_from: u.workers.start,
+                        },
+                        None => Destination::Llc { llc: u.llc },
+                    },
+                    None => Destination::Ordinary,
+                }
+            }
+        }
+    }
+}

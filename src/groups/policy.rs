@@ -1,0 +1,375 @@
+//! The decisions of job groups as pure code, testable without threads:
+//! [`AffinityTracker`] (learned LLC preference with hysteresis),
+//! [`overloaded`] (when other LLCs may help a packed LLC), [`SpreadDealer`]
+//! (capacity-weighted smooth round robin) and [`spread_units`] (what the
+//! dealer deals over on a [`Layout`]).
+//!
+//! The runtime calls exactly these functions; the tests in
+//! `tests/groups_policy.rs` drive them on synthetic and real topologies.
+
+use crate::layout::Layout;
+
+/// Fixed-point scale of one recorded job in an [`AffinityTracker`], so that
+/// decay keeps fractions of small counts.
+pub const JOB_WEIGHT: u64 = 256;
+
+/// Recent activity (in jobs, decayed) below which a group has no preferred
+/// LLC.
+pub const MIN_ACTIVITY: u64 = 8;
+
+/// A group's learned LLC preference, the way the kernel's cache-aware
+/// scheduling picks a process's preferred LLC.
+///
+/// - [`record`](Self::record) counts a job that ran in an LLC;
+/// - [`decay`](Self::decay) halves every count (the runtime calls it once per
+///   elapsed decay period), so old activity fades;
+/// - the preference is re-evaluated after each call: with less than
+///   [`MIN_ACTIVITY`] jobs of (decayed) activity there is none; without a
+///   current preference the LLC with the most jobs wins (lowest index on
+///   ties); with one, it moves only to an LLC with **more than twice** the
+///   current LLC's count (hysteresis: 60/40 stays, 20/80 moves).
+///
+/// ```
+/// use locus::groups::AffinityTracker;
+/// let mut t = AffinityTracker::new(2);
+/// assert_eq!(t.preferred(), None);
+/// for _ in 0..6 { t.record(0); }
+/// for _ in 0..4 { t.record(1); }
+/// assert_eq!(t.preferred(), Some(0));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AffinityTracker {
+    counts: Vec<u64>,
+    preferred: Option<usize>,
+    changes: u64,
+}
+
+impl AffinityTracker {
+    /// A tracker for `llcs` LLCs, with no activity and no preference.
+    pub fn new(llcs: usize) -> Self {
+        AffinityTracker {
+            counts: vec![0; llcs],
+            preferred: None,
+            changes: 0,
+        }
+    }
+
+    /// Counts one job that ran in `llc` (ignored if out of range).
+    pub fn record(&mut self, llc: usize) {
+        self.record_n(llc, 1);
+    }
+
+    /// Counts `n` jobs that ran in `llc` (ignored if out of range).
+    pub fn record_n(&mut self, llc: usize, n: u64) {
+        if let Some(c) = self.counts.get_mut(llc) {
+            *c = c.saturating_add(n.saturating_mul(JOB_WEIGHT));
+            self.evaluate();
+        }
+    }
+
+    /// Counts `jobs[l]` jobs in each LLC `l` at once (extra entries are
+    /// ignored), then re-evaluates once: the outcome does not depend on the
+    /// order of the LLCs, as it would with one [`record_n`](Self::record_n)
+    /// per LLC.
+    pub fn record_all(&mut self, jobs: &[u64]) {
+        for (c, &n) in self.counts.iter_mut().zip(jobs) {
+            *c = c.saturating_add(n.saturating_mul(JOB_WEIGHT));
+        }
+        self.evaluate();
+    }
+
+    /// Halves every count `steps` times (one step per elapsed decay period).
+    pub fn decay(&mut self, steps: u32) {
+        if steps == 0 {
+            return;
+        }
+        for c in &mut self.counts {
+            *c = if steps >= 64 { 0 } else { *c >> steps };
+        }
+        self.evaluate();
+    }
+
+    /// The preferred LLC, if there is enough recent activity.
+    pub fn preferred(&self) -> Option<usize> {
+        self.preferred
+    }
+
+    /// How often the preference moved from one LLC to another (gaining or
+    /// losing a preference for lack of activity is not counted).
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// The decayed counts, in jobs (rounded down), by LLC.
+    pub fn counts(&self) -> Vec<u64> {
+        self.counts.iter().map(|c| c / JOB_WEIGHT).collect()
+    }
+
+    fn evaluate(&mut self) {
+        let total: u64 = self.counts.iter().sum();
+        if total < MIN_ACTIVITY * JOB_WEIGHT {
+            self.preferred = None;
+            return;
+        }
+        // Most jobs, lowest index on ties.
+        let best = (0..self.counts.len())
+            .max_by_key(|&l| (self.counts[l], std::cmp::Reverse(l)))
+            .expect("total > 0 implies an LLC");
+        match self.preferred {
+            None => self.preferred = Some(best),
+            Some(p) if p != best && self.counts[best] > 2 * self.counts[p] => {
+                self.preferred = Some(best);
+                self.changes += 1;
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// The overload rule of packing: may workers of other LLCs take jobs aimed
+/// at LLC `preferred`?
+///
+/// `busy[l]` is the number of busy (not idle) workers of LLC `l` and
+/// `size[l]` its number of workers. True when the preferred LLC's busy
+/// workers exceed the least busy LLC's by more than 20% of the preferred
+/// LLC's size (the kernel's imbalance margin). Out-of-range input: false.
+///
+/// ```
+/// use locus::groups::overloaded;
+/// // 4 busy of 4 while the neighbour is idle: overloaded.
+/// assert!(overloaded(&[4, 0], &[4, 4], 0));
+/// // 10 busy of 16 against 8 busy: 2 is not more than 3.2.
+/// assert!(!overloaded(&[10, 8], &[16, 16], 0));
+/// ```
+pub fn overloaded(busy: &[usize], size: &[usize], preferred: usize) -> bool {
+    let (Some(&b), Some(&s)) = (busy.get(preferred), size.get(preferred)) else {
+        return false;
+    };
+    let least = busy.iter().copied().min().unwrap_or(b);
+    // (b - least) > 0.2 * s, in integers.
+    b.saturating_sub(least) * 5 > s
+}
+
+/// One target of spreading: a cluster (cluster-aware) or an LLC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpreadUnit {
+    /// Dense cluster id ([`Layout::cluster_ranges`]) when dealing over
+    /// clusters, `None` when dealing over LLCs.
+    pub cluster: Option<usize>,
+    /// Dense LLC id of the unit.
+    pub llc: usize,
+    /// Its workers.
+    pub workers: std::ops::Range<usize>,
+    /// Sum of its workers' capacities.
+    pub weight: u64,
+}
+
+/// The units a spreading group deals over, in dealing order, limited to the
+/// LLCs `llcs` (all when empty): every cluster of them when `cluster_aware`,
+/// else every LLC. Units are interleaved across LLCs (first cluster of each
+/// LLC, then the second of each, ...) so that consecutive jobs of equal
+/// weight land in different LLCs.
+pub fn spread_units(layout: &Layout, cluster_aware: bool, llcs: &[usize]) -> Vec<SpreadUnit> {
+    let all: Vec<usize> = (0..layout.llc_ranges().len()).collect();
+    let llcs = if llcs.is_empty() { &all[..] } else { llcs };
+    let cap = |r: &std::ops::Range<usize>| -> u64 {
+        layout.workers()[r.clone()]
+            .iter()
+            .map(|w| u64::from(w.capacity.max(1)))
+            .sum()
+    };
+    if !cluster_aware {
+        return llcs
+            .iter()
+            .map(|&l| {
+                let r = layout.llc_ranges()[l].clone();
+                SpreadUnit {
+                    cluster: None,
+                    llc: l,
+                    weight: cap(&r),
+                    workers: r,
+                }
+            })
+            .collect();
+    }
+    let per_llc: Vec<Vec<usize>> = llcs
+        .iter()
+        .map(|&l| {
+            let r = &layout.llc_ranges()[l];
+            let first = layout.workers()[r.start].cluster;
+            let last = layout.workers()[r.end - 1].cluster;
+            (first..=last).collect()
+        })
+        .collect();
+    let rounds = per_llc.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for k in 0..rounds {
+        for (i, cs) in per_llc.iter().enumerate() {
+            if let Some(&c) = cs.get(k) {
+                let r = layout.cluster_ranges()[c].clone();
+                out.push(SpreadUnit {
+                    cluster: Some(c),
+                    llc: llcs[i],
+                    weight: cap(&r),
+                    workers: r,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Smooth weighted round robin: over any window of `sum(weights)` deals,
+/// unit `i` gets exactly `weights[i]` of them, and its deals are spread out
+/// evenly rather than bunched. Equal weights deal in index order.
+///
+/// ```
+/// use locus::groups::SpreadDealer;
+/// let mut d = SpreadDealer::new(&[2, 1]);
+/// let v: Vec<usize> = (0..6).map(|_| d.next_unit()).collect();
+/// assert_eq!(v, [0, 1, 0, 0, 1, 0]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpreadDealer {
+    weights: Vec<i64>,
+    current: Vec<i64>,
+    total: i64,
+}
+
+impl SpreadDealer {
+    /// A dealer over units of these weights (zero weights are raised to 1;
+    /// weights are reduced by their greatest common divisor). An empty list
+    /// gives a dealer that always answers 0.
+    pub fn new(weights: &[u64]) -> Self {
+        let g = weights.iter().fold(0u64, |g, &w| gcd(g, w.max(1)));
+        let weights: Vec<i64> = weights
+            .iter()
+            .map(|&w| (w.max(1) / g.max(1)).min(i64::MAX as u64 / 1024) as i64)
+            .collect();
+        let total = weights.iter().sum();
+        SpreadDealer {
+            current: vec![0; weights.len()],
+            weights,
+            total,
+        }
+    }
+
+    /// The unit of the next job.
+    pub fn next_unit(&mut self) -> usize {
+        if self.weights.is_empty() {
+            return 0;
+        }
+        let mut best = 0;
+        for i in 0..self.weights.len() {
+            self.current[i] += self.weights[i];
+            if self.current[i] > self.current[best] {
+                best = i;
+            }
+        }
+        self.current[best] -= self.total;
+        best
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LayoutOptions, Topology};
+
+    fn prefer(t: &mut AffinityTracker, a: u64, b: u64, periods: usize) {
+        for _ in 0..periods {
+            t.record_n(0, a);
+            t.record_n(1, b);
+            t.decay(1);
+        }
+    }
+
+    #[test]
+    fn hysteresis_60_40_stays_20_80_moves() {
+        let mut t = AffinityTracker::new(2);
+        prefer(&mut t, 10, 0, 3);
+        assert_eq!(t.preferred(), Some(0));
+        prefer(&mut t, 6, 4, 20);
+        assert_eq!(t.preferred(), Some(0));
+        prefer(&mut t, 4, 6, 20);
+        assert_eq!(t.preferred(), Some(0), "40/60 is not more than twice");
+        assert_eq!(t.changes(), 0);
+        prefer(&mut t, 2, 8, 20);
+        assert_eq!(t.preferred(), Some(1));
+        assert_eq!(t.changes(), 1);
+    }
+
+    #[test]
+    fn batch_is_order_free() {
+        let mut a = AffinityTracker::new(2);
+        a.record_all(&[10, 0]);
+        assert_eq!(a.preferred(), Some(0));
+        // 30 in LLC 0 and 25 in LLC 1 together: 40 vs 25, no flip; fed one
+        // LLC at a time, LLC 1 first, 10 vs 25 would flip on the way.
+        a.record_all(&[30, 25]);
+        assert_eq!(a.preferred(), Some(0));
+        let mut b = AffinityTracker::new(2);
+        b.record_all(&[10, 0]);
+        b.record_n(1, 25);
+        assert_eq!(b.preferred(), Some(1));
+    }
+
+    #[test]
+    fn little_activity_no_preference() {
+        let mut t = AffinityTracker::new(3);
+        for _ in 0..(MIN_ACTIVITY - 1) {
+            t.record(2);
+        }
+        assert_eq!(t.preferred(), None);
+        t.record(2);
+        assert_eq!(t.preferred(), Some(2));
+        t.decay(1);
+        assert_eq!(t.preferred(), None, "half the activity is too little");
+        t.record(7); // out of range: ignored
+        assert_eq!(t.counts(), [0, 0, 4]);
+    }
+
+    #[test]
+    fn overload_margin() {
+        assert!(overloaded(&[4, 0], &[4, 4], 0));
+        assert!(!overloaded(&[0, 4], &[4, 4], 0));
+        assert!(!overloaded(&[4, 4], &[4, 4], 0));
+        // 20% of 10 is 2: a difference of 2 is not overload, 3 is.
+        assert!(!overloaded(&[5, 3], &[10, 10], 0));
+        assert!(overloaded(&[6, 3], &[10, 10], 0));
+        assert!(!overloaded(&[1], &[1], 3));
+    }
+
+    #[test]
+    fn dealer_is_exact_per_period() {
+        let w = [3u64, 1, 2];
+        let mut d = SpreadDealer::new(&w);
+        let mut n = [0u64; 3];
+        for _ in 0..600 {
+            n[d.next_unit()] += 1;
+        }
+        assert_eq!(n, [300, 100, 200]);
+        let mut eq = SpreadDealer::new(&[5, 5, 5, 5]);
+        let v: Vec<usize> = (0..8).map(|_| eq.next_unit()).collect();
+        assert_eq!(v, [0, 1, 2, 3, 0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn units_interleave_llcs() {
+        let t = Topology::synthetic("llc:2 cluster:2 core:2").unwrap();
+        let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+        let u = spread_units(&l, true, &[]);
+        let cl: Vec<Option<usize>> = u.iter().map(|u| u.cluster).collect();
+        assert_eq!(cl, [Some(0), Some(2), Some(1), Some(3)]);
+        let u = spread_units(&l, false, &[]);
+        assert_eq!(u.len(), 2);
+        assert_eq!(u[1].workers, 4..8);
+        let u = spread_units(&l, true, &[1]);
+        assert_eq!(u.len(), 2);
+        assert!(u.iter().all(|u| u.llc == 1));
+    }
+}

@@ -1,0 +1,145 @@
+//! The job-group side of the registry: the cluster switch, group
+//! registration, load estimates, and pushing group jobs where their plan
+//! says (with the wakeups the sleep protocol requires: see `sleep`,
+//! "Queues of one LLC").
+
+use std::sync::Arc;
+
+use crate::runtime::group::{GroupRef, GroupState};
+use crate::runtime::idle::Distance;
+use crate::runtime::job::JobRef;
+use crate::runtime::worker::WorkerThread;
+
+use super::Registry;
+
+impl Registry {
+    /// Whether the cluster level is used (the live switch).
+    #[inline]
+    pub(crate) fn cluster_aware(&self) -> bool {
+        self.cluster_aware
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Switches cluster awareness: steal tiers (read by each worker at its
+    /// next pass), the wake order and spread dealing. Queues are not
+    /// touched: every worker keeps looking at every queue, so no job is
+    /// lost or run twice.
+    pub(crate) fn set_cluster_aware(&self, on: bool) {
+        self.cluster_aware
+            .store(on, std::sync::atomic::Ordering::Relaxed);
+        self.sleep.idle().set_cluster_aware(on);
+    }
+
+    /// Registers a new group.
+    pub(crate) fn new_group(&self, plan: crate::groups::GroupPlan) -> Arc<GroupState> {
+        let mut g = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        let st = Arc::new(GroupState::new(g.len(), plan, &self.layout));
+        g.push(Arc::clone(&st));
+        st
+    }
+
+    /// Busy workers per LLC (size minus idle), a cheap estimate.
+    pub(crate) fn busy_per_llc(&self) -> (Vec<usize>, Vec<usize>) {
+        let idle = self.sleep.idle();
+        let n = idle.num_llcs();
+        let size: Vec<usize> = (0..n).map(|l| idle.llc_len(l)).collect();
+        let busy = (0..n)
+            .map(|l| size[l].saturating_sub(idle.idle_count(l)))
+            .collect();
+        (busy, size)
+    }
+
+    /// Whether LLC `l` is overloaded ([`crate::groups::overloaded`]).
+    pub(crate) fn llc_overloaded(&self, l: usize) -> bool {
+        let (busy, size) = self.busy_per_llc();
+        crate::groups::overloaded(&busy, &size, l)
+    }
+
+    /// Pushes a job of group `g`, from the current thread (`from`: the
+    /// current worker if it belongs to this pool), where the group's plan
+    /// says ([`crate::groups::GroupPlan::destination`]), and wakes a worker
+    /// for it.
+    pub(crate) fn push_group(&self, g: &GroupState, job: JobRef, from: Option<&WorkerThread>) {
+        use crate::groups::Destination;
+        let wake = |woken: Option<(usize, Distance)>| {
+            if let Some((_, d)) = woken {
+                match from {
+                    Some(wt) => self.counters[wt.index()].wakeup(d),
+                    None => self.external.wakeup(d),
+                }
+            }
+        };
+        let dest = g.plan.destination(
+            g.preferred(),
+            &|| self.busy_per_llc(),
+            from.map(|wt| wt.index()),
+            self.cluster_aware(),
+        );
+        if from.is_none() && dest != Destination::Ordinary {
+            self.external.injected();
+        }
+        match dest {
+            Destination::Ordinary => match from {
+                Some(wt) => wt.push(job),
+                None => self.inject(job),
+            },
+            Destination::Pack { llc, wake_from } => {
+                self.group_llc[llc].push(job);
+                // A worker of `llc` pushing will look at the queue itself:
+                // wake a helper only if nobody searches (as for a deque
+                // push). Anyone else must wake a worker of `llc`.
+                let own = from.is_some_and(|wt| self.layout.workers()[wt.index()].llc == llc);
+                let woken = self
+                    .sleep
+                    .notify_in(wake_from, llc, own, false)
+                    .or_else(|| {
+                        // A helper from another LLC only if this one is overloaded.
+                        if self.llc_overloaded(llc) {
+                            self.sleep.notify(wake_from, llc)
+                        } else {
+                            None
+                        }
+                    });
+                wake(woken);
+            }
+            Destination::Cluster {
+                cluster,
+                llc,
+                wake_from,
+            } => {
+                self.group_cluster[cluster].push(job);
+                wake(self.sleep.notify_in(Some(wake_from), llc, false, true));
+            }
+            Destination::Llc { llc } => {
+                self.injectors[llc].push(job);
+                wake(self.sleep.notify_in(None, llc, false, true));
+            }
+        }
+    }
+
+    /// As [`Registry::in_worker`], with `op` running as a job of group `g`:
+    /// inline (in the group) on a worker of this pool, else pushed where the
+    /// group's placement says.
+    pub(crate) fn in_worker_group<OP, R>(self: &Arc<Self>, g: GroupRef, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let wt = WorkerThread::current();
+        // SAFETY: see push_or_inject.
+        match unsafe { wt.as_ref() } {
+            Some(wt) if wt.registry().id() == self.id() => wt.in_group(g, || op(wt, false)),
+            Some(wt) => self.in_worker_cross_with(wt, g, op),
+            None => self.in_worker_cold_with(g, op),
+        }
+    }
+
+    /// Pushes a job from a thread that is not a worker of this pool:
+    /// into an injector, or as a group job.
+    pub(super) fn push_from_outside(&self, g: GroupRef, job: JobRef) {
+        match g.get() {
+            Some(st) => self.push_group(st, job, None),
+            None => self.inject(job),
+        }
+    }
+}
