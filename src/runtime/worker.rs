@@ -256,6 +256,15 @@ impl WorkerThread {
             Some(l) => l.probe(),
             None => self.registry.may_exit(),
         };
+        // A first look without announcing ourselves: when it finds a job
+        // (the common case while work is plentiful) the shared `searching`
+        // count is not touched, so thieves and pushers do not bounce its
+        // cache line on every steal. Sound: the sleep proof relies only on
+        // *counted* searchers re-checking; an uncounted worker that finds
+        // a job is simply working.
+        if let Found::Job(job) = self.find_work() {
+            return Some(job);
+        }
         sleep.start_searching();
         let backoff = Backoff::new();
         loop {
