@@ -16,3 +16,96 @@ pub fn builder(default_bound: usize) -> loom::model::Builder {
     }
     b
 }
+
+#[cfg(loom)]
+mod model {
+    use locus::__loom::Sleep;
+    use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+
+    /// "A queue": a count of visible jobs, pushed with Release and taken
+    /// with a CAS, like a deque or an injector; the protocol's fences do the
+    /// rest.
+    pub struct Queue(AtomicUsize);
+
+    impl Queue {
+        /// An empty queue.
+        pub fn new() -> Self {
+            Queue(AtomicUsize::new(0))
+        }
+        /// Makes one job visible (the caller then notifies, as pushers do).
+        pub fn push(&self) {
+            self.0.fetch_add(1, Release);
+        }
+        /// Takes one job if there is one.
+        pub fn try_take(&self) -> bool {
+            let mut n = self.0.load(Acquire);
+            while n > 0 {
+                match self.0.compare_exchange(n, n - 1, AcqRel, Acquire) {
+                    Ok(_) => return true,
+                    Err(m) => n = m,
+                }
+            }
+            false
+        }
+        /// Whether no job is visible.
+        pub fn is_empty(&self) -> bool {
+            self.0.load(Acquire) == 0
+        }
+    }
+
+    impl Default for Queue {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// A worker's search loop as `WorkerThread::search` runs it (without
+    /// spinning): one uncounted look, then start searching, take a job from
+    /// `mine`, or go idle, re-check, park. Stops when `done` is set; returns
+    /// whether it ran a job. With `foreign`, each pass also looks at another
+    /// LLC's pack queue it may not take from and, if it is non-empty, wakes
+    /// a worker of that LLC (`Sleep::wake_in`), as `find_work` does for a
+    /// queue whose LLC is not overloaded.
+    pub fn worker(
+        sleep: &Sleep,
+        mine: Option<&Queue>,
+        foreign: Option<(&Queue, usize)>,
+        done: &AtomicBool,
+        w: usize,
+        llc: usize,
+    ) -> bool {
+        let forward = || {
+            if let Some((q, l)) = foreign {
+                if !q.is_empty() {
+                    sleep.wake_in(None, l);
+                }
+            }
+        };
+        if mine.is_some_and(Queue::try_take) {
+            return true;
+        }
+        sleep.start_searching();
+        loop {
+            if mine.is_some_and(Queue::try_take) {
+                sleep.stop_searching(w, llc);
+                return true;
+            }
+            forward();
+            if done.load(Acquire) {
+                sleep.stop_searching(w, llc);
+                return false;
+            }
+            sleep.prepare_sleep(w);
+            let again = mine.is_some_and(|q| !q.is_empty()) || done.load(Acquire);
+            forward();
+            if again {
+                sleep.cancel_sleep(w);
+                continue;
+            }
+            sleep.sleep(w);
+        }
+    }
+}
+
+#[cfg(loom)]
+pub use model::{Queue, worker};

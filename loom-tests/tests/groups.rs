@@ -14,67 +14,10 @@
 #![cfg(loom)]
 
 use locus::__loom::{IdleMasks, IdleShape, Sleep};
-use locus_loom_tests::builder;
+use locus_loom_tests::{Queue, builder, worker};
 use loom::sync::Arc;
-use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use loom::sync::atomic::{AtomicBool, Ordering::*};
 use loom::thread;
-
-/// A queue of jobs: a count, pushed with Release, taken with a CAS.
-struct Queue(AtomicUsize);
-
-impl Queue {
-    fn try_take(&self) -> bool {
-        let mut n = self.0.load(Acquire);
-        while n > 0 {
-            match self.0.compare_exchange(n, n - 1, AcqRel, Acquire) {
-                Ok(_) => return true,
-                Err(m) => n = m,
-            }
-        }
-        false
-    }
-}
-
-/// A worker's search loop that takes only from `mine` and stops when
-/// `done` is set; returns whether it ran a job. With `foreign`, its pass
-/// also looks at another LLC's pack queue it may not take from and, if it
-/// is non-empty, wakes a worker of that LLC (`Sleep::wake_in`), as
-/// `Worker::find_work` does for a queue whose LLC is not overloaded.
-fn worker(
-    sleep: &Sleep,
-    mine: Option<&Queue>,
-    foreign: Option<(&Queue, usize)>,
-    done: &AtomicBool,
-    w: usize,
-) -> bool {
-    let forward = || {
-        if let Some((q, llc)) = foreign {
-            if q.0.load(Acquire) > 0 {
-                sleep.wake_in(None, llc);
-            }
-        }
-    };
-    sleep.start_searching();
-    loop {
-        if mine.is_some_and(Queue::try_take) {
-            sleep.stop_searching(w, w);
-            return true;
-        }
-        forward();
-        if done.load(Acquire) {
-            sleep.stop_searching(w, w);
-            return false;
-        }
-        sleep.prepare_sleep(w);
-        let again = mine.is_some_and(|q| q.0.load(Acquire) > 0) || done.load(Acquire);
-        forward();
-        if again {
-            sleep.cancel_sleep(w);
-            continue;
-        }
-        sleep.sleep(w);
-    }
-}
 
 /// One packed job pushed from outside into LLC 0's queue while worker 0
 /// (LLC 0) goes to sleep and worker 1 (LLC 1, not allowed to take it) is
@@ -83,17 +26,17 @@ fn worker(
 fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
     builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
-        let q0 = Arc::new(Queue(AtomicUsize::new(0)));
+        let q0 = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let w0 = {
             let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0))
+            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0, 0))
         };
         let w1 = {
             let (sleep, done) = (sleep.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, None, None, &done, 1))
+            thread::spawn(move || worker(&sleep, None, None, &done, 1, 1))
         };
-        q0.0.fetch_add(1, Release);
+        q0.push();
         sleep.notify_in(None, 0, false, false);
         assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
         done.store(true, Release);
@@ -108,13 +51,13 @@ fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
 fn spread_push_is_taken_by_someone() {
     builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
-        let q = Arc::new(Queue(AtomicUsize::new(0)));
+        let q = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let ts: Vec<_> = (0..2)
             .map(|w| {
                 let (sleep, q, done) = (sleep.clone(), q.clone(), done.clone());
                 thread::spawn(move || {
-                    let ran = worker(&sleep, Some(&q), None, &done, w);
+                    let ran = worker(&sleep, Some(&q), None, &done, w, w);
                     if ran {
                         done.store(true, Release);
                         sleep.wake_all();
@@ -123,7 +66,7 @@ fn spread_push_is_taken_by_someone() {
                 })
             })
             .collect();
-        q.0.fetch_add(1, Release);
+        q.push();
         sleep.notify_in(None, 0, false, true);
         let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
         assert_eq!(ran, 1, "exactly one worker runs the job");
@@ -139,17 +82,17 @@ fn spread_push_is_taken_by_someone() {
 fn searcher_elsewhere_forwards_the_wakeup() {
     builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
-        let q0 = Arc::new(Queue(AtomicUsize::new(0)));
+        let q0 = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let w0 = {
             let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0))
+            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0, 0))
         };
         let w1 = {
             let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, None, Some((&q0, 0)), &done, 1))
+            thread::spawn(move || worker(&sleep, None, Some((&q0, 0)), &done, 1, 1))
         };
-        q0.0.fetch_add(1, Release);
+        q0.push();
         sleep.notify_in(None, 0, true, false);
         assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
         done.store(true, Release);

@@ -5,56 +5,10 @@
 #![cfg(loom)]
 
 use locus::__loom::{CoreLatch, IdleMasks, IdleShape, LockLatch, Sleep};
-use locus_loom_tests::builder;
+use locus_loom_tests::{Queue, builder, worker};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::thread;
-
-/// "The queues": a count of visible jobs. Pushed with Release and taken with
-/// a CAS, like a deque; the protocol's fences do the rest.
-struct Queue(AtomicUsize);
-
-impl Queue {
-    fn push(&self) {
-        self.0.fetch_add(1, Release);
-    }
-    fn try_take(&self) -> bool {
-        let mut n = self.0.load(Acquire);
-        while n > 0 {
-            match self.0.compare_exchange(n, n - 1, AcqRel, Acquire) {
-                Ok(_) => return true,
-                Err(m) => n = m,
-            }
-        }
-        false
-    }
-    fn is_empty(&self) -> bool {
-        self.0.load(Acquire) == 0
-    }
-}
-
-/// A worker's search loop as in `Worker::search` (without spinning): take a
-/// job, or go idle, re-check, park. Returns whether it ran a job; stops when
-/// `done` is set.
-fn worker(sleep: &Sleep, queue: &Queue, done: &AtomicBool, w: usize, llc: usize) -> bool {
-    sleep.start_searching();
-    loop {
-        if queue.try_take() {
-            sleep.stop_searching(w, llc);
-            return true;
-        }
-        if done.load(Acquire) {
-            sleep.stop_searching(w, llc);
-            return false;
-        }
-        sleep.prepare_sleep(w);
-        if !queue.is_empty() || done.load(Acquire) {
-            sleep.cancel_sleep(w);
-            continue;
-        }
-        sleep.sleep(w);
-    }
-}
 
 /// (4a) One job pushed from outside while the only worker goes to sleep:
 /// the worker either sees the job in its re-check or is woken.
@@ -62,11 +16,11 @@ fn worker(sleep: &Sleep, queue: &Queue, done: &AtomicBool, w: usize, llc: usize)
 fn push_versus_sleep_one_worker() {
     builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(1, 1, 0)), 1));
-        let queue = Arc::new(Queue(AtomicUsize::new(0)));
+        let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let t = {
             let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, &queue, &done, 0, 0))
+            thread::spawn(move || worker(&sleep, Some(&queue), None, &done, 0, 0))
         };
         queue.push();
         sleep.notify(None, 0);
@@ -83,13 +37,13 @@ fn push_versus_sleep_one_worker() {
 fn push_versus_sleep_two_workers() {
     builder(3).check(|| {
         let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
-        let queue = Arc::new(Queue(AtomicUsize::new(0)));
+        let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let ts: Vec<_> = (0..2)
             .map(|w| {
                 let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
                 thread::spawn(move || {
-                    let ran = worker(&sleep, &queue, &done, w, w);
+                    let ran = worker(&sleep, Some(&queue), None, &done, w, w);
                     if ran {
                         done.store(true, Release);
                         sleep.wake_all();
@@ -102,6 +56,55 @@ fn push_versus_sleep_two_workers() {
         sleep.notify(None, 0);
         let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
         assert_eq!(ran, 1, "exactly one worker runs the job");
+    });
+}
+
+/// (4c) A push by a busy worker (deque push + `notify`) while another
+/// worker of its LLC goes to sleep: the sleeper ends up with the job and
+/// the searcher count is balanced.
+#[test]
+fn push_by_a_worker_versus_sleep() {
+    builder(3).check(|| {
+        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2));
+        let queue = Arc::new(Queue::new());
+        let done = Arc::new(AtomicBool::new(false));
+        let t = {
+            let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
+            thread::spawn(move || worker(&sleep, Some(&queue), None, &done, 0, 0))
+        };
+        queue.push();
+        sleep.notify(Some(1), 0);
+        assert!(t.join().unwrap(), "the sleeper must take the job");
+        assert_eq!(sleep.searching(), 0, "searcher count balanced");
+    });
+}
+
+/// (4d) Two workers of one LLC searching or sleeping, one job pushed by a
+/// third: exactly one takes it. If the pusher skipped its wakeup because a
+/// searcher was counted, that searcher found the job or re-checked (the
+/// skip rule).
+#[test]
+fn two_sleepers_one_job_skip_rule() {
+    builder(2).check(|| {
+        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(3, 3, 0)), 3));
+        let queue = Arc::new(Queue::new());
+        let done = Arc::new(AtomicBool::new(false));
+        let spawn = |w: usize| {
+            let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
+            thread::spawn(move || {
+                let got = worker(&sleep, Some(&queue), None, &done, w, 0);
+                if got {
+                    done.store(true, SeqCst);
+                    sleep.wake_all();
+                }
+                got
+            })
+        };
+        let (a, b) = (spawn(0), spawn(1));
+        queue.push();
+        sleep.notify(Some(2), 0);
+        let (ga, gb) = (a.join().unwrap(), b.join().unwrap());
+        assert!(ga ^ gb, "exactly one worker takes the job: {ga} {gb}");
     });
 }
 
