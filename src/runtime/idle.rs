@@ -352,6 +352,7 @@ impl IdleMasks {
 
     /// Whether some LLC may have an idle worker (no false negatives; false
     /// positives while a claimed worker has not yet called `clear_idle`).
+    #[inline]
     pub fn any_idle(&self) -> bool {
         self.summary.iter().any(|s| s.load(Ordering::SeqCst) != 0)
     }

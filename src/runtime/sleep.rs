@@ -92,7 +92,10 @@
 //! `mfence`/`dmb` per `join`) and reads `searching` and the idle summary
 //! as a hint. The price is parallelism, not progress: in the instant
 //! where a worker goes idle, a push may miss it, and the job waits for its
-//! pusher or for the next push that sees the idle worker.
+//! pusher or for the next push that sees the idle worker. For the same
+//! reason a `join` push looks for an idle worker only when the deque was
+//! empty before it (`WorkerThread::push_join`): older jobs in the deque
+//! were there for every idle worker's re-check to see.
 //!
 //! # Queues of one LLC (job groups)
 //!

@@ -63,17 +63,23 @@ pub(crate) struct Counters {
 /// Single-writer increment.
 #[inline]
 fn bump(c: &AtomicU64) {
-    c.store(c.load(Relaxed).wrapping_add(1), Relaxed);
+    add(c, 1)
+}
+
+/// Single-writer add (a plain load and store, no locked instruction).
+#[inline]
+fn add(c: &AtomicU64, n: u64) {
+    c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
 }
 
 impl Counters {
     #[inline]
-    pub(crate) fn job_run(&self) {
-        bump(&self.jobs_run)
+    pub(crate) fn add_jobs_run(&self, n: u64) {
+        add(&self.jobs_run, n)
     }
     #[inline]
-    pub(crate) fn local_pop(&self) {
-        bump(&self.local_pops)
+    pub(crate) fn add_local_pops(&self, n: u64) {
+        add(&self.local_pops, n)
     }
     #[inline]
     pub(crate) fn steal(&self, kind: TierKind) {
@@ -138,6 +144,9 @@ impl ExternalCounters {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WorkerStats {
     /// Jobs executed (including `join` halves popped back and run inline).
+    /// This and `local_pops` are counted in the worker's own fast path and
+    /// published when it next looks for work beyond its deque, so they may
+    /// lag a busy worker.
     pub jobs_run: u64,
     /// Jobs taken from the worker's own deque.
     pub local_pops: u64,

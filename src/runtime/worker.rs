@@ -51,6 +51,9 @@ pub(crate) struct WorkerThread {
     /// The group of the job running now (null: none).
     group: Cell<GroupRef>,
     registry: Arc<Registry>,
+    /// Jobs run and local pops not yet published (see `flush_counts`).
+    local_jobs: Cell<u64>,
+    local_pops: Cell<u64>,
     rng: Cell<u64>,
     /// Above this many searching workers, a worker that found nothing skips
     /// spinning and goes to sleep at once (each spinning pass scans every
@@ -80,6 +83,8 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
             registry.layout.tiers_for(index, true).to_vec(),
         ],
         group: Cell::new(GroupRef::NONE),
+        local_jobs: Cell::new(0),
+        local_pops: Cell::new(0),
         max_spinners: (registry.num_threads() / 8).max(2) as isize,
         rng: Cell::new(
             0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
@@ -89,6 +94,7 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
     CURRENT.with(|c| c.set(&wt));
     wt.registry.worker_started(index, pin);
     wt.run(None);
+    wt.flush_counts();
     wt.registry.worker_exiting(index);
     CURRENT.with(|c| c.set(ptr::null()));
 }
@@ -159,11 +165,21 @@ impl WorkerThread {
     /// Pushes the second half of a `join`, which this worker takes back
     /// or waits for in the same frame, so the wake check needs no fence
     /// (see "Pushes onto the own deque" in `sleep`).
+    ///
+    /// Only a push onto an empty deque looks for an idle worker: when the
+    /// deque already held jobs, they were visible to thieves before, so a
+    /// worker that went idle since then saw them in its re-check (and
+    /// steals instead of sleeping), and one idle before was the business of
+    /// the push that made the deque non-empty. This keeps the shared idle
+    /// summary and searching count off the path of deep `join` recursions.
     #[inline]
     pub(crate) fn push_join(&self, job: JobRef) {
+        let was_empty = self.deque.is_empty();
         self.deque.push(job);
-        if let Some((_, d)) = self.registry.sleep.notify_local(self.index, self.llc) {
-            self.counters().wakeup(d);
+        if was_empty {
+            if let Some((_, d)) = self.registry.sleep.notify_local(self.index, self.llc) {
+                self.counters().wakeup(d);
+            }
         }
     }
 
@@ -172,7 +188,7 @@ impl WorkerThread {
     pub(crate) fn take_local(&self) -> Option<JobRef> {
         let j = self.deque.pop();
         if j.is_some() {
-            self.counters().local_pop();
+            self.local_pops.set(self.local_pops.get() + 1);
         }
         j
     }
@@ -202,7 +218,7 @@ impl WorkerThread {
     /// `job` must have been taken out of a queue (so it runs once).
     #[inline]
     pub(crate) unsafe fn execute(&self, job: JobRef) {
-        self.counters().job_run();
+        self.local_jobs.set(self.local_jobs.get() + 1);
         // SAFETY: the caller took the job from a queue: single execution.
         unsafe { job.execute() }
     }
@@ -210,7 +226,18 @@ impl WorkerThread {
     /// Counts a job run inline (a `join` half popped back).
     #[inline]
     pub(crate) fn count_inline_job(&self) {
-        self.counters().job_run();
+        self.local_jobs.set(self.local_jobs.get() + 1);
+    }
+
+    /// Publishes the fast-path counts (jobs run, local pops) to the shared
+    /// counters. Called whenever the worker looks for work beyond its
+    /// deque and when it exits, so `stats()` lags a busy worker by at most
+    /// its current run of local jobs; the fast path itself touches only
+    /// this thread's `Cell`s.
+    fn flush_counts(&self) {
+        let c = self.counters();
+        c.add_jobs_run(self.local_jobs.replace(0));
+        c.add_local_pops(self.local_pops.replace(0));
     }
 
     /// Runs other jobs until `latch` is set.
@@ -251,6 +278,7 @@ impl WorkerThread {
     /// Searches other sources; sleeps when there is nothing. Returns a job,
     /// or `None` when the latch is set (or, without latch, the pool exits).
     fn search(&self, latch: Option<&CoreLatch>) -> Option<JobRef> {
+        self.flush_counts();
         let sleep = &self.registry.sleep;
         let finished = || match latch {
             Some(l) => l.probe(),
