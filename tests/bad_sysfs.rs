@@ -37,6 +37,11 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
 
 /// A healthy 4-PU machine: 2 cores x 2 threads, L2 and L3 per core, one
 /// package, 2 nodes (one core each).
+/// Borrows owned (path, content) pairs for [`tree`].
+fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+}
+
 fn good_files() -> Vec<(String, String)> {
     let mut v = vec![(format!("{CPU}/online"), "0-3\n".to_string())];
     for c in 0..4 {
@@ -76,10 +81,7 @@ fn good_with(changes: &[(&str, Option<&str>)]) -> tempfile::TempDir {
             files.push((path.to_string(), t.to_string()));
         }
     }
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     tree(&refs)
 }
 
@@ -155,10 +157,7 @@ fn garbage_online_falls_back_to_cpu_dirs() {
         !p.ends_with("/online") && !p.starts_with(&format!("{CPU}/cpu3/topology"))
     });
     files.push((format!("{CPU}/cpu3/online"), "0\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let d = tree(&refs);
     assert_eq!(
         Topology::from_sysfs(d.path()).unwrap().online(),
@@ -229,10 +228,7 @@ fn garbage_cache_files_are_skipped_with_a_note() {
 fn missing_cache_and_topology_dirs_mean_fewer_levels() {
     let mut files = good_files();
     files.retain(|(p, _)| !p.contains("/cache/") && !p.contains("/topology/"));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let d = tree(&refs);
     let t = Topology::from_sysfs(d.path()).unwrap();
     assert_eq!(t.pus().len(), 4, "the online file still names them");
@@ -267,10 +263,7 @@ fn kunpeng_style_values_with_nul_are_read() {
     for (_, text) in &mut files {
         text.push('\0');
     }
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let d = tree(&refs);
     let t = Topology::from_sysfs(d.path()).unwrap();
     assert_eq!(
@@ -312,10 +305,7 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
     ));
     files.push(("proc/self/cpuset".into(), "/job\n".into()));
     files.push(("dev/cpuset/job/cpus".into(), "1-2\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let d = tree(&refs);
     assert_eq!(
         Topology::from_sysfs(d.path()).unwrap().allowed(),
@@ -330,10 +320,7 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
     files.push(("proc/self/cgroup".into(), "0::/a/b\n".into()));
     files.push(("sys/fs/cgroup/a/cpuset.cpus.effective".into(), "3\n".into()));
     files.push(("sys/fs/cgroup/a/b/cgroup.procs".into(), "1\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let d = tree(&refs);
     assert_eq!(
         Topology::from_sysfs(d.path()).unwrap().allowed(),
@@ -344,10 +331,7 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
     files.push(("proc/mounts".into(), "\u{1}garbage\n  \n".into()));
     files.push(("proc/self/cgroup".into(), "::::\n".into()));
     files.push(("proc/self/cpuset".into(), "not-a-path".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let d = tree(&refs);
     assert_eq!(Topology::from_sysfs(d.path()).unwrap().allowed().len(), 4);
     // A path escaping the tree is refused.
@@ -358,10 +342,7 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
     ));
     files.push(("proc/self/cpuset".into(), "/../../x\n".into()));
     files.push(("x/cpus".into(), "1\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
     assert_eq!(t.allowed().len(), 4);
     assert!(noted(&t, "\"..\""));
@@ -373,10 +354,7 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
     ));
     files.push(("proc/self/cpuset".into(), "/\n".into()));
     files.push(("dev/cpuset/cpus".into(), "8-9\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
     assert_eq!(t.allowed().len(), 4);
 }
@@ -386,10 +364,7 @@ fn hybrid_pmu_devices_and_small_spreads() {
     let mut files = good_files();
     files.push(("sys/devices/cpu_core/cpus".into(), "0-1\n".into()));
     files.push(("sys/devices/cpu_atom/cpus".into(), "2-3\n".into()));
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
     assert!(t.levels_seen().capacity);
     assert_eq!(
@@ -404,10 +379,7 @@ fn hybrid_pmu_devices_and_small_spreads() {
             if c == 0 { "67\n" } else { "64\n" }.into(),
         ));
     }
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let refs = as_refs(&files);
     let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
     assert!(!t.levels_seen().capacity);
     assert!(noted(&t, "highest_perf"));
