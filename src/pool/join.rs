@@ -108,7 +108,7 @@ where
                 // Nobody stole b.
                 return match ra {
                     Ok(ra) => {
-                        wt.count_inline_job();
+                        wt.count_job();
                         (ra, job_b.run_inline(injected))
                     }
                     // a panicked: b is not run; drop it and resume.

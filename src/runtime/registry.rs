@@ -73,6 +73,12 @@ pub(crate) struct Registry {
     pub(crate) group_llc: Box<[CachePadded<Injector<JobRef>>]>,
     /// Spread group jobs per cluster.
     pub(crate) group_cluster: Box<[CachePadded<Injector<JobRef>>]>,
+    /// Set (for good) before the first push into `group_cluster`; workers
+    /// walk other clusters' queues only once it is set. A protocol word:
+    /// the store precedes the pusher's `notify_in` fence, so a sleeper's
+    /// re-check after its own fence sees the flag whenever it must see the
+    /// job (the two-fence argument of `sleep`).
+    spread_used: AtomicBool,
     /// The run-time cluster switch (a hint for orders, never for which
     /// queues are looked at).
     cluster_aware: StdAtomicBool,
@@ -143,6 +149,7 @@ impl Registry {
                 .map(|_| CachePadded::new(Injector::new()))
                 .collect(),
             cluster_aware: StdAtomicBool::new(opts.cluster_aware),
+            spread_used: AtomicBool::new(false),
             groups: std::sync::Mutex::new(Vec::new()),
             threads,
             injectors: (0..llcs)
@@ -302,6 +309,19 @@ impl Registry {
         match unsafe { wt.as_ref() } {
             Some(wt) if wt.registry().id() == self.id() => wt.push(job),
             _ => self.inject(job),
+        }
+    }
+
+    /// Whether a spread group job was ever pushed (see `spread_used`).
+    #[inline]
+    pub(crate) fn spread_used(&self) -> bool {
+        self.spread_used.load(Ordering::SeqCst)
+    }
+
+    /// Records that spread queues are in use (before the push).
+    pub(crate) fn mark_spread_used(&self) {
+        if !self.spread_used.load(Ordering::Relaxed) {
+            self.spread_used.store(true, Ordering::SeqCst);
         }
     }
 

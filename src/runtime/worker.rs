@@ -218,14 +218,14 @@ impl WorkerThread {
     /// `job` must have been taken out of a queue (so it runs once).
     #[inline]
     pub(crate) unsafe fn execute(&self, job: JobRef) {
-        self.local_jobs.set(self.local_jobs.get() + 1);
+        self.count_job();
         // SAFETY: the caller took the job from a queue: single execution.
         unsafe { job.execute() }
     }
 
-    /// Counts a job run inline (a `join` half popped back).
+    /// Counts a job run (also a `join` half popped back and run inline).
     #[inline]
-    pub(crate) fn count_inline_job(&self) {
+    pub(crate) fn count_job(&self) {
         self.local_jobs.set(self.local_jobs.get() + 1);
     }
 
@@ -394,21 +394,18 @@ impl WorkerThread {
             }
         }
         for &l in reg.layout.llc_order(self.llc) {
-            let inj = &reg.injectors[l];
-            if inj.is_empty() {
-                continue;
-            }
-            match inj.steal_batch_and_pop(&self.deque) {
-                Steal::Success(job) => {
-                    self.counters().injector_pull();
-                    return Found::Job(job);
-                }
-                Steal::Retry => retry = true,
-                Steal::Empty => {}
+            match self.pull(&reg.injectors[l], true) {
+                Found::Nothing => {}
+                Found::Retry => retry = true,
+                found => return found,
             }
         }
-        // Spread jobs dealt to busy clusters: anyone may run them.
-        for (c, q) in reg.group_cluster.iter().enumerate() {
+        // Spread jobs dealt to busy clusters: anyone may run them. The walk
+        // over every cluster's queue is skipped until a spread job was ever
+        // pushed (`Registry::spread_used`), so pools without spread groups
+        // do not pay for it in every pass.
+        let other_clusters: &[_] = if reg.spread_used() { &reg.group_cluster } else { &[] };
+        for (c, q) in other_clusters.iter().enumerate() {
             if c == self.cluster {
                 continue;
             }

@@ -107,6 +107,7 @@ impl Registry {
                 llc,
                 wake_from,
             } => {
+                self.mark_spread_used();
                 self.group_cluster[cluster].push(job);
                 wake(self.sleep.notify_in(Some(wake_from), llc, false, true));
             }
