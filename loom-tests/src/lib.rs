@@ -19,8 +19,10 @@ pub fn builder(default_bound: usize) -> loom::model::Builder {
 
 #[cfg(loom)]
 mod model {
-    use locus::__loom::Sleep;
+    use locus::__loom::{IdleMasks, IdleShape, Sleep};
+    use loom::sync::Arc;
     use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+    use loom::thread::{self, JoinHandle};
 
     /// "A queue": a count of visible jobs, pushed with Release and taken
     /// with a CAS, like a deque or an injector; the protocol's fences do the
@@ -51,6 +53,29 @@ mod model {
         pub fn is_empty(&self) -> bool {
             self.0.load(Acquire) == 0
         }
+    }
+
+    /// Sleep state of `workers` workers in LLCs of `per_llc` workers each
+    /// (no clusters), as the models use it.
+    pub fn sleep_for(workers: usize, per_llc: usize) -> Arc<Sleep> {
+        Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(workers, per_llc, 0)), workers))
+    }
+
+    /// Runs [`worker`] on a new loom thread (arguments as for `worker`).
+    pub fn spawn_worker(
+        sleep: &Arc<Sleep>,
+        mine: Option<&Arc<Queue>>,
+        foreign: Option<(&Arc<Queue>, usize)>,
+        done: &Arc<AtomicBool>,
+        w: usize,
+        llc: usize,
+    ) -> JoinHandle<bool> {
+        let (sleep, mine, done) = (sleep.clone(), mine.cloned(), done.clone());
+        let foreign = foreign.map(|(q, l)| (q.clone(), l));
+        thread::spawn(move || {
+            let foreign = foreign.as_ref().map(|(q, l)| (&**q, *l));
+            worker(&sleep, mine.as_deref(), foreign, &done, w, llc)
+        })
     }
 
     impl Default for Queue {
@@ -108,4 +133,4 @@ mod model {
 }
 
 #[cfg(loom)]
-pub use model::{Queue, worker};
+pub use model::{Queue, sleep_for, spawn_worker, worker};

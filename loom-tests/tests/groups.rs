@@ -13,8 +13,7 @@
 //! written).
 #![cfg(loom)]
 
-use locus::__loom::{IdleMasks, IdleShape, Sleep};
-use locus_loom_tests::{Queue, builder, worker};
+use locus_loom_tests::{Queue, builder, sleep_for, spawn_worker, worker};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering::*};
 use loom::thread;
@@ -25,17 +24,11 @@ use loom::thread;
 #[test]
 fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
     builder(3).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let sleep = sleep_for(2, 1);
         let q0 = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
-        let w0 = {
-            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0, 0))
-        };
-        let w1 = {
-            let (sleep, done) = (sleep.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, None, None, &done, 1, 1))
-        };
+        let w0 = spawn_worker(&sleep, Some(&q0), None, &done, 0, 0);
+        let w1 = spawn_worker(&sleep, None, None, &done, 1, 1);
         q0.push();
         sleep.notify_in(None, 0, false, false);
         assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
@@ -50,7 +43,7 @@ fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
 #[test]
 fn spread_push_is_taken_by_someone() {
     builder(3).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let sleep = sleep_for(2, 1);
         let q = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let ts: Vec<_> = (0..2)
@@ -81,17 +74,11 @@ fn spread_push_is_taken_by_someone() {
 #[test]
 fn searcher_elsewhere_forwards_the_wakeup() {
     builder(3).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let sleep = sleep_for(2, 1);
         let q0 = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
-        let w0 = {
-            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, Some(&q0), None, &done, 0, 0))
-        };
-        let w1 = {
-            let (sleep, q0, done) = (sleep.clone(), q0.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, None, Some((&q0, 0)), &done, 1, 1))
-        };
+        let w0 = spawn_worker(&sleep, Some(&q0), None, &done, 0, 0);
+        let w1 = spawn_worker(&sleep, None, Some((&q0, 0)), &done, 1, 1);
         q0.push();
         sleep.notify_in(None, 0, true, false);
         assert!(w0.join().unwrap(), "LLC 0's worker must run the job");

@@ -4,8 +4,8 @@
 //! a deadlock; the assertions check the rest.
 #![cfg(loom)]
 
-use locus::__loom::{CoreLatch, IdleMasks, IdleShape, LockLatch, Sleep};
-use locus_loom_tests::{Queue, builder, worker};
+use locus::__loom::{CoreLatch, LockLatch};
+use locus_loom_tests::{Queue, builder, sleep_for, spawn_worker, worker};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::thread;
@@ -15,13 +15,10 @@ use loom::thread;
 #[test]
 fn push_versus_sleep_one_worker() {
     builder(3).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(1, 1, 0)), 1));
+        let sleep = sleep_for(1, 1);
         let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
-        let t = {
-            let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, Some(&queue), None, &done, 0, 0))
-        };
+        let t = spawn_worker(&sleep, Some(&queue), None, &done, 0, 0);
         queue.push();
         sleep.notify(None, 0);
         assert!(t.join().unwrap(), "the worker must run the job");
@@ -36,7 +33,7 @@ fn push_versus_sleep_one_worker() {
 #[test]
 fn push_versus_sleep_two_workers() {
     builder(3).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2));
+        let sleep = sleep_for(2, 1);
         let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let ts: Vec<_> = (0..2)
@@ -65,13 +62,10 @@ fn push_versus_sleep_two_workers() {
 #[test]
 fn push_by_a_worker_versus_sleep() {
     builder(3).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2));
+        let sleep = sleep_for(2, 2);
         let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
-        let t = {
-            let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
-            thread::spawn(move || worker(&sleep, Some(&queue), None, &done, 0, 0))
-        };
+        let t = spawn_worker(&sleep, Some(&queue), None, &done, 0, 0);
         queue.push();
         sleep.notify(Some(1), 0);
         assert!(t.join().unwrap(), "the sleeper must take the job");
@@ -86,7 +80,7 @@ fn push_by_a_worker_versus_sleep() {
 #[test]
 fn two_sleepers_one_job_skip_rule() {
     builder(2).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(3, 3, 0)), 3));
+        let sleep = sleep_for(3, 3);
         let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let spawn = |w: usize| {
@@ -115,7 +109,7 @@ fn two_sleepers_one_job_skip_rule() {
 #[test]
 fn join_latch_never_loses_the_wakeup() {
     builder(3).check(|| {
-        let sleep = Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2));
+        let sleep = sleep_for(2, 2);
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
         let setter = {
