@@ -170,15 +170,15 @@ fn sparse_node_ids_are_kept_with_their_distance_rows() {
     assert_eq!(t.numa_distance(dom(45), dom(0)), 22);
 }
 
+/// OS indexes of the NUMA nodes reported without CPUs.
+fn cpuless_nodes(t: &Topology) -> Vec<usize> {
+    t.numa_nodes().iter().filter(|(_, s)| s.is_empty()).map(|(id, _)| *id).collect()
+}
+
 #[test]
 fn memory_only_nodes_are_kept_without_cpus() {
     let (_s, t) = read("fakeheteromemtiers");
-    let empty: Vec<usize> = t
-        .numa_nodes()
-        .iter()
-        .filter(|(_, s)| s.is_empty())
-        .map(|(id, _)| *id)
-        .collect();
+    let empty = cpuless_nodes(&t);
     assert_eq!(empty, [4, 6, 8, 9]);
     assert_eq!(t.numa_nodes().len(), 7);
     assert_eq!(
@@ -191,12 +191,7 @@ fn memory_only_nodes_are_kept_without_cpus() {
     assert_eq!(t.llcs().len(), 3);
 
     let (_s, t) = read("nvidiagpunumanodes");
-    let empty: Vec<usize> = t
-        .numa_nodes()
-        .iter()
-        .filter(|(_, s)| s.is_empty())
-        .map(|(id, _)| *id)
-        .collect();
+    let empty = cpuless_nodes(&t);
     assert_eq!(empty, [250, 251, 252, 253, 254, 255]);
     // node0's cpulist 0-87 includes CPUs that are not present.
     assert_eq!(t.numa_nodes()[0], (0, set("0-15")));

@@ -266,26 +266,14 @@ pub fn parse_xml(text: &str) -> Expected {
             dist_indexes.clear();
             dist_values.clear();
         } else if in_numa_distances && t.starts_with("<indexes") {
-            let inner = t
-                .split('>')
-                .nth(1)
-                .unwrap_or("")
-                .split('<')
-                .next()
-                .unwrap_or("");
+            let inner = element_text(t);
             dist_indexes.extend(
                 inner
                     .split_whitespace()
                     .filter_map(|w| w.parse::<usize>().ok()),
             );
         } else if in_numa_distances && t.starts_with("<u64values") {
-            let inner = t
-                .split('>')
-                .nth(1)
-                .unwrap_or("")
-                .split('<')
-                .next()
-                .unwrap_or("");
+            let inner = element_text(t);
             dist_values.extend(
                 inner
                     .split_whitespace()
@@ -338,4 +326,10 @@ fn parses_console_and_xml_samples() {
     assert_eq!(e.of(&["PU"]).next().unwrap().cpuset.to_string(), "0,32");
     assert_eq!(e.latencies.get(&(3, 0)), Some(&20));
     assert_eq!(e.kinds, vec![("2-3".parse().unwrap(), 7)]);
+}
+
+/// The text between an element's start tag and the next tag: `"1 2"` for
+/// `<indexes length="2">1 2</indexes>`.
+fn element_text(t: &str) -> &str {
+    t.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("")
 }
