@@ -341,3 +341,63 @@ fn pool_dropped_on_its_own_worker() {
     }
     assert!(p.lock().unwrap().is_none());
 }
+
+/// Counts drops of the values captured by jobs, so that a job run twice or
+/// a closure leaked or dropped twice shows up.
+struct Tracked<const N: usize> {
+    _pad: [u8; N],
+    drops: Arc<AtomicUsize>,
+}
+
+impl<const N: usize> Drop for Tracked<N> {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn spawn_tracked<'s, const N: usize>(
+    s: &locus::Scope<'s>,
+    runs: &'s AtomicUsize,
+    drops: &Arc<AtomicUsize>,
+) {
+    let t = Tracked::<N> { _pad: [7; N], drops: Arc::clone(drops) };
+    s.spawn(move |_| {
+        assert!(t._pad.iter().all(|&b| b == 7), "closure bytes intact");
+        runs.fetch_add(1, Ordering::Relaxed);
+    });
+}
+
+const ROUNDS: usize = 2_000;
+
+fn spawn_every_size<'s>(s: &locus::Scope<'s>, runs: &'s AtomicUsize, drops: &Arc<AtomicUsize>) {
+    for _ in 0..ROUNDS {
+        spawn_tracked::<0>(s, runs, drops);
+        spawn_tracked::<24>(s, runs, drops);
+        spawn_tracked::<40>(s, runs, drops);
+        spawn_tracked::<200>(s, runs, drops);
+    }
+}
+
+/// Heap jobs live in recycled 64-byte blocks when they fit and in a `Box`
+/// otherwise, and may be allocated on one thread and freed on another
+/// (a worker, another worker, or a thread outside the pool). Whatever the
+/// size and the threads, each job runs once and drops its closure once.
+#[test]
+fn heap_jobs_of_every_size_run_and_drop_once() {
+    let p = pool(2);
+    let runs = AtomicUsize::new(0);
+    let drops = Arc::new(AtomicUsize::new(0));
+    // From a worker (install) and from this thread (outside the pool).
+    p.install(|| locus::scope(|s| spawn_every_size(s, &runs, &drops)));
+    p.scope(|s| spawn_every_size(s, &runs, &drops));
+    assert_eq!(runs.load(Ordering::Relaxed), 2 * 4 * ROUNDS);
+    assert_eq!(drops.load(Ordering::Relaxed), 2 * 4 * ROUNDS);
+    // Detached spawns from outside, freed by workers.
+    let (tx, rx) = std::sync::mpsc::channel();
+    for i in 0..1_000 {
+        let tx = tx.clone();
+        p.spawn(move || tx.send(i).unwrap());
+    }
+    drop(tx);
+    assert_eq!(rx.iter().count(), 1_000);
+}

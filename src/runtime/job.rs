@@ -6,8 +6,9 @@
 //!   (`join`'s second closure, `install`, `broadcast`). Its owner never leaves
 //!   that frame before the job's latch is set, which is what makes the raw
 //!   pointer in the `JobRef` valid while the job is queued or running.
-//! - [`HeapJob`]: a boxed closure (`spawn`, `Scope::spawn`); executing it
-//!   frees it. It is executed exactly once, because a `JobRef` is moved out
+//! - [`HeapJob`]: a closure on the heap (`spawn`, `Scope::spawn`), in a
+//!   recycled block of [`super::jobmem`] when it fits; executing it frees
+//!   the memory. It is executed exactly once, because a `JobRef` is moved out
 //!   of a queue by exactly one pop/steal.
 //!
 //! Invariant: a `JobRef` is executed at most once; the latch of a stack job
@@ -17,7 +18,9 @@ use std::any::Any;
 use std::cell::UnsafeCell;
 use std::panic::{self, AssertUnwindSafe};
 
+use super::jobmem;
 use super::latch::Latch;
+use super::worker::WorkerThread;
 
 /// A type-erased pointer to a job and the function that executes it.
 #[derive(Clone, Copy, Debug)]
@@ -177,22 +180,24 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
     }
 }
 
-/// A boxed job; running it consumes the box.
+/// A heap job: the closure in a recycled block of [`super::jobmem`] when it
+/// fits, else in a `Box`; running it frees the memory before calling the
+/// closure (so the closure's own spawns can reuse the block).
 pub(crate) struct HeapJob<F> {
     func: F,
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    /// Boxes `func` and returns a reference owning the box.
+    /// Puts `func` on the heap and returns a reference owning it.
     ///
-    /// The box is leaked until the job runs; a job that is never executed
-    /// (a pool torn down with queued jobs cannot happen: workers drain all
-    /// queues before exiting) would leak.
+    /// The memory is owned by the job until it runs; a job that is never
+    /// executed would leak it, which cannot happen: workers drain all
+    /// queues before exiting.
     pub(crate) fn into_job_ref(func: F) -> JobRef
     where
         F: 'static,
     {
-        // SAFETY: 'static closure; the box lives until executed.
+        // SAFETY: 'static closure; the memory lives until executed.
         unsafe { Self::into_job_ref_unchecked(func) }
     }
 
@@ -202,16 +207,48 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     /// The caller must guarantee that whatever `func` borrows outlives the
     /// job's execution (a scope waits for all its jobs).
     pub(crate) unsafe fn into_job_ref_unchecked(func: F) -> JobRef {
-        let b = Box::new(HeapJob { func });
-        // SAFETY: the box is valid until `execute` reclaims it, exactly once.
-        unsafe { JobRef::new(Box::into_raw(b)) }
+        let job = HeapJob { func };
+        if jobmem::fits::<Self>() {
+            let block = with_job_memory(jobmem::alloc).cast::<Self>();
+            // SAFETY: the block is fresh, large and aligned enough for
+            // `Self` (`fits`), and owned by this job until `execute`.
+            unsafe {
+                block.as_ptr().write(job);
+                JobRef::new(block.as_ptr())
+            }
+        } else {
+            // SAFETY: the box is valid until `execute` reclaims it, exactly once.
+            unsafe { JobRef::new(Box::into_raw(Box::new(job))) }
+        }
     }
+}
+
+/// Calls `f` with the current worker's job cache and depot, or `None` on a
+/// thread outside every pool.
+#[inline]
+fn with_job_memory<R>(f: impl FnOnce(Option<(&jobmem::JobCache, &jobmem::Depot)>) -> R) -> R {
+    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+    let wt = unsafe { WorkerThread::current().as_ref() };
+    f(wt.map(WorkerThread::job_memory))
 }
 
 impl<F: FnOnce() + Send> Job for HeapJob<F> {
     unsafe fn execute(this: *const Self) {
-        // SAFETY: `this` came from Box::into_raw and is executed once.
-        let b = unsafe { Box::from_raw(this as *mut Self) };
-        (b.func)();
+        let this = this as *mut Self;
+        let func = if jobmem::fits::<Self>() {
+            // SAFETY: `this` is the block written in `into_job_ref_unchecked`,
+            // executed once: the closure is moved out, then the block (no
+            // longer used) is freed.
+            unsafe {
+                let func = std::ptr::read(&raw const (*this).func);
+                let block = std::ptr::NonNull::new_unchecked(this.cast::<u8>());
+                with_job_memory(|m| jobmem::free(block, m));
+                func
+            }
+        } else {
+            // SAFETY: `this` came from Box::into_raw and is executed once.
+            unsafe { Box::from_raw(this) }.func
+        };
+        func();
     }
 }

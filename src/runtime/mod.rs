@@ -5,6 +5,7 @@
 pub(crate) mod group;
 pub(crate) mod idle;
 pub(crate) mod job;
+pub(crate) mod jobmem;
 pub(crate) mod latch;
 pub(crate) mod pin;
 pub(crate) mod registry;

@@ -32,6 +32,7 @@ use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use super::group::{GroupRef, GroupState};
 use super::idle::{IdleMasks, IdleShape};
 use super::job::{HeapJob, JobRef, StackJob};
+use super::jobmem::Depot;
 use super::latch::{LatchRef, LockLatch, SpinLatch};
 use super::pin::{self, PinStatus};
 use super::sleep::Sleep;
@@ -69,6 +70,8 @@ pub(crate) struct Registry {
     pub(crate) sleep: Sleep,
     pub(crate) threads: Box<[CachePadded<ThreadInfo>]>,
     pub(crate) injectors: Box<[CachePadded<Injector<JobRef>>]>,
+    /// Recycled heap-job blocks per LLC (see `jobmem`).
+    pub(crate) depots: Box<[CachePadded<Depot>]>,
     /// Packed group jobs per LLC.
     pub(crate) group_llc: Box<[CachePadded<Injector<JobRef>>]>,
     /// Spread group jobs per cluster.
@@ -154,6 +157,11 @@ impl Registry {
             threads,
             injectors: (0..llcs)
                 .map(|_| CachePadded::new(Injector::new()))
+                .collect(),
+            depots: layout
+                .llc_ranges()
+                .iter()
+                .map(|r| CachePadded::new(Depot::new(r.len())))
                 .collect(),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))

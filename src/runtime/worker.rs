@@ -30,6 +30,7 @@ use crate::layout::{Tier, TierKind};
 use super::group::GroupRef;
 use super::idle::Distance;
 use super::job::JobRef;
+use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
 use super::pin;
 use super::registry::Registry;
@@ -59,6 +60,8 @@ pub(crate) struct WorkerThread {
     /// spinning and goes to sleep at once (each spinning pass scans every
     /// other worker, so a crowd of spinners costs O(n²) on large pools).
     max_spinners: isize,
+    /// Recycled blocks for heap jobs (see `jobmem`).
+    jobmem: JobCache,
 }
 
 /// What one pass over the sources found.
@@ -89,6 +92,7 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         rng: Cell::new(
             0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
         ),
+        jobmem: JobCache::new(),
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
@@ -116,6 +120,12 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn index(&self) -> usize {
         self.index
+    }
+
+    /// Its job-block cache and its LLC's depot (see `jobmem`).
+    #[inline]
+    pub(crate) fn job_memory(&self) -> (&JobCache, &Depot) {
+        (&self.jobmem, &self.registry.depots[self.llc])
     }
 
     /// The group of the job running now.
