@@ -9,8 +9,11 @@
 //! other LLCs' pack-group queues, each only while that LLC is overloaded
 //! ([`crate::groups::overloaded`]). The tiers are those of the pool's
 //! current cluster mode, read at the start of each pass (the run-time
-//! switch changes orders only: every queue is in every pass). Inside an LLC it steals one job; across an LLC or NUMA
-//! boundary, and from injectors, it steals a batch (half the victim's
+//! switch changes orders only: every queue is in every pass).
+//!
+//! Inside an LLC it steals one job, unless the victim's deque is long
+//! ([`LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
+//! NUMA boundary, and from injectors, it steals a batch (half the victim's
 //! queue, capped by crossbeam) so that the cache misses of a remote steal
 //! buy more work.
 //!
@@ -494,10 +497,11 @@ impl WorkerThread {
             // a scan are empty. Sound for the sleep protocol's re-check too:
             // after the sleeper's fence, the load of the victim's `back`
             // sees any push ordered before the pusher's fence.
-            if stealer.is_empty() {
+            let len = stealer.len();
+            if len == 0 {
                 continue;
             }
-            let s = if batch {
+            let s = if batch || len >= LONG_DEQUE {
                 stealer.steal_batch_and_pop(&self.deque)
             } else {
                 stealer.steal()
@@ -517,6 +521,12 @@ impl WorkerThread {
         if retry { Found::Retry } else { Found::Nothing }
     }
 }
+
+/// A victim deque at least this long is robbed of a batch even inside an
+/// LLC. Deques of recursive `join`s hold about one job per recursion level
+/// (fib(30): 30 at most); a longer deque comes from a loop of spawns, whose
+/// many small jobs make one steal per job the bottleneck.
+const LONG_DEQUE: usize = 64;
 
 /// The `n`-th index of a list of ranges taken as one sequence.
 fn nth_in_ranges(ranges: &[std::ops::Range<usize>], mut n: usize) -> usize {
