@@ -57,8 +57,8 @@ fn histogram(pool: &ThreadPool) {
         println!("    steals {:<8} {n:>8} {pct:5.1}% {bar}", kind.to_string());
     }
     println!(
-        "    jobs run {}, local pops {}, parks {}",
-        total.jobs_run, total.local_pops, total.parks
+        "    jobs run {}, join halves promoted {}, local pops {}, parks {}",
+        total.jobs_run, total.promoted, total.local_pops, total.parks
     );
 }
 

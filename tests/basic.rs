@@ -401,3 +401,32 @@ fn heap_jobs_of_every_size_run_and_drop_once() {
     drop(tx);
     assert_eq!(rx.iter().count(), 1_000);
 }
+
+/// `join` keeps its second half private until a thief asks for it. An idle
+/// worker must still get it: here `a` keeps joining (small joins, each a
+/// chance to promote) until `b` has started on another worker. With no
+/// promotion this would spin until the deadline and fail.
+#[test]
+fn private_join_half_is_promoted_to_an_idle_worker() {
+    let p = pool(2);
+    for _ in 0..20 {
+        let started = std::sync::atomic::AtomicBool::new(false);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let (_, migrated) = p.install(|| {
+            locus::join_context(
+                |_| {
+                    while !started.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
+                        let (x, y) = locus::join(|| 1, || 2);
+                        assert_eq!(x + y, 3);
+                    }
+                },
+                |ctx| {
+                    started.store(true, Ordering::Release);
+                    ctx.migrated()
+                },
+            )
+        });
+        assert!(migrated, "b ran on the joining worker: never promoted");
+    }
+    assert!(p.stats().total().promoted >= 20);
+}

@@ -1,9 +1,16 @@
 //! `join` and `join_context`.
 //!
-//! The caller pushes `b` as a stack job on its own deque (no allocation),
-//! runs `a`, then pops `b` back if nobody stole it and runs it inline;
-//! otherwise it runs other jobs until `b`'s latch is set. The push wakes a
-//! helper only if some worker is idle and none is searching.
+//! The caller records `b` as a stack job (no allocation) in its *private*
+//! list of pending halves, runs `a`, and, if `b` is still there, takes it
+//! back and runs it inline: no atomic operation, no fence, nothing shared.
+//! Other workers only see `b` once it is *promoted* to the caller's deque,
+//! which happens at a `join` when a thief has asked this worker for work
+//! (it found the deque empty) or when the recursion starts while workers
+//! are idle; promotion takes the *oldest* private half, the biggest piece
+//! of a recursion (the lazy, receiver-initiated scheme of Acar,
+//! Charguéraud and Rainey, PPoPP 2013). A promoted `b` is popped back from
+//! the deque if nobody stole it; otherwise the caller runs other jobs until
+//! `b`'s latch is set.
 
 use std::panic::{self, AssertUnwindSafe};
 
@@ -97,11 +104,24 @@ where
     // (including the panic path).
     let job_b_ref = unsafe { job_b.as_job_ref() };
     let id = job_b_ref.id();
-    wt.push_join(job_b_ref);
+    wt.push_private(job_b_ref);
 
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
 
-    // Take b back, or help until whoever stole it is done.
+    if wt.pop_private(id) {
+        // Never promoted: no other thread has seen b.
+        return match ra {
+            Ok(ra) => {
+                wt.count_job();
+                (ra, job_b.run_inline(injected))
+            }
+            // a panicked: b is not run; drop it and resume.
+            Err(p) => panic::resume_unwind(p),
+        };
+    }
+
+    // b was promoted to the deque: take it back, or help until whoever
+    // stole it is done.
     while !job_b.latch.core.probe() {
         match wt.take_local() {
             Some(job) if job.id() == id => {

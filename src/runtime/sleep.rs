@@ -76,28 +76,42 @@
 //!   X as the waker; if it leaves `searching > 0`, another counted worker
 //!   decrements later still (induction over the pending decrements).
 //!
-//! # Pushes onto the own deque
+//! # Private `join` halves
 //!
-//! The property above needs the waker's fence for jobs whose pusher may
-//! not run them itself: jobs injected from outside the pool, jobs aimed at
-//! other workers, and spawns (the spawning job may block on them).
-//! `join` pushes its second half onto the worker's *own* deque and, in
-//! the same frame, either pops it back or waits for it while running
-//! other jobs (`WorkerThread::wait_until`); a worker always pops its own
-//! deque before it searches or prepares to sleep, and only it pushes
-//! there. So that job is run by its pusher if nobody steals it, and never
-//! sits in a queue while every worker is parked (given that `a` does not
-//! block waiting for `b`, which `join` documents, as rayon does). These
-//! pushes call [`Sleep::notify_local`], which skips the fence (one
-//! `mfence`/`dmb` per `join`) and reads `searching` and the idle summary
-//! as a hint. The price is parallelism, not progress: in the instant
-//! where a worker goes idle, a push may miss it, and the job waits for its
-//! pusher or for the next push that sees the idle worker. For the same
-//! reason a `join` push looks for an idle worker only when the deque was
-//! empty before it (`WorkerThread::push_join`): older jobs in the deque
-//! were there for every idle worker's re-check to see.
+//! The property above needs the waker's fence for every job that sits in
+//! a queue: jobs injected from outside the pool, jobs aimed at other
+//! workers, spawns (the spawning job may block on them), and promoted
+//! `join` halves. All of these go through [`Sleep::notify`].
 //!
-//! # Queues of one LLC (job groups)
+//! `join` does not put its second half `b` in a queue at first: it keeps
+//! it in the worker's *private* list (`WorkerThread::push_private`),
+//! which no other thread reads, and takes it back after `a` with no
+//! atomic operation. Such a half is never "a job in a queue", so the
+//! property says nothing about it; it needs its own argument:
+//!
+//! 1. **It is never stranded.** Its owner is running (it is inside `a`,
+//!    in the same frame) and, when `a` returns, either takes `b` back and
+//!    runs it, or finds it promoted. A promoted half is in the owner's
+//!    deque, pushed with [`Sleep::notify`]'s fence: from then on it is a
+//!    queued job like any other and the two-fence argument applies. This
+//!    assumes, as `join` documents (and rayon does), that `a` does not
+//!    block waiting for something `b` does.
+//! 2. **Helpers are not left asleep for long.** This is about
+//!    parallelism, not progress. Halves are promoted (the oldest first) at
+//!    the owner's next `join` after a thief found the owner's deque empty
+//!    and set its `wanted` flag, and at the first `join` of a recursion
+//!    (empty private list) when [`Sleep::helper_wanted`] sees an idle
+//!    worker and no searcher. A thief sets the flags *before* it parks
+//!    (every find-work pass, including the re-check, asks one worker per
+//!    tier), and a flag stays set until its owner promotes, whose fenced
+//!    `notify` then wakes a sleeper if nobody is searching. So while some
+//!    worker holds private halves and keeps calling `join`, an idle worker
+//!    that asked is woken at the owner's next `join`. The flags and
+//!    [`Sleep::helper_wanted`] are hints (relaxed loads, no fence): a
+//!    stale read delays a promotion to a later `join`, it never loses a
+//!    job.
+//!
+//! //! # Queues of one LLC (job groups)
 //!
 //! A packed job group's queue of LLC `L` may be taken by `L`'s own
 //! workers at any time, by others only under the overload rule. Two rules
@@ -258,17 +272,13 @@ impl Sleep {
         self.wake_nearest(from_worker, from_llc)
     }
 
-    /// Called after worker `worker` pushed a job onto its *own* deque.
-    /// Like [`Sleep::notify`] but without the fence: the pusher is awake
-    /// and takes its own deque before it searches or sleeps, so the job
-    /// can not be stranded (see "Pushes onto the own deque" in the module
-    /// docs). The loads are only a hint for when a helper is worth waking.
+    /// A hint for a worker starting a `join` recursion with nothing shared
+    /// yet: true if some worker is idle and none is searching, so a job
+    /// made stealable now would wake a helper. Plain loads, no fence (see
+    /// "Private `join` halves" in the module docs).
     #[inline]
-    pub fn notify_local(&self, worker: usize, llc: usize) -> Option<(usize, Distance)> {
-        if self.searching.load(Ordering::Relaxed) as isize > 0 || !self.idle.any_idle() {
-            return None;
-        }
-        self.wake_nearest(Some(worker), llc)
+    pub fn helper_wanted(&self) -> bool {
+        self.searching.load(Ordering::Relaxed) as isize <= 0 && self.idle.any_idle()
     }
 
     /// Like [`Sleep::notify`] for a job aimed at LLC `llc` (a job group's

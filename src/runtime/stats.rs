@@ -52,6 +52,7 @@ fn distance_slot(d: Distance) -> usize {
 pub(crate) struct Counters {
     jobs_run: AtomicU64,
     local_pops: AtomicU64,
+    promoted: AtomicU64,
     steals: [AtomicU64; TIERS],
     injector_pulls: AtomicU64,
     wakeups: [AtomicU64; DISTANCES],
@@ -82,6 +83,10 @@ impl Counters {
         add(&self.local_pops, n)
     }
     #[inline]
+    pub(crate) fn promotion(&self) {
+        bump(&self.promoted)
+    }
+    #[inline]
     pub(crate) fn steal(&self, kind: TierKind) {
         bump(&self.steals[tier_slot(kind)])
     }
@@ -110,6 +115,7 @@ impl Counters {
         WorkerStats {
             jobs_run: self.jobs_run.load(Relaxed),
             local_pops: self.local_pops.load(Relaxed),
+            promoted: self.promoted.load(Relaxed),
             steals: std::array::from_fn(|i| self.steals[i].load(Relaxed)),
             injector_pulls: self.injector_pulls.load(Relaxed),
             wakeups: std::array::from_fn(|i| self.wakeups[i].load(Relaxed)),
@@ -143,13 +149,17 @@ impl ExternalCounters {
 /// Counts of one worker (or a total), as read by [`crate::ThreadPool::stats`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WorkerStats {
-    /// Jobs executed (including `join` halves popped back and run inline).
+    /// Jobs executed (including `join` halves taken back and run inline).
     /// This and `local_pops` are counted in the worker's own fast path and
     /// published when it next looks for work beyond its deque, so they may
     /// lag a busy worker.
     pub jobs_run: u64,
-    /// Jobs taken from the worker's own deque.
+    /// Jobs taken from the worker's own deque (`join` halves that were
+    /// never promoted are not in the deque and not counted here).
     pub local_pops: u64,
+    /// `join` halves this worker made stealable (promoted from its private
+    /// list to its deque), because a thief asked or a worker was idle.
+    pub promoted: u64,
     /// Successful steals by how near the victim was (the tier kind it has
     /// in a hierarchical order, see [`Layout::relation`](crate::Layout::relation),
     /// also for `Flat` pools), indexed like [`TIER_KINDS`]; use
@@ -188,6 +198,7 @@ impl WorkerStats {
     fn add(&mut self, o: &WorkerStats) {
         self.jobs_run += o.jobs_run;
         self.local_pops += o.local_pops;
+        self.promoted += o.promoted;
         for i in 0..TIERS {
             self.steals[i] += o.steals[i];
         }
@@ -252,7 +263,7 @@ impl PoolStats {
 }
 
 fn row(f: &mut fmt::Formatter<'_>, name: &str, s: &WorkerStats) -> fmt::Result {
-    write!(f, "{name:>6} {:>9} {:>9}", s.jobs_run, s.local_pops)?;
+    write!(f, "{name:>6} {:>9} {:>9} {:>7}", s.jobs_run, s.local_pops, s.promoted)?;
     for v in s.steals {
         write!(f, " {v:>7}")?;
     }
@@ -267,10 +278,11 @@ impl fmt::Display for PoolStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "{:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
             "worker",
             "jobs",
             "local",
+            "promo",
             "st:smt",
             "st:clu",
             "st:llc",

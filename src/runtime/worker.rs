@@ -21,9 +21,11 @@
 //! through the sleep protocol of [`super::sleep`]: announce idle, re-check
 //! everything (including its latch and the exit condition), park.
 
-use std::cell::Cell;
+use std::cell::{Cell, UnsafeCell};
+use std::collections::VecDeque;
 use std::ptr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool as StdAtomicBool, Ordering};
 
 use crossbeam_deque::{Steal, Worker};
 use crossbeam_utils::Backoff;
@@ -65,6 +67,10 @@ pub(crate) struct WorkerThread {
     max_spinners: isize,
     /// Recycled blocks for heap jobs (see `jobmem`).
     jobmem: JobCache,
+    /// Second halves of this worker's pending `join`s that no other thread
+    /// can see yet, oldest first (see `push_private`). Only this thread
+    /// touches it.
+    private: UnsafeCell<VecDeque<JobRef>>,
 }
 
 /// What one pass over the sources found.
@@ -96,6 +102,7 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
             0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
         ),
         jobmem: JobCache::new(),
+        private: UnsafeCell::new(VecDeque::with_capacity(64)),
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
@@ -175,25 +182,79 @@ impl WorkerThread {
         }
     }
 
-    /// Pushes the second half of a `join`, which this worker takes back
-    /// or waits for in the same frame, so the wake check needs no fence
-    /// (see "Pushes onto the own deque" in `sleep`).
-    ///
-    /// Only a push onto an empty deque looks for an idle worker: when the
-    /// deque already held jobs, they were visible to thieves before, so a
-    /// worker that went idle since then saw them in its re-check (and
-    /// steals instead of sleeping), and one idle before was the business of
-    /// the push that made the deque non-empty. This keeps the shared idle
-    /// summary and searching count off the path of deep `join` recursions.
+    /// Records the second half of a `join` as *private*: only this worker
+    /// knows it, so recording and taking it back cost no atomic operation
+    /// and no fence. It becomes stealable only when [`Self::promote`]
+    /// moves it to the deque: when a thief asked for work (`wanted`), or
+    /// when this is the first private half and a worker is idle with none
+    /// searching (a recursion starting while helpers sleep). See
+    /// "Private `join` halves" in `sleep` for why no job is stranded.
     #[inline]
-    pub(crate) fn push_join(&self, job: JobRef) {
-        let was_empty = self.deque.is_empty();
-        self.deque.push(job);
-        if was_empty {
-            if let Some((_, d)) = self.registry.sleep.notify_local(self.index, self.llc) {
-                self.counters().wakeup(d);
-            }
+    pub(crate) fn push_private(&self, job: JobRef) {
+        // SAFETY: `private` is only touched by this thread, and no other
+        // borrow of it is live (these methods call no user code).
+        let was_empty = unsafe {
+            let q = &mut *self.private.get();
+            let was_empty = q.is_empty();
+            q.push_back(job);
+            was_empty
+        };
+        if self.wanted().load(Ordering::Relaxed)
+            || (was_empty && self.registry.sleep.helper_wanted())
+        {
+            self.promote();
         }
+    }
+
+    /// Takes back the private `join` half `id` if it was not promoted (it
+    /// is then the newest private entry: nested joins took theirs back
+    /// before returning). False: it was promoted to the deque.
+    #[inline]
+    pub(crate) fn pop_private(&self, id: *const ()) -> bool {
+        // SAFETY: as in `push_private`.
+        let q = unsafe { &mut *self.private.get() };
+        match q.back() {
+            Some(j) if j.id() == id => {
+                q.pop_back();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Makes the *oldest* private `join` half stealable (the largest piece
+    /// of work in a recursion): pushes it on the deque with the fenced
+    /// [`Self::push`], which wakes a helper if none is searching.
+    #[cold]
+    #[inline(never)]
+    fn promote(&self) {
+        self.wanted().store(false, Ordering::Relaxed);
+        // SAFETY: as in `push_private`.
+        let job = unsafe { (*self.private.get()).pop_front() };
+        if let Some(job) = job {
+            self.counters().promotion();
+            self.push(job);
+        }
+    }
+
+    /// This worker's "a thief wants work" flag.
+    #[inline]
+    fn wanted(&self) -> &StdAtomicBool {
+        &self.registry.threads[self.index].wanted
+    }
+
+    /// Asks `victim`, whose deque was empty, to promote a private `join`
+    /// half. Returns true if this was a new request (the flag was clear).
+    #[inline]
+    fn request_work(&self, victim: usize) -> bool {
+        let w = &self.registry.threads[victim].wanted;
+        // Load first: a flag already set is not written again, so busy
+        // victims' lines are not bounced by every pass of every thief.
+        if w.load(Ordering::Relaxed) {
+            return false;
+        }
+        w.store(true, Ordering::Relaxed);
+        true
     }
 
     /// Pops the most recently pushed job of the own deque.
@@ -487,6 +548,10 @@ impl WorkerThread {
         );
         let start = (self.next_random() % total as u64) as usize;
         let mut retry = false;
+        // One new promotion request per tier and pass: nearest tiers are
+        // asked first, and a crowd of thieves does not make every busy
+        // worker promote at once.
+        let mut requested = false;
         for k in 0..total {
             let victim = nth_in_ranges(&tier.ranges, (start + k) % total);
             if victim == self.index {
@@ -499,6 +564,9 @@ impl WorkerThread {
             // sees any push ordered before the pusher's fence.
             let len = stealer.len();
             if len == 0 {
+                if !requested {
+                    requested = self.request_work(victim);
+                }
                 continue;
             }
             let s = if batch || len >= LONG_DEQUE {
