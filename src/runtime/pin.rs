@@ -11,7 +11,8 @@
 //!   the lowest CPU of the set and the worker is reported
 //!   [`PinStatus::Failed`] with both reasons and the CPU it runs on.
 //! - **Elsewhere, without the feature**: `core_affinity`, which can pin to
-//!   one CPU only, so the lowest CPU of the set is used.
+//!   one CPU only, so the lowest CPU of the set is used, and the pin report
+//!   says [`PinStatus::Pinned`] with that one CPU.
 //!
 //! The hwloc path is compiled whenever feature `hwloc` is on, Linux included,
 //! so that its unit tests run on Linux. Failures are returned, never fatal:
@@ -58,7 +59,7 @@ pub(crate) fn pin_current(cpus: &CpuSet) -> PinStatus {
         return PinStatus::NotRequested;
     }
     match imp::pin(cpus) {
-        Ok(()) => PinStatus::Pinned(cpus.clone()),
+        Ok(bound) => PinStatus::Pinned(bound),
         Err(reason) => PinStatus::Failed {
             cpus: cpus.clone(),
             reason,
@@ -70,7 +71,8 @@ pub(crate) fn pin_current(cpus: &CpuSet) -> PinStatus {
 mod imp {
     use crate::CpuSet;
 
-    pub(super) fn pin(cpus: &CpuSet) -> Result<(), String> {
+    /// Pins to the whole set; returns the CPUs bound.
+    pub(super) fn pin(cpus: &CpuSet) -> Result<CpuSet, String> {
         let max = cpus.max().ok_or("empty CPU set")?;
         // The kernel wants a multiple of sizeof(long) bytes.
         let words = max / 64 + 1;
@@ -90,7 +92,7 @@ mod imp {
             )
         };
         if r == 0 {
-            Ok(())
+            Ok(cpus.clone())
         } else {
             Err(std::io::Error::last_os_error().to_string())
         }
@@ -111,9 +113,9 @@ mod imp {
     /// hwloc's binding to the whole set; `core_affinity` on one CPU if that
     /// fails (still reported as a failure, saying what was done instead).
     #[cfg(feature = "hwloc")]
-    pub(super) fn pin(cpus: &CpuSet) -> Result<(), String> {
+    pub(super) fn pin(cpus: &CpuSet) -> Result<CpuSet, String> {
         let hwloc = match super::hwloc::bind_thread(cpus) {
-            Ok(()) => return Ok(()),
+            Ok(()) => return Ok(cpus.clone()),
             Err(e) => e,
         };
         match pin_lowest(cpus) {
@@ -126,9 +128,10 @@ mod imp {
         }
     }
 
+    /// Reports the one CPU actually bound, not the set asked for.
     #[cfg(not(feature = "hwloc"))]
-    pub(super) fn pin(cpus: &CpuSet) -> Result<(), String> {
-        pin_lowest(cpus).map(|_| ())
+    pub(super) fn pin(cpus: &CpuSet) -> Result<CpuSet, String> {
+        pin_lowest(cpus).map(|id| CpuSet::from_ids([id]))
     }
 
     /// Pins to the lowest CPU of `cpus` (all `core_affinity` can do).
