@@ -125,7 +125,7 @@ where
     while !job_b.latch.core.probe() {
         match wt.take_local() {
             Some(job) if job.id() == id => {
-                // Nobody stole b.
+                // Promoted, but nobody stole b.
                 return match ra {
                     Ok(ra) => {
                         wt.count_job();

@@ -152,8 +152,14 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
 
     /// Runs the closure on the creating thread (the job was popped back
     /// before anyone stole it). The latch is not set.
-    pub(crate) fn run_inline(self, migrated: bool) -> R {
-        let f = self.func.into_inner().expect("stack job already executed");
+    ///
+    /// Takes `&self` (not `self`) so the job is not copied out of the
+    /// caller's frame just to be run.
+    #[inline]
+    pub(crate) fn run_inline(&self, migrated: bool) -> R {
+        // SAFETY: the job was taken back before anyone else saw it (or was
+        // never published), so this thread has exclusive access to `func`.
+        let f = unsafe { (*self.func.get()).take() }.expect("stack job already executed");
         f(migrated)
     }
 

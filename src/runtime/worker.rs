@@ -22,7 +22,6 @@
 //! everything (including its latch and the exit condition), park.
 
 use std::cell::{Cell, UnsafeCell};
-use std::collections::VecDeque;
 use std::ptr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool as StdAtomicBool, Ordering};
@@ -67,10 +66,21 @@ pub(crate) struct WorkerThread {
     max_spinners: isize,
     /// Recycled blocks for heap jobs (see `jobmem`).
     jobmem: JobCache,
-    /// Second halves of this worker's pending `join`s that no other thread
-    /// can see yet, oldest first (see `push_private`). Only this thread
-    /// touches it.
-    private: UnsafeCell<VecDeque<JobRef>>,
+    /// This worker's pending `join` halves (see `push_private`). Only
+    /// this thread touches it.
+    private: UnsafeCell<PrivateHalves>,
+    /// This worker's `wanted` flag in the registry (kept alive by
+    /// `registry`), cached to spare `join` the indexing.
+    wanted: *const StdAtomicBool,
+}
+
+/// The second halves of a worker's pending `join`s, oldest first: a
+/// stack, because joins nest. The first `promoted` entries were promoted
+/// to the deque (always the oldest: promotion goes bottom-up); the rest no
+/// other thread can see yet.
+struct PrivateHalves {
+    halves: Vec<JobRef>,
+    promoted: usize,
 }
 
 /// What one pass over the sources found.
@@ -102,7 +112,11 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
             0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
         ),
         jobmem: JobCache::new(),
-        private: UnsafeCell::new(VecDeque::with_capacity(64)),
+        private: UnsafeCell::new(PrivateHalves {
+            halves: Vec::with_capacity(64),
+            promoted: 0,
+        }),
+        wanted: &registry.threads[index].wanted,
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
@@ -194,53 +208,59 @@ impl WorkerThread {
         // SAFETY: `private` is only touched by this thread, and no other
         // borrow of it is live (these methods call no user code).
         let was_empty = unsafe {
-            let q = &mut *self.private.get();
-            let was_empty = q.is_empty();
-            q.push_back(job);
+            let p = &mut *self.private.get();
+            let was_empty = p.halves.len() == p.promoted;
+            p.halves.push(job);
             was_empty
         };
-        if self.wanted().load(Ordering::Relaxed)
+        // SAFETY: `wanted` points into our registry, which `self` keeps alive.
+        if unsafe { &*self.wanted }.load(Ordering::Relaxed)
             || (was_empty && self.registry.sleep.helper_wanted())
         {
             self.promote();
         }
     }
 
-    /// Takes back the private `join` half `id` if it was not promoted (it
-    /// is then the newest private entry: nested joins took theirs back
-    /// before returning). False: it was promoted to the deque.
+    /// Takes back the newest private `join` half, which must be `id`
+    /// (nested joins took theirs back before returning). Returns true if
+    /// it was never promoted; false if it was promoted to the deque.
     #[inline]
     pub(crate) fn pop_private(&self, id: *const ()) -> bool {
         // SAFETY: as in `push_private`.
-        let q = unsafe { &mut *self.private.get() };
-        match q.back() {
-            Some(j) if j.id() == id => {
-                q.pop_back();
-                true
-            }
-            _ => false,
+        let p = unsafe { &mut *self.private.get() };
+        let top = p.halves.pop();
+        debug_assert!(top.is_some_and(|j| j.id() == id), "private halves out of order");
+        if p.halves.len() >= p.promoted {
+            true
+        } else {
+            // Ours was promoted, and so was everything below it.
+            p.promoted = p.halves.len();
+            false
         }
     }
 
-    /// Makes the *oldest* private `join` half stealable (the largest piece
-    /// of work in a recursion): pushes it on the deque with the fenced
-    /// [`Self::push`], which wakes a helper if none is searching.
+    /// Makes the *oldest* not yet promoted private `join` half stealable
+    /// (the largest piece of work in a recursion): pushes it on the deque
+    /// with the fenced [`Self::push`], which wakes a helper if none is
+    /// searching.
     #[cold]
     #[inline(never)]
     fn promote(&self) {
-        self.wanted().store(false, Ordering::Relaxed);
         // SAFETY: as in `push_private`.
-        let job = unsafe { (*self.private.get()).pop_front() };
+        unsafe { &*self.wanted }.store(false, Ordering::Relaxed);
+        // SAFETY: as in `push_private`.
+        let job = unsafe {
+            let p = &mut *self.private.get();
+            let job = p.halves.get(p.promoted).copied();
+            if job.is_some() {
+                p.promoted += 1;
+            }
+            job
+        };
         if let Some(job) = job {
             self.counters().promotion();
             self.push(job);
         }
-    }
-
-    /// This worker's "a thief wants work" flag.
-    #[inline]
-    fn wanted(&self) -> &StdAtomicBool {
-        &self.registry.threads[self.index].wanted
     }
 
     /// Asks `victim`, whose deque was empty, to promote a private `join`
