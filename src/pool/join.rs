@@ -2,15 +2,16 @@
 //!
 //! The caller records `b` as a stack job (no allocation) in its *private*
 //! list of pending halves, runs `a`, and, if `b` is still there, takes it
-//! back and runs it inline: no atomic operation, no fence, nothing shared.
-//! Other workers only see `b` once it is *promoted* to the caller's deque,
-//! which happens at a `join` when a thief has asked this worker for work
-//! (it found the deque empty) or when the recursion starts while workers
-//! are idle; promotion takes the *oldest* private half, the biggest piece
-//! of a recursion (the lazy, receiver-initiated scheme of Acar,
-//! Charguéraud and Rainey, PPoPP 2013). A promoted `b` is popped back from
-//! the deque if nobody stole it; otherwise the caller runs other jobs until
-//! `b`'s latch is set.
+//! back and runs it inline: no atomic write, no fence, nothing shared.
+//! Other workers only see `b` once it is *promoted* to the caller's deque.
+//! A worker promotes at `join` entry and exit while its deque holds fewer
+//! than two jobs, and always its *oldest* private half, the biggest piece of a
+//! recursion: thieves find one large job waiting, and each steal is
+//! answered by the next promotion (lazy promotion in the spirit of Acar,
+//! Charguéraud and Rainey, PPoPP 2013, and of chili's heartbeat, but
+//! driven by the deque running low instead of a timer). A promoted `b` is
+//! popped back from the deque if nobody stole it; otherwise the caller
+//! runs other jobs until `b`'s latch is set.
 
 use std::panic::{self, AssertUnwindSafe};
 

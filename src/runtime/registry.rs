@@ -62,10 +62,6 @@ pub(crate) struct ThreadInfo {
     /// Jobs that only this worker may run (broadcast).
     targeted: crate::sync::Mutex<VecDeque<JobRef>>,
     has_targeted: AtomicBool,
-    /// Set by a thief that found this worker's deque empty: "make one of
-    /// your private `join` halves stealable" (see `WorkerThread::promote`).
-    /// A hint, not a protocol word: no job depends on it being seen.
-    pub(crate) wanted: StdAtomicBool,
 }
 
 /// The shared state of one pool.
@@ -137,7 +133,6 @@ impl Registry {
                     stealer: d.stealer(),
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
-                    wanted: StdAtomicBool::new(false),
                 })
             })
             .collect();

@@ -85,33 +85,29 @@
 //!
 //! `join` does not put its second half `b` in a queue at first: it keeps
 //! it in the worker's *private* list (`WorkerThread::push_private`),
-//! which no other thread reads, and takes it back after `a` with no
-//! atomic operation. Such a half is never "a job in a queue", so the
-//! property says nothing about it; it needs its own argument:
+//! which no other thread reads, and takes it back after `a` without an
+//! atomic write. Such a half is never "a job in a queue", so the property
+//! says nothing about it; it needs its own argument:
 //!
 //! 1. **It is never stranded.** Its owner is running (it is inside `a`,
 //!    in the same frame) and, when `a` returns, either takes `b` back and
-//!    runs it, or finds it promoted. A promoted half is in the owner's
-//!    deque, pushed with [`Sleep::notify`]'s fence: from then on it is a
+//!    runs it, or finds it promoted. A promoted half was pushed on the
+//!    owner's deque with [`Sleep::notify`]'s fence: from then on it is a
 //!    queued job like any other and the two-fence argument applies. This
 //!    assumes, as `join` documents (and rayon does), that `a` does not
 //!    block waiting for something `b` does.
-//! 2. **Helpers are not left asleep for long.** This is about
-//!    parallelism, not progress. Halves are promoted (the oldest first) at
-//!    the owner's next `join` after a thief found the owner's deque empty
-//!    and set its `wanted` flag, and at the first `join` of a recursion
-//!    (empty private list) when [`Sleep::helper_wanted`] sees an idle
-//!    worker and no searcher. A thief sets the flags *before* it parks
-//!    (every find-work pass, including the re-check, asks one worker per
-//!    tier), and a flag stays set until its owner promotes, whose fenced
-//!    `notify` then wakes a sleeper if nobody is searching. So while some
-//!    worker holds private halves and keeps calling `join`, an idle worker
-//!    that asked is woken at the owner's next `join`. The flags and
-//!    [`Sleep::helper_wanted`] are hints (relaxed loads, no fence): a
-//!    stale read delays a promotion to a later `join`, it never loses a
-//!    job.
+//! 2. **Idle workers get a share.** This is about parallelism, not
+//!    progress. At every `join` entry and exit, an owner whose deque holds
+//!    fewer than two jobs promotes its oldest private half, with the
+//!    fenced push and `notify` (which wakes an idle worker if none is
+//!    searching). So a worker holding private halves has its oldest ones
+//!    in its deque from its next `join` on, queued jobs for which the
+//!    argument above wakes a helper; when a thief takes one, the owner's
+//!    next `join` entry or exit puts up the next. The length test is a
+//!    hint (plain loads, no fence): a stale read only moves a promotion to
+//!    a later `join`, it never loses a job.
 //!
-//! //! # Queues of one LLC (job groups)
+//! # Queues of one LLC (job groups)
 //!
 //! A packed job group's queue of LLC `L` may be taken by `L`'s own
 //! workers at any time, by others only under the overload rule. Two rules
@@ -270,15 +266,6 @@ impl Sleep {
             return None;
         }
         self.wake_nearest(from_worker, from_llc)
-    }
-
-    /// A hint for a worker starting a `join` recursion with nothing shared
-    /// yet: true if some worker is idle and none is searching, so a job
-    /// made stealable now would wake a helper. Plain loads, no fence (see
-    /// "Private `join` halves" in the module docs).
-    #[inline]
-    pub fn helper_wanted(&self) -> bool {
-        self.searching.load(Ordering::Relaxed) as isize <= 0 && self.idle.any_idle()
     }
 
     /// Like [`Sleep::notify`] for a job aimed at LLC `llc` (a job group's

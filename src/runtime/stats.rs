@@ -158,7 +158,7 @@ pub struct WorkerStats {
     /// never promoted are not in the deque and not counted here).
     pub local_pops: u64,
     /// `join` halves this worker made stealable (promoted from its private
-    /// list to its deque), because a thief asked or a worker was idle.
+    /// list to its deque, which it does while the deque runs low).
     pub promoted: u64,
     /// Successful steals by how near the victim was (the tier kind it has
     /// in a hierarchical order, see [`Layout::relation`](crate::Layout::relation),
