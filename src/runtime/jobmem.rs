@@ -42,6 +42,7 @@
 use std::alloc::{self, Layout};
 use std::cell::RefCell;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
@@ -126,6 +127,11 @@ impl Drop for Magazine {
 /// The magazines of one LLC that no worker holds.
 pub(crate) struct Depot {
     inner: Mutex<DepotInner>,
+    /// How many full magazines `inner` holds, written under the lock and
+    /// read without it: a worker whose magazines ran dry skips the lock
+    /// when the depot has nothing for it (a producer that allocates far
+    /// ahead of its consumers would otherwise lock once per job).
+    full_hint: AtomicUsize,
     /// At most this many full (and this many empty) magazines are kept.
     cap: usize,
 }
@@ -145,15 +151,20 @@ impl Depot {
                 full: Vec::new(),
                 empty: Vec::new(),
             }),
+            full_hint: AtomicUsize::new(0),
             cap: (2 * workers).max(4),
         }
     }
 
     /// Trades an empty magazine for a full one, if there is one.
     fn exchange_empty(&self, empty: Magazine) -> Result<Magazine, Magazine> {
+        if self.full_hint.load(Ordering::Relaxed) == 0 {
+            return Err(empty);
+        }
         let mut d = self.inner.lock();
         match d.full.pop() {
             Some(full) => {
+                self.full_hint.store(d.full.len(), Ordering::Relaxed);
                 if d.empty.len() < self.cap {
                     d.empty.push(empty);
                 }
@@ -174,6 +185,7 @@ impl Depot {
             return full;
         }
         d.full.push(full);
+        self.full_hint.store(d.full.len(), Ordering::Relaxed);
         let empty = d.empty.pop();
         drop(d);
         empty.unwrap_or_else(Magazine::empty)
@@ -285,6 +297,15 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
+    /// Frees `blocks` (unused blocks of these tests) into `cache`.
+    fn free_all(cache: &JobCache, depot: &Depot, blocks: impl IntoIterator<Item = NonNull<u8>>) {
+        for b in blocks {
+            // SAFETY: the tests only pass blocks they allocated and no
+            // longer use, each once.
+            unsafe { cache.free(b, depot) };
+        }
+    }
+
     #[test]
     fn blocks_are_reused_through_the_magazines() {
         let depot = Depot::new(1);
@@ -292,17 +313,11 @@ mod tests {
         let first: Vec<_> = (0..10).map(|_| cache.alloc(&depot)).collect();
         let set: HashSet<_> = first.iter().copied().collect();
         assert_eq!(set.len(), 10, "distinct blocks");
-        for &b in &first {
-            assert_eq!(b.as_ptr() as usize % BLOCK_SIZE, 0, "aligned");
-            // SAFETY: unused block from this cache.
-            unsafe { cache.free(b, &depot) };
-        }
+        assert!(first.iter().all(|b| b.as_ptr() as usize % BLOCK_SIZE == 0), "aligned");
+        free_all(&cache, &depot, first);
         let again: HashSet<_> = (0..10).map(|_| cache.alloc(&depot)).collect();
         assert_eq!(again, set, "freed blocks come back");
-        for b in again {
-            // SAFETY: as above.
-            unsafe { cache.free(b, &depot) };
-        }
+        free_all(&cache, &depot, again);
     }
 
     #[test]
@@ -315,20 +330,14 @@ mod tests {
         // consumer frees into its magazines and deposits full ones.
         let n = 10 * MAGAZINE;
         let blocks: Vec<_> = (0..n).map(|_| producer.alloc(&depot)).collect();
-        for &b in &blocks {
-            seen.insert(b);
-            // SAFETY: unused block.
-            unsafe { consumer.free(b, &depot) };
-        }
+        seen.extend(blocks.iter().copied());
+        free_all(&consumer, &depot, blocks);
         let full = depot.inner.lock().full.len();
         assert!(full >= 1 && full <= depot.cap, "full magazines in the depot: {full}");
         // Round 2: the producer's allocations come from deposited blocks.
         let reused: Vec<_> = (0..full * MAGAZINE).map(|_| producer.alloc(&depot)).collect();
         assert!(reused.iter().all(|b| seen.contains(b)), "blocks recycled");
-        for b in reused {
-            // SAFETY: unused block.
-            unsafe { consumer.free(b, &depot) };
-        }
+        free_all(&consumer, &depot, reused);
     }
 
     #[test]
@@ -336,11 +345,7 @@ mod tests {
         let depot = Depot::new(1);
         let cache = JobCache::new();
         let n = 20 * MAGAZINE;
-        let blocks: Vec<_> = (0..n).map(|_| alloc_global()).collect();
-        for b in blocks {
-            // SAFETY: unused block.
-            unsafe { cache.free(b, &depot) };
-        }
+        free_all(&cache, &depot, (0..n).map(|_| alloc_global()));
         let d = depot.inner.lock();
         assert_eq!(d.full.len(), depot.cap);
         assert!(d.empty.len() <= depot.cap);
