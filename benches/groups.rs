@@ -43,6 +43,17 @@ use locus::{Affinity, GroupOptions, JobGroup, Placement};
 
 const N: usize = 1 << 21; // 16 MiB of f64 per array
 const PING_WORDS: usize = 512; // 4 KiB
+
+/// A pair's buffer, aligned (and so padded) to 128 bytes, for every peer:
+/// two pairs' buffers never share a line or an adjacent-line-prefetch
+/// pair, so where `malloc` happens to put them does not add false sharing
+/// that has nothing to do with scheduling.
+#[repr(C, align(128))]
+struct PingBuf([u64; PING_WORDS]);
+
+fn ping_buf() -> Box<PingBuf> {
+    Box::new(PingBuf([1; PING_WORDS]))
+}
 const HANDOFFS: usize = 100;
 
 fn triad_chunk(a: &mut [f64], b: &[f64], c: &[f64]) {
@@ -65,15 +76,15 @@ fn chunks<'a>(
         .map(|((x, y), z)| (x, y, z))
 }
 
-fn touch(buf: &mut [u64; PING_WORDS], k: usize) {
-    for (i, w) in buf.iter_mut().enumerate() {
+fn touch(buf: &mut PingBuf, k: usize) {
+    for (i, w) in buf.0.iter_mut().enumerate() {
         *w = w.wrapping_mul(31).wrapping_add((i ^ k) as u64);
     }
 }
 
 /// One hand-off of a pair in a locus scope: touch, then pass the buffer
 /// on to a new job.
-fn ping_locus<'s>(s: &locus::Scope<'s>, mut buf: Box<[u64; PING_WORDS]>, k: usize) {
+fn ping_locus<'s>(s: &locus::Scope<'s>, mut buf: Box<PingBuf>, k: usize) {
     touch(&mut buf, k);
     if k > 0 {
         s.spawn(move |s| ping_locus(s, buf, k - 1));
@@ -82,7 +93,7 @@ fn ping_locus<'s>(s: &locus::Scope<'s>, mut buf: Box<[u64; PING_WORDS]>, k: usiz
     }
 }
 
-fn ping_rayon<'s>(s: &rayon::Scope<'s>, mut buf: Box<[u64; PING_WORDS]>, k: usize) {
+fn ping_rayon<'s>(s: &rayon::Scope<'s>, mut buf: Box<PingBuf>, k: usize) {
     touch(&mut buf, k);
     if k > 0 {
         s.spawn(move |s| ping_rayon(s, buf, k - 1));
@@ -153,7 +164,7 @@ fn bench(c: &mut Criterion) {
             lp.scope(|s| {
                 for p in &pairs {
                     s.spawn(move |_| {
-                        p.scope(|s| ping_locus(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                        p.scope(|s| ping_locus(s, ping_buf(), HANDOFFS));
                     });
                 }
             })
@@ -163,7 +174,7 @@ fn bench(c: &mut Criterion) {
         bch.iter(|| {
             lp.scope(|s| {
                 for _ in 0..threads {
-                    s.spawn(|s| ping_locus(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                    s.spawn(|s| ping_locus(s, ping_buf(), HANDOFFS));
                 }
             })
         })
@@ -172,7 +183,7 @@ fn bench(c: &mut Criterion) {
         bch.iter(|| {
             rp.scope(|s| {
                 for _ in 0..threads {
-                    s.spawn(|s| ping_rayon(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                    s.spawn(|s| ping_rayon(s, ping_buf(), HANDOFFS));
                 }
             })
         })
@@ -194,7 +205,7 @@ fn bench(c: &mut Criterion) {
                 });
                 for p in &pairs {
                     s.spawn(move |_| {
-                        p.scope(|s| ping_locus(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                        p.scope(|s| ping_locus(s, ping_buf(), HANDOFFS));
                     });
                 }
             })
@@ -207,7 +218,7 @@ fn bench(c: &mut Criterion) {
                     s.spawn(move |_| triad_chunk(x, y, z));
                 }
                 for _ in 0..threads {
-                    s.spawn(|s| ping_rayon(s, Box::new([1; PING_WORDS]), HANDOFFS));
+                    s.spawn(|s| ping_rayon(s, ping_buf(), HANDOFFS));
                 }
             })
         })

@@ -374,6 +374,7 @@ fn spawn_every_size<'s>(s: &locus::Scope<'s>, runs: &'s AtomicUsize, drops: &Arc
         spawn_tracked::<0>(s, runs, drops);
         spawn_tracked::<24>(s, runs, drops);
         spawn_tracked::<40>(s, runs, drops);
+        spawn_tracked::<104>(s, runs, drops);
         spawn_tracked::<200>(s, runs, drops);
     }
 }
@@ -390,8 +391,8 @@ fn heap_jobs_of_every_size_run_and_drop_once() {
     // From a worker (install) and from this thread (outside the pool).
     p.install(|| locus::scope(|s| spawn_every_size(s, &runs, &drops)));
     p.scope(|s| spawn_every_size(s, &runs, &drops));
-    assert_eq!(runs.load(Ordering::Relaxed), 2 * 4 * ROUNDS);
-    assert_eq!(drops.load(Ordering::Relaxed), 2 * 4 * ROUNDS);
+    assert_eq!(runs.load(Ordering::Relaxed), 2 * 5 * ROUNDS);
+    assert_eq!(drops.load(Ordering::Relaxed), 2 * 5 * ROUNDS);
     // Detached spawns from outside, freed by workers.
     let (tx, rx) = std::sync::mpsc::channel();
     for i in 0..1_000 {

