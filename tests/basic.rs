@@ -431,3 +431,34 @@ fn private_join_half_is_promoted_to_an_idle_worker() {
     }
     assert!(p.stats().total().promoted >= 20);
 }
+
+/// A worker that waits (here for its scope, inside the `a` of a `join`)
+/// makes its private `join` halves public first: the scope's job waits for
+/// the innermost `b`, so that `b` must be taken by the idle worker or by
+/// the waiter itself. Two outer joins fill the deque first, so the inner
+/// `b` is still private when the scope starts waiting (unless the other
+/// worker stole an outer half in between); without the rule it would stay
+/// private until the deadline.
+#[test]
+fn waiting_worker_publishes_its_private_halves() {
+    let p = pool(2);
+    for _ in 0..50 {
+        let b_ran = std::sync::atomic::AtomicBool::new(false);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let waits_for_b = || {
+            let ok = std::sync::atomic::AtomicBool::new(false);
+            locus::scope(|s| {
+                s.spawn(|_| {
+                    while !b_ran.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
+                        std::hint::spin_loop();
+                    }
+                    ok.store(b_ran.load(Ordering::Acquire), Ordering::Relaxed);
+                });
+            });
+            ok.into_inner()
+        };
+        let inner = || locus::join(waits_for_b, || b_ran.store(true, Ordering::Release)).0;
+        let ((ok, ()), ()) = p.install(|| locus::join(|| locus::join(inner, || ()), || ()));
+        assert!(ok, "b stayed private while its worker waited");
+    }
+}

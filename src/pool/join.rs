@@ -9,7 +9,8 @@
 //! recursion: thieves find one large job waiting, and each steal is
 //! answered by the next promotion (lazy promotion in the spirit of Acar,
 //! Charguéraud and Rainey, PPoPP 2013, and of chili's heartbeat, but
-//! driven by the deque running low instead of a timer). A promoted `b` is
+//! driven by the deque running low instead of a timer). A worker that
+//! starts waiting for a latch promotes all its private halves. A promoted `b` is
 //! popped back from the deque if nobody stole it; otherwise the caller
 //! runs other jobs until `b`'s latch is set.
 

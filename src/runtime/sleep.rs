@@ -103,7 +103,10 @@
 //!    searching). So a worker holding private halves has its oldest ones
 //!    in its deque from its next `join` on, queued jobs for which the
 //!    argument above wakes a helper; when a thief takes one, the owner's
-//!    next `join` entry or exit puts up the next. The length test is a
+//!    next `join` entry or exit puts up the next. A worker that starts to
+//!    wait for a latch (a `scope`, a stolen `join` half, `install`)
+//!    promotes all its private halves first, since it calls no `join`
+//!    while it waits. The length test is a
 //!    hint (plain loads, no fence): a stale read only moves a promotion to
 //!    a later `join`, it never loses a job.
 //!

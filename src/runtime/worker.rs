@@ -314,10 +314,35 @@ impl WorkerThread {
     }
 
     /// Runs other jobs until `latch` is set.
+    ///
+    /// A worker about to wait first makes all its private `join` halves
+    /// public: they belong to the frames it waits in (a `scope` inside the
+    /// `a` of a `join`, say), and while it waits it calls no `join` that
+    /// would promote them, so without this an idle worker could not take
+    /// them and the waiter itself would not run them either.
     #[inline]
     pub(crate) fn wait_until(&self, latch: &CoreLatch) {
         if !latch.probe() {
+            self.promote_all();
             self.run(Some(latch));
+        }
+    }
+
+    /// Promotes every private `join` half (oldest first, so the deque's
+    /// steal end gets the largest), with one fenced `notify` for all.
+    fn promote_all(&self) {
+        // SAFETY: as in `push_private`.
+        let p = unsafe { &mut *self.private.get() };
+        if p.promoted == p.halves.len() {
+            return;
+        }
+        for &job in &p.halves[p.promoted..] {
+            self.counters().promotion();
+            self.deque.push(job);
+        }
+        p.promoted = p.halves.len();
+        if let Some((_, d)) = self.registry.sleep.notify(Some(self.index), self.llc) {
+            self.counters().wakeup(d);
         }
     }
 
