@@ -403,23 +403,33 @@ fn heap_jobs_of_every_size_run_and_drop_once() {
     assert_eq!(rx.iter().count(), 1_000);
 }
 
-/// `join` keeps its second half private until a thief asks for it. An idle
-/// worker must still get it: here `a` keeps joining (small joins, each a
-/// chance to promote) until `b` has started on another worker. With no
-/// promotion this would spin until the deadline and fail.
+/// Calls `step` until `flag` is set, for 20 s at most; returns the flag.
+/// (A generous deadline: these tests check that something happens, not
+/// how fast, and must pass on a loaded machine.)
+fn spin_until(flag: &std::sync::atomic::AtomicBool, mut step: impl FnMut()) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !flag.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
+        step();
+    }
+    flag.load(Ordering::Acquire)
+}
+
+/// `join` keeps its second half private; a worker whose deque runs low
+/// promotes it, so an idle worker still gets it: here `a` keeps joining
+/// (small joins, each a chance to promote) until `b` has started on
+/// another worker. With no promotion this would spin until the deadline.
 #[test]
 fn private_join_half_is_promoted_to_an_idle_worker() {
     let p = pool(2);
     for _ in 0..20 {
         let started = std::sync::atomic::AtomicBool::new(false);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         let (_, migrated) = p.install(|| {
             locus::join_context(
                 |_| {
-                    while !started.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
+                    spin_until(&started, || {
                         let (x, y) = locus::join(|| 1, || 2);
                         assert_eq!(x + y, 3);
-                    }
+                    })
                 },
                 |ctx| {
                     started.store(true, Ordering::Release);
@@ -444,16 +454,10 @@ fn waiting_worker_publishes_its_private_halves() {
     let p = pool(2);
     for _ in 0..50 {
         let b_ran = std::sync::atomic::AtomicBool::new(false);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         let waits_for_b = || {
             let ok = std::sync::atomic::AtomicBool::new(false);
             locus::scope(|s| {
-                s.spawn(|_| {
-                    while !b_ran.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
-                        std::hint::spin_loop();
-                    }
-                    ok.store(b_ran.load(Ordering::Acquire), Ordering::Relaxed);
-                });
+                s.spawn(|_| ok.store(spin_until(&b_ran, std::hint::spin_loop), Ordering::Relaxed));
             });
             ok.into_inner()
         };
