@@ -15,8 +15,8 @@
 //! - [`SpinLatch`]: a `CoreLatch` plus the pool and worker to wake (`join`).
 //! - [`CountLatch`]: a counter; reaching zero sets a `CoreLatch` (`scope`,
 //!   `broadcast`).
-//! - [`LockLatch`]: a mutex and condition variable, for threads outside the
-//!   pool (blocking `install`).
+//! - [`LockLatch`]: a [`Parker`] (mutex and condition variable), for
+//!   threads outside the pool (blocking `install`).
 //!
 //! Setting a latch may be the last access to the memory that contains it
 //! (the owner returns and frees its stack frame as soon as it observes
@@ -28,9 +28,10 @@
 
 use std::sync::Arc;
 
-use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{AtomicUsize, Ordering};
 
 use super::registry::Registry;
+use super::sleep::Parker;
 
 /// A latch that can be set once.
 pub(crate) trait Latch {
@@ -215,10 +216,11 @@ impl Latch for CountLatch {
     }
 }
 
-/// A blocking latch for threads outside the pool.
+/// A blocking latch for threads outside the pool: a [`Parker`] whose
+/// token is the "set" (one waiter; waiting consumes it, so the latch can
+/// be reused).
 pub struct LockLatch {
-    done: Mutex<bool>,
-    cv: Condvar,
+    parker: Parker,
 }
 
 impl Default for LockLatch {
@@ -231,27 +233,19 @@ impl LockLatch {
     /// A new, unset latch.
     pub fn new() -> Self {
         LockLatch {
-            done: Mutex::new(false),
-            cv: Condvar::new(),
+            parker: Parker::new(),
         }
     }
 
     /// Blocks until set, then resets it for reuse.
     pub fn wait_and_reset(&self) {
-        let mut g = self.done.lock();
-        while !*g {
-            self.cv.wait(&mut g);
-        }
-        *g = false;
+        self.parker.park();
     }
 
-    /// Blocks until set.
+    /// Blocks until set (for the loom models, which wait once).
     #[cfg_attr(not(loom), allow(dead_code))]
     pub fn wait(&self) {
-        let mut g = self.done.lock();
-        while !*g {
-            self.cv.wait(&mut g);
-        }
+        self.parker.park();
     }
 
     /// Sets the latch and wakes the waiter (safe-code form, for tests).
@@ -264,17 +258,12 @@ impl LockLatch {
 
 impl Latch for LockLatch {
     unsafe fn set(this: *const Self) {
-        // SAFETY: valid on entry. The waiter can only observe `true` after
-        // acquiring the mutex, which happens after our guard is released;
-        // we notify while holding it, so nothing touches `*this` after the
-        // unlock. (The LockLatch used for install is thread-local to the
-        // waiter anyway and outlives the wait.)
-        unsafe {
-            let mut g = (*this).done.lock();
-            *g = true;
-            (*this).cv.notify_all();
-            drop(g);
-        }
+        // SAFETY: valid on entry. `unpark` notifies while holding the
+        // parker's mutex and touches nothing after the unlock, and the
+        // waiter can only return after acquiring that mutex. (The
+        // LockLatch used for install is thread-local to the waiter anyway
+        // and outlives the wait.)
+        unsafe { (*this).parker.unpark() }
     }
 }
 
