@@ -128,10 +128,7 @@ impl ThreadPool {
     /// The index of the current thread in this pool, if it is one of its
     /// workers.
     pub fn current_thread_index(&self) -> Option<usize> {
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-        let wt = unsafe { wt.as_ref() }?;
-        (wt.registry().id() == self.registry.id()).then(|| wt.index())
+        self.registry.current_worker().map(WorkerThread::index)
     }
 
     /// The number of workers.
@@ -158,11 +155,7 @@ impl ThreadPool {
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.registry.terminate();
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-        let on_own_worker =
-            unsafe { wt.as_ref() }.is_some_and(|wt| wt.registry().id() == self.registry.id());
-        if !on_own_worker {
+        if self.registry.current_worker().is_none() {
             self.registry.join_threads();
         }
     }

@@ -117,17 +117,15 @@ impl<'scope> Scope<'scope> {
             unsafe { CountLatch::set(&raw const (*this).latch) };
         };
         let reg = self.registry();
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-        let wt = unsafe { wt.as_ref() }.filter(|wt| wt.registry().id() == reg.id());
+        let wt = reg.current_worker();
         let group = wt.map_or(GroupRef::NONE, |wt| wt.group());
         match group.get() {
             None => {
                 // SAFETY: the closure borrows only data outliving 'scope, and
                 // the scope (which outlives nothing longer than 'scope) waits
                 // for it.
-                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job) };
-                reg.push_or_inject(job_ref);
+                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job, wt) };
+                reg.push_from(job_ref, wt);
             }
             Some(st) => {
                 // Spawned inside a group job: a job of the same group.
@@ -140,7 +138,7 @@ impl<'scope> Scope<'scope> {
                     }
                 };
                 // SAFETY: as above.
-                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(in_group) };
+                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(in_group, wt) };
                 reg.push_group(st, job_ref, wt);
             }
         }

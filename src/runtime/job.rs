@@ -196,17 +196,19 @@ pub(crate) struct HeapJob<F> {
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    /// Puts `func` on the heap and returns a reference owning it.
+    /// Puts `func` on the heap and returns a reference owning it; `wt` is
+    /// the worker creating it (its block cache is used), `None` on a
+    /// thread outside the pool.
     ///
     /// The memory is owned by the job until it runs; a job that is never
     /// executed would leak it, which cannot happen: workers drain all
     /// queues before exiting.
-    pub(crate) fn into_job_ref(func: F) -> JobRef
+    pub(crate) fn into_job_ref(func: F, wt: Option<&WorkerThread>) -> JobRef
     where
         F: 'static,
     {
         // SAFETY: 'static closure; the memory lives until executed.
-        unsafe { Self::into_job_ref_unchecked(func) }
+        unsafe { Self::into_job_ref_unchecked(func, wt) }
     }
 
     /// As [`HeapJob::into_job_ref`] for closures borrowing from a scope.
@@ -214,10 +216,10 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     /// # Safety
     /// The caller must guarantee that whatever `func` borrows outlives the
     /// job's execution (a scope waits for all its jobs).
-    pub(crate) unsafe fn into_job_ref_unchecked(func: F) -> JobRef {
+    pub(crate) unsafe fn into_job_ref_unchecked(func: F, wt: Option<&WorkerThread>) -> JobRef {
         let job = HeapJob { func };
         if jobmem::fits::<Self>() {
-            let block = with_job_memory(jobmem::alloc).cast::<Self>();
+            let block = jobmem::alloc(wt.map(WorkerThread::job_memory)).cast::<Self>();
             // SAFETY: the block is fresh, large and aligned enough for
             // `Self` (`fits`), and owned by this job until `execute`.
             unsafe {

@@ -308,15 +308,23 @@ impl Registry {
         }
     }
 
-    /// Pushes to the current worker's deque if it belongs to this pool,
-    /// else injects.
-    pub(crate) fn push_or_inject(&self, job: JobRef) {
-        let wt = WorkerThread::current();
+    /// The worker running on this thread, if it is one of this pool's.
+    #[inline]
+    pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
         // SAFETY: a non-null current pointer refers to the live WorkerThread
-        // of this thread (set for the whole life of the worker loop).
-        match unsafe { wt.as_ref() } {
-            Some(wt) if wt.registry().id() == self.id() => wt.push(job),
-            _ => self.inject(job),
+        // of this thread, set for the whole worker loop, which every call on
+        // this thread runs inside; `&WorkerThread` is not `Send`, so the
+        // borrow cannot leave the thread.
+        unsafe { WorkerThread::current().as_ref() }.filter(|wt| wt.registry().id() == self.id())
+    }
+
+    /// Pushes onto `from`'s deque (a worker of this pool, see
+    /// [`Registry::current_worker`]), or injects when there is none.
+    #[inline]
+    pub(crate) fn push_from(&self, job: JobRef, from: Option<&WorkerThread>) {
+        match from {
+            Some(wt) => wt.push(job),
+            None => self.inject(job),
         }
     }
 
@@ -370,9 +378,7 @@ impl Registry {
     ) {
         self.detached.fetch_add(1, Ordering::SeqCst);
         let reg = Arc::clone(self);
-        let wt = WorkerThread::current();
-        // SAFETY: see push_or_inject.
-        let wt = unsafe { wt.as_ref() }.filter(|wt| wt.registry().id() == self.id());
+        let wt = self.current_worker();
         let g = if group.is_none() {
             wt.map_or(GroupRef::NONE, |wt| wt.group())
         } else {
@@ -385,7 +391,7 @@ impl Registry {
             reg.detached_done();
         };
         match g.get() {
-            None => self.push_or_inject(HeapJob::into_job_ref(body)),
+            None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
             Some(st) => {
                 let job = HeapJob::into_job_ref(move || {
                     let wt = WorkerThread::current();
@@ -394,18 +400,16 @@ impl Registry {
                         Some(wt) => wt.in_group(g, body),
                         None => body(),
                     }
-                });
+                }, wt);
                 self.push_group(st, job, wt);
             }
         }
     }
 
     fn handle_detached_panic(&self, payload: Box<dyn Any + Send>) {
-        let wt = WorkerThread::current();
-        // SAFETY: see push_or_inject.
-        match unsafe { wt.as_ref() } {
-            Some(wt) if wt.registry().id() == self.id() => self.counters[wt.index()].panic(),
-            _ => self.external.panic(),
+        match self.current_worker() {
+            Some(wt) => self.counters[wt.index()].panic(),
+            None => self.external.panic(),
         }
         if let Some(h) = &self.panic_handler {
             // A panicking handler is ignored: there is nobody to report to.
@@ -430,7 +434,7 @@ impl Registry {
         R: Send,
     {
         let wt = WorkerThread::current();
-        // SAFETY: see push_or_inject.
+        // SAFETY: see `current_worker`.
         match unsafe { wt.as_ref() } {
             Some(wt) if wt.registry().id() == self.id() => op(wt, false),
             Some(wt) => self.in_worker_cross(wt, op),
