@@ -109,34 +109,27 @@ where
     wt.push_private(job_b_ref);
 
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
+    // b is ours again (never promoted, or popped back unstolen): run it
+    // here, unless a panicked (then b is not run: drop it and resume).
+    let run_b_here = |ra: std::thread::Result<RA>| match ra {
+        Ok(ra) => {
+            wt.count_job();
+            (ra, job_b.run_inline(injected))
+        }
+        Err(p) => panic::resume_unwind(p),
+    };
 
     if wt.pop_private(id) {
         // Never promoted: no other thread has seen b.
-        return match ra {
-            Ok(ra) => {
-                wt.count_job();
-                (ra, job_b.run_inline(injected))
-            }
-            // a panicked: b is not run; drop it and resume.
-            Err(p) => panic::resume_unwind(p),
-        };
+        return run_b_here(ra);
     }
 
     // b was promoted to the deque: take it back, or help until whoever
     // stole it is done.
     while !job_b.latch.core.probe() {
         match wt.take_local() {
-            Some(job) if job.id() == id => {
-                // Promoted, but nobody stole b.
-                return match ra {
-                    Ok(ra) => {
-                        wt.count_job();
-                        (ra, job_b.run_inline(injected))
-                    }
-                    // a panicked: b is not run; drop it and resume.
-                    Err(p) => panic::resume_unwind(p),
-                };
-            }
+            // Promoted, but nobody stole b.
+            Some(job) if job.id() == id => return run_b_here(ra),
             // A job pushed by `a` and left behind (e.g. a scope spawn).
             // SAFETY: popped from our deque, so it runs once.
             Some(job) => unsafe { wt.execute(job) },
