@@ -28,23 +28,15 @@ pub const TIER_KINDS: [TierKind; TIERS] = [
     TierKind::Remote,
 ];
 
+/// A tier kind's slot in the per-tier arrays: its declaration order, which
+/// is also the order of [`TIER_KINDS`] (checked by a test).
 fn tier_slot(k: TierKind) -> usize {
-    match k {
-        TierKind::Smt => 0,
-        TierKind::Cluster => 1,
-        TierKind::Llc => 2,
-        TierKind::Numa => 3,
-        TierKind::Package => 4,
-        TierKind::Remote => 5,
-    }
+    k as usize
 }
 
+/// A distance's slot in the per-distance arrays (declaration order).
 fn distance_slot(d: Distance) -> usize {
-    match d {
-        Distance::Cluster => 0,
-        Distance::Llc => 1,
-        Distance::Remote => 2,
-    }
+    d as usize
 }
 
 /// The live counters of one worker.
@@ -309,5 +301,21 @@ impl fmt::Display for PoolStats {
             write!(f, "\n{g}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tier_slots_follow_tier_kinds() {
+        for (i, k) in TIER_KINDS.iter().enumerate() {
+            assert_eq!(tier_slot(*k), i);
+        }
+        let d = [Distance::Cluster, Distance::Llc, Distance::Remote];
+        for (i, d) in d.iter().enumerate() {
+            assert_eq!(distance_slot(*d), i);
+        }
     }
 }
