@@ -25,74 +25,59 @@ fn threads() -> usize {
 
 const SPAWNS: usize = 100_000;
 
+/// 100k tiny spawns in one scope of `$pool` (locus or rayon: the same
+/// text for both, their `Scope` types differ).
+macro_rules! spawn_100k {
+    ($pool:expr) => {{
+        let n = AtomicUsize::new(0);
+        $pool.scope(|s| {
+            for _ in 0..SPAWNS {
+                s.spawn(|_| {
+                    n.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(n.into_inner(), SPAWNS);
+    }};
+}
+
 fn bench_spawn(c: &mut Criterion) {
     let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let mut g = c.benchmark_group("scope_spawn");
     g.sample_size(20);
-    g.bench_function(BenchmarkId::new("locus", "100k"), |b| {
-        b.iter(|| {
-            let n = AtomicUsize::new(0);
-            locus_pool.scope(|s| {
-                for _ in 0..SPAWNS {
-                    s.spawn(|_| {
-                        n.fetch_add(1, Ordering::Relaxed);
-                    });
-                }
-            });
-            assert_eq!(n.into_inner(), SPAWNS);
-        })
-    });
-    g.bench_function(BenchmarkId::new("rayon", "100k"), |b| {
-        b.iter(|| {
-            let n = AtomicUsize::new(0);
-            rayon_pool.scope(|s| {
-                for _ in 0..SPAWNS {
-                    s.spawn(|_| {
-                        n.fetch_add(1, Ordering::Relaxed);
-                    });
-                }
-            });
-            assert_eq!(n.into_inner(), SPAWNS);
-        })
-    });
+    g.bench_function(BenchmarkId::new("locus", "100k"), |b| b.iter(|| spawn_100k!(locus_pool)));
+    g.bench_function(BenchmarkId::new("rayon", "100k"), |b| b.iter(|| spawn_100k!(rayon_pool)));
     g.finish();
 }
 
 /// Lets every worker finish its spin phase and park.
 const SETTLE: Duration = Duration::from_millis(20);
 
+/// A job to spawn (boxed for both peers alike).
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Total time over `iters` rounds from handing a job to a settled (parked)
+/// pool with `spawn` until the job starts.
+fn wake_latency(iters: u64, spawn: impl Fn(Job)) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        std::thread::sleep(SETTLE);
+        let (tx, rx) = mpsc::channel();
+        let t0 = Instant::now();
+        spawn(Box::new(move || tx.send(Instant::now()).unwrap()));
+        total += rx.recv().unwrap() - t0;
+    }
+    total
+}
+
 fn bench_wake(c: &mut Criterion) {
     let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let mut g = c.benchmark_group("wake_latency");
     g.sample_size(10).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_millis(500));
-    g.bench_function("locus", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                std::thread::sleep(SETTLE);
-                let (tx, rx) = mpsc::channel();
-                let t0 = Instant::now();
-                locus_pool.spawn(move || tx.send(Instant::now()).unwrap());
-                total += rx.recv().unwrap() - t0;
-            }
-            total
-        })
-    });
-    g.bench_function("rayon", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                std::thread::sleep(SETTLE);
-                let (tx, rx) = mpsc::channel();
-                let t0 = Instant::now();
-                rayon_pool.spawn(move || tx.send(Instant::now()).unwrap());
-                total += rx.recv().unwrap() - t0;
-            }
-            total
-        })
-    });
+    g.bench_function("locus", |b| b.iter_custom(|iters| wake_latency(iters, |f| locus_pool.spawn(f))));
+    g.bench_function("rayon", |b| b.iter_custom(|iters| wake_latency(iters, |f| rayon_pool.spawn(f))));
     g.finish();
 }
 

@@ -54,17 +54,20 @@ fn join_context_reports_migration() {
     let _ = ma;
 }
 
+/// Spawns `n` jobs into `s`, each adding one to `count`.
+fn spawn_counting<'s>(s: &locus::Scope<'s>, count: &'s AtomicUsize, n: usize) {
+    for _ in 0..n {
+        s.spawn(|_| {
+            count.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+}
+
 #[test]
 fn scope_with_100k_spawns() {
     let p = pool(4);
     let count = AtomicUsize::new(0);
-    p.scope(|s| {
-        for _ in 0..100_000 {
-            s.spawn(|_| {
-                count.fetch_add(1, Ordering::Relaxed);
-            });
-        }
-    });
+    p.scope(|s| spawn_counting(s, &count, 100_000));
     assert_eq!(count.load(Ordering::Relaxed), 100_000);
 }
 
@@ -88,13 +91,7 @@ fn nested_scope_spawns_borrow() {
 #[test]
 fn scope_from_outside_any_pool() {
     let count = AtomicUsize::new(0);
-    locus::scope(|s| {
-        for _ in 0..100 {
-            s.spawn(|_| {
-                count.fetch_add(1, Ordering::Relaxed);
-            });
-        }
-    });
+    locus::scope(|s| spawn_counting(s, &count, 100));
     assert_eq!(count.load(Ordering::Relaxed), 100);
 }
 
