@@ -114,8 +114,6 @@ use crossbeam_utils::CachePadded;
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
 pub use shape::IdleShape;
-#[allow(unused_imports)] // for callers that validate shapes themselves
-pub use shape::IdleShapeError;
 
 /// Where a claimed idle worker is, seen from the waker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -186,6 +186,13 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
         self.deque.push(job);
+        self.notify();
+    }
+
+    /// After jobs were pushed on the own deque: the fenced
+    /// [`super::sleep::Sleep::notify`], counting the wakeup.
+    #[inline]
+    fn notify(&self) {
         if let Some((_, d)) = self.registry.sleep.notify(Some(self.index), self.llc) {
             self.counters().wakeup(d);
         }
@@ -341,9 +348,7 @@ impl WorkerThread {
             self.deque.push(job);
         }
         p.promoted = p.halves.len();
-        if let Some((_, d)) = self.registry.sleep.notify(Some(self.index), self.llc) {
-            self.counters().wakeup(d);
-        }
+        self.notify();
     }
 
     /// The loop: with a latch, until it is set; without one (the main

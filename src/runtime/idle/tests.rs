@@ -1,4 +1,5 @@
 use super::*;
+use super::shape::IdleShapeError;
 use std::sync::Arc as StdArc;
 use std::sync::atomic::{AtomicBool as StdBool, AtomicUsize as StdUsize, Ordering::SeqCst};
 
