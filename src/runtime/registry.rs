@@ -459,16 +459,7 @@ impl Registry {
     {
         std::thread_local!(static LOCK_LATCH: LockLatch = LockLatch::new());
         LOCK_LATCH.with(|l| {
-            let job = StackJob::new(
-                |injected| {
-                    let wt = WorkerThread::current();
-                    // SAFETY: injected jobs run on a worker of this pool,
-                    // whose current pointer is set and live.
-                    let wt = unsafe { wt.as_ref() }.expect("injected job ran outside a worker");
-                    wt.in_group(g, || op(wt, injected))
-                },
-                LatchRef(l),
-            );
+            let job = StackJob::new(injected_op(g, op), LatchRef(l));
             // SAFETY: `job` stays in this frame until the latch is set
             // (wait_and_reset returns only then).
             self.push_from_outside(g, unsafe { job.as_job_ref() });
@@ -493,19 +484,27 @@ impl Registry {
         R: Send,
     {
         let latch = SpinLatch::cross(current.registry(), current.index());
-        let job = StackJob::new(
-            |injected| {
-                let wt = WorkerThread::current();
-                // SAFETY: as in in_worker_cold.
-                let wt = unsafe { wt.as_ref() }.expect("injected job ran outside a worker");
-                wt.in_group(g, || op(wt, injected))
-            },
-            latch,
-        );
+        let job = StackJob::new(injected_op(g, op), latch);
         // SAFETY: `job` stays in this frame until its latch is set
         // (wait_until returns only then).
         self.push_from_outside(g, unsafe { job.as_job_ref() });
         current.wait_until(&job.latch.core);
         job.into_result()
+    }
+}
+
+/// The body of a job that `in_worker` hands to the pool from outside: runs
+/// `op` on the worker that takes it, as a job of group `g`.
+fn injected_op<OP, R>(g: GroupRef, op: OP) -> impl FnOnce(bool) -> R + Send
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    move |injected| {
+        // SAFETY: injected jobs run on a worker of this pool, whose current
+        // pointer is set and live.
+        let wt = unsafe { WorkerThread::current().as_ref() };
+        let wt = wt.expect("injected job ran outside a worker");
+        wt.in_group(g, || op(wt, injected))
     }
 }
