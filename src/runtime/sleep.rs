@@ -265,6 +265,17 @@ impl Sleep {
     #[inline]
     pub fn notify(&self, from_worker: Option<usize>, from_llc: usize) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
+        self.wake_nearest_unless_searching(from_worker, from_llc)
+    }
+
+    /// The part of [`Sleep::notify`] after its fence: no wakeup while some
+    /// worker searches (it will find the job), else the nearest idle one.
+    #[inline]
+    fn wake_nearest_unless_searching(
+        &self,
+        from_worker: Option<usize>,
+        from_llc: usize,
+    ) -> Option<(usize, Distance)> {
         if self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle() {
             return None;
         }
@@ -296,11 +307,10 @@ impl Sleep {
         if let Some(hit) = self.wake_in(from_worker, llc) {
             return Some(hit);
         }
-        if !fallback || self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle()
-        {
+        if !fallback {
             return None;
         }
-        self.wake_nearest(from_worker, llc)
+        self.wake_nearest_unless_searching(from_worker, llc)
     }
 
     /// Claims and wakes an idle worker of LLC `llc` (the cluster of
@@ -308,11 +318,8 @@ impl Sleep {
     /// that sees another LLC's pack queue non-empty but may not take from
     /// it calls this (see "Queues of one LLC" in the module docs).
     pub fn wake_in(&self, from_worker: Option<usize>, llc: usize) -> Option<(usize, Distance)> {
-        let (w, d) = self.idle.claim_in_llc(from_worker, llc)?;
-        // Counted before the unpark, as in wake_nearest.
-        self.searching.fetch_add(1, Ordering::SeqCst);
-        self.parkers[w].unpark();
-        Some((w, d))
+        let claimed = self.idle.claim_in_llc(from_worker, llc)?;
+        Some(self.wake_claimed(claimed))
     }
 
     /// The idle masks (for load estimates and the cluster switch).
@@ -326,12 +333,17 @@ impl Sleep {
         from_worker: Option<usize>,
         from_llc: usize,
     ) -> Option<(usize, Distance)> {
-        let (w, d) = self.idle.claim_nearest(from_worker, from_llc)?;
-        // Count the claimed worker as searching before it can be unparked
-        // by us (it may wake earlier on a stale token: see the module docs).
+        let claimed = self.idle.claim_nearest(from_worker, from_llc)?;
+        Some(self.wake_claimed(claimed))
+    }
+
+    /// Wakes a worker whose idle bit this thread just claimed, counting it
+    /// as searching first: before it can be unparked by us (it may wake
+    /// earlier on a stale token: see the module docs).
+    fn wake_claimed(&self, (w, d): (usize, Distance)) -> (usize, Distance) {
         self.searching.fetch_add(1, Ordering::SeqCst);
         self.parkers[w].unpark();
-        Some((w, d))
+        (w, d)
     }
 
     /// A searching worker found nothing: it becomes idle. The caller must
