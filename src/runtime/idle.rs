@@ -456,32 +456,25 @@ impl IdleMasks {
     /// the claim started, which is all invariant 3 needs.
     fn claim_remote(&self, from_llc: usize) -> Option<(usize, Distance)> {
         const SNAP: usize = 16;
-        let order = &self.llc_order[from_llc];
-        if self.summary.len() <= SNAP {
+        let snap = (self.summary.len() <= SNAP).then(|| {
             let mut snap = [0u64; SNAP];
-            let mut any = 0;
             for (s, a) in snap.iter_mut().zip(self.summary.iter()) {
                 *s = a.load(Ordering::SeqCst);
-                any |= *s;
             }
-            if any == 0 {
-                return None;
-            }
-            for &m in order.iter() {
-                let ml = &self.llcs[m];
-                if (snap[ml.summary_word] >> ml.summary_shift) & self.field_mask != 0 {
-                    if let Some(w) = self.claim_in(ml, ml.range.clone()) {
-                        return Some((w, Distance::Remote));
-                    }
-                }
-            }
-        } else {
-            for &m in order.iter() {
-                let ml = &self.llcs[m];
-                if self.llc_count(ml) != 0 {
-                    if let Some(w) = self.claim_in(ml, ml.range.clone()) {
-                        return Some((w, Distance::Remote));
-                    }
+            snap
+        });
+        if snap.is_some_and(|s| s.iter().all(|&w| w == 0)) {
+            return None;
+        }
+        let armed = |l: &LlcInfo| match &snap {
+            Some(s) => (s[l.summary_word] >> l.summary_shift) & self.field_mask != 0,
+            None => self.llc_count(l) != 0,
+        };
+        for &m in self.llc_order[from_llc].iter() {
+            let ml = &self.llcs[m];
+            if armed(ml) {
+                if let Some(w) = self.claim_in(ml, ml.range.clone()) {
+                    return Some((w, Distance::Remote));
                 }
             }
         }
