@@ -91,13 +91,10 @@ where
     let job_b = StackJob::new(
         move |migrated| {
             if migrated && !group.is_none() {
-                let cur = WorkerThread::current();
-                // SAFETY: stack jobs run on workers, whose pointer is live.
-                if let Some(cur) = unsafe { cur.as_ref() } {
-                    return cur.in_group(group, || b(FnContext { migrated }));
-                }
+                WorkerThread::in_group_here(group, || b(FnContext { migrated }))
+            } else {
+                b(FnContext { migrated })
             }
-            b(FnContext { migrated })
         },
         SpinLatch::new(wt.registry(), wt.index()),
     );

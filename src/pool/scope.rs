@@ -129,14 +129,7 @@ impl<'scope> Scope<'scope> {
             }
             Some(st) => {
                 // Spawned inside a group job: a job of the same group.
-                let in_group = move || {
-                    let cur = WorkerThread::current();
-                    // SAFETY: heap jobs run on workers, whose pointer is live.
-                    match unsafe { cur.as_ref() } {
-                        Some(cur) => cur.in_group(group, job),
-                        None => job(),
-                    }
-                };
+                let in_group = move || WorkerThread::in_group_here(group, job);
                 // SAFETY: as above.
                 let job_ref = unsafe { HeapJob::into_job_ref_unchecked(in_group, wt) };
                 reg.push_group(st, job_ref, wt);

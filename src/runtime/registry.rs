@@ -393,14 +393,7 @@ impl Registry {
         match g.get() {
             None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
             Some(st) => {
-                let job = HeapJob::into_job_ref(move || {
-                    let wt = WorkerThread::current();
-                    // SAFETY: jobs run on workers, whose pointer is live.
-                    match unsafe { wt.as_ref() } {
-                        Some(wt) => wt.in_group(g, body),
-                        None => body(),
-                    }
-                }, wt);
+                let job = HeapJob::into_job_ref(move || WorkerThread::in_group_here(g, body), wt);
                 self.push_group(st, job, wt);
             }
         }

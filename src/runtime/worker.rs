@@ -164,6 +164,16 @@ impl WorkerThread {
         self.with_group(g, f)
     }
 
+    /// [`Self::in_group`] on the worker running this thread (jobs run on
+    /// workers; on any other thread `f` just runs).
+    pub(crate) fn in_group_here<R>(g: GroupRef, f: impl FnOnce() -> R) -> R {
+        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
+        match unsafe { Self::current().as_ref() } {
+            Some(wt) => wt.in_group(g, f),
+            None => f(),
+        }
+    }
+
     /// Runs `f` with `g` as the current group (restored on return and on
     /// panic), counting nothing.
     pub(crate) fn with_group<R>(&self, g: GroupRef, f: impl FnOnce() -> R) -> R {
