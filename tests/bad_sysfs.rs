@@ -35,13 +35,13 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
     std::fs::write(p, bytes).expect("write");
 }
 
-/// A healthy 4-PU machine: 2 cores x 2 threads, L2 and L3 per core, one
-/// package, 2 nodes (one core each).
 /// Borrows owned (path, content) pairs for [`tree`].
 fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
     files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
 }
 
+/// A healthy 4-PU machine: 2 cores x 2 threads, L2 and L3 per core, one
+/// package, 2 nodes (one core each).
 fn good_files() -> Vec<(String, String)> {
     let mut v = vec![(format!("{CPU}/online"), "0-3\n".to_string())];
     for c in 0..4 {
@@ -73,9 +73,10 @@ fn good_files() -> Vec<(String, String)> {
 }
 
 /// The good tree with some files replaced (`None`: removed).
-fn good_with(changes: &[(&str, Option<&str>)]) -> tempfile::TempDir {
+fn good_with<P: AsRef<str>>(changes: &[(P, Option<&str>)]) -> tempfile::TempDir {
     let mut files = good_files();
     for (path, text) in changes {
+        let path = path.as_ref();
         files.retain(|(p, _)| p != path);
         if let Some(t) = text {
             files.push((path.to_string(), t.to_string()));
@@ -91,7 +92,7 @@ fn noted(t: &Topology, file_part: &str) -> bool {
 
 #[test]
 fn the_good_tree_reads() {
-    let d = good_with(&[]);
+    let d = good_with::<&str>(&[]);
     let t = Topology::from_sysfs(d.path()).unwrap();
     assert_eq!(t.pus().len(), 4);
     assert_eq!(t.cores().len(), 2);
@@ -210,8 +211,7 @@ fn garbage_cache_files_are_skipped_with_a_note() {
         ));
         changes.push((format!("{CPU}/cpu{c}/cache/index2/type"), Some("Sideways")));
     }
-    let refs: Vec<(&str, Option<&str>)> = changes.iter().map(|(a, b)| (a.as_str(), *b)).collect();
-    let d = good_with(&refs);
+    let d = good_with(&changes);
     let t = Topology::from_sysfs(d.path()).unwrap();
     let s = t.levels_seen();
     assert!(!s.l2 && !s.l3, "{s:?}");
@@ -275,7 +275,7 @@ fn kunpeng_style_values_with_nul_are_read() {
 
 #[test]
 fn non_text_and_directory_where_a_file_should_be() {
-    let d = good_with(&[]);
+    let d = good_with::<&str>(&[]);
     write(
         d.path(),
         &format!("{CPU}/cpu0/cache/index3/shared_cpu_list"),
@@ -298,89 +298,74 @@ fn non_text_and_directory_where_a_file_should_be() {
 
 #[test]
 fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
-    let mut files = good_files();
-    files.push((
-        "proc/mounts".into(),
-        "none /dev/cpuset cpuset rw 0 0\n".into(),
-    ));
-    files.push(("proc/self/cpuset".into(), "/job\n".into()));
-    files.push(("dev/cpuset/job/cpus".into(), "1-2\n".into()));
-    let refs = as_refs(&files);
-    let d = tree(&refs);
+    let v1_mount = ("proc/mounts", Some("none /dev/cpuset cpuset rw 0 0\n"));
+    let d = good_with(&[
+        v1_mount,
+        ("proc/self/cpuset", Some("/job\n")),
+        ("dev/cpuset/job/cpus", Some("1-2\n")),
+    ]);
     assert_eq!(
         Topology::from_sysfs(d.path()).unwrap().allowed(),
         &"1-2".parse::<CpuSet>().unwrap()
     );
     // cgroup v2 whose leaf lacks the file: the parent's applies.
-    let mut files = good_files();
-    files.push((
-        "proc/mounts".into(),
-        "cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n".into(),
-    ));
-    files.push(("proc/self/cgroup".into(), "0::/a/b\n".into()));
-    files.push(("sys/fs/cgroup/a/cpuset.cpus.effective".into(), "3\n".into()));
-    files.push(("sys/fs/cgroup/a/b/cgroup.procs".into(), "1\n".into()));
-    let refs = as_refs(&files);
-    let d = tree(&refs);
+    let d = good_with(&[
+        ("proc/mounts", Some("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n")),
+        ("proc/self/cgroup", Some("0::/a/b\n")),
+        ("sys/fs/cgroup/a/cpuset.cpus.effective", Some("3\n")),
+        ("sys/fs/cgroup/a/b/cgroup.procs", Some("1\n")),
+    ]);
     assert_eq!(
         Topology::from_sysfs(d.path()).unwrap().allowed(),
         &"3".parse::<CpuSet>().unwrap()
     );
     // Garbage everywhere: no restriction.
-    let mut files = good_files();
-    files.push(("proc/mounts".into(), "\u{1}garbage\n  \n".into()));
-    files.push(("proc/self/cgroup".into(), "::::\n".into()));
-    files.push(("proc/self/cpuset".into(), "not-a-path".into()));
-    let refs = as_refs(&files);
-    let d = tree(&refs);
+    let d = good_with(&[
+        ("proc/mounts", Some("\u{1}garbage\n  \n")),
+        ("proc/self/cgroup", Some("::::\n")),
+        ("proc/self/cpuset", Some("not-a-path")),
+    ]);
     assert_eq!(Topology::from_sysfs(d.path()).unwrap().allowed().len(), 4);
     // A path escaping the tree is refused.
-    let mut files = good_files();
-    files.push((
-        "proc/mounts".into(),
-        "none /dev/cpuset cpuset rw 0 0\n".into(),
-    ));
-    files.push(("proc/self/cpuset".into(), "/../../x\n".into()));
-    files.push(("x/cpus".into(), "1\n".into()));
-    let refs = as_refs(&files);
-    let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
+    let d = good_with(&[
+        v1_mount,
+        ("proc/self/cpuset", Some("/../../x\n")),
+        ("x/cpus", Some("1\n")),
+    ]);
+    let t = Topology::from_sysfs(d.path()).unwrap();
     assert_eq!(t.allowed().len(), 4);
     assert!(noted(&t, "\"..\""));
     // A cpuset allowing only offline CPUs: treated as unrestricted, noted.
-    let mut files = good_files();
-    files.push((
-        "proc/mounts".into(),
-        "none /dev/cpuset cpuset rw 0 0\n".into(),
-    ));
-    files.push(("proc/self/cpuset".into(), "/\n".into()));
-    files.push(("dev/cpuset/cpus".into(), "8-9\n".into()));
-    let refs = as_refs(&files);
-    let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
+    let d = good_with(&[
+        v1_mount,
+        ("proc/self/cpuset", Some("/\n")),
+        ("dev/cpuset/cpus", Some("8-9\n")),
+    ]);
+    let t = Topology::from_sysfs(d.path()).unwrap();
     assert_eq!(t.allowed().len(), 4);
+    assert!(noted(&t, "does not intersect the online CPUs"));
 }
 
 #[test]
 fn hybrid_pmu_devices_and_small_spreads() {
-    let mut files = good_files();
-    files.push(("sys/devices/cpu_core/cpus".into(), "0-1\n".into()));
-    files.push(("sys/devices/cpu_atom/cpus".into(), "2-3\n".into()));
-    let refs = as_refs(&files);
-    let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
+    let d = good_with(&[
+        ("sys/devices/cpu_core/cpus", Some("0-1\n")),
+        ("sys/devices/cpu_atom/cpus", Some("2-3\n")),
+    ]);
+    let t = Topology::from_sysfs(d.path()).unwrap();
     assert!(t.levels_seen().capacity);
     assert_eq!(
         t.kinds().iter().map(|(_, c)| *c).collect::<Vec<_>>(),
         [1024, 640]
     );
     // Turbo Boost Max style 64 vs 67: uniform.
-    let mut files = good_files();
-    for c in 0..4 {
-        files.push((
-            format!("{CPU}/cpu{c}/acpi_cppc/highest_perf"),
-            if c == 0 { "67\n" } else { "64\n" }.into(),
-        ));
-    }
-    let refs = as_refs(&files);
-    let t = Topology::from_sysfs(tree(&refs).path()).unwrap();
+    let perf: Vec<(String, Option<&str>)> = (0..4)
+        .map(|c| {
+            let v = if c == 0 { "67\n" } else { "64\n" };
+            (format!("{CPU}/cpu{c}/acpi_cppc/highest_perf"), Some(v))
+        })
+        .collect();
+    let t = Topology::from_sysfs(good_with(&perf).path()).unwrap();
     assert!(!t.levels_seen().capacity);
     assert!(noted(&t, "highest_perf"));
 }

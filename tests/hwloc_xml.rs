@@ -6,7 +6,7 @@
 //! `Package` elements, counted by a tiny text scanner, no XML crate). Key
 //! facts of well-known machines are checked on top.
 //!
-//! Deliberate differences (see `expected_difference`):
+//! Deliberate differences (see `Declared::count_as_built`):
 //! - a file with no `Package` element still yields one package: the builder
 //!   makes the whole machine the package when none is reported.
 #![cfg(feature = "hwloc")]
@@ -17,15 +17,6 @@ use hwloc_common::{fixture_files, scan_xml, topologies_dir};
 use locus::{CpuSet, Topology};
 use std::path::Path;
 
-/// Deliberate differences between our count and the file's, per field.
-fn expected_difference(field: &str, declared: usize) -> usize {
-    match field {
-        // No Package object: the whole machine is one package.
-        "Package" if declared == 0 => 1,
-        _ => declared,
-    }
-}
-
 fn load(path: &Path) -> Topology {
     Topology::from_hwloc_xml(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -34,7 +25,7 @@ fn check_counts(path: &Path) -> Topology {
     let text = std::fs::read_to_string(path).expect("readable XML");
     let d = scan_xml(&text);
     let t = load(path);
-    let n = |ty: &str| expected_difference(ty, d.count(ty));
+    let n = |ty: &str| d.count_as_built(ty);
     let name = path.file_name().unwrap().to_string_lossy();
     assert_eq!(t.pus().len(), n("PU"), "{name}: PUs");
     assert_eq!(t.cores().len(), n("Core"), "{name}: cores");

@@ -67,7 +67,7 @@ impl fmt::Display for ParseCpuSetError {
 impl std::error::Error for ParseCpuSetError {}
 
 /// Strips what kernels append to sysfs values: whitespace, newlines, NULs.
-fn trim_sysfs(text: &str) -> &str {
+pub(crate) fn trim_value(text: &str) -> &str {
     text.trim_matches(|c: char| c.is_whitespace() || c == '\0')
 }
 
@@ -96,7 +96,7 @@ impl CpuSet {
     /// Parses a Linux cpulist such as `0-3,8,10-11` (also `0-7:2` strides are
     /// not used by sysfs and are rejected). Empty text is the empty set.
     pub fn from_cpulist(text: &str) -> Result<Self, ParseCpuSetError> {
-        let t = trim_sysfs(text);
+        let t = trim_value(text);
         let mut s = CpuSet::new();
         if t.is_empty() {
             return Ok(s);
@@ -133,7 +133,7 @@ impl CpuSet {
     /// significant word first (`00000000,0000000f` is CPUs 0-3). A leading
     /// `0x` is accepted.
     pub fn from_hex_mask(text: &str) -> Result<Self, ParseCpuSetError> {
-        let t = trim_sysfs(text);
+        let t = trim_value(text);
         let t = t.strip_prefix("0x").unwrap_or(t);
         if t.is_empty() {
             return Err(ParseCpuSetError::new(text, "empty mask"));

@@ -447,21 +447,11 @@ mod tests {
         #[cfg(target_os = "linux")]
         {
             // The process's affinity mask bounds the allowed set.
-            // SAFETY: `cpu_set_t` is plain data; zeroed is a valid empty set,
-            // and the size passed is its size.
-            let mask = unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                let r =
-                    libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
-                assert_eq!(r, 0, "sched_getaffinity failed");
-                set
-            };
+            let mask = crate::topology::sysfs::allowed::affinity()
+                .expect("sched_getaffinity works on Linux");
             for cpu in t.allowed().iter() {
-                // SAFETY: `cpu` < CPU_SETSIZE is checked first; `mask` is initialized.
-                let set =
-                    cpu < libc::CPU_SETSIZE as usize && unsafe { libc::CPU_ISSET(cpu, &mask) };
                 assert!(
-                    set,
+                    mask.contains(cpu),
                     "CPU {cpu} allowed by hwloc but not in the affinity mask"
                 );
             }

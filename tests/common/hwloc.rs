@@ -76,22 +76,11 @@ pub fn parse_hwloc_bitmap(s: &str) -> Option<CpuSet> {
     CpuSet::from_hex_mask(&words.join(",")).ok()
 }
 
-fn p_index(line: &str) -> Option<usize> {
-    let i = line.find("P#")?;
-    let digits: String = line[i + 2..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().ok()
-}
-
-fn l_index(line: &str) -> Option<usize> {
-    let i = line.find("L#")?;
-    let digits: String = line[i + 2..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().ok()
+/// The number after the first `marker` (`P#`, `L#`) in `line`.
+fn index_after(line: &str, marker: &str) -> Option<usize> {
+    let rest = &line[line.find(marker)? + marker.len()..];
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    rest[..end].parse().ok()
 }
 
 /// Parses `lstopo -v` console output.
@@ -127,12 +116,12 @@ pub fn parse_console(text: &str) -> Expected {
         // after the L# token (the Machine line has no L#).
         let after = body.find("L#").map(|i| &body[i..]).unwrap_or(body);
         let paren = after.find('(').map(|i| &after[i..]).unwrap_or("");
-        let os = p_index(paren.split(')').next().unwrap_or(""));
+        let os = index_after(paren.split(')').next().unwrap_or(""), "P#");
         let disallowed = body.trim_end().ends_with("(disallowed)");
         nodes.push(Node {
             kind,
             os,
-            lidx: l_index(body),
+            lidx: index_after(body, "L#"),
             disallowed,
             parent,
             set: CpuSet::new(),

@@ -55,6 +55,16 @@ impl Declared {
     pub fn count(&self, ty: &str) -> usize {
         self.counts.get(ty).copied().unwrap_or(0)
     }
+
+    /// The count locus is expected to report for one object type: the
+    /// declared count, except that a machine without `Package` objects still
+    /// has one package (the builder makes the whole machine the package).
+    pub fn count_as_built(&self, ty: &str) -> usize {
+        match (ty, self.count(ty)) {
+            ("Package", 0) => 1,
+            (_, n) => n,
+        }
+    }
 }
 
 /// Scans `<object ...>` tags of hwloc XML (one tag per object, attributes in

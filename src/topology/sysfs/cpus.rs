@@ -122,7 +122,7 @@ pub(crate) fn online(tree: &mut Tree<'_>, source: &Source) -> Result<CpuSet, Top
 pub(crate) fn read_topology(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> bool {
     use SetFormat::{List, Mask};
     let mut saw_cluster = false;
-    let mut package_sets: Vec<(usize, CpuSet)> = Vec::new();
+    let mut grouped_packages = false;
     for p in pus.iter_mut() {
         let topo = cpu_dir(p.os).join("topology");
         p.core = tree.first_set(
@@ -151,23 +151,16 @@ pub(crate) fn read_topology(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> bool {
                         ("core_siblings", Mask),
                     ],
                 );
+                // Numbered by the smallest CPU of the set, the PU itself
+                // included (a PU belongs to its own package).
                 if let Some(s) = set {
-                    package_sets.push((p.os, s));
+                    p.package = Some(s.min().map_or(p.os, |m| m.min(p.os)));
+                    grouped_packages = true;
                 }
             }
         }
     }
-    if !package_sets.is_empty() {
-        // Number each PU's package by the smallest CPU of its set, after
-        // making the sets agree (a PU belongs to its own set).
-        for (os, set) in &package_sets {
-            let mut s = set.clone();
-            s.insert(*os);
-            let id = s.min().unwrap_or(*os);
-            if let Some(p) = pus.iter_mut().find(|p| p.os == *os) {
-                p.package = Some(id);
-            }
-        }
+    if grouped_packages {
         tree.note(
             "physical_package_id is -1 or missing: packages grouped by the kernel's package CPU sets, numbered by their first CPU"
                 .into(),

@@ -32,7 +32,7 @@
 //!
 //! See the submodules for the per-level rules.
 
-mod allowed;
+pub(super) mod allowed;
 mod caches;
 mod capacity;
 mod cpus;
@@ -65,10 +65,8 @@ pub(crate) struct Tree<'a> {
     notes: Vec<String>,
 }
 
-/// Strips what kernels append to values: whitespace, newlines and NULs.
-pub(crate) fn trim_value(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || c == '\0')
-}
+// Values are trimmed as the CpuSet parsers trim them: whitespace, newlines, NULs.
+pub(crate) use super::cpuset::trim_value;
 
 /// Parses a decimal integer as written in sysfs (`"36\n\0"`), signed so that
 /// `-1` ("unknown") can be recognized.
