@@ -215,26 +215,10 @@ mod hwloc {
     mod tests {
         use super::*;
 
-        /// The calling thread's affinity mask, as the kernel reports it.
+        /// The calling thread's affinity mask, as the kernel reports it
+        /// (the topology reader's own query).
         fn affinity() -> CpuSet {
-            // SAFETY: `cpu_set_t` is plain data, zeroed is a valid empty set,
-            // and the size passed is its size; pid 0 is the calling thread.
-            let mask = unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                let r =
-                    libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
-                assert_eq!(
-                    r,
-                    0,
-                    "sched_getaffinity: {}",
-                    std::io::Error::last_os_error()
-                );
-                set
-            };
-            (0..libc::CPU_SETSIZE as usize)
-                // SAFETY: `c` < CPU_SETSIZE; `mask` is initialized.
-                .filter(|&c| unsafe { libc::CPU_ISSET(c, &mask) })
-                .collect()
+            crate::topology::thread_affinity().expect("sched_getaffinity failed")
         }
 
         #[test]

@@ -40,6 +40,13 @@ mod hwloc;
 mod synthetic;
 mod sysfs;
 
+/// The calling thread's CPU affinity mask (Linux), `None` if it cannot be
+/// read. For the pinning tests, which check what a binding did.
+#[cfg(test)]
+pub(crate) fn thread_affinity() -> Option<CpuSet> {
+    sysfs::allowed::affinity()
+}
+
 pub use cpuset::{CpuSet, Iter as CpuSetIter, ParseCpuSetError};
 pub(crate) use build::{Facts, PuFacts};
 
