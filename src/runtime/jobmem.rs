@@ -87,7 +87,10 @@ unsafe fn free_global(block: NonNull<u8>) {
     unsafe { alloc::dealloc(block.as_ptr(), block_layout()) }
 }
 
-/// A stack of free blocks (capacity [`MAGAZINE`], never reallocated).
+/// A stack of free blocks (capacity [`MAGAZINE`], never reallocated; the
+/// `Default` one holds no buffer and only stands in while a magazine is
+/// moved through the depot).
+#[derive(Default)]
 struct Magazine {
     blocks: Vec<NonNull<u8>>,
 }
@@ -223,7 +226,7 @@ impl JobCache {
         if previous.is_full() {
             std::mem::swap(loaded, previous);
         } else {
-            let empty = std::mem::replace(previous, Magazine::empty_unallocated());
+            let empty = std::mem::take(previous);
             match depot.exchange_empty(empty) {
                 Ok(full) => {
                     // `loaded` is empty: it becomes `previous`.
@@ -254,20 +257,12 @@ impl JobCache {
         if previous.is_empty() {
             std::mem::swap(loaded, previous);
         } else {
-            let full = std::mem::replace(previous, Magazine::empty_unallocated());
+            let full = std::mem::take(previous);
             let empty = depot.exchange_full(full);
             // `loaded` is full: it becomes `previous`.
             *previous = std::mem::replace(loaded, empty);
         }
         loaded.blocks.push(block);
-    }
-}
-
-impl Magazine {
-    /// A placeholder that holds no buffer, used only while a magazine is
-    /// moved through the depot (never pushed to).
-    fn empty_unallocated() -> Self {
-        Magazine { blocks: Vec::new() }
     }
 }
 
