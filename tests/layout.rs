@@ -273,21 +273,15 @@ fn no_cluster_tier_without_cluster_awareness() {
 
 #[test]
 fn flat_order_is_one_tier_of_all_others() {
-    let opts = LayoutOptions {
+    let flat = LayoutOptions {
         steal_order: StealOrder::Flat,
         ..Default::default()
     };
-    let l = layout(SPEC, opts);
+    let l = layout(SPEC, flat.clone());
     assert_eq!(l.workers()[5].tiers, [tier(TierKind::Remote, &[0..5, 6..64], 0)]);
     assert_eq!(l.workers()[0].tiers, [tier(TierKind::Remote, &[1..64], 0)]);
     assert_eq!(l.workers()[63].tiers, [tier(TierKind::Remote, &[0..63], 0)]);
-    let one = layout(
-        "core:1",
-        LayoutOptions {
-            steal_order: StealOrder::Flat,
-            ..Default::default()
-        },
-    );
+    let one = layout("core:1", flat);
     assert!(one.workers()[0].tiers.is_empty());
 }
 

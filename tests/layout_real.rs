@@ -11,11 +11,16 @@ mod common;
 use locus::{Layout, LayoutOptions, Tier, TierKind, Topology};
 use std::ops::Range;
 
-/// Extracts `hwloc-linux/<name>.tar.bz2` (into tmpfs when there is one) and
-/// reads it; fails with a clear message when the fixtures are missing. Keep
-/// the returned snapshot alive while the tree is needed.
-fn snapshot(name: &str) -> (common::snapshot::Snapshot, Topology) {
-    common::snapshot::read(name)
+/// The layout of `t` with `num_threads` and otherwise default options; its
+/// tiers are checked to cover every other worker once.
+fn layout(t: &Topology, num_threads: Option<usize>) -> Layout {
+    let opts = LayoutOptions {
+        num_threads,
+        ..Default::default()
+    };
+    let l = Layout::new(t, &opts).unwrap();
+    check_tiers_cover(&l);
+    l
 }
 
 fn tier(kind: TierKind, ranges: &[Range<usize>], distance: u32) -> Tier {
@@ -46,8 +51,8 @@ fn check_tiers_cover(l: &Layout) {
 fn kunpeng_920_clusters_llcs_and_remote_nodes() {
     // 2 packages x 2 nodes; each node one L3 of 8 clusters x 4 cores.
     // Distances from node 0: node 1 16 (same package), node 2 32, node 3 33.
-    let (_tmp, t) = snapshot("128arm-2pa2n8cluster4co");
-    let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    let (_tmp, t) = common::snapshot::read("128arm-2pa2n8cluster4co");
+    let l = layout(&t, None);
     assert_eq!(l.len(), 128);
     assert_eq!(l.cluster_ranges().len(), 32);
     assert!(
@@ -92,20 +97,12 @@ fn kunpeng_920_clusters_llcs_and_remote_nodes() {
         "from node 3: node 2 same package, node 1 at 32, node 0 at 33"
     );
     assert_eq!(l.llc_of_cpu(70), Some(2));
-    check_tiers_cover(&l);
     // 8 threads: 4 per package, 2 per node, on different clusters.
-    let l = Layout::new(
-        &t,
-        &LayoutOptions {
-            num_threads: Some(8),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
+    let l8 = layout(&t, Some(8));
+    let pus: Vec<usize> = l8.workers().iter().map(|w| w.pu).collect();
     assert_eq!(pus, [0, 4, 32, 36, 64, 68, 96, 100]);
     // The text form is compact (one row per cluster) for 128 workers.
-    let full = Layout::new(&t, &LayoutOptions::default()).unwrap().to_string();
+    let full = l.to_string();
     assert_eq!(full.lines().count(), 1 + 1 + 32 + 1, "{full}");
 }
 
@@ -113,8 +110,8 @@ fn kunpeng_920_clusters_llcs_and_remote_nodes() {
 fn raptor_lake_hybrid() {
     // i7-1370P: 6 P-cores with 2 threads (CPUs 0-11, each core its own
     // cluster), 2 clusters of 4 E-cores (12-15, 16-19), one L3.
-    let (_tmp, t) = snapshot("20em64t-hybrid-1p6c2t+2ca4co1t");
-    let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    let (_tmp, t) = common::snapshot::read("20em64t-hybrid-1p6c2t+2ca4co1t");
+    let l = layout(&t, None);
     assert_eq!(l.len(), 20);
     let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
     assert_eq!(pus, (0..20).collect::<Vec<_>>());
@@ -135,17 +132,9 @@ fn raptor_lake_hybrid() {
     let p_min = l.workers()[..12].iter().map(|w| w.capacity).min().unwrap();
     let e_max = l.workers()[12..].iter().map(|w| w.capacity).max().unwrap();
     assert!(p_min >= e_max, "P-core capacity {p_min} < E-core capacity {e_max}");
-    check_tiers_cover(&l);
     // 4 threads: 4 different clusters, no two on SMT siblings; on P-cores
     // when the capacities tell them apart.
-    let l = Layout::new(
-        &t,
-        &LayoutOptions {
-            num_threads: Some(4),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let l = layout(&t, Some(4));
     let clusters: Vec<usize> = l.workers().iter().map(|w| w.cluster).collect();
     assert_eq!(clusters, [0, 1, 2, 3], "dense cluster ids, one worker each");
     let cores: Vec<usize> = l.workers().iter().map(|w| w.core).collect();
@@ -160,8 +149,8 @@ fn cascade_lake_sub_numa_clusters() {
     // 2 packages (even CPUs / odd CPUs), SNC2: 4 nodes of 10 cores x 2
     // threads (siblings n, n+40), each node half of its package's L3.
     // Distances: 11 to the other node of the package, 21 across.
-    let (_tmp, t) = snapshot("memorysidecaches");
-    let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    let (_tmp, t) = common::snapshot::read("memorysidecaches");
+    let l = layout(&t, None);
     assert_eq!(l.len(), 80);
     assert_eq!(l.llc_ranges(), [0..20, 20..40, 40..60, 60..80], "LLCs clipped to nodes");
     assert_eq!(l.numa_ranges(), [0..20, 20..40, 40..60, 60..80]);
@@ -184,16 +173,15 @@ fn cascade_lake_sub_numa_clusters() {
     assert_eq!(l.llc_order(0), [1, 2, 3]);
     // The caller on CPU 2 (node 2, the package-0 node listed second) is in LLC 1.
     assert_eq!(l.llc_of_cpu(2), Some(1));
-    check_tiers_cover(&l);
 }
 
 #[test]
 fn x3950_nodes_enclose_packages() {
     // IBM x3950 M2: 4 nodes of 4 packages of 6 cores, L2 shared by core
     // pairs, sharing sets non-contiguous (package of CPU 0: 0,4,...,20).
-    let (_tmp, t) = snapshot("96em64t-4no4pa3ca2co");
+    let (_tmp, t) = common::snapshot::read("96em64t-4no4pa3ca2co");
     assert!(t.package_inside_numa());
-    let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    let l = layout(&t, None);
     assert_eq!(l.len(), 96);
     let first: Vec<usize> = l.workers()[..6].iter().map(|w| w.pu).collect();
     assert_eq!(first, [0, 4, 8, 12, 16, 20]);
@@ -208,16 +196,15 @@ fn x3950_nodes_enclose_packages() {
             tier(Remote, &[24..96], 26)
         ]
     );
-    check_tiers_cover(&l);
 }
 
 #[test]
 fn cpuset_restricted_machine() {
     // 8 nodes of 2 single-thread cores; the snapshot's cpuset allows only
     // CPUs 0-3,5-6,12-15. Workers go on exactly those, pinned inside them.
-    let (_tmp, t) = snapshot("16amd64-8n2c-cpusets");
+    let (_tmp, t) = common::snapshot::read("16amd64-8n2c-cpusets");
     assert_eq!(t.allowed().to_string(), "0-3,5-6,12-15");
-    let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    let l = layout(&t, None);
     let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
     assert_eq!(pus, [0, 1, 2, 3, 5, 6, 12, 13, 14, 15]);
     assert!(l.workers().iter().all(|w| w.cpus.is_subset(t.allowed())));
@@ -227,5 +214,4 @@ fn cpuset_restricted_machine() {
     // its node's allowed CPU 6 (worker 5). CPU 4 is offline: unknown.
     assert_eq!(l.llc_of_cpu(7), Some(l.workers()[5].llc));
     assert_eq!(l.llc_of_cpu(4), None);
-    check_tiers_cover(&l);
 }

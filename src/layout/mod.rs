@@ -225,8 +225,6 @@ pub struct Layout {
     package_ranges: Vec<Range<usize>>,
     /// Topology index of each dense NUMA node.
     numa_topo: Vec<usize>,
-    /// Dense NUMA node of each dense LLC.
-    llc_numa: Vec<usize>,
     /// Topology NUMA domain and package of each dense LLC.
     llc_place: Vec<(usize, usize)>,
     llc_order: Vec<Vec<usize>>,
@@ -300,19 +298,32 @@ impl Layout {
             numa_ranges: Vec::new(),
             package_ranges: Vec::new(),
             numa_topo: Vec::new(),
-            llc_numa: Vec::new(),
             llc_place: Vec::new(),
             llc_order: Vec::new(),
             other_tiers: Vec::new(),
             llc_by_cpu: Vec::new(),
         };
+        let allowed_set = topology.allowed();
+        let pinning = if opts.virtual_topology {
+            Pinning::None
+        } else {
+            opts.pinning
+        };
         let mut last = [None; 5];
-        // Topology index of each dense cluster, core, LLC (for pin sets and lookups).
-        let mut cluster_topo = Vec::new();
-        let mut core_topo = Vec::new();
-        let mut llc_topo = Vec::new();
+        // Dense LLC of each topology LLC (`usize::MAX`: no worker in it).
+        let mut dense_of_llc = vec![usize::MAX; topology.llcs().len()];
         for (&pos, &k) in allowed.iter().zip(&mult) {
+            if k == 0 {
+                continue;
+            }
             let pu = &pus[pos];
+            // Pin set, shared by the PU's workers.
+            let cpus = match pinning {
+                Pinning::Cluster => topology.clusters()[pu.cluster].cpuset.intersection(allowed_set),
+                Pinning::Core => topology.cores()[pu.core].cpuset.intersection(allowed_set),
+                Pinning::Cpu => CpuSet::from_ids([pu.os_index]),
+                Pinning::None => CpuSet::default(),
+            };
             for _ in 0..k {
                 let w = l.workers.len();
                 let core = extend_ranges(&mut l.core_ranges, &mut last[0], pu.core, w);
@@ -320,15 +331,8 @@ impl Layout {
                 let llc = extend_ranges(&mut l.llc_ranges, &mut last[2], pu.llc, w);
                 let numa = extend_ranges(&mut l.numa_ranges, &mut last[3], pu.numa, w);
                 let package = extend_ranges(&mut l.package_ranges, &mut last[4], pu.package, w);
-                if core == core_topo.len() {
-                    core_topo.push(pu.core);
-                }
-                if cluster == cluster_topo.len() {
-                    cluster_topo.push(pu.cluster);
-                }
-                if llc == llc_topo.len() {
-                    llc_topo.push(pu.llc);
-                    l.llc_numa.push(numa);
+                if llc == l.llc_place.len() {
+                    dense_of_llc[pu.llc] = llc;
                     l.llc_place.push((pu.numa, pu.package));
                 }
                 if numa == l.numa_topo.len() {
@@ -337,7 +341,7 @@ impl Layout {
                 l.workers.push(WorkerPlace {
                     index: w,
                     pu: pu.os_index,
-                    cpus: CpuSet::default(),
+                    cpus: cpus.clone(),
                     core,
                     cluster,
                     llc,
@@ -347,36 +351,6 @@ impl Layout {
                     tiers: Vec::new(),
                 });
             }
-        }
-
-        // Pin sets.
-        let allowed_set = topology.allowed();
-        let pinning = if opts.virtual_topology {
-            Pinning::None
-        } else {
-            opts.pinning
-        };
-        let cluster_sets: Vec<CpuSet> = match pinning {
-            Pinning::Cluster => cluster_topo
-                .iter()
-                .map(|&c| topology.clusters()[c].cpuset.intersection(allowed_set))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let core_sets: Vec<CpuSet> = match pinning {
-            Pinning::Core => core_topo
-                .iter()
-                .map(|&c| topology.cores()[c].cpuset.intersection(allowed_set))
-                .collect(),
-            _ => Vec::new(),
-        };
-        for w in &mut l.workers {
-            w.cpus = match pinning {
-                Pinning::Cluster => cluster_sets[w.cluster].clone(),
-                Pinning::Core => core_sets[w.core].clone(),
-                Pinning::Cpu => CpuSet::from_ids([w.pu]),
-                Pinning::None => CpuSet::default(),
-            };
         }
 
         // Steal tiers.
@@ -390,12 +364,8 @@ impl Layout {
         l.llc_order = (0..l.llc_ranges.len()).map(|a| l.compute_llc_order(a)).collect();
         let max_os = pus.iter().map(|p| p.os_index).max().unwrap_or(0);
         l.llc_by_cpu = vec![usize::MAX; max_os + 1];
-        let mut dense_of_llc = vec![usize::MAX; topology.llcs().len()];
-        for (dense, &t) in llc_topo.iter().enumerate() {
-            dense_of_llc[t] = dense;
-        }
         for p in pus {
-            let own = dense_of_llc.get(p.llc).copied().filter(|&d| d != usize::MAX);
+            let own = Some(dense_of_llc[p.llc]).filter(|&d| d != usize::MAX);
             l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| l.nearest_llc(p.numa, p.package));
         }
         Ok(l)
@@ -518,7 +488,7 @@ impl Layout {
 
     /// The dense NUMA node of an LLC. Panics if `llc` is out of range.
     pub fn llc_numa(&self, llc: usize) -> usize {
-        self.llc_numa[llc]
+        self.workers[self.llc_ranges[llc].start].numa
     }
 
     /// The other LLCs, nearest first: those of the same NUMA node, then of

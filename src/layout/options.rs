@@ -21,19 +21,15 @@ pub enum Pinning {
 }
 
 impl Pinning {
-    /// All values, in the order of [`Pinning::NAMES`].
+    /// All values, in declaration order, which is also the order of
+    /// [`Pinning::NAMES`].
     pub const ALL: [Pinning; 4] = [Pinning::Cluster, Pinning::Core, Pinning::Cpu, Pinning::None];
     /// The accepted text forms, as parsed by `FromStr` and printed by `Display`.
     pub const NAMES: [&'static str; 4] = ["cluster", "core", "cpu", "none"];
 
     /// Lower-case name: `cluster`, `core`, `cpu` or `none`.
     pub fn name(self) -> &'static str {
-        match self {
-            Pinning::Cluster => "cluster",
-            Pinning::Core => "core",
-            Pinning::Cpu => "cpu",
-            Pinning::None => "none",
-        }
+        Pinning::NAMES[self as usize]
     }
 }
 
@@ -72,17 +68,15 @@ pub enum StealOrder {
 }
 
 impl StealOrder {
-    /// All values, in the order of [`StealOrder::NAMES`].
+    /// All values, in declaration order, which is also the order of
+    /// [`StealOrder::NAMES`].
     pub const ALL: [StealOrder; 2] = [StealOrder::Hierarchical, StealOrder::Flat];
     /// The accepted text forms, as parsed by `FromStr` and printed by `Display`.
     pub const NAMES: [&'static str; 2] = ["hierarchical", "flat"];
 
     /// Lower-case name: `hierarchical` or `flat`.
     pub fn name(self) -> &'static str {
-        match self {
-            StealOrder::Hierarchical => "hierarchical",
-            StealOrder::Flat => "flat",
-        }
+        StealOrder::NAMES[self as usize]
     }
 }
 
@@ -105,6 +99,21 @@ impl FromStr for StealOrder {
         parse_named(s, "steal order", &StealOrder::NAMES, &StealOrder::ALL)
     }
 }
+
+// `name` indexes `NAMES` by discriminant: `ALL` must list the variants in
+// declaration order.
+const _: () = {
+    let mut i = 0;
+    while i < Pinning::ALL.len() {
+        assert!(Pinning::ALL[i] as usize == i);
+        i += 1;
+    }
+    let mut i = 0;
+    while i < StealOrder::ALL.len() {
+        assert!(StealOrder::ALL[i] as usize == i);
+        i += 1;
+    }
+};
 
 fn parse_named<T: Copy>(
     s: &str,

@@ -68,16 +68,9 @@ pub(super) fn all(l: &Layout, cluster_aware: bool) -> Vec<Vec<Tier>> {
     if l.options.steal_order == StealOrder::Flat {
         return (0..n)
             .map(|w| {
-                let ranges = minus(&(0..n), &(w..w + 1));
-                if ranges.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![Tier {
-                        kind: TierKind::Remote,
-                        ranges,
-                        distance: 0,
-                    }]
-                }
+                let mut tiers = Vec::new();
+                push_tier(&mut tiers, TierKind::Remote, minus(&(0..n), &(w..w + 1)));
+                tiers
             })
             .collect();
     }

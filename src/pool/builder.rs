@@ -216,7 +216,7 @@ impl ThreadPoolBuilder {
             Some(p) => p,
             None => match env("LOCUS_PINNING") {
                 None => Pinning::default(),
-                Some(v) => v.trim().parse().map_err(|_| BuildError::Env {
+                Some(v) => v.parse().map_err(|_| BuildError::Env {
                     var: "LOCUS_PINNING",
                     value: v.clone(),
                     accepted: "cluster, core, cpu, none",
@@ -259,13 +259,12 @@ impl ThreadPoolBuilder {
             virtual_topology,
         };
         let layout = Layout::new(&topology, &opts)?;
-        let thread_name = self.thread_name.or_else(|| {
-            let f: NameFn = Box::new(|i| format!("locus-{i}"));
-            Some(f)
-        });
         Ok(RegistryConfig {
             layout,
-            thread_name,
+            thread_name: Some(
+                self.thread_name
+                    .unwrap_or_else(|| Box::new(|i| format!("locus-{i}"))),
+            ),
             stack_size: self.stack_size,
             start_handler: self.start_handler,
             exit_handler: self.exit_handler,
@@ -302,6 +301,18 @@ mod tests {
                 .expect("must fail");
             let msg = e.to_string();
             assert!(msg.contains(var), "{msg}");
+        }
+    }
+
+    #[test]
+    fn pinning_env_lists_the_parsed_names() {
+        let e = ThreadPoolBuilder::new()
+            .resolve(&env_of(&[("LOCUS_PINNING", "socket")]))
+            .err()
+            .expect("must fail");
+        match e {
+            BuildError::Env { accepted, .. } => assert_eq!(accepted, Pinning::NAMES.join(", ")),
+            e => panic!("unexpected error {e:?}"),
         }
     }
 
