@@ -78,6 +78,28 @@ mod model {
         })
     }
 
+    /// Runs [`worker`] on a new loom thread over the shared `queue` (no
+    /// foreign queue) as one of several racers for a job: the one that runs
+    /// it sets `done` and wakes everyone, so the others stop. Returns
+    /// whether this one ran it.
+    pub fn spawn_racer(
+        sleep: &Arc<Sleep>,
+        queue: &Arc<Queue>,
+        done: &Arc<AtomicBool>,
+        w: usize,
+        llc: usize,
+    ) -> JoinHandle<bool> {
+        let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
+        thread::spawn(move || {
+            let ran = worker(&sleep, Some(&queue), None, &done, w, llc);
+            if ran {
+                done.store(true, Release);
+                sleep.wake_all();
+            }
+            ran
+        })
+    }
+
     impl Default for Queue {
         fn default() -> Self {
             Self::new()
@@ -133,4 +155,4 @@ mod model {
 }
 
 #[cfg(loom)]
-pub use model::{Queue, sleep_for, spawn_worker, worker};
+pub use model::{Queue, sleep_for, spawn_racer, spawn_worker, worker};

@@ -13,10 +13,9 @@
 //! written).
 #![cfg(loom)]
 
-use locus_loom_tests::{Queue, builder, sleep_for, spawn_worker, worker};
+use locus_loom_tests::{Queue, builder, sleep_for, spawn_racer, spawn_worker};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering::*};
-use loom::thread;
 
 /// One packed job pushed from outside into LLC 0's queue while worker 0
 /// (LLC 0) goes to sleep and worker 1 (LLC 1, not allowed to take it) is
@@ -47,17 +46,7 @@ fn spread_push_is_taken_by_someone() {
         let q = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let ts: Vec<_> = (0..2)
-            .map(|w| {
-                let (sleep, q, done) = (sleep.clone(), q.clone(), done.clone());
-                thread::spawn(move || {
-                    let ran = worker(&sleep, Some(&q), None, &done, w, w);
-                    if ran {
-                        done.store(true, Release);
-                        sleep.wake_all();
-                    }
-                    ran
-                })
-            })
+            .map(|w| spawn_racer(&sleep, &q, &done, w, w))
             .collect();
         q.push();
         sleep.notify_in(None, 0, false, true);

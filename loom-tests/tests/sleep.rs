@@ -5,7 +5,7 @@
 #![cfg(loom)]
 
 use locus::__loom::{CoreLatch, LockLatch};
-use locus_loom_tests::{Queue, builder, sleep_for, spawn_worker, worker};
+use locus_loom_tests::{Queue, builder, sleep_for, spawn_racer, spawn_worker};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::thread;
@@ -37,17 +37,7 @@ fn push_versus_sleep_two_workers() {
         let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
         let ts: Vec<_> = (0..2)
-            .map(|w| {
-                let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
-                thread::spawn(move || {
-                    let ran = worker(&sleep, Some(&queue), None, &done, w, w);
-                    if ran {
-                        done.store(true, Release);
-                        sleep.wake_all();
-                    }
-                    ran
-                })
-            })
+            .map(|w| spawn_racer(&sleep, &queue, &done, w, w))
             .collect();
         queue.push();
         sleep.notify(None, 0);
@@ -83,18 +73,8 @@ fn two_sleepers_one_job_skip_rule() {
         let sleep = sleep_for(3, 3);
         let queue = Arc::new(Queue::new());
         let done = Arc::new(AtomicBool::new(false));
-        let spawn = |w: usize| {
-            let (sleep, queue, done) = (sleep.clone(), queue.clone(), done.clone());
-            thread::spawn(move || {
-                let got = worker(&sleep, Some(&queue), None, &done, w, 0);
-                if got {
-                    done.store(true, SeqCst);
-                    sleep.wake_all();
-                }
-                got
-            })
-        };
-        let (a, b) = (spawn(0), spawn(1));
+        let a = spawn_racer(&sleep, &queue, &done, 0, 0);
+        let b = spawn_racer(&sleep, &queue, &done, 1, 0);
         queue.push();
         sleep.notify(Some(2), 0);
         let (ga, gb) = (a.join().unwrap(), b.join().unwrap());

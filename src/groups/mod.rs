@@ -39,6 +39,7 @@ mod policy;
 
 pub use options::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
 pub use plan::{Destination, GroupPlan};
+pub(crate) use policy::overloaded_by;
 pub use policy::{
     AffinityTracker, JOB_WEIGHT, MIN_ACTIVITY, SpreadDealer, SpreadUnit, overloaded, spread_units,
 };

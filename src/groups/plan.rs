@@ -48,8 +48,6 @@ pub enum Destination {
 pub struct GroupPlan {
     options: GroupOptions,
     llcs: Vec<usize>,
-    fixed: Option<usize>,
-    near: Option<usize>,
     worker_llc: Vec<usize>,
     units: [Vec<SpreadUnit>; 2],
     dealers: [Mutex<SpreadDealer>; 2],
@@ -63,33 +61,26 @@ impl GroupPlan {
     /// not have.
     pub fn new(layout: &Layout, options: GroupOptions) -> Result<GroupPlan, GroupError> {
         let nllc = layout.llc_ranges().len();
-        let (llcs, fixed, near) = match options.affinity {
+        let llcs = match options.affinity {
             Affinity::Llc(l) if l >= nllc => {
                 return Err(GroupError::NoSuchLlc { llc: l, llcs: nllc });
             }
-            Affinity::Llc(l) => (vec![l], Some(l), None),
+            Affinity::Llc(l) => vec![l],
             Affinity::Near(w) if w >= layout.len() => {
                 return Err(GroupError::NoSuchWorker {
                     worker: w,
                     workers: layout.len(),
                 });
             }
-            Affinity::Near(w) => {
-                let l = layout.workers()[w].llc;
-                (vec![l], Some(l), Some(w))
-            }
+            Affinity::Near(w) => vec![layout.workers()[w].llc],
             Affinity::Numa(n) if n >= layout.numa_ranges().len() => {
                 return Err(GroupError::NoSuchNuma {
                     numa: n,
                     nodes: layout.numa_ranges().len(),
                 });
             }
-            Affinity::Numa(n) => (
-                (0..nllc).filter(|&l| layout.llc_numa(l) == n).collect(),
-                None,
-                None,
-            ),
-            Affinity::None | Affinity::Auto => ((0..nllc).collect(), None, None),
+            Affinity::Numa(n) => (0..nllc).filter(|&l| layout.llc_numa(l) == n).collect(),
+            Affinity::None | Affinity::Auto => (0..nllc).collect(),
         };
         let units = [
             spread_units(layout, false, &llcs),
@@ -104,8 +95,6 @@ impl GroupPlan {
             dealers: [dealer(&units[0]), dealer(&units[1])],
             units,
             llcs,
-            fixed,
-            near,
             worker_llc: layout.workers().iter().map(|w| w.llc).collect(),
         })
     }
@@ -122,7 +111,10 @@ impl GroupPlan {
 
     /// The LLC of `Llc(i)` and `Near(w)`, else `None`.
     pub fn fixed_llc(&self) -> Option<usize> {
-        self.fixed
+        match self.options.affinity {
+            Affinity::Llc(_) | Affinity::Near(_) => Some(self.llcs[0]),
+            _ => None,
+        }
     }
 
     /// The spread units of one cluster mode, in dealing order.
@@ -153,10 +145,9 @@ impl GroupPlan {
             Placement::Pack => {
                 let llc = match self.options.affinity {
                     Affinity::None => None,
-                    Affinity::Auto => {
-                        learned.filter(|&l| l < self.worker_llc.last().map_or(0, |&m| m + 1))
-                    }
-                    Affinity::Llc(_) | Affinity::Near(_) => self.fixed,
+                    // Auto's domain is every LLC.
+                    Affinity::Auto => learned.filter(|&l| l < self.llcs.len()),
+                    Affinity::Llc(_) | Affinity::Near(_) => self.fixed_llc(),
                     Affinity::Numa(_) => {
                         let (busy, size) = busy_size();
                         self.llcs.iter().copied().min_by_key(|&l| {
@@ -170,9 +161,10 @@ impl GroupPlan {
                     None => Destination::Ordinary,
                     Some(llc) => Destination::Pack {
                         llc,
-                        wake_from: self.near.or_else(|| {
-                            from_worker.filter(|&w| self.worker_llc.get(w) == Some(&llc))
-                        }),
+                        wake_from: match self.options.affinity {
+                            Affinity::Near(w) => Some(w),
+                            _ => from_worker.filter(|&w| self.worker_llc.get(w) == Some(&llc)),
+                        },
                     },
                 }
             }

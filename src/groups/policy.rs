@@ -142,12 +142,28 @@ impl AffinityTracker {
 /// assert!(!overloaded(&[10, 8], &[16, 16], 0));
 /// ```
 pub fn overloaded(busy: &[usize], size: &[usize], preferred: usize) -> bool {
-    let (Some(&b), Some(&s)) = (busy.get(preferred), size.get(preferred)) else {
+    if preferred >= size.len() {
         return false;
-    };
-    let least = busy.iter().copied().min().unwrap_or(b);
+    }
+    overloaded_by(busy.len(), |l| busy[l], size[preferred], preferred)
+}
+
+/// [`overloaded`] over `llcs` LLCs whose busy counts come from `busy(l)`,
+/// with `size` the preferred LLC's number of workers: the runtime reads the
+/// counts straight from its idle masks, without collecting them.
+pub(crate) fn overloaded_by(
+    llcs: usize,
+    busy: impl Fn(usize) -> usize,
+    size: usize,
+    preferred: usize,
+) -> bool {
+    if preferred >= llcs {
+        return false;
+    }
+    let b = busy(preferred);
+    let least = (0..llcs).map(&busy).min().unwrap_or(b);
     // (b - least) > 0.2 * s, in integers.
-    b.saturating_sub(least) * 5 > s
+    b.saturating_sub(least) * 5 > size
 }
 
 /// One target of spreading: a cluster (cluster-aware) or an LLC.

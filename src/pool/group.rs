@@ -9,7 +9,7 @@ use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
 
 use super::ThreadPool;
-use super::join::{FnContext, join_on};
+use super::join::join_on;
 use super::scope::{Scope, scope_on};
 
 /// A group of jobs that share a placement: created by [`ThreadPool::group`],
@@ -47,7 +47,7 @@ impl fmt::Debug for JobGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JobGroup")
             .field("id", &self.state.id)
-            .field("options", &self.state.options)
+            .field("options", &self.state.options())
             .finish_non_exhaustive()
     }
 }
@@ -124,7 +124,7 @@ impl JobGroup {
         RB: Send,
     {
         self.registry.in_worker_group(self.gref(), |wt, injected| {
-            join_on(wt, injected, |_: FnContext| a(), |_: FnContext| b())
+            join_on(wt, injected, |_| a(), |_| b())
         })
     }
 
@@ -146,7 +146,7 @@ impl JobGroup {
 
     /// The group's options.
     pub fn options(&self) -> GroupOptions {
-        self.state.options
+        self.state.options()
     }
 }
 

@@ -9,8 +9,9 @@
 //!   group) are valid while any worker runs;
 //! - `preferred` is `NONE` or a dense LLC id below the number of LLCs.
 
-use std::sync::Mutex;
+use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
@@ -31,7 +32,6 @@ struct Learn {
 /// One group's shared state.
 pub(crate) struct GroupState {
     pub(crate) id: usize,
-    pub(crate) options: GroupOptions,
     /// Runs per LLC (for stats and learning).
     runs: Box<[CachePadded<AtomicU64>]>,
     ticks: AtomicU64,
@@ -48,7 +48,6 @@ impl GroupState {
         let nllc = layout.llc_ranges().len();
         GroupState {
             id,
-            options: plan.options(),
             runs: (0..nllc)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
@@ -64,6 +63,11 @@ impl GroupState {
         }
     }
 
+    /// The group's options (those of its plan).
+    pub(crate) fn options(&self) -> GroupOptions {
+        self.plan.options()
+    }
+
     /// The fixed or learned LLC (`None` for `Numa`, which picks per push).
     pub(crate) fn preferred(&self) -> Option<usize> {
         let p = self.preferred.load(Relaxed);
@@ -76,7 +80,7 @@ impl GroupState {
         if let Some(r) = self.runs.get(llc) {
             r.fetch_add(1, Relaxed);
         }
-        if self.options.affinity == Affinity::Auto
+        if self.options().affinity == Affinity::Auto
             && (self.ticks.fetch_add(1, Relaxed) + 1) % EPOCH == 0
         {
             // Someone else is updating: the next epoch takes our counts.
@@ -122,7 +126,7 @@ impl GroupState {
     pub(crate) fn stats(&self) -> GroupStats {
         GroupStats {
             id: self.id,
-            options: self.options,
+            options: self.options(),
             jobs_per_llc: self.runs.iter().map(|r| r.load(Relaxed)).collect(),
             preferred_llc: self.preferred(),
             preference_changes: self.changes.load(Relaxed),
@@ -147,8 +151,8 @@ impl GroupRef {
     pub(crate) const NONE: GroupRef = GroupRef(std::ptr::null());
 
     /// The pointer to a registered group's state.
-    pub(crate) fn of(g: &std::sync::Arc<GroupState>) -> GroupRef {
-        GroupRef(std::sync::Arc::as_ptr(g))
+    pub(crate) fn of(g: &Arc<GroupState>) -> GroupRef {
+        GroupRef(Arc::as_ptr(g))
     }
 
     /// Whether this is no group.
@@ -167,12 +171,11 @@ impl GroupRef {
     }
 }
 
-impl Debug for GroupState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Debug for GroupState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GroupState")
             .field("id", &self.id)
-            .field("options", &self.options)
+            .field("options", &self.options())
             .finish_non_exhaustive()
     }
 }
-use std::fmt::Debug;

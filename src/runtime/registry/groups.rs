@@ -38,21 +38,29 @@ impl Registry {
         st
     }
 
-    /// Busy workers per LLC (size minus idle), a cheap estimate.
-    pub(crate) fn busy_per_llc(&self) -> (Vec<usize>, Vec<usize>) {
+    /// Busy workers of LLC `l` (size minus idle), a cheap estimate.
+    fn busy_in(&self, l: usize) -> usize {
         let idle = self.sleep.idle();
-        let n = idle.num_llcs();
-        let size: Vec<usize> = (0..n).map(|l| idle.llc_len(l)).collect();
-        let busy = (0..n)
-            .map(|l| size[l].saturating_sub(idle.idle_count(l)))
-            .collect();
-        (busy, size)
+        idle.llc_len(l).saturating_sub(idle.idle_count(l))
     }
 
-    /// Whether LLC `l` is overloaded ([`crate::groups::overloaded`]).
+    /// Busy workers and workers per LLC ([`Registry::busy_in`]).
+    fn busy_per_llc(&self) -> (Vec<usize>, Vec<usize>) {
+        let idle = self.sleep.idle();
+        let n = idle.num_llcs();
+        (
+            (0..n).map(|l| self.busy_in(l)).collect(),
+            (0..n).map(|l| idle.llc_len(l)).collect(),
+        )
+    }
+
+    /// Whether LLC `l` is overloaded ([`crate::groups::overloaded`]). Asked
+    /// per pack push into a busy LLC and per search pass that sees another
+    /// LLC's pack queue non-empty, so it reads the idle masks in place
+    /// instead of collecting [`Registry::busy_per_llc`].
     pub(crate) fn llc_overloaded(&self, l: usize) -> bool {
-        let (busy, size) = self.busy_per_llc();
-        crate::groups::overloaded(&busy, &size, l)
+        let idle = self.sleep.idle();
+        crate::groups::overloaded_by(idle.num_llcs(), |l| self.busy_in(l), idle.llc_len(l), l)
     }
 
     /// Pushes a job of group `g`, from the current thread (`from`: the
