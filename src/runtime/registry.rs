@@ -420,32 +420,20 @@ impl Registry {
 
     /// Runs `op` on a worker of this pool: directly if the caller is one,
     /// else by injecting it and blocking (outside any pool) or stealing
-    /// in its own pool meanwhile (a worker of another pool).
+    /// in its own pool meanwhile (a worker of another pool). Group-less
+    /// [`Registry::in_worker_group`].
+    #[inline]
     pub(crate) fn in_worker<OP, R>(self: &Arc<Self>, op: OP) -> R
     where
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
-        let wt = WorkerThread::current();
-        // SAFETY: see `current_worker`.
-        match unsafe { wt.as_ref() } {
-            Some(wt) if wt.registry().id() == self.id() => op(wt, false),
-            Some(wt) => self.in_worker_cross(wt, op),
-            None => self.in_worker_cold(op),
-        }
+        self.in_worker_group(GroupRef::NONE, op)
     }
 
+    /// `in_worker_group` from a thread outside every pool: inject and block.
     #[cold]
-    fn in_worker_cold<OP, R>(&self, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        self.in_worker_cold_with(GroupRef::NONE, op)
-    }
-
-    #[cold]
-    fn in_worker_cold_with<OP, R>(&self, g: GroupRef, op: OP) -> R
+    fn in_worker_cold<OP, R>(&self, g: GroupRef, op: OP) -> R
     where
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
@@ -461,17 +449,10 @@ impl Registry {
         })
     }
 
+    /// `in_worker_group` from a worker of another pool: inject, and steal
+    /// in the caller's own pool until done.
     #[cold]
-    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        self.in_worker_cross_with(current, GroupRef::NONE, op)
-    }
-
-    #[cold]
-    fn in_worker_cross_with<OP, R>(&self, current: &WorkerThread, g: GroupRef, op: OP) -> R
+    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, g: GroupRef, op: OP) -> R
     where
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,

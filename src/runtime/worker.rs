@@ -141,6 +141,12 @@ impl WorkerThread {
         self.index
     }
 
+    /// Its LLC (dense index in the layout).
+    #[inline]
+    pub(crate) fn llc(&self) -> usize {
+        self.llc
+    }
+
     /// Its job-block cache and its LLC's depot (see `jobmem`).
     #[inline]
     pub(crate) fn job_memory(&self) -> (&JobCache, &Depot) {

@@ -87,16 +87,13 @@ impl Registry {
             self.external.injected();
         }
         match dest {
-            Destination::Ordinary => match from {
-                Some(wt) => wt.push(job),
-                None => self.inject(job),
-            },
+            Destination::Ordinary => self.push_from(job, from),
             Destination::Pack { llc, wake_from } => {
                 self.group_llc[llc].push(job);
                 // A worker of `llc` pushing will look at the queue itself:
                 // wake a helper only if nobody searches (as for a deque
                 // push). Anyone else must wake a worker of `llc`.
-                let own = from.is_some_and(|wt| self.layout.workers()[wt.index()].llc == llc);
+                let own = from.is_some_and(|wt| wt.llc() == llc);
                 let woken = self
                     .sleep
                     .notify_in(wake_from, llc, own, false)
@@ -135,11 +132,11 @@ impl Registry {
         R: Send,
     {
         let wt = WorkerThread::current();
-        // SAFETY: see push_or_inject.
+        // SAFETY: see `Registry::current_worker`.
         match unsafe { wt.as_ref() } {
             Some(wt) if wt.registry().id() == self.id() => wt.in_group(g, || op(wt, false)),
-            Some(wt) => self.in_worker_cross_with(wt, g, op),
-            None => self.in_worker_cold_with(g, op),
+            Some(wt) => self.in_worker_cross(wt, g, op),
+            None => self.in_worker_cold(g, op),
         }
     }
 
