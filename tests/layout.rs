@@ -434,17 +434,7 @@ fn options_parse_and_print() {
     assert_eq!(LayoutOptions::default().pinning, Pinning::Cluster);
     assert_eq!(LayoutOptions::default().steal_order, StealOrder::Hierarchical);
     assert!(LayoutOptions::default().cluster_aware);
-    let names: Vec<String> = [
-        TierKind::Smt,
-        TierKind::Cluster,
-        TierKind::Llc,
-        TierKind::Numa,
-        TierKind::Package,
-        TierKind::Remote,
-    ]
-    .iter()
-    .map(|k| k.to_string())
-    .collect();
+    let names: Vec<String> = locus::TIER_KINDS.iter().map(|k| k.to_string()).collect();
     assert_eq!(names, ["smt", "cluster", "llc", "numa", "package", "remote"]);
 }
 
