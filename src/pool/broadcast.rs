@@ -6,8 +6,9 @@
 
 use std::marker::PhantomData;
 
-use crate::runtime::job::StackJob;
+use crate::runtime::job::{JobResult, StackJob};
 use crate::runtime::latch::{CountLatch, LatchRef};
+use crate::runtime::unwind::AbortOnUnwind;
 use crate::runtime::worker::WorkerThread;
 
 use super::global;
@@ -33,7 +34,9 @@ impl BroadcastContext<'_> {
 }
 
 /// Runs `op` once on every worker of the current pool (the global pool
-/// outside any pool) and returns the results by worker index.
+/// outside any pool) and returns the results by worker index. If `op`
+/// panics on some workers, the first of those panics (by worker index) is
+/// resumed in the caller once every call has finished.
 pub fn broadcast<OP, R>(op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
@@ -65,11 +68,30 @@ where
             )
         })
         .collect();
+    // From the first push until the latch is set, workers use `jobs`: no
+    // unwinding out of this frame (see `runtime::unwind`).
+    let guard = AbortOnUnwind::new("`broadcast` while its jobs run on the workers");
     for (i, job) in jobs.iter().enumerate() {
         // SAFETY: `jobs` is not moved or dropped until the latch, which
         // every job sets, is observed below.
         registry.push_targeted(i, unsafe { job.as_job_ref() });
     }
     wt.wait_until(&latch.core);
-    jobs.into_iter().map(StackJob::into_result).collect()
+    guard.disarm();
+    // The first panic (by worker index) is resumed; later ones are dropped
+    // here rather than while it unwinds (a payload whose `Drop` panics
+    // would abort then).
+    let mut results = Vec::with_capacity(n);
+    let mut panic = None;
+    for job in jobs {
+        match job.into_job_result() {
+            JobResult::Ok(r) => results.push(r),
+            JobResult::Panic(p) if panic.is_none() => panic = Some(p),
+            other => other.discard(),
+        }
+    }
+    match panic {
+        None => results,
+        Some(p) => std::panic::resume_unwind(p),
+    }
 }

@@ -18,6 +18,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use crate::runtime::job::StackJob;
 use crate::runtime::latch::SpinLatch;
+use crate::runtime::unwind::AbortOnUnwind;
 use crate::runtime::worker::WorkerThread;
 
 use super::global;
@@ -104,6 +105,10 @@ where
     let job_b_ref = unsafe { job_b.as_job_ref() };
     let id = job_b_ref.id();
     wt.push_private(job_b_ref);
+    // Until b is ours again or its latch is set, another worker may run b
+    // in this frame: no unwinding out of it (a's panic is caught; see
+    // `runtime::unwind`). Disarmed on every path that leaves the loop.
+    let guard = AbortOnUnwind::new("`join` while its second half may run on another worker");
 
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
     // b is ours again (never promoted, or popped back unstolen): run it
@@ -118,6 +123,7 @@ where
 
     if wt.pop_private(id) {
         // Never promoted: no other thread has seen b.
+        guard.disarm();
         return run_b_here(ra);
     }
 
@@ -126,7 +132,10 @@ where
     while !job_b.latch.core.probe() {
         match wt.take_local() {
             // Promoted, but nobody stole b.
-            Some(job) if job.id() == id => return run_b_here(ra),
+            Some(job) if job.id() == id => {
+                guard.disarm();
+                return run_b_here(ra);
+            }
             // A job pushed by `a` and left behind (e.g. a scope spawn).
             // SAFETY: popped from our deque, so it runs once.
             Some(job) => unsafe { wt.execute(job) },
@@ -136,8 +145,14 @@ where
             }
         }
     }
+    guard.disarm();
     match ra {
         Ok(ra) => (ra, job_b.into_result()),
-        Err(p) => panic::resume_unwind(p),
+        Err(p) => {
+            // a's panic wins; b's outcome is dropped here, not while
+            // unwinding (a payload whose `Drop` panics would abort then).
+            job_b.into_job_result().discard();
+            panic::resume_unwind(p)
+        }
     }
 }

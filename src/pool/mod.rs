@@ -101,7 +101,8 @@ impl ThreadPool {
         self.registry.in_worker(|wt, _| scope::scope_on(wt, op))
     }
 
-    /// [`spawn`] in this pool.
+    /// [`spawn`] in this pool (a panic in `f` goes to the panic handler,
+    /// or is printed, counted and dropped: see [`spawn`]).
     pub fn spawn<F>(&self, f: F)
     where
         F: FnOnce() + Send + 'static,
@@ -109,7 +110,8 @@ impl ThreadPool {
         self.registry.spawn_detached(f)
     }
 
-    /// Runs `op` once on every worker of this pool; results by worker index.
+    /// Runs `op` once on every worker of this pool; results by worker
+    /// index (panics as in [`broadcast`]).
     ///
     /// ```
     /// let pool = locus::ThreadPoolBuilder::new().num_threads(3).build().unwrap();

@@ -15,6 +15,7 @@ use crate::runtime::group::GroupRef;
 use crate::runtime::job::HeapJob;
 use crate::runtime::latch::{CountLatch, Latch};
 use crate::runtime::registry::Registry;
+use crate::runtime::unwind::{self, AbortOnUnwind};
 use crate::runtime::worker::WorkerThread;
 
 use super::global;
@@ -75,6 +76,10 @@ where
         panic: AtomicPtr::new(ptr::null_mut()),
         marker: PhantomData,
     };
+    // From the first spawn until the count reaches zero, jobs on other
+    // workers use `scope`: this frame must not be unwound (the body's
+    // panics are caught below; see `runtime::unwind`).
+    let guard = AbortOnUnwind::new("`scope` while its jobs may run on other workers");
     let r = match panic::catch_unwind(AssertUnwindSafe(|| op(&scope))) {
         Ok(v) => Some(v),
         Err(p) => {
@@ -86,6 +91,7 @@ where
     // SAFETY: `scope` lives in this frame until wait_until below returns.
     unsafe { CountLatch::set(&scope.latch) };
     wt.wait_until(&scope.latch.core);
+    guard.disarm();
     let p = scope.panic.swap(ptr::null_mut(), Ordering::AcqRel);
     if !p.is_null() {
         // SAFETY: came from Box::into_raw in record_panic, taken once.
@@ -141,6 +147,10 @@ impl<'scope> Scope<'scope> {
         self.latch.registry()
     }
 
+    /// Keeps the first panic of the scope; later ones are dropped, through
+    /// `drop_payload` because a payload's `Drop` may panic and this runs
+    /// outside any `catch_unwind` (before the job's share of the count is
+    /// given back).
     fn record_panic(&self, p: Box<dyn Any + Send>) {
         let b = Box::into_raw(Box::new(p));
         if self
@@ -148,9 +158,8 @@ impl<'scope> Scope<'scope> {
             .compare_exchange(ptr::null_mut(), b, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
-            // Keep the first panic only.
             // SAFETY: `b` was never shared.
-            drop(unsafe { Box::from_raw(b) });
+            unwind::drop_payload(*unsafe { Box::from_raw(b) });
         }
     }
 }

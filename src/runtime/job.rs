@@ -20,6 +20,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use super::jobmem;
 use super::latch::Latch;
+use super::unwind;
 use super::worker::WorkerThread;
 
 /// A type-erased pointer to a job and the function that executes it.
@@ -113,6 +114,16 @@ impl<T> JobResult<T> {
             JobResult::None => unreachable!("job result taken before the job ran"),
         }
     }
+
+    /// Drops the outcome of a job whose result nobody wants (`join`'s `b`
+    /// when `a` panicked): a panic payload through
+    /// [`unwind::drop_payload`], so a payload whose `Drop` panics does not
+    /// unwind.
+    pub(crate) fn discard(self) {
+        if let JobResult::Panic(p) = self {
+            unwind::drop_payload(p);
+        }
+    }
 }
 
 /// A job living in its waiter's stack frame: the closure, its result slot,
@@ -165,7 +176,12 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
 
     /// The result after the latch was observed set.
     pub(crate) fn into_result(self) -> R {
-        self.result.into_inner().into_return_value()
+        self.into_job_result().into_return_value()
+    }
+
+    /// The outcome, value or panic, after the latch was observed set.
+    pub(crate) fn into_job_result(self) -> JobResult<R> {
+        self.result.into_inner()
     }
 }
 

@@ -11,4 +11,5 @@ pub(crate) mod pin;
 pub(crate) mod registry;
 pub(crate) mod sleep;
 pub(crate) mod stats;
+pub(crate) mod unwind;
 pub(crate) mod worker;

@@ -37,6 +37,7 @@ use super::latch::{LatchRef, LockLatch, SpinLatch};
 use super::pin::{self, PinStatus};
 use super::sleep::Sleep;
 use super::stats::{Counters, ExternalCounters, PoolStats};
+use super::unwind::{self, AbortOnUnwind};
 use super::worker::{self, WorkerThread};
 
 mod groups;
@@ -230,14 +231,14 @@ impl Registry {
         *m.lock().unwrap_or_else(|e| e.into_inner()) += 1;
         cv.notify_all();
         if let Some(h) = &self.start_handler {
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| h(index)));
+            unwind::call_handler(|| h(index));
         }
     }
 
     /// Called by each worker as it exits.
     pub(crate) fn worker_exiting(&self, index: usize) {
         if let Some(h) = &self.exit_handler {
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| h(index)));
+            unwind::call_handler(|| h(index));
         }
     }
 
@@ -399,14 +400,19 @@ impl Registry {
         }
     }
 
+    /// A panic of a detached job: counted (`detached_panics`), then given
+    /// to the panic handler, or dropped without one (the panic hook has
+    /// printed it). Never unwinds, so the job still calls `detached_done`.
     fn handle_detached_panic(&self, payload: Box<dyn Any + Send>) {
         match self.current_worker() {
             Some(wt) => self.counters[wt.index()].panic(),
             None => self.external.panic(),
         }
-        if let Some(h) = &self.panic_handler {
+        match &self.panic_handler {
             // A panicking handler is ignored: there is nobody to report to.
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| h(payload)));
+            Some(h) => unwind::call_handler(|| h(payload)),
+            // Already printed by the panic hook; counted above.
+            None => unwind::drop_payload(payload),
         }
     }
 
@@ -444,7 +450,9 @@ impl Registry {
             // SAFETY: `job` stays in this frame until the latch is set
             // (wait_and_reset returns only then).
             self.push_from_outside(g, unsafe { job.as_job_ref() });
+            let guard = AbortOnUnwind::new("an `install` waiting for its job on a worker");
             l.wait_and_reset();
+            guard.disarm();
             job.into_result()
         })
     }
@@ -462,7 +470,9 @@ impl Registry {
         // SAFETY: `job` stays in this frame until its latch is set
         // (wait_until returns only then).
         self.push_from_outside(g, unsafe { job.as_job_ref() });
+        let guard = AbortOnUnwind::new("an `install` waiting for its job in another pool");
         current.wait_until(&job.latch.core);
+        guard.disarm();
         job.into_result()
     }
 }

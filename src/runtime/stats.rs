@@ -167,7 +167,11 @@ pub struct WorkerStats {
     /// Searches that found nothing after spinning (each precedes a park
     /// attempt).
     pub failed_searches: u64,
-    /// Detached `spawn` jobs that panicked on this worker.
+    /// Detached jobs ([`crate::spawn`], [`crate::ThreadPool::spawn`],
+    /// [`crate::JobGroup::spawn`]) that panicked on this worker (column
+    /// `panics` of the stats table). Each panic went to the pool's panic
+    /// handler or, without one, was dropped after the standard panic hook
+    /// printed it; the pool keeps working either way.
     pub detached_panics: u64,
 }
 
@@ -206,7 +210,9 @@ impl WorkerStats {
 
 /// A snapshot of a pool's counters: per worker, plus what threads outside
 /// the pool did. Its `Display` is a table with one row per worker and a
-/// total row.
+/// total row; its last column, `panics`, counts detached jobs that
+/// panicked ([`WorkerStats::detached_panics`]: with no panic handler such a
+/// panic is printed by the panic hook, counted there and dropped).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PoolStats {
     /// One entry per worker, by worker index.
@@ -263,14 +269,18 @@ fn row(f: &mut fmt::Formatter<'_>, name: &str, s: &WorkerStats) -> fmt::Result {
     for v in s.wakeups {
         write!(f, " {v:>7}")?;
     }
-    writeln!(f, " {:>7} {:>7}", s.parks, s.failed_searches)
+    writeln!(
+        f,
+        " {:>7} {:>7} {:>7}",
+        s.parks, s.failed_searches, s.detached_panics
+    )
 }
 
 impl fmt::Display for PoolStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "{:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
             "worker",
             "jobs",
             "local",
@@ -286,7 +296,8 @@ impl fmt::Display for PoolStats {
             "wk:llc",
             "wk:rem",
             "parks",
-            "failed"
+            "failed",
+            "panics"
         )?;
         for (i, w) in self.workers.iter().enumerate() {
             row(f, &i.to_string(), w)?;

@@ -38,6 +38,7 @@ use super::latch::CoreLatch;
 use super::pin;
 use super::registry::Registry;
 use super::stats::Counters;
+use super::unwind::AbortOnUnwind;
 
 std::thread_local! {
     static CURRENT: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
@@ -115,11 +116,26 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
+    // Declared after `wt`, so dropped before it: the pointer never outlives
+    // the worker, also if something unwinds out of this frame.
+    let _current = ResetCurrent;
     wt.registry.worker_started(index, pin);
+    // The deque may hold other threads' stack jobs (stolen in a batch):
+    // the loop must not be unwound out of (see `unwind`).
+    let guard = AbortOnUnwind::new("a worker's main loop");
     wt.run(None);
     wt.flush_counts();
+    guard.disarm();
     wt.registry.worker_exiting(index);
-    CURRENT.with(|c| c.set(ptr::null()));
+}
+
+/// Clears [`CURRENT`] when dropped (see `main_loop`).
+struct ResetCurrent;
+
+impl Drop for ResetCurrent {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(ptr::null()));
+    }
 }
 
 impl WorkerThread {
@@ -308,15 +324,37 @@ impl WorkerThread {
         None
     }
 
-    /// Runs a job.
+    /// Runs a job, in no group: a worker that waits inside a job of group
+    /// G (in a `join`, a `scope`, an `install` into another pool) must not
+    /// lend G to the unrelated jobs it runs meanwhile, or their own spawns
+    /// would be routed by G's plan and counted in G's stats. Jobs of a
+    /// group enter it themselves (their wrappers call
+    /// [`WorkerThread::in_group_here`]; an injected `install` op sets its
+    /// group in `injected_op`).
+    ///
+    /// Jobs never unwind (each catches its own panics and hands them to
+    /// its waiter or handler); one that does anyway aborts the process
+    /// here, before it can unwind through a frame that owns a stack job
+    /// (see `unwind`).
     ///
     /// # Safety
     /// `job` must have been taken out of a queue (so it runs once).
     #[inline]
     pub(crate) unsafe fn execute(&self, job: JobRef) {
         self.count_job();
-        // SAFETY: the caller took the job from a queue: single execution.
-        unsafe { job.execute() }
+        let guard = AbortOnUnwind::new("a job run by a worker");
+        let g = self.group.get();
+        if g.is_none() {
+            // SAFETY: the caller took the job from a queue: single execution.
+            unsafe { job.execute() }
+        } else {
+            // No restore guard needed: `guard` aborts on unwinding.
+            self.group.set(GroupRef::NONE);
+            // SAFETY: as above.
+            unsafe { job.execute() };
+            self.group.set(g);
+        }
+        guard.disarm();
     }
 
     /// Counts a job run (also a `join` half popped back and run inline).
