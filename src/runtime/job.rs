@@ -12,7 +12,11 @@
 //!   of a queue by exactly one pop/steal.
 //!
 //! Invariant: a `JobRef` is executed at most once; the latch of a stack job
-//! is set as the very last access to the job's memory.
+//! is set as the very last access to the job's memory. Executing a job
+//! never unwinds: a stack job catches its closure's panic into its result,
+//! heap job bodies (`spawn`, `Scope::spawn`) catch theirs, and
+//! `WorkerThread::execute` aborts should one escape anyway (see
+//! [`super::unwind`]).
 
 use std::any::Any;
 use std::cell::UnsafeCell;
