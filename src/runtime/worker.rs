@@ -115,10 +115,16 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
-    wt.registry.worker_started(index, pin);
-    wt.run(None);
+    // The two-step exit of `registry` ("Lifetime"): the loop until the pool
+    // terminated with no detached job left; the exit handler, still as a
+    // worker; the loop again until every worker's handler returned and no
+    // job is left. A failed build opens no gate: nothing runs.
+    if wt.registry.worker_started(index, pin) {
+        wt.run(None);
+        wt.registry.worker_exiting(index);
+        wt.run(None);
+    }
     wt.flush_counts();
-    wt.registry.worker_exiting(index);
     CURRENT.with(|c| c.set(ptr::null()));
 }
 
@@ -401,7 +407,7 @@ impl WorkerThread {
         let sleep = &self.registry.sleep;
         let finished = || match latch {
             Some(l) => l.probe(),
-            None => self.registry.may_exit(),
+            None => self.registry.may_exit(self.index),
         };
         // A first look without announcing ourselves: when it finds a job
         // (the common case while work is plentiful) the shared `searching`
