@@ -91,6 +91,14 @@ fn wait_no_threads(prefix: &str) {
     let _ = prefix;
 }
 
+/// Builds with `b`, which must fail; returns the error once no thread
+/// named `prefix`* is left.
+fn build_fails(b: ThreadPoolBuilder, prefix: &str) -> BuildError {
+    let e = b.build().expect_err("the build must fail");
+    wait_no_threads(prefix);
+    e
+}
+
 /// Counts the drops of a value moved into a closure, so that a closure that
 /// is neither run nor dropped (lost) shows up.
 struct Tracked(Arc<AtomicUsize>);
@@ -189,8 +197,16 @@ fn drop_of_the_pool_racing_pushes_through_groups_loses_nothing() {
             }
             drop(g);
             let total = SENDERS * SPAWNS;
-            assert_eq!(runs.load(Ordering::SeqCst), total, "round {round}: spawns run");
-            assert_eq!(drops.load(Ordering::SeqCst), total, "round {round}: closures dropped");
+            assert_eq!(
+                runs.load(Ordering::SeqCst),
+                total,
+                "round {round}: spawns run"
+            );
+            assert_eq!(
+                drops.load(Ordering::SeqCst),
+                total,
+                "round {round}: closures dropped"
+            );
             assert_eq!(installs.load(Ordering::SeqCst), SENDERS * SPAWNS / 10);
             wait_no_threads("lc-race-");
         }
@@ -336,7 +352,7 @@ fn a_panicking_thread_name_fails_the_build_and_stops_the_started_threads() {
     within_deadline("thread_name panics", || {
         let started = Arc::new(AtomicUsize::new(0));
         let s = Arc::clone(&started);
-        let r = ThreadPoolBuilder::new()
+        let b = ThreadPoolBuilder::new()
             .num_threads(4)
             .topology(Topology::synthetic("core:4").unwrap())
             .thread_name(|i| {
@@ -345,53 +361,54 @@ fn a_panicking_thread_name_fails_the_build_and_stops_the_started_threads() {
             })
             .start_handler(move |_| {
                 s.fetch_add(1, Ordering::SeqCst);
-            })
-            .build();
-        match r {
-            Err(BuildError::ThreadName { index: 2, reason }) => {
+            });
+        match build_fails(b, "lc-tnp-") {
+            BuildError::ThreadName { index: 2, reason } => {
                 assert!(reason.contains("no name for worker 2"), "{reason}");
             }
             other => panic!("expected a thread_name error, got {other:?}"),
         }
-        wait_no_threads("lc-tnp-");
-        assert_eq!(started.load(Ordering::SeqCst), 0, "a failed build runs no start handler");
+        assert_eq!(
+            started.load(Ordering::SeqCst),
+            0,
+            "a failed build runs no start handler"
+        );
     });
 }
 
 #[test]
 fn a_thread_name_with_a_nul_byte_fails_the_build() {
     within_deadline("thread_name with NUL", || {
-        let r = ThreadPoolBuilder::new()
+        let b = ThreadPoolBuilder::new()
             .num_threads(3)
             .topology(Topology::synthetic("core:3").unwrap())
-            .thread_name(|i| if i == 1 { "lc-nul\0x".into() } else { format!("lc-nul-{i}") })
-            .build();
-        match r {
-            Err(e @ BuildError::ThreadName { index: 1, .. }) => {
-                assert!(e.to_string().contains("NUL"), "{e}");
-            }
-            other => panic!("expected a thread_name error, got {other:?}"),
-        }
-        wait_no_threads("lc-nul");
+            .thread_name(|i| {
+                if i == 1 {
+                    "lc-nul\0x".into()
+                } else {
+                    format!("lc-nul-{i}")
+                }
+            });
+        let e = build_fails(b, "lc-nul");
+        assert!(
+            matches!(e, BuildError::ThreadName { index: 1, .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("NUL"), "{e}");
     });
 }
 
 #[test]
 fn a_stack_the_os_cannot_map_is_a_spawn_error() {
     within_deadline("huge stack", || {
-        let r = ThreadPoolBuilder::new()
+        let b = ThreadPoolBuilder::new()
             .num_threads(2)
             .topology(Topology::synthetic("core:2").unwrap())
             .thread_name(|i| format!("lc-stk-{i}"))
-            .stack_size(usize::MAX / 2)
-            .build();
-        match r {
-            Err(e @ BuildError::Spawn { index: 0, .. }) => {
-                assert!(e.to_string().contains("worker thread 0"), "{e}");
-            }
-            other => panic!("expected a spawn error, got {other:?}"),
-        }
-        wait_no_threads("lc-stk-");
+            .stack_size(usize::MAX / 2);
+        let e = build_fails(b, "lc-stk-");
+        assert!(matches!(e, BuildError::Spawn { index: 0, .. }), "{e:?}");
+        assert!(e.to_string().contains("worker thread 0"), "{e}");
     });
 }
 
@@ -414,21 +431,26 @@ fn more_workers_than_memory_mappings_is_a_build_error() {
         return;
     }
     within_deadline("too many workers", move || {
-        let r = ThreadPoolBuilder::new()
+        let b = ThreadPoolBuilder::new()
             .num_threads(n)
             .topology(Topology::synthetic("core:2").unwrap())
-            .thread_name(|i| format!("lc-map-{i}"))
-            .build();
-        match r {
-            Err(e @ BuildError::ThreadLimit { requested, fit, max_map_count }) => {
-                assert_eq!((requested, max_map_count), (n, max));
-                assert!(fit < n);
-                let msg = e.to_string();
-                assert!(msg.contains("vm.max_map_count") && msg.contains(&format!("at most {fit}")), "{msg}");
-            }
-            other => panic!("expected a thread-limit error, got {other:?}"),
-        }
-        assert_eq!(threads_named("lc-map-"), 0, "no thread was started");
+            .thread_name(|i| format!("lc-map-{i}"));
+        let e = build_fails(b, "lc-map-");
+        let BuildError::ThreadLimit {
+            requested,
+            fit,
+            max_map_count,
+        } = e
+        else {
+            panic!("expected a thread-limit error, got {e:?}");
+        };
+        assert_eq!((requested, max_map_count), (n, max));
+        assert!(fit < n);
+        let msg = e.to_string();
+        assert!(
+            msg.contains("vm.max_map_count") && msg.contains(&format!("at most {fit}")),
+            "{msg}"
+        );
     });
 }
 
@@ -443,7 +465,12 @@ const CHILD: &str = "LOCUS_LIFECYCLE_SPAWN_FAILURE_CHILD";
 fn a_spawn_failure_stops_and_joins_the_threads_already_started() {
     let exe = std::env::current_exe().unwrap();
     let mut child = std::process::Command::new(exe)
-        .args(["--exact", "spawn_failure_child", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "spawn_failure_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, "1")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -504,7 +531,11 @@ fn spawn_failure_child() {
     }
     let start = Instant::now();
     while tasks() != baseline {
-        assert!(start.elapsed() < DEADLINE, "threads left: {:?}", thread_names());
+        assert!(
+            start.elapsed() < DEADLINE,
+            "threads left: {:?}",
+            thread_names()
+        );
         thread::sleep(Duration::from_millis(5));
     }
     println!("spawn failure child: ok");

@@ -109,7 +109,9 @@ pub(super) fn thread_name(
     match panic::catch_unwind(AssertUnwindSafe(|| f(index))) {
         Ok(name) if name.contains('\0') => Err(BuildError::ThreadName {
             index,
-            reason: format!("the name {name:?} contains a NUL byte, which thread names cannot hold"),
+            reason: format!(
+                "the name {name:?} contains a NUL byte, which thread names cannot hold"
+            ),
         }),
         Ok(name) => Ok(name),
         Err(payload) => Err(BuildError::ThreadName {
