@@ -42,8 +42,8 @@
 //! handle is alive; (c) a start or exit handler, during which
 //! `exit_pending > 0` (a worker decrements it only after its own handler
 //! returned; start handlers run before). There is no other way in: a
-//! foreign thread gets at the pool only through a handle or a [`crate::Scope`] of
-//! a rooted job (`Scope` borrows cannot outlive it). Hence, once
+//! foreign thread gets at the pool only through a handle or through a
+//! [`crate::Scope`] of a rooted job, which waits for what it spawns. Hence, once
 //! `terminating` is set (no handle: no (b), for good) and then
 //! `exit_pending == 0` (no (c), for good) and then `detached == 0` (no (a)
 //! running, and nothing left to start one) are read in this order, the
@@ -177,7 +177,7 @@ pub(crate) struct Registry {
     pins: std::sync::Mutex<Vec<PinStatus>>,
     /// The start gate (module docs, "Building fails cleanly").
     start: (std::sync::Mutex<StartGate>, std::sync::Condvar),
-    joins: std::sync::Mutex<Vec<JoinHandle<()>>>,
+    handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
     stopped: StdAtomicBool,
 }
 
@@ -265,7 +265,7 @@ impl Registry {
                 std::sync::Mutex::new(StartGate::default()),
                 std::sync::Condvar::new(),
             ),
-            joins: std::sync::Mutex::new(Vec::with_capacity(n)),
+            handles: std::sync::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
             layout,
         });
@@ -283,7 +283,7 @@ impl Registry {
             let r = Arc::clone(&registry);
             match b.spawn(move || worker::main_loop(r, index, deque)) {
                 Ok(h) => registry
-                    .joins
+                    .handles
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push(h),
@@ -306,6 +306,30 @@ impl Registry {
         self
     }
 
+    /// Called by each worker once it has pinned itself: reports at the
+    /// start gate and waits for the builder's decision. If the build went
+    /// on, runs the start handler and returns true; if it failed, returns
+    /// false and the worker must return without running anything.
+    pub(crate) fn worker_started(&self, index: usize, pin: PinStatus) -> bool {
+        self.pins.lock().unwrap_or_else(|e| e.into_inner())[index] = pin;
+        if !self.pass_start_gate() {
+            return false;
+        }
+        if let Some(h) = &self.start_handler {
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| h(index)));
+        }
+        true
+    }
+
+    /// Called by each worker after step 1 of the exit (module docs): runs
+    /// its exit handler, with the worker still in the pool.
+    pub(crate) fn worker_exiting(&self, index: usize) {
+        if let Some(h) = &self.exit_handler {
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| h(index)));
+        }
+        self.exit_handler_returned(index);
+    }
+
     /// The pin outcome of every worker.
     pub(crate) fn pin_report(&self) -> Vec<PinStatus> {
         self.pins.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -326,6 +350,45 @@ impl Registry {
             .map(|g| g.stats())
             .collect();
         s
+    }
+
+    /// Whether worker `index`, idle after a pass that found nothing, may
+    /// leave its loop: step 1 (before its exit handler) once terminating
+    /// with no detached job; step 2 (after it) once, in this order,
+    /// terminating, every exit handler returned, and no detached job. The
+    /// order is what makes step 2 final (module docs). SeqCst: pairs with
+    /// the writes in `terminate`, `exit_handler_returned` and
+    /// `detached_done`.
+    pub(crate) fn may_exit(&self, index: usize) -> bool {
+        if !self.terminating.load(Ordering::SeqCst) {
+            return false;
+        }
+        if self.threads[index]
+            .exit_handler_ran
+            .load(std::sync::atomic::Ordering::Relaxed)
+            && self.exit_pending.load(Ordering::SeqCst) != 0
+        {
+            return false;
+        }
+        self.detached.load(Ordering::SeqCst) == 0
+    }
+
+    /// Starts shutdown: workers finish all queued work, run their exit
+    /// handlers, finish what those queued, and exit.
+    fn terminate(&self) {
+        self.terminating.store(true, Ordering::SeqCst);
+        self.sleep.wake_all();
+    }
+
+    /// Joins all worker threads (never call from a worker of this pool).
+    fn join_threads(&self) {
+        if self.stopped.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
+        for h in handles {
+            let _ = h.join();
+        }
     }
 
     /// Pushes a job from outside the pool (or from another pool's worker)

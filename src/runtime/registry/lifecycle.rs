@@ -1,15 +1,16 @@
-//! The lifecycle side of the registry: the start gate, user handles,
-//! termination and the two-step exit of workers, and the checks that make
-//! a build fail with an error instead of a panic or an abort. The argument
-//! for why no job is lost and nothing hangs is in the registry's module
-//! docs ("Lifetime: handles, termination, exit").
+//! The lifecycle side of the registry: the start gate, user handles and
+//! what the last one's drop does, the count of exit handlers still to
+//! return, and the checks that make a build fail with an error instead of
+//! a panic or an abort. The exit condition itself (`may_exit`) and the
+//! handler calls stay in `registry`, whose module docs hold the argument
+//! for why no job is lost and nothing hangs ("Lifetime: handles,
+//! termination, exit").
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{Ordering as StdOrdering, fence as std_fence};
 
 use crate::pool::BuildError;
-use crate::runtime::pin::PinStatus;
 use crate::runtime::worker::WorkerThread;
 use crate::sync::Ordering;
 
@@ -156,12 +157,9 @@ impl Registry {
         error
     }
 
-    /// Called by each worker once it has pinned itself: reports at the
-    /// start gate and waits for the builder's decision. If the build went
-    /// on, runs the start handler and returns true; if it failed, returns
-    /// false and the worker must return without running anything.
-    pub(crate) fn worker_started(&self, index: usize, pin: PinStatus) -> bool {
-        self.pins.lock().unwrap_or_else(|e| e.into_inner())[index] = pin;
+    /// Worker, once pinned: reports at the start gate and waits for the
+    /// builder's decision; true if the build went on.
+    pub(super) fn pass_start_gate(&self) -> bool {
         let (m, cv) = &self.start;
         let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
         g.reported += 1;
@@ -169,65 +167,18 @@ impl Registry {
         while g.state == GateState::Closed {
             g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
         }
-        let go = g.state == GateState::Open;
-        drop(g);
-        if let (true, Some(h)) = (go, &self.start_handler) {
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| h(index)));
-        }
-        go
+        g.state == GateState::Open
     }
 
-    /// Called by each worker after step 1 of the exit (module docs): runs
-    /// its exit handler, with the worker still in the pool, then counts
-    /// the handler as done; the last one wakes every worker so they
-    /// re-check the exit condition.
-    pub(crate) fn worker_exiting(&self, index: usize) {
-        if let Some(h) = &self.exit_handler {
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| h(index)));
-        }
+    /// Worker `index`, once its exit handler returned: records it, and
+    /// counts the handler as done; the last one wakes every worker so they
+    /// re-check the exit condition ([`Registry::may_exit`]).
+    pub(super) fn exit_handler_returned(&self, index: usize) {
         self.threads[index]
             .exit_handler_ran
             .store(true, StdOrdering::Relaxed);
         if self.exit_pending.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.sleep.wake_all();
-        }
-    }
-
-    /// Whether worker `index`, idle after a pass that found nothing, may
-    /// leave its loop: step 1 (before its exit handler) once terminating
-    /// with no detached job; step 2 (after it) once, in this order,
-    /// terminating, every exit handler returned, and no detached job. The
-    /// order is what makes step 2 final (module docs). SeqCst: pairs with
-    /// the writes in `terminate`, `worker_exiting` and `detached_done`.
-    pub(crate) fn may_exit(&self, index: usize) -> bool {
-        if !self.terminating.load(Ordering::SeqCst) {
-            return false;
-        }
-        if self.threads[index]
-            .exit_handler_ran
-            .load(StdOrdering::Relaxed)
-            && self.exit_pending.load(Ordering::SeqCst) != 0
-        {
-            return false;
-        }
-        self.detached.load(Ordering::SeqCst) == 0
-    }
-
-    /// Starts shutdown: workers finish all queued work, run their exit
-    /// handlers, finish what those queued, and exit.
-    fn terminate(&self) {
-        self.terminating.store(true, Ordering::SeqCst);
-        self.sleep.wake_all();
-    }
-
-    /// Joins all worker threads (never call from a worker of this pool).
-    fn join_threads(&self) {
-        if self.stopped.swap(true, StdOrdering::AcqRel) {
-            return;
-        }
-        let joins = std::mem::take(&mut *self.joins.lock().unwrap_or_else(|e| e.into_inner()));
-        for h in joins {
-            let _ = h.join();
         }
     }
 
