@@ -95,6 +95,23 @@ impl ThreadPoolBuilder {
 
     /// Number of workers; `0` means the default (one per allowed PU of the
     /// topology).
+    ///
+    /// # How many workers a machine can take
+    ///
+    /// Each worker is an OS thread. On Linux one costs a kernel task, a
+    /// stack ([`ThreadPoolBuilder::stack_size`], 2 MiB of address space by
+    /// default, backed by memory only as it is used) and 4 memory mappings
+    /// (the stack, its guard page, and the signal stack std gives every
+    /// thread, with its guard). The mappings are the first limit a process
+    /// meets: `vm.max_map_count` is 65530 by default, so about 16,000
+    /// threads per process (fewer by what it maps already; raise it with
+    /// `sysctl vm.max_map_count=...`). `build` checks that budget and fails
+    /// with [`BuildError::ThreadLimit`] rather than letting a thread abort
+    /// the process. Past the other limits (`kernel.threads-max`,
+    /// `ulimit -u` for non-root users, a cgroup's `pids.max`, memory) the
+    /// OS refuses the thread and `build` fails with [`BuildError::Spawn`].
+    /// In both cases no thread is left behind. [`crate::layout::MAX_WORKERS`]
+    /// bounds every pool.
     pub fn num_threads(mut self, n: usize) -> Self {
         self.num_threads = (n != 0).then_some(n);
         self
@@ -127,7 +144,9 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Names worker threads (default: `locus-{index}`).
+    /// Names worker threads (default: `locus-{index}`). Called on the
+    /// building thread, once per worker. A panic in it, or a name with a
+    /// NUL byte, makes `build` fail with [`BuildError::ThreadName`].
     pub fn thread_name<F: FnMut(usize) -> String + 'static>(mut self, f: F) -> Self {
         self.thread_name = Some(Box::new(f));
         self
@@ -140,14 +159,20 @@ impl ThreadPoolBuilder {
     }
 
     /// Called on each worker thread (with its index) when it starts, after
-    /// pinning. A panic in it is caught and ignored.
+    /// pinning, once every worker thread was started (a failed build runs
+    /// no handler). A panic in it is caught and ignored.
     pub fn start_handler<F: Fn(usize) + Send + Sync + 'static>(mut self, f: F) -> Self {
         self.start_handler = Some(Arc::new(f));
         self
     }
 
-    /// Called on each worker thread (with its index) before it exits. A
-    /// panic in it is caught and ignored.
+    /// Called on each worker thread (with its index) before it exits: once
+    /// the pool was dropped (see "Dropping" on [`ThreadPool`]) and its
+    /// queued and spawned work has run. The thread is still a worker of the
+    /// pool while the handler runs: it may [`crate::spawn`], `join`,
+    /// `scope` or [`crate::broadcast`] (every worker takes part), and the
+    /// workers exit only once every exit handler has returned and that
+    /// work has run too. A panic in it is caught and ignored.
     pub fn exit_handler<F: Fn(usize) + Send + Sync + 'static>(mut self, f: F) -> Self {
         self.exit_handler = Some(Arc::new(f));
         self
@@ -191,10 +216,7 @@ impl ThreadPoolBuilder {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Arc<Registry>, BuildError> {
         let cfg = self.resolve(env)?;
-        Registry::new(cfg).map_err(|f| BuildError::Spawn {
-            index: f.index,
-            error: f.error,
-        })
+        Registry::new(cfg)
     }
 
     fn resolve(self, env: &dyn Fn(&str) -> Option<String>) -> Result<RegistryConfig, BuildError> {

@@ -24,12 +24,37 @@ pub enum BuildError {
     Topology(TopologyError),
     /// The layout could not be computed (e.g. zero threads).
     Layout(LayoutError),
-    /// A worker thread could not be started.
+    /// A worker thread could not be started: the OS refused it (on Linux:
+    /// `kernel.threads-max`, `ulimit -u`, the cgroup's `pids.max`, or no
+    /// memory for its stack; see [`crate::ThreadPoolBuilder::num_threads`]
+    /// for what a worker costs). The threads already started were stopped
+    /// and joined.
     Spawn {
         /// The worker index.
         index: usize,
         /// The error from the OS.
         error: io::Error,
+    },
+    /// The workers would not fit in the memory mappings the process may
+    /// still create (Linux `vm.max_map_count`; each thread needs 4): past
+    /// that limit a new thread aborts the process instead of failing, so
+    /// the build checks first and starts no thread.
+    ThreadLimit {
+        /// The number of workers asked for.
+        requested: usize,
+        /// How many more threads fit now.
+        fit: usize,
+        /// The value of `vm.max_map_count`.
+        max_map_count: usize,
+    },
+    /// The [`crate::ThreadPoolBuilder::thread_name`] closure panicked, or
+    /// gave a name with a NUL byte. The threads already started were
+    /// stopped and joined.
+    ThreadName {
+        /// The worker index it was called with.
+        index: usize,
+        /// What went wrong.
+        reason: String,
     },
     /// `build_global` was called after the global pool already existed
     /// (built explicitly, or implicitly by a free function such as `join`).
@@ -51,9 +76,26 @@ impl fmt::Display for BuildError {
             }
             BuildError::Topology(e) => write!(f, "LOCUS_TOPOLOGY: {e}"),
             BuildError::Layout(e) => write!(f, "cannot lay out the pool: {e}"),
-            BuildError::Spawn { index, error } => {
-                write!(f, "cannot start worker thread {index}: {error}")
-            }
+            BuildError::Spawn { index, error } => write!(
+                f,
+                "cannot start worker thread {index}: {error} (ask for fewer threads, or \
+                 raise the OS limit on threads: ulimit -u, kernel.threads-max, pids.max)"
+            ),
+            BuildError::ThreadLimit {
+                requested,
+                fit,
+                max_map_count,
+            } => write!(
+                f,
+                "cannot start {requested} worker threads: each needs 4 memory mappings and \
+                 this process may map only enough for {fit} more (vm.max_map_count = \
+                 {max_map_count}); ask for at most {fit} threads, or raise vm.max_map_count"
+            ),
+            BuildError::ThreadName { index, reason } => write!(
+                f,
+                "thread_name for worker {index}: {reason}; give a closure that returns \
+                 a name without NUL bytes"
+            ),
             BuildError::GlobalAlreadyInitialized => write!(
                 f,
                 "the global pool is already initialized (call build_global before any \

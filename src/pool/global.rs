@@ -3,7 +3,9 @@
 //! The global pool is built at most once: explicitly by
 //! [`crate::ThreadPoolBuilder::build_global`], or lazily by the first free
 //! function that needs it, from a default builder plus the environment. It
-//! is never dropped (its workers live until the process exits).
+//! is never dropped: it keeps the user handle its registry starts with
+//! (see `Registry::drop_handle`), so it never terminates and its workers
+//! live until the process exits.
 
 use std::sync::{Arc, Mutex, OnceLock};
 

@@ -16,6 +16,21 @@ use super::scope::{Scope, scope_on};
 /// cheap to clone, `Send` and `Sync`. Jobs created inside its jobs (scope
 /// spawns, `join` halves, [`crate::spawn`]) belong to it too.
 ///
+/// A group is a handle to its pool, like the [`ThreadPool`]: the pool's
+/// workers live while the pool or any group of it (or a clone) exists, so a
+/// group keeps working after its `ThreadPool` was dropped, and the pool
+/// shuts down when the last of them goes (see "Dropping" on
+/// [`ThreadPool`]; the thread that drops the last handle is the one that
+/// waits for the workers).
+///
+/// ```
+/// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let g = pool.group(locus::GroupOptions::new()).unwrap();
+/// drop(pool); // returns at once: `g` keeps the workers
+/// assert_eq!(g.install(|| locus::join(|| 1, || 2)), (1, 2));
+/// drop(g); // the last handle: waits for the workers and joins them
+/// ```
+///
 /// ```
 /// use locus::{Affinity, GroupOptions, ThreadPoolBuilder, Topology};
 /// let pool = ThreadPoolBuilder::new()
@@ -37,10 +52,27 @@ use super::scope::{Scope, scope_on};
 /// assert_eq!(st.preferred_llc, Some(1));
 /// assert!(st.total() >= 5); // the scope body and its four jobs
 /// ```
-#[derive(Clone)]
 pub struct JobGroup {
     registry: Arc<Registry>,
     state: Arc<GroupState>,
+}
+
+impl Clone for JobGroup {
+    fn clone(&self) -> Self {
+        self.registry.add_handle();
+        JobGroup {
+            registry: Arc::clone(&self.registry),
+            state: Arc::clone(&self.state),
+        }
+    }
+}
+
+impl Drop for JobGroup {
+    /// Drops a handle to the pool; the last one shuts it down (see
+    /// "Dropping" on [`ThreadPool`]).
+    fn drop(&mut self) {
+        self.registry.drop_handle();
+    }
 }
 
 impl fmt::Debug for JobGroup {
@@ -54,13 +86,15 @@ impl fmt::Debug for JobGroup {
 
 impl ThreadPool {
     /// A new job group in this pool. The group's state (and its counters in
-    /// [`ThreadPool::stats`]) lives as long as the pool.
+    /// [`ThreadPool::stats`]) lives as long as the pool. The group is a
+    /// handle: it keeps the pool's workers alive (see [`JobGroup`]).
     ///
     /// # Errors
     /// A [`GroupError`] when the affinity names an LLC, NUMA node or worker
     /// the pool does not have.
     pub fn group(&self, options: GroupOptions) -> Result<JobGroup, GroupError> {
         let plan = crate::groups::GroupPlan::new(&self.registry.layout, options)?;
+        self.registry.add_handle();
         Ok(JobGroup {
             state: self.registry.new_group(plan),
             registry: Arc::clone(&self.registry),

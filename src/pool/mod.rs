@@ -38,9 +38,21 @@ use crate::runtime::worker::WorkerThread;
 
 /// A pool of worker threads laid out on a topology.
 ///
-/// Dropping it lets all queued and spawned work finish, then joins the
-/// workers (unless it is dropped on one of its own workers, in which case
-/// the threads are left to exit on their own).
+/// # Dropping
+///
+/// The pool's workers live while any *handle* to it exists: the
+/// `ThreadPool` itself or a [`JobGroup`] made from it (each clone counts).
+/// Dropping the `ThreadPool` while groups exist returns at once, and the
+/// groups keep working (`install`, `join`, `scope`, `spawn`). When the last
+/// handle is dropped the pool shuts down: its workers run every queued and
+/// spawned job (also those spawned meanwhile by these jobs), then each runs
+/// its exit handler (which may still spawn, join or broadcast: that work
+/// runs too), then they exit. The thread that drops the last handle waits
+/// for all of this and joins the workers, unless it is a worker of a locus
+/// pool (this one or another): there it returns at once and the workers
+/// exit on their own once done, since waiting could deadlock (this pool's
+/// jobs may be waiting for the dropping worker's pool). A handle stored in
+/// one of the pool's own handlers keeps the pool alive for good.
 ///
 /// ```
 /// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -63,6 +75,7 @@ impl fmt::Debug for ThreadPool {
 }
 
 impl ThreadPool {
+    /// The pool owning `registry`'s initial user handle.
     pub(crate) fn from_registry(registry: Arc<Registry>) -> Self {
         ThreadPool { registry }
     }
@@ -155,11 +168,9 @@ impl ThreadPool {
 }
 
 impl Drop for ThreadPool {
+    /// See "Dropping" above.
     fn drop(&mut self) {
-        self.registry.terminate();
-        if self.registry.current_worker().is_none() {
-            self.registry.join_threads();
-        }
+        self.registry.drop_handle();
     }
 }
 

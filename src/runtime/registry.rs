@@ -10,14 +10,80 @@
 //!   workers first); every worker's find-work pass looks at all of them, so
 //!   switching cluster awareness at run time strands no job;
 //! - `groups` keeps every group's state for the pool's life;
-//! - `detached` counts spawned jobs not yet finished; workers exit only once
-//!   `terminating` is set and `detached` is zero and they found no work;
+//! - `detached` counts spawned jobs not yet finished;
 //! - the registry outlives all its worker threads' use of it: each worker
 //!   holds an `Arc`.
+//!
+//! # Lifetime: handles, termination, exit
+//!
+//! *User handles* are the [`crate::ThreadPool`] and every
+//! [`crate::JobGroup`] (each clone counts); `user_handles` counts them, and
+//! the global pool holds one for good. While one exists the pool runs. When
+//! the last one is dropped, the pool *terminates* (`terminating` is set,
+//! for good) and the dropping thread joins the workers, unless it is a
+//! worker of some pool (see [`Registry::drop_handle`]). A worker leaves its
+//! loop in two steps ([`Registry::may_exit`]):
+//!
+//! 1. once `terminating` is set, `detached` is zero and a whole pass found
+//!    no job, it runs its exit handler, still a worker of the pool (its
+//!    spawns, joins, scopes and broadcasts work as in any job), and
+//!    decrements `exit_pending` (the workers whose handler has not
+//!    returned);
+//! 2. it goes on running jobs until `terminating`, `exit_pending == 0` and
+//!    `detached == 0` hold and a pass found no job; then it exits.
+//!
+//! **No job is lost.** Call *rooted* a piece of code that runs in the pool
+//! or pushes into it. Every rooted code is one of: (a) a detached job
+//! (`spawn`), counted in `detached` from before its push until after its
+//! last instruction, and everything it runs or waits for (its `join`
+//! halves, scope jobs, broadcasts, installs) finishes before it does; (b) a
+//! call through a user handle (`install`, `join`, `scope`, `broadcast`,
+//! `spawn`, which counts as (a) from its first step), during which the
+//! handle is alive; (c) a start or exit handler, during which
+//! `exit_pending > 0` (a worker decrements it only after its own handler
+//! returned; start handlers run before). There is no other way in: a
+//! foreign thread gets at the pool only through a handle or through a
+//! [`crate::Scope`] of a rooted job, which waits for what it spawns. Hence, once
+//! `terminating` is set (no handle: no (b), for good) and then
+//! `exit_pending == 0` (no (c), for good) and then `detached == 0` (no (a)
+//! running, and nothing left to start one) are read in this order, the
+//! pool holds no job and never gets one again: the condition of step 2 is
+//! stable once true, so a worker that sees it (after the sleep protocol's
+//! re-check, see `sleep`) strands nothing. The order matters: an exit
+//! handler may spawn after `detached` was read as zero, but not after
+//! `exit_pending` was. Step 1's condition is not stable (exit handlers may
+//! push), which is why step 1 only leads to the handler and back into the
+//! loop. The pushes the old single-step exit lost are all covered: a job
+//! spawned by a detached job raises `detached` before the spawner's own
+//! decrement; an `install` from outside holds its handle until its job has
+//! run, so the pool is not terminating meanwhile; a spawn or broadcast
+//! from an exit handler finds every worker still in its loop (no worker
+//! passes step 2 before all handlers returned).
+//!
+//! Wakeups for these conditions: `terminate`, `exit_pending` reaching zero
+//! and `detached` reaching zero while terminating each call
+//! [`super::sleep::Sleep::wake_all`] after their SeqCst write. A worker
+//! about to park re-reads the condition after its SeqCst fence; if it
+//! missed the write, the write comes later in the SeqCst order and so does
+//! the unpark, whose token makes the park return.
+//!
+//! **No hang on drop.** The thread that drops the last handle waits for
+//! the exit (it joins the threads) only outside every pool. On a worker of
+//! this pool it cannot (it would wait for itself); on a worker of another
+//! pool `A` it does not either, because the terminating pool's jobs may be
+//! waiting for `A` (an `install` into `A`, whose job may be the very one
+//! dropping the handle), and no amount of helping in `A` breaks that
+//! cycle. Those workers exit on their own, having run everything.
+//!
+//! **Building fails cleanly.** A new worker pins itself, reports, and waits
+//! at a start gate; the builder opens it (start handlers run, then the loop)
+//! once every thread was spawned and has reported. If naming or spawning a
+//! thread fails, the builder closes the gate instead: the threads already
+//! started return at once, running no handler and no job (nothing could
+//! have been pushed: nobody has a handle yet), and the builder joins them.
 
 use std::any::Any;
 use std::collections::VecDeque;
-use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool as StdAtomicBool, AtomicUsize as StdAtomicUsize};
@@ -27,6 +93,7 @@ use crossbeam_deque::{Injector, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 
 use crate::layout::{Layout, Pinning};
+use crate::pool::BuildError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use super::group::{GroupRef, GroupState};
@@ -41,6 +108,9 @@ use super::unwind::{self, AbortOnUnwind};
 use super::worker::{self, WorkerThread};
 
 mod groups;
+mod lifecycle;
+
+use lifecycle::StartGate;
 
 /// Handler called with the worker index.
 pub(crate) type IndexHandler = Arc<dyn Fn(usize) + Send + Sync>;
@@ -63,6 +133,9 @@ pub(crate) struct ThreadInfo {
     /// Jobs that only this worker may run (broadcast).
     targeted: crate::sync::Mutex<VecDeque<JobRef>>,
     has_targeted: AtomicBool,
+    /// Set by worker `i` once its exit handler returned (step 1 of the
+    /// exit, see the module docs); only worker `i` reads and writes it.
+    exit_handler_ran: StdAtomicBool,
 }
 
 /// The shared state of one pool.
@@ -91,13 +164,20 @@ pub(crate) struct Registry {
     external: CachePadded<ExternalCounters>,
     terminating: AtomicBool,
     detached: AtomicUsize,
+    /// Workers whose exit handler has not returned yet (module docs).
+    exit_pending: AtomicUsize,
+    /// Live user handles (module docs). Like an `Arc` count it only decides
+    /// who terminates the pool; it is not read by any worker, so it is a
+    /// plain std atomic.
+    user_handles: StdAtomicUsize,
     round_robin: StdAtomicUsize,
     inject_by_cpu: bool,
     start_handler: Option<IndexHandler>,
     exit_handler: Option<IndexHandler>,
     panic_handler: Option<PanicHandler>,
     pins: std::sync::Mutex<Vec<PinStatus>>,
-    started: (std::sync::Mutex<usize>, std::sync::Condvar),
+    /// The start gate (module docs, "Building fails cleanly").
+    start: (std::sync::Mutex<StartGate>, std::sync::Condvar),
     handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
     stopped: StdAtomicBool,
 }
@@ -114,18 +194,21 @@ pub(crate) fn idle_shape(layout: &Layout) -> IdleShape {
     }
 }
 
-/// A thread could not be spawned.
-pub(crate) struct SpawnFailure {
-    pub(crate) index: usize,
-    pub(crate) error: io::Error,
-}
-
 impl Registry {
     /// Builds the registry and starts its workers; returns once every worker
-    /// has started (and pinned itself).
-    pub(crate) fn new(mut cfg: RegistryConfig) -> Result<Arc<Registry>, SpawnFailure> {
+    /// has started (and pinned itself). The caller owns the one user handle
+    /// the registry starts with (see [`Registry::drop_handle`]).
+    ///
+    /// # Errors
+    /// [`BuildError::ThreadLimit`] when the threads would not fit the
+    /// process's memory mappings; [`BuildError::ThreadName`] when the
+    /// `thread_name` closure panics or gives a name with a NUL byte;
+    /// [`BuildError::Spawn`] when the OS refuses a thread. In each case
+    /// every thread already started is stopped and joined first.
+    pub(crate) fn new(mut cfg: RegistryConfig) -> Result<Arc<Registry>, BuildError> {
         let layout = cfg.layout;
         let n = layout.workers().len();
+        lifecycle::check_thread_limit(n)?;
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let threads = deques
             .iter()
@@ -134,6 +217,7 @@ impl Registry {
                     stealer: d.stealer(),
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
+                    exit_handler_ran: StdAtomicBool::new(false),
                 })
             })
             .collect();
@@ -170,13 +254,18 @@ impl Registry {
             external: CachePadded::new(ExternalCounters::default()),
             terminating: AtomicBool::new(false),
             detached: AtomicUsize::new(0),
+            exit_pending: AtomicUsize::new(n),
+            user_handles: StdAtomicUsize::new(1),
             round_robin: StdAtomicUsize::new(0),
             inject_by_cpu,
             start_handler: cfg.start_handler.take(),
             exit_handler: cfg.exit_handler.take(),
             panic_handler: cfg.panic_handler.take(),
             pins: std::sync::Mutex::new(vec![PinStatus::Pending; n]),
-            started: (std::sync::Mutex::new(0), std::sync::Condvar::new()),
+            start: (
+                std::sync::Mutex::new(StartGate::default()),
+                std::sync::Condvar::new(),
+            ),
             handles: std::sync::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
             layout,
@@ -184,7 +273,10 @@ impl Registry {
         for (index, deque) in deques.into_iter().enumerate() {
             let mut b = std::thread::Builder::new();
             if let Some(f) = cfg.thread_name.as_mut() {
-                b = b.name(f(index));
+                match lifecycle::thread_name(f, index) {
+                    Ok(name) => b = b.name(name),
+                    Err(e) => return Err(registry.abort_start(e)),
+                }
             }
             if let Some(s) = cfg.stack_size {
                 b = b.stack_size(s);
@@ -196,19 +288,10 @@ impl Registry {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push(h),
-                Err(error) => {
-                    registry.terminate();
-                    registry.join_threads();
-                    return Err(SpawnFailure { index, error });
-                }
+                Err(error) => return Err(registry.abort_start(BuildError::Spawn { index, error })),
             }
         }
-        let (m, cv) = &registry.started;
-        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
-        while *g < n {
-            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        drop(g);
+        registry.open_start_gate(n);
         Ok(registry)
     }
 
@@ -224,22 +307,28 @@ impl Registry {
         self
     }
 
-    /// Called by each worker once it has pinned itself.
-    pub(crate) fn worker_started(&self, index: usize, pin: PinStatus) {
+    /// Called by each worker once it has pinned itself: reports at the
+    /// start gate and waits for the builder's decision. If the build went
+    /// on, runs the start handler and returns true; if it failed, returns
+    /// false and the worker must return without running anything.
+    pub(crate) fn worker_started(&self, index: usize, pin: PinStatus) -> bool {
         self.pins.lock().unwrap_or_else(|e| e.into_inner())[index] = pin;
-        let (m, cv) = &self.started;
-        *m.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-        cv.notify_all();
+        if !self.pass_start_gate() {
+            return false;
+        }
         if let Some(h) = &self.start_handler {
             unwind::call_handler(|| h(index));
         }
+        true
     }
 
-    /// Called by each worker as it exits.
+    /// Called by each worker after step 1 of the exit (module docs): runs
+    /// its exit handler, with the worker still in the pool.
     pub(crate) fn worker_exiting(&self, index: usize) {
         if let Some(h) = &self.exit_handler {
             unwind::call_handler(|| h(index));
         }
+        self.exit_handler_returned(index);
     }
 
     /// The pin outcome of every worker.
@@ -264,20 +353,36 @@ impl Registry {
         s
     }
 
-    /// Whether an idle worker may exit: shutting down and no detached job
-    /// pending. (SeqCst: pairs with `terminate` and `detached_done`.)
-    pub(crate) fn may_exit(&self) -> bool {
-        self.terminating.load(Ordering::SeqCst) && self.detached.load(Ordering::SeqCst) == 0
+    /// Whether worker `index`, idle after a pass that found nothing, may
+    /// leave its loop: step 1 (before its exit handler) once terminating
+    /// with no detached job; step 2 (after it) once, in this order,
+    /// terminating, every exit handler returned, and no detached job. The
+    /// order is what makes step 2 final (module docs). SeqCst: pairs with
+    /// the writes in `terminate`, `exit_handler_returned` and
+    /// `detached_done`.
+    pub(crate) fn may_exit(&self, index: usize) -> bool {
+        if !self.terminating.load(Ordering::SeqCst) {
+            return false;
+        }
+        if self.threads[index]
+            .exit_handler_ran
+            .load(std::sync::atomic::Ordering::Relaxed)
+            && self.exit_pending.load(Ordering::SeqCst) != 0
+        {
+            return false;
+        }
+        self.detached.load(Ordering::SeqCst) == 0
     }
 
-    /// Starts shutdown: workers finish all queued work and exit.
-    pub(crate) fn terminate(&self) {
+    /// Starts shutdown: workers finish all queued work, run their exit
+    /// handlers, finish what those queued, and exit.
+    fn terminate(&self) {
         self.terminating.store(true, Ordering::SeqCst);
         self.sleep.wake_all();
     }
 
     /// Joins all worker threads (never call from a worker of this pool).
-    pub(crate) fn join_threads(&self) {
+    fn join_threads(&self) {
         if self.stopped.swap(true, std::sync::atomic::Ordering::AcqRel) {
             return;
         }

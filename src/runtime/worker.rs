@@ -119,14 +119,21 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
     // Declared after `wt`, so dropped before it: the pointer never outlives
     // the worker, also if something unwinds out of this frame.
     let _current = ResetCurrent;
-    wt.registry.worker_started(index, pin);
-    // The deque may hold other threads' stack jobs (stolen in a batch):
-    // the loop must not be unwound out of (see `unwind`).
-    let guard = AbortOnUnwind::new("a worker's main loop");
-    wt.run(None);
+    // The two-step exit of `registry` ("Lifetime"): the loop until the pool
+    // terminated with no detached job left; the exit handler, still as a
+    // worker; the loop again until every worker's handler returned and no
+    // job is left. A failed build opens no gate: nothing runs.
+    if wt.registry.worker_started(index, pin) {
+        // The deque may hold other threads' stack jobs (stolen in a batch):
+        // the loops must not be unwound out of (see `unwind`). The exit
+        // handler's panics are contained by `worker_exiting`.
+        let guard = AbortOnUnwind::new("a worker's main loop");
+        wt.run(None);
+        wt.registry.worker_exiting(index);
+        wt.run(None);
+        guard.disarm();
+    }
     wt.flush_counts();
-    guard.disarm();
-    wt.registry.worker_exiting(index);
 }
 
 /// Clears [`CURRENT`] when dropped (see `main_loop`).
@@ -439,7 +446,7 @@ impl WorkerThread {
         let sleep = &self.registry.sleep;
         let finished = || match latch {
             Some(l) => l.probe(),
-            None => self.registry.may_exit(),
+            None => self.registry.may_exit(self.index),
         };
         // A first look without announcing ourselves: when it finds a job
         // (the common case while work is plentiful) the shared `searching`
