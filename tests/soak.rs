@@ -142,13 +142,18 @@ impl Token {
         }
     }
 
-    /// Counts the run; returns whether this job is one of the 5% that
-    /// panic (decided by its id, so the same on every run of the soak).
+    /// Whether this job is one of the 5% that panic (decided by its id, so
+    /// the same on every run of the soak).
+    fn panics(&self) -> bool {
+        mix(self.id ^ 0x5eed) % 100 < 5
+    }
+
+    /// Counts the run; returns [`Token::panics`].
     fn run(mut self) -> bool {
         self.done = true;
         LEDGER.ran.fetch_add(1, Relaxed);
         LEDGER.ran_sum.fetch_add(mix(self.id), Relaxed);
-        mix(self.id ^ 0x5eed) % 100 < 5
+        self.panics()
     }
 }
 
@@ -433,13 +438,9 @@ fn detached(depth: u32) -> impl FnOnce() + Send + 'static {
     move || {
         let _p = job_phase(J_DETACHED);
         let id = t.id;
-        let panics = t.run();
-        if depth < 2 {
-            for _ in 0..(mix(id) % 3) {
-                locus::spawn(detached(depth + 1));
-            }
-        }
-        work(300);
+        // Counted as raised before the token counts as run: once every
+        // token is accounted for, every detached panic is counted here.
+        let panics = t.panics();
         if panics {
             match WORKER.with(Cell::get) {
                 Some((tag, _)) => LEDGER.detached_raised[tag].fetch_add(1, Relaxed),
@@ -448,6 +449,15 @@ fn detached(depth: u32) -> impl FnOnce() + Send + 'static {
                     0
                 }
             };
+        }
+        t.run();
+        if depth < 2 {
+            for _ in 0..(mix(id) % 3) {
+                locus::spawn(detached(depth + 1));
+            }
+        }
+        work(300);
+        if panics {
             panic::panic_any(SoakPanic);
         }
     }
@@ -880,59 +890,19 @@ fn soak() {
         list("C cluster:2 core:2".into(), &c),
     ];
     let mut groups = Vec::new();
+    let pack = |a| GroupOptions::new().affinity(a);
+    let spread = |a| pack(a).placement(Placement::Spread);
     for (name, pool, opts) in [
-        (
-            "A pack llc 0",
-            &a,
-            GroupOptions::new().affinity(Affinity::Llc(0)),
-        ),
-        (
-            "A pack llc 1",
-            &a,
-            GroupOptions::new().affinity(Affinity::Llc(1)),
-        ),
-        (
-            "A pack auto",
-            &a,
-            GroupOptions::new().affinity(Affinity::Auto),
-        ),
-        (
-            "A pack near 5",
-            &a,
-            GroupOptions::new().affinity(Affinity::Near(5)),
-        ),
-        (
-            "A spread",
-            &a,
-            GroupOptions::new().placement(Placement::Spread),
-        ),
-        (
-            "B pack llc 1",
-            &b,
-            GroupOptions::new().affinity(Affinity::Llc(1)),
-        ),
-        (
-            "B pack numa 0",
-            &b,
-            GroupOptions::new().affinity(Affinity::Numa(0)),
-        ),
-        (
-            "B spread auto",
-            &b,
-            GroupOptions::new()
-                .affinity(Affinity::Auto)
-                .placement(Placement::Spread),
-        ),
-        (
-            "C spread",
-            &c,
-            GroupOptions::new().placement(Placement::Spread),
-        ),
-        (
-            "C pack auto",
-            &c,
-            GroupOptions::new().affinity(Affinity::Auto),
-        ),
+        ("A pack llc 0", &a, pack(Affinity::Llc(0))),
+        ("A pack llc 1", &a, pack(Affinity::Llc(1))),
+        ("A pack auto", &a, pack(Affinity::Auto)),
+        ("A pack near 5", &a, pack(Affinity::Near(5))),
+        ("A spread", &a, spread(Affinity::None)),
+        ("B pack llc 1", &b, pack(Affinity::Llc(1))),
+        ("B pack numa 0", &b, pack(Affinity::Numa(0))),
+        ("B spread auto", &b, spread(Affinity::Auto)),
+        ("C spread", &c, spread(Affinity::None)),
+        ("C pack auto", &c, pack(Affinity::Auto)),
     ] {
         groups.push((name.to_string(), pool.group(opts).unwrap()));
     }
