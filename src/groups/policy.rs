@@ -190,11 +190,11 @@ pub(crate) fn overloaded_by(
 ///
 /// ```
 /// use locus::groups::may_help;
-/// // 8 busy of 8 against 6 busy of 8: within the 20% margin, but LLC 0
+/// // 8 busy of 8 against 7 busy of 8: within the 20% margin, but LLC 0
 /// // is saturated, so an idle worker of LLC 1 may take its queued jobs.
-/// assert!(may_help(&[8, 6], &[8, 8], 0, true));
+/// assert!(may_help(&[8, 7], &[8, 8], 0, true));
 /// // A worker that is still searching between jobs leaves them alone.
-/// assert!(!may_help(&[8, 6], &[8, 8], 0, false));
+/// assert!(!may_help(&[8, 7], &[8, 8], 0, false));
 /// // One idle worker of 8 left: that worker is woken instead.
 /// assert!(!may_help(&[7, 6], &[8, 8], 0, true));
 /// ```
