@@ -330,3 +330,122 @@ fn builder_option_and_live_switch_agree() {
     assert_eq!(on.install(|| locus::join(|| 1, || 2)), (1, 2));
     assert_eq!(off.install(|| locus::join(|| 3, || 4)), (3, 4));
 }
+
+/// Runs `f` on its own thread; a hang of more than 60 s fails the test
+/// with the pool's stats table (where each worker's jobs went). On a hang
+/// the pool is leaked: dropping it would wait for its blocked workers.
+fn with_watchdog<R: Send + 'static>(
+    pool: &Arc<ThreadPool>,
+    what: &str,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let t = std::thread::spawn(move || {
+        let r = f();
+        let _ = tx.send(());
+        r
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(()) => t.join().unwrap(),
+        // The closure panicked: hand its panic on.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match t.join() {
+            Ok(r) => r,
+            Err(e) => std::panic::resume_unwind(e),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            std::mem::forget(Arc::clone(pool));
+            panic!("{what}: hung for 60 s\n{}", pool.stats())
+        }
+    }
+}
+
+/// Issue 8, item 12: 16 jobs of a packed group on `llc:2 core:8` that all
+/// wait on one `Barrier(16)` need every worker of the pool. The group's
+/// LLC is saturated (its 8 workers block in the barrier, 8 jobs still
+/// queued) while the other LLC's workers are idle: they must take the
+/// rest, however busy their own LLC already is. Done with the jobs as
+/// scope spawns and as detached spawns from outside, and (as the
+/// reference) without a group.
+#[test]
+fn pack_group_blocking_on_a_barrier_uses_every_llc() {
+    let p = Arc::new(pool("llc:2 core:8"));
+    for llc in [0, 1] {
+        let g = p
+            .group(GroupOptions::new().affinity(Affinity::Llc(llc)))
+            .unwrap();
+        let b = Arc::new(std::sync::Barrier::new(16));
+        let ran = with_watchdog(&p, "pack scope of 16 barrier jobs", {
+            let (g, b) = (g.clone(), b.clone());
+            move || {
+                let ran = Mutex::new(Vec::new());
+                g.scope(|s| {
+                    for _ in 0..16 {
+                        s.spawn(|_| {
+                            b.wait();
+                            ran.lock()
+                                .unwrap()
+                                .push(locus::current_thread_index().unwrap());
+                        });
+                    }
+                });
+                ran.into_inner().unwrap()
+            }
+        });
+        // 16 jobs blocked at once: on 16 different workers.
+        assert_eq!(ran.iter().collect::<BTreeSet<_>>().len(), 16, "{ran:?}");
+        with_watchdog(&p, "16 detached pack spawns on a barrier", move || {
+            let done = Arc::new(Count::default());
+            for _ in 0..16 {
+                let (b, d) = (b.clone(), done.clone());
+                g.spawn(move || {
+                    b.wait();
+                    d.add();
+                });
+            }
+            done.wait_for(16);
+        });
+    }
+    let b = Arc::new(std::sync::Barrier::new(16));
+    with_watchdog(&p, "16 barrier jobs without a group", {
+        let p = p.clone();
+        move || {
+            p.scope(|s| {
+                for _ in 0..16 {
+                    s.spawn(|_| {
+                        b.wait();
+                    });
+                }
+            })
+        }
+    });
+}
+
+/// The other side of the help rule: under light load (at most half of
+/// the group's LLC busy at once) a packed group keeps its jobs in its LLC.
+/// Jobs land there and wake workers there; other LLCs take a packed job
+/// only when that LLC is overloaded or saturated, which a load of half
+/// the LLC only reaches in transients (workers woken and still awake
+/// count as busy), so the bound is a clear majority, not all.
+#[test]
+fn pack_group_under_light_load_stays_in_its_llc() {
+    let p = Arc::new(pool("llc:2 core:8"));
+    let g = p
+        .group(GroupOptions::new().affinity(Affinity::Llc(1)))
+        .unwrap();
+    with_watchdog(&p, "light pack load", move || {
+        for _ in 0..200 {
+            g.scope(|s| {
+                for _ in 0..3 {
+                    s.spawn(|_| {
+                        std::hint::black_box((0..5000u64).sum::<u64>());
+                    });
+                }
+            });
+        }
+        let st = g.stats();
+        eprintln!("{st}");
+        // The scope bodies and their jobs: 4 per round.
+        assert!(st.total() >= 800, "{st}");
+        assert!(st.jobs_per_llc[0] * 10 <= st.total(), "{st}");
+    });
+}

@@ -7,14 +7,20 @@
 //! job (scope spawns, join halves) belong to the same group.
 //!
 //! This module holds the options and the policy as pure code
-//! ([`AffinityTracker`], [`overloaded`], [`SpreadDealer`], [`spread_units`]);
+//! ([`AffinityTracker`], [`overloaded`], [`may_help`], [`SpreadDealer`],
+//! [`spread_units`]);
 //! the runtime applies them:
 //! - **Pack** with an LLC `L` (given, or learned with [`Affinity::Auto`]):
 //!   a job goes to `L`'s group queue and wakes an idle worker of `L`
 //!   (the spawning worker's cluster first, or the `Near` worker's, big cores
 //!   first). Workers of `L` take from that queue right after their own
 //!   deque; workers of other LLCs only after every nearer source came up
-//!   empty, and only while [`overloaded`] says `L` is.
+//!   empty, and only as [`may_help`] allows: while `L` is [`overloaded`],
+//!   or when `L` is saturated (none of its workers idle) and the helper has
+//!   found nothing else to do. A push into a saturated `L` also wakes an
+//!   idle worker elsewhere. So a packed group uses the whole pool when its
+//!   jobs wait for each other (a barrier across more jobs than `L` has
+//!   workers finishes), and stays in `L` while `L` keeps up.
 //! - **Spread**: each job is dealt to the next cluster (LLC when cluster
 //!   awareness is off) by a [`SpreadDealer`] weighted by capacity, goes to
 //!   that cluster's queue and wakes an idle worker there (big first); any
@@ -39,9 +45,10 @@ mod policy;
 
 pub use options::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
 pub use plan::{Destination, GroupPlan};
-pub(crate) use policy::overloaded_by;
+pub(crate) use policy::may_help_by;
 pub use policy::{
-    AffinityTracker, JOB_WEIGHT, MIN_ACTIVITY, SpreadDealer, SpreadUnit, overloaded, spread_units,
+    AffinityTracker, JOB_WEIGHT, MIN_ACTIVITY, SpreadDealer, SpreadUnit, may_help, overloaded,
+    spread_units,
 };
 
 /// How often an `Auto` group's counts are halved.

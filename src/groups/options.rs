@@ -29,7 +29,9 @@ pub enum Affinity {
 pub enum Placement {
     /// Keep the jobs in the affinity's LLC (its queue, its idle workers,
     /// cluster first, big cores first); other LLCs help only when it is
-    /// overloaded (see [`overloaded`](super::overloaded)). The default.
+    /// overloaded, or saturated while they have nothing else to do (see
+    /// [`may_help`](super::may_help)): a preference, not a cap on
+    /// parallelism. The default.
     #[default]
     Pack,
     /// Deal the jobs round robin over the clusters (over LLCs when cluster

@@ -1,6 +1,7 @@
 //! The decisions of job groups as pure code, testable without threads:
 //! [`AffinityTracker`] (learned LLC preference with hysteresis),
-//! [`overloaded`] (when other LLCs may help a packed LLC), [`SpreadDealer`]
+//! [`overloaded`] and [`may_help`] (when other LLCs may help a packed LLC),
+//! [`SpreadDealer`]
 //! (capacity-weighted smooth round robin) and [`spread_units`] (what the
 //! dealer deals over on a [`Layout`]).
 //!
@@ -164,6 +165,67 @@ pub(crate) fn overloaded_by(
     let least = (0..llcs).map(&busy).min().unwrap_or(b);
     // (b - least) > 0.2 * s, in integers.
     b.saturating_sub(least) * 5 > size
+}
+
+/// The help rule of packing: may an idle worker of another LLC take a job
+/// from LLC `preferred`'s pack queue (a queue that is not empty)?
+///
+/// `busy[l]` and `size[l]` are as for [`overloaded`]; `helper_idle` says
+/// whether the asking worker has nothing else to do (in the runtime: its
+/// idle bit is set, i.e. it searched every other source, spun, announced
+/// itself idle and is re-checking before it parks). Yes when:
+///
+/// - `preferred` is [`overloaded`] (the kernel's imbalance rule), or
+/// - `preferred` is **saturated** (every one of its workers busy, none
+///   idle, while jobs wait in its queue) and the helper is idle. Packing is
+///   a preference, not a cap on parallelism: a queued job would otherwise
+///   wait for one of `preferred`'s workers to finish, and if those block
+///   (on a barrier, a channel, a lock) until the queued jobs run too, it
+///   would wait forever. The idle condition keeps the preference where it
+///   matters: a worker that still finds other work, or that is merely
+///   searching between two jobs, leaves the job to `preferred`'s own
+///   workers, which look at their queue right after their own deque.
+///
+/// Out-of-range input: false.
+///
+/// ```
+/// use locus::groups::may_help;
+/// // 8 busy of 8 against 7 busy of 8: within the 20% margin, but LLC 0
+/// // is saturated, so an idle worker of LLC 1 may take its queued jobs.
+/// assert!(may_help(&[8, 7], &[8, 8], 0, true));
+/// // A worker that is still searching between jobs leaves them alone.
+/// assert!(!may_help(&[8, 7], &[8, 8], 0, false));
+/// // One idle worker of 8 left: that worker is woken instead.
+/// assert!(!may_help(&[7, 6], &[8, 8], 0, true));
+/// ```
+pub fn may_help(busy: &[usize], size: &[usize], preferred: usize, helper_idle: bool) -> bool {
+    if preferred >= size.len() || preferred >= busy.len() {
+        return false;
+    }
+    may_help_by(
+        busy.len(),
+        |l| busy[l],
+        size[preferred],
+        preferred,
+        || helper_idle,
+    )
+}
+
+/// [`may_help`] over `llcs` LLCs whose busy counts come from `busy(l)`,
+/// with `size` the preferred LLC's number of workers; `helper_idle` is
+/// asked only when the answer depends on it.
+pub(crate) fn may_help_by(
+    llcs: usize,
+    busy: impl Fn(usize) -> usize,
+    size: usize,
+    preferred: usize,
+    helper_idle: impl FnOnce() -> bool,
+) -> bool {
+    if preferred >= llcs {
+        return false;
+    }
+    let saturated = busy(preferred) >= size;
+    (saturated && helper_idle()) || overloaded_by(llcs, busy, size, preferred)
 }
 
 /// One target of spreading: a cluster (cluster-aware) or an LLC.
@@ -358,6 +420,26 @@ mod tests {
         assert!(!overloaded(&[5, 3], &[10, 10], 0));
         assert!(overloaded(&[6, 3], &[10, 10], 0));
         assert!(!overloaded(&[1], &[1], 3));
+    }
+
+    #[test]
+    fn saturated_llc_gets_help_from_idle_workers_only() {
+        // The barrier case on `llc:2 core:8`: LLC 0 saturated, 7 workers of
+        // LLC 1 blocked, the 8th idle and asking. Not overloaded (1 is not
+        // more than 1.6), but saturated: the idle helper may take.
+        assert!(!overloaded(&[8, 7], &[8, 8], 0));
+        assert!(may_help(&[8, 7], &[8, 8], 0, true));
+        assert!(!may_help(&[8, 7], &[8, 8], 0, false));
+        // Both LLCs saturated (a fully loaded pool, everyone searching):
+        // only a worker that found nothing else helps.
+        assert!(!may_help(&[8, 8], &[8, 8], 0, false));
+        assert!(may_help(&[8, 8], &[8, 8], 0, true));
+        // Overloaded: anyone may help, idle or not.
+        assert!(may_help(&[4, 0], &[4, 4], 0, false));
+        // An idle worker left in the LLC: no help (that worker is woken).
+        assert!(!may_help(&[7, 6], &[8, 8], 0, true));
+        assert!(!may_help(&[1], &[1], 3, true));
+        assert!(!may_help(&[1], &[1, 1], 1, true));
     }
 
     #[test]

@@ -113,20 +113,32 @@
 //! # Queues of one LLC (job groups)
 //!
 //! A packed job group's queue of LLC `L` may be taken by `L`'s own
-//! workers at any time, by others only under the overload rule. Two rules
-//! keep the argument above valid for it:
+//! workers at any time, by a worker `X` of another LLC only as the help
+//! rule ([`crate::groups::may_help`]) allows: `L` overloaded, or `L`
+//! *saturated* (no armed worker of `L`: every one is running, searching
+//! or claimed and not yet armed again) while `X`'s own idle bit is set,
+//! which in a pass of `X` means the re-check after
+//! [`Sleep::prepare_sleep`]. Three rules keep the argument above valid
+//! for these queues, *without* assuming that `L`'s running jobs return
+//! (they may block until the queued jobs run: a barrier):
 //!
-//! 1. **A searcher forwards what it may not take.** In every find-work
-//!    pass (so in every re-check before parking), a worker of another LLC
-//!    that finds `L`'s pack queue non-empty and `L` not overloaded calls
-//!    [`Sleep::wake_in`] for `L`: it claims and wakes an idle worker of `L`
-//!    if there is one. So "some counted searcher will re-check after my
-//!    push" still implies "the job is taken, or a worker of `L` is woken
-//!    for it, or no worker of `L` is idle" (then every worker of `L` is
-//!    running, or searching and about to look at the queue, or claimed and
-//!    about to wake: each reaches a find-work pass that looks at it, under
-//!    the assumption that running jobs return). With this the `searching`
-//!    skip of [`Sleep::notify`] is sound for pack queues too.
+//! 1. **A re-checking searcher takes or forwards.** In every find-work
+//!    pass, `X` that finds `L`'s pack queue non-empty either takes a job
+//!    from it (when the rule allows) or calls [`Sleep::wake_in`] for `L`.
+//!    In `X`'s re-check (its bit set, unless a claimer cleared it: then
+//!    `X` returns from `sleep` at once and reaches another re-check), the
+//!    rule refuses only if some worker of `L` is armed; then `wake_in`
+//!    either claims one (it wakes and its pass looks at `L`'s queue right
+//!    after its targeted queue) or finds every armed worker of `L` claimed
+//!    or clearing its own bit: awake, or about to be, and about to search.
+//!    So a counted searcher whose re-check follows a push into `L` makes
+//!    sure that the job is taken or that some worker of `L` will search
+//!    after the push. A worker so woken that takes *another* job (and
+//!    blocks in it) leaves the searching state through
+//!    [`Sleep::stop_searching`], which passes a wakeup on when it was the
+//!    last searcher, as in the general argument; the worker woken then
+//!    re-checks in turn. With this the `searching` skip of
+//!    [`Sleep::notify`] is sound for pack queues too.
 //! 2. **A pusher from outside `L` wakes `L` directly.** [`Sleep::notify_in`]
 //!    without `if_none_searching`: W1 push, W2 fence, W4' a claim restricted
 //!    to `L`'s workers, with no `searching` test (lower latency than a
@@ -138,6 +150,14 @@
 //!    worker of `L`, whose re-check follows) or `S` did (awake, it searches
 //!    again). A worker of `L` pushing to its own LLC's queue uses the
 //!    `searching` skip (`if_none_searching`), relying on rule 1.
+//! 3. **A push into a saturated `L` wakes a helper.** When the claim in
+//!    `L` finds nobody (or was skipped because someone searches) and the
+//!    rule would let an idle helper take the job, the pusher also calls
+//!    [`Sleep::notify`]: that is the general argument for this push (its
+//!    fence, then a wakeup unless someone searches), and whoever re-checks
+//!    after it takes the job or forwards it by rule 1. Without this, jobs
+//!    pushed while every worker of `L` blocks and every other worker
+//!    sleeps would wait for `L`'s jobs to return.
 //!
 //! A spread job group's cluster queues may be taken by any worker (every
 //! worker looks at every cluster queue in its pass), so for them the

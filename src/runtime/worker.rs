@@ -6,10 +6,11 @@
 //! nearest first (SMT siblings, cluster, LLC, NUMA node, package, remote)
 //! with a random start inside each tier, then the other LLCs' injectors
 //! nearest first, then the other clusters' spread-group queues, then the
-//! other LLCs' pack-group queues, each only while that LLC is overloaded
-//! ([`crate::groups::overloaded`]). The tiers are those of the pool's
-//! current cluster mode, read at the start of each pass (the run-time
-//! switch changes orders only: every queue is in every pass).
+//! other LLCs' pack-group queues, each only as [`crate::groups::may_help`]
+//! allows (that LLC overloaded, or saturated while this worker is idle).
+//! The tiers are those of the pool's current cluster mode, read at the
+//! start of each pass (the run-time switch changes orders only: every
+//! queue is in every pass).
 //!
 //! Inside an LLC it steals one job, unless the victim's deque is long
 //! ([`LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
@@ -579,16 +580,17 @@ impl WorkerThread {
                 found => return found,
             }
         }
-        // Packed jobs of other LLCs: taken only to help an overloaded LLC;
-        // otherwise make sure a worker of that LLC is awake for them (the
-        // sleep protocol relies on this forward: see `sleep`, "Queues of
-        // one LLC").
+        // Packed jobs of other LLCs: taken only as the help rule allows (that
+        // LLC overloaded, or saturated while we are idle: our bit is set in
+        // the re-check before parking); otherwise make sure a worker of that
+        // LLC is awake for them (the sleep protocol relies on this take or
+        // forward: see `sleep`, "Queues of one LLC").
         for &l in reg.layout.llc_order(self.llc) {
             let q = &reg.group_llc[l];
             if q.is_empty() {
                 continue;
             }
-            if !reg.llc_overloaded(l) {
+            if !reg.may_help(l, Some(self.index)) {
                 if reg.sleep.wake_in(None, l).is_some() {
                     self.counters().wakeup(Distance::Remote);
                 }

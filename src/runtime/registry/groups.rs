@@ -54,13 +54,23 @@ impl Registry {
         )
     }
 
-    /// Whether LLC `l` is overloaded ([`crate::groups::overloaded`]). Asked
-    /// per pack push into a busy LLC and per search pass that sees another
-    /// LLC's pack queue non-empty, so it reads the idle masks in place
-    /// instead of collecting [`Registry::busy_per_llc`].
-    pub(crate) fn llc_overloaded(&self, l: usize) -> bool {
+    /// Whether a worker of another LLC may take a job from LLC `l`'s pack
+    /// queue ([`crate::groups::may_help`]): `helper` is that worker (whether
+    /// it has nothing else to do is its idle bit, set during the re-check
+    /// before it parks); `None` asks whether an idle helper would be
+    /// allowed (a pusher deciding to wake one). Asked per pack push into a
+    /// busy LLC and per search pass that sees another LLC's pack queue
+    /// non-empty, so it reads the idle masks in place instead of collecting
+    /// [`Registry::busy_per_llc`].
+    pub(crate) fn may_help(&self, l: usize, helper: Option<usize>) -> bool {
         let idle = self.sleep.idle();
-        crate::groups::overloaded_by(idle.num_llcs(), |l| self.busy_in(l), idle.llc_len(l), l)
+        crate::groups::may_help_by(
+            idle.num_llcs(),
+            |l| self.busy_in(l),
+            idle.llc_len(l),
+            l,
+            || helper.is_none_or(|w| idle.is_idle(w)),
+        )
     }
 
     /// Pushes a job of group `g`, from the current thread (`from`: the
@@ -98,8 +108,10 @@ impl Registry {
                     .sleep
                     .notify_in(wake_from, llc, own, false)
                     .or_else(|| {
-                        // A helper from another LLC only if this one is overloaded.
-                        if self.llc_overloaded(llc) {
+                        // A helper from another LLC only if it may take the
+                        // job: `llc` overloaded, or saturated (no idle worker
+                        // left to wake there). See `sleep`, "Queues of one LLC".
+                        if self.may_help(llc, None) {
                             self.sleep.notify(wake_from, llc)
                         } else {
                             None
