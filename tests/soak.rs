@@ -558,7 +558,8 @@ fn group_options(r: &mut Rng) -> GroupOptions {
 }
 
 /// Builds a pool, uses it (trees, a scope, detached spawns, sometimes a
-/// group and a nested install into C), drops it.
+/// group and a nested install into `c_pool`: C from outside, A from a
+/// worker of A), drops it.
 fn temp_pool(r: &mut Rng, c_pool: &ThreadPool, phase: &AtomicU8) {
     let spec = TEMP_SPECS[r.below(TEMP_SPECS.len() as u64) as usize];
     let pool = Arc::new(build(spec, TAG_TEMP, true));
@@ -584,7 +585,7 @@ fn temp_pool(r: &mut Rng, c_pool: &ThreadPool, phase: &AtomicU8) {
         drop(g);
     }
     if r.below(3) == 0 {
-        tree_call("temp pool into C", 2, |c| {
+        tree_call("temp pool into C or A", 2, |c| {
             pool.install(|| {
                 let _p = job_phase(J_INTO_C);
                 c_pool.install(|| tree(c, 2))
@@ -710,11 +711,13 @@ fn one_op(p: &Pools, r: &mut Rng, phase: &AtomicU8) {
         _ => {
             phase.store(P_TEMP_IN_A, Relaxed);
             let seed = r.next();
-            let cp = &p.c;
-            p.a.install(|| {
+            // The temp pool's jobs install into A, and A's worker drops it
+            // (issue 8, item 5: a drop that must not wait for itself).
+            let a = &p.a;
+            a.install(|| {
                 let mut r = Rng::new(seed);
                 let local = AtomicU8::new(IDLE);
-                temp_pool(&mut r, cp, &local);
+                temp_pool(&mut r, a, &local);
             });
         }
     }
