@@ -47,6 +47,7 @@
 #![warn(unsafe_op_in_unsafe_fn)]
 
 pub mod array;
+pub mod collections;
 pub mod groups;
 pub mod iter;
 pub mod layout;
