@@ -370,18 +370,21 @@ pub struct Lines<'ch> {
     inner: Map<SplitTerminator<'ch, char>, fn(&str) -> &str>,
 }
 
+/// The non-empty pieces between separators given as a function.
+type NonEmptyPieces<'ch> = Filter<Split<'ch, fn(char) -> bool>, fn(&&'ch str) -> bool>;
+
 /// The pieces between Unicode whitespace. Made by
 /// [`ParallelString::par_split_whitespace`].
 #[derive(Debug, Clone)]
 pub struct SplitWhitespace<'ch> {
-    inner: Filter<Split<'ch, fn(char) -> bool>, fn(&&'ch str) -> bool>,
+    inner: NonEmptyPieces<'ch>,
 }
 
 /// The pieces between ASCII whitespace. Made by
 /// [`ParallelString::par_split_ascii_whitespace`].
 #[derive(Debug, Clone)]
 pub struct SplitAsciiWhitespace<'ch> {
-    inner: Filter<Split<'ch, fn(char) -> bool>, fn(&&'ch str) -> bool>,
+    inner: NonEmptyPieces<'ch>,
 }
 
 /// Delegates an unindexed iterator of `&str` to its `inner` field.

@@ -33,14 +33,14 @@ impl<'a, T: 'a + Copy + Send + Sync> ParallelExtend<&'a T> for Vec<T> {
 }
 
 /// Implements `ParallelExtend<T>` and `ParallelExtend<&T>` (for `T: Copy`)
-/// through the list of pieces: `$reserve` reserves room for `n` more.
+/// through the list of pieces; `reserve` (if given) is the method that
+/// makes room for the total first.
 macro_rules! extend_through_pieces {
-    ($([$($gen:tt)*] $ty:ty, $item:ty, $ref_item:ty where [$($rb:tt)*], |$c:ident, $n:ident| $reserve:expr;)*) => {$(
+    ($([$($gen:tt)*] $ty:ty, $item:ty, $ref_item:ty where [$($rb:tt)*] $(, $reserve:ident)?;)*) => {$(
         impl<$($gen)*> ParallelExtend<$item> for $ty {
             fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, pi: I) {
-                let (list, $n) = pieces(pi);
-                let $c = &mut *self;
-                $reserve;
+                let (list, _n) = pieces(pi);
+                $(self.$reserve(_n);)?
                 for piece in list {
                     self.extend(piece);
                 }
@@ -52,9 +52,8 @@ macro_rules! extend_through_pieces {
             $($rb)*
         {
             fn par_extend<I: IntoParallelIterator<Item = $ref_item>>(&mut self, pi: I) {
-                let (list, $n) = pieces(pi);
-                let $c = &mut *self;
-                $reserve;
+                let (list, _n) = pieces(pi);
+                $(self.$reserve(_n);)?
                 for piece in list {
                     self.extend(piece);
                 }
@@ -64,16 +63,16 @@ macro_rules! extend_through_pieces {
 }
 
 extend_through_pieces! {
-    [T: Send] VecDeque<T>, T, &'a T where [T: 'a + Copy + Sync], |c, n| c.reserve(n);
-    [T: Ord + Send] BinaryHeap<T>, T, &'a T where [T: 'a + Copy + Sync], |c, n| c.reserve(n);
-    [T: Send] LinkedList<T>, T, &'a T where [T: 'a + Copy + Sync], |_c, _n| ();
-    [T: Ord + Send] BTreeSet<T>, T, &'a T where [T: 'a + Copy + Sync], |_c, _n| ();
+    [T: Send] VecDeque<T>, T, &'a T where [T: 'a + Copy + Sync], reserve;
+    [T: Ord + Send] BinaryHeap<T>, T, &'a T where [T: 'a + Copy + Sync], reserve;
+    [T: Send] LinkedList<T>, T, &'a T where [T: 'a + Copy + Sync];
+    [T: Ord + Send] BTreeSet<T>, T, &'a T where [T: 'a + Copy + Sync];
     [K: Ord + Send, V: Send] BTreeMap<K, V>, (K, V), (&'a K, &'a V)
-        where [K: 'a + Copy + Sync, V: 'a + Copy + Sync], |_c, _n| ();
+        where [K: 'a + Copy + Sync, V: 'a + Copy + Sync];
     [T: Eq + Hash + Send, S: BuildHasher + Send] HashSet<T, S>, T, &'a T
-        where [T: 'a + Copy + Sync], |c, n| c.reserve(n);
+        where [T: 'a + Copy + Sync], reserve;
     [K: Eq + Hash + Send, V: Send, S: BuildHasher + Send] HashMap<K, V, S>, (K, V), (&'a K, &'a V)
-        where [K: 'a + Copy + Sync, V: 'a + Copy + Sync], |c, n| c.reserve(n);
+        where [K: 'a + Copy + Sync, V: 'a + Copy + Sync], reserve;
 }
 
 /// Strings: one `String` per piece, concatenated in order.

@@ -16,6 +16,7 @@ use super::*;
 /// let dot: i32 = a.par_iter().zip(&b).map(|(x, y)| x * y).sum();
 /// assert_eq!(dot, 32);
 /// ```
+#[allow(clippy::len_without_is_empty)] // as rayon: `len` is part of the protocol
 pub trait IndexedParallelIterator: ParallelIterator {
     /// Collects into `target` (cleared first), writing every item in place
     /// at its index.
