@@ -1,7 +1,7 @@
 //! Parallel iterators that own the elements of a `Vec`: `into_par_iter`
 //! and `par_drain`.
 //!
-//! Both hand out the elements through a [`DrainProducer`]: a producer over
+//! Both hand out the elements through a `DrainProducer`: a producer over
 //! a slice whose elements it owns (the vector's length was set so that it
 //! no longer does). Every element is moved out by the leaf iterator or
 //! dropped by whichever producer or iterator still owns it, so a panic in

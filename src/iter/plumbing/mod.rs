@@ -342,7 +342,7 @@ where
 ///
 /// The top of the split tree is where a topology-aware first cut belongs
 /// (one piece per cache domain); below it, pieces split while their
-/// [`LengthSplitter`] budget allows, as described in the module docs.
+/// split budget allows, as described in the module docs.
 ///
 /// ```
 /// use locus::iter::plumbing::{bridge_producer_consumer, Producer};
