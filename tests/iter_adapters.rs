@@ -4,37 +4,13 @@
 
 use locus::prelude::*;
 
-const LENS: &[usize] = &[0, 1, 2, 3, 5, 7, 13, 31, 127, 1009, 10_007];
+mod iter_util;
 
-fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new().num_threads(4).build().unwrap()
-}
-
-/// Deterministic pseudo-random numbers (xorshift64*).
-fn data(len: usize, seed: u64) -> Vec<u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % 1000
-        })
-        .collect()
-}
-
-/// Runs `check` for every length on the pool.
-fn each_len(check: impl Fn(Vec<u64>) + Sync) {
-    pool().install(|| {
-        for (i, &n) in LENS.iter().enumerate() {
-            check(data(n, i as u64 + 1));
-        }
-    });
-}
+use iter_util::{data, each_len, pool};
 
 #[test]
 fn map_filter_filter_map() {
-    each_len(|v| {
+    each_len(1, |v| {
         let got: Vec<u64> = v.par_iter().map(|x| x * 3 + 1).collect();
         assert_eq!(got, v.iter().map(|x| x * 3 + 1).collect::<Vec<_>>());
         let got: Vec<&u64> = v.par_iter().filter(|&&x| x % 3 == 0).collect();
@@ -46,7 +22,7 @@ fn map_filter_filter_map() {
 
 #[test]
 fn map_with_and_map_init() {
-    each_len(|v| {
+    each_len(1, |v| {
         let got: Vec<u64> = v.par_iter().map_with(5u64, |k, &x| x + *k).collect();
         assert_eq!(got, v.iter().map(|x| x + 5).collect::<Vec<_>>());
         let got: Vec<u64> = v.par_iter().map_init(|| 7u64, |k, &x| x * *k).rev().collect();
@@ -59,7 +35,7 @@ fn map_with_and_map_init() {
 
 #[test]
 fn flat_map_flatten() {
-    each_len(|v| {
+    each_len(1, |v| {
         let got: Vec<u64> = v.par_iter().flat_map(|&x| (0..x % 5).into_par_iter()).collect();
         let want: Vec<u64> = v.iter().flat_map(|&x| 0..x % 5).collect();
         assert_eq!(got, want);
@@ -75,7 +51,7 @@ fn flat_map_flatten() {
 
 #[test]
 fn enumerate_zip_chain_rev() {
-    each_len(|v| {
+    each_len(1, |v| {
         let w = data(v.len() / 2 + 1, 99);
         let got: Vec<(usize, &u64)> = v.par_iter().enumerate().collect();
         assert_eq!(got, v.iter().enumerate().collect::<Vec<_>>());
@@ -106,7 +82,7 @@ fn zip_eq_panics_on_unequal_lengths() {
 
 #[test]
 fn copied_cloned_inspect_update() {
-    each_len(|v| {
+    each_len(1, |v| {
         let got: Vec<u64> = v.par_iter().copied().collect();
         assert_eq!(got, v);
         let strings: Vec<String> = v.iter().map(|x| x.to_string()).collect();
@@ -129,7 +105,7 @@ fn copied_cloned_inspect_update() {
 
 #[test]
 fn skip_take_step_by_chunks() {
-    each_len(|v| {
+    each_len(1, |v| {
         for n in [0, 1, 2, v.len() / 3, v.len(), v.len() + 5] {
             let got: Vec<&u64> = v.par_iter().skip(n).collect();
             assert_eq!(got, v.iter().skip(n).collect::<Vec<_>>());
@@ -155,7 +131,7 @@ fn skip_take_step_by_chunks() {
 
 #[test]
 fn fold_and_try_fold() {
-    each_len(|v| {
+    each_len(1, |v| {
         let total: u64 = v.par_iter().fold(|| 0u64, |a, &x| a + x).sum();
         assert_eq!(total, v.iter().sum());
         let total: u64 = v.par_iter().fold_with(0u64, |a, &x| a + x).reduce(|| 0, |a, b| a + b);
@@ -185,7 +161,7 @@ fn fold_and_try_fold() {
 
 #[test]
 fn min_max_len_bounds() {
-    each_len(|v| {
+    each_len(1, |v| {
         let pieces = v.par_iter().with_min_len(100).fold(|| 0usize, |n, _| n + 1).collect::<Vec<_>>();
         assert!(pieces.iter().all(|&n| n >= 100.min(v.len())), "{pieces:?}");
         assert_eq!(pieces.iter().sum::<usize>(), v.len());
@@ -197,7 +173,7 @@ fn min_max_len_bounds() {
 
 #[test]
 fn positions_interleave_intersperse() {
-    each_len(|v| {
+    each_len(1, |v| {
         let got: Vec<usize> = v.par_iter().positions(|&x| x % 7 == 0).collect();
         let want: Vec<usize> = v.iter().enumerate().filter(|(_, x)| *x % 7 == 0).map(|(i, _)| i).collect();
         assert_eq!(got, want);
@@ -233,7 +209,7 @@ fn positions_interleave_intersperse() {
 
 #[test]
 fn while_some_panic_fuse_skip_take_any() {
-    each_len(|v| {
+    each_len(1, |v| {
         let got: Vec<u64> = v.par_iter().map(|&x| Some(x)).while_some().collect();
         assert_eq!(got, v);
         let got: Vec<u64> = v.par_iter().map(|&x| (x != 500).then_some(x)).while_some().collect();

@@ -7,35 +7,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use locus::iter::Either;
 use locus::prelude::*;
 
-const LENS: &[usize] = &[0, 1, 2, 3, 5, 7, 13, 31, 127, 1009, 10_007];
+mod iter_util;
 
-fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new().num_threads(4).build().unwrap()
-}
-
-fn data(len: usize, seed: u64) -> Vec<u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % 1000
-        })
-        .collect()
-}
-
-fn each_len(check: impl Fn(Vec<u64>) + Sync) {
-    pool().install(|| {
-        for (i, &n) in LENS.iter().enumerate() {
-            check(data(n, i as u64 + 11));
-        }
-    });
-}
+use iter_util::{each_len, pool};
 
 #[test]
 fn for_each_variants() {
-    each_len(|v| {
+    each_len(11, |v| {
         let sum = AtomicUsize::new(0);
         v.par_iter().for_each(|&x| {
             sum.fetch_add(x as usize, Ordering::Relaxed);
@@ -62,7 +40,7 @@ fn for_each_variants() {
 
 #[test]
 fn sums_products_reductions() {
-    each_len(|v| {
+    each_len(11, |v| {
         assert_eq!(v.par_iter().sum::<u64>(), v.iter().sum::<u64>());
         assert_eq!(v.par_iter().count(), v.len());
         let small: Vec<u64> = v.iter().map(|x| x % 3 + 1).take(30).collect();
@@ -82,7 +60,7 @@ fn sums_products_reductions() {
 
 #[test]
 fn min_max_and_keys_pick_like_std() {
-    each_len(|v| {
+    each_len(11, |v| {
         // Pairs with equal keys: which one std picks is observable.
         let pairs: Vec<(u64, usize)> = v.iter().enumerate().map(|(i, &x)| (x % 10, i)).collect();
         assert_eq!(pairs.par_iter().min_by_key(|p| p.0), pairs.iter().min_by_key(|p| p.0));
@@ -96,7 +74,7 @@ fn min_max_and_keys_pick_like_std() {
 
 #[test]
 fn searches() {
-    each_len(|v| {
+    each_len(11, |v| {
         let pred = |x: &&u64| **x % 97 == 3;
         assert_eq!(v.par_iter().find_first(pred), v.iter().find(pred));
         assert_eq!(v.par_iter().find_last(pred), v.iter().rev().find(pred));
@@ -124,7 +102,7 @@ fn searches() {
 
 #[test]
 fn comparisons() {
-    each_len(|v| {
+    each_len(11, |v| {
         let mut w = v.clone();
         assert!(v.par_iter().eq(&w));
         assert_eq!(v.par_iter().cmp(&w), std::cmp::Ordering::Equal);
@@ -143,7 +121,7 @@ fn comparisons() {
 
 #[test]
 fn collect_into_every_collection() {
-    each_len(|v| {
+    each_len(11, |v| {
         let s: Vec<u64> = v.par_iter().copied().collect();
         assert_eq!(s, v);
         let s: Vec<u64> = v.par_iter().copied().filter(|x| x % 2 == 0).collect();
@@ -194,7 +172,7 @@ fn collect_into_every_collection() {
 
 #[test]
 fn unzip_partition() {
-    each_len(|v| {
+    each_len(11, |v| {
         let (a, b): (Vec<u64>, Vec<usize>) = v.par_iter().enumerate().map(|(i, &x)| (x, i)).unzip();
         assert_eq!(a, v);
         assert_eq!(b, (0..v.len()).collect::<Vec<_>>());

@@ -30,7 +30,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use locus::prelude::*;
     /// use std::sync::atomic::{AtomicU32, Ordering};
     /// let n = AtomicU32::new(0);
-    /// (0..10).into_par_iter().for_each(|x| { n.fetch_add(x, Ordering::Relaxed); });
+    /// (0..10u32).into_par_iter().for_each(|x| { n.fetch_add(x, Ordering::Relaxed); });
     /// assert_eq!(n.into_inner(), 45);
     /// ```
     fn for_each<OP>(self, op: OP)
@@ -180,7 +180,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// let v: Vec<String> = (0..3).into_par_iter()
+    /// let v: Vec<String> = (0..3i32).into_par_iter()
     ///     .map_init(String::new, |buf, x| { buf.clear(); buf.push_str(&x.to_string()); buf.clone() })
     ///     .collect();
     /// assert_eq!(v, ["0", "1", "2"]);
@@ -389,7 +389,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// let r = (1..5).into_par_iter().map(|x| Some(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// let r = (1..5i32).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
     /// assert_eq!(r, Some(10));
     /// ```
     fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
@@ -526,7 +526,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// assert_eq!([3.5, 1.5, 2.0].par_iter().min_by(|a, b| a.total_cmp(b)), Some(&1.5));
+    /// assert_eq!([3.5f64, 1.5, 2.0].par_iter().min_by(|a, b| a.total_cmp(*b)), Some(&1.5));
     /// ```
     fn min_by<F>(self, f: F) -> Option<Self::Item>
     where
@@ -540,7 +540,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// assert_eq!([-3, 1, 2].par_iter().min_by_key(|x| x.abs()), Some(&1));
+    /// assert_eq!([-3i32, 1, 2].par_iter().min_by_key(|x| x.abs()), Some(&1));
     /// ```
     fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
     where
@@ -569,7 +569,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// assert_eq!([3.5, 1.5].par_iter().max_by(|a, b| a.total_cmp(b)), Some(&3.5));
+    /// assert_eq!([3.5f64, 1.5].par_iter().max_by(|a, b| a.total_cmp(*b)), Some(&3.5));
     /// ```
     fn max_by<F>(self, f: F) -> Option<Self::Item>
     where
@@ -583,7 +583,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// assert_eq!([-3, 1, 2].par_iter().max_by_key(|x| x.abs()), Some(&-3));
+    /// assert_eq!([-3i32, 1, 2].par_iter().max_by_key(|x| x.abs()), Some(&-3));
     /// ```
     fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
     where
@@ -769,7 +769,7 @@ pub trait ParallelIterator: Sized + Send {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// let (a, b): (Vec<i32>, Vec<i32>) = (0..3).into_par_iter().map(|x| (x, -x)).unzip();
+    /// let (a, b): (Vec<i32>, Vec<i32>) = (0..3i32).into_par_iter().map(|x| (x, -x)).unzip();
     /// assert_eq!((a, b), (vec![0, 1, 2], vec![0, -1, -2]));
     /// ```
     fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
@@ -804,7 +804,7 @@ pub trait ParallelIterator: Sized + Send {
     /// ```
     /// use locus::prelude::*;
     /// use locus::iter::Either;
-    /// let (a, b): (Vec<i32>, Vec<String>) = (0..4).into_par_iter()
+    /// let (a, b): (Vec<i32>, Vec<String>) = (0..4i32).into_par_iter()
     ///     .partition_map(|x| if x < 2 { Either::Left(x) } else { Either::Right(x.to_string()) });
     /// assert_eq!((a, b), (vec![0, 1], vec!["2".to_string(), "3".to_string()]));
     /// ```

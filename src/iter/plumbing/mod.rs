@@ -300,13 +300,15 @@ pub trait ProducerCallback<T> {
 /// and hands both to [`bridge_producer_consumer`].
 ///
 /// ```
-/// use locus::iter::plumbing::bridge;
+/// use locus::iter::plumbing::{bridge, Consumer};
 /// use locus::prelude::*;
 ///
-/// // `drive` of an indexed source is usually just this.
+/// // The `drive` of an indexed source is usually just `bridge(self, consumer)`.
+/// fn drive_range<C: Consumer<u32>>(consumer: C) -> C::Result {
+///     bridge((0..10u32).into_par_iter(), consumer)
+/// }
 /// let v: Vec<u32> = (0..10u32).into_par_iter().map(|x| x * 2).collect();
 /// assert_eq!(v[9], 18);
-/// # let _ = bridge::<locus::range::Iter<u32>, _>;
 /// ```
 pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
 where
