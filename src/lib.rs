@@ -46,9 +46,20 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+pub mod array;
+pub mod collections;
 pub mod groups;
+pub mod iter;
 pub mod layout;
+pub mod option;
 mod pool;
+pub mod prelude;
+pub mod range;
+pub mod range_inclusive;
+pub mod result;
+pub mod slice;
+pub mod str;
+pub mod vec;
 pub(crate) mod runtime;
 pub(crate) mod sync;
 pub mod topology;

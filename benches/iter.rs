@@ -1,0 +1,103 @@
+//! Parallel iterators against rayon, measured in the same run (same
+//! machine, same moment) so the ratio means something on a small or noisy
+//! machine. Each group holds locus and rayon with as many threads as this
+//! machine has CPUs.
+//!
+//! Run: `cargo bench --bench iter`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+fn pools() -> (locus::ThreadPool, rayon::ThreadPool) {
+    let l = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let r = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    (l, r)
+}
+
+/// One group with the same body for both libraries: `$body` is written
+/// once, with `$p` the prelude in scope (locus's or rayon's).
+macro_rules! both {
+    ($c:expr, $name:expr, |$input:ident| $body:expr) => {{
+        let (lp, rp) = pools();
+        let mut g = $c.benchmark_group($name);
+        g.sample_size(20);
+        g.measurement_time(std::time::Duration::from_secs(2));
+        g.bench_function("locus", |b| {
+            use locus::prelude::*;
+            b.iter(|| lp.install(|| { let $input = black_box(()); $body }))
+        });
+        g.bench_function("rayon", |b| {
+            use rayon::prelude::*;
+            b.iter(|| rp.install(|| { let $input = black_box(()); $body }))
+        });
+        g.finish();
+    }};
+}
+
+fn bench_iter(c: &mut Criterion) {
+    const N: u64 = 10_000_000;
+    both!(c, "sum_of_squares/10M", |_x| {
+        let s: u64 = (0..N).into_par_iter().map(|x| x.wrapping_mul(x)).reduce(|| 0, u64::wrapping_add);
+        black_box(s)
+    });
+
+    let v: Vec<u32> = (0..1_000_000u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    both!(c, "map_collect/1M", |_x| {
+        let out: Vec<u64> = v.par_iter().map(|&x| u64::from(x) * 3).collect();
+        black_box(out.len())
+    });
+    both!(c, "filter_count/1M", |_x| black_box(v.par_iter().filter(|&&x| x % 3 == 0).count()));
+
+    let a: Vec<f64> = (0..1_000_000).map(|i| f64::from(i) * 0.5).collect();
+    let b2: Vec<f64> = (0..1_000_000).map(|i| f64::from(i % 97)).collect();
+    both!(c, "zip_dot/1M", |_x| {
+        let d: f64 = a.par_iter().zip(&b2).map(|(x, y)| x * y).sum();
+        black_box(d)
+    });
+
+    both!(c, "fold_reduce_histogram/1M", |_x| {
+        let h = v
+            .par_iter()
+            .fold(|| [0u32; 64], |mut h, &x| {
+                h[(x % 64) as usize] += 1;
+                h
+            })
+            .reduce(|| [0u32; 64], |mut l, r| {
+                l.iter_mut().zip(r).for_each(|(a, b)| *a += b);
+                l
+            });
+        black_box(h)
+    });
+
+    let mut grid = vec![1.0f64; 1 << 20];
+    let src = grid.clone();
+    both!(c, "chunks_mut_stencil/1M", |_x| {
+        grid.par_chunks_mut(4096).enumerate().for_each(|(i, chunk)| {
+            let base = i * 4096;
+            for (j, cell) in chunk.iter_mut().enumerate() {
+                let k = base + j;
+                let l = src[k.saturating_sub(1)];
+                let r = src[(k + 1).min(src.len() - 1)];
+                *cell = 0.25 * l + 0.5 * src[k] + 0.25 * r;
+            }
+        });
+        black_box(grid[12345])
+    });
+
+    both!(c, "nested/1000x1000", |_x| {
+        let s: u64 = (0..1000u64).into_par_iter().map(|i| (0..1000u64).into_par_iter().map(|j| i ^ j).sum::<u64>()).sum();
+        black_box(s)
+    });
+
+    both!(c, "par_bridge/100k", |_x| {
+        let s: u64 = (0..100_000u64).par_bridge().map(|x| x % 7).sum();
+        black_box(s)
+    });
+}
+
+criterion_group!(benches, bench_iter);
+criterion_main!(benches);

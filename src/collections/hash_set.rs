@@ -1,0 +1,32 @@
+//! `HashSet`: by value, by reference, drained.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasher, Hash};
+
+use crate::iter::ParallelDrainFull;
+
+vec_backed! {
+    /// The elements of a `HashSet`, by value.
+    IntoIter<T> => T where [T: Send]
+}
+vec_backed! {
+    /// References to the elements of a `HashSet`.
+    Iter<'a, T> => &'a T where [T: Sync]
+}
+vec_backed! {
+    /// The elements drained from a `HashSet`.
+    Drain<'a, T> => T where [T: Send]
+}
+
+into_par_iter_via_vec! {
+    [T: Hash + Eq + Send, S: BuildHasher] HashSet<T, S> => IntoIter<T>, T, |s| s;
+    ['a, T: Hash + Eq + Sync, S: BuildHasher] &'a HashSet<T, S> => Iter<'a, T>, &'a T, |s| s;
+}
+
+impl<'a, T: Hash + Eq + Send, S: BuildHasher> ParallelDrainFull for &'a mut HashSet<T, S> {
+    type Iter = Drain<'a, T>;
+    type Item = T;
+    fn par_drain(self) -> Drain<'a, T> {
+        Drain::gather(self.drain())
+    }
+}

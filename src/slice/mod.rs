@@ -1,0 +1,327 @@
+//! Parallel iterators over slices: `par_iter`, `par_iter_mut`, and the
+//! chunked and windowed forms of [`ParallelSlice`] and
+//! [`ParallelSliceMut`].
+//!
+//! ```
+//! use locus::prelude::*;
+//! let mut v = vec![1u32; 12];
+//! v.par_chunks_mut(4).enumerate().for_each(|(i, c)| c.iter_mut().for_each(|x| *x = i as u32));
+//! assert_eq!(v, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+//! let sums: Vec<u32> = v.par_windows(2).map(|w| w[0] + w[1]).collect();
+//! assert_eq!(sums.len(), 11);
+//! ```
+
+mod chunks;
+
+pub use chunks::{
+    Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
+};
+
+use crate::iter::plumbing::*;
+use crate::iter::*;
+
+/// Parallel views of a shared slice.
+///
+/// ```
+/// use locus::prelude::*;
+/// let v = [1, 2, 3, 4, 5];
+/// let sums: Vec<i32> = v.par_chunks(2).map(|c| c.iter().sum()).collect();
+/// assert_eq!(sums, [3, 7, 5]);
+/// ```
+pub trait ParallelSlice<T: Sync> {
+    /// The slice itself (what the methods below work on).
+    fn as_parallel_slice(&self) -> &[T];
+
+    /// Chunks of `chunk_size` elements (the last may be shorter).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let c: Vec<&[i32]> = [1, 2, 3].par_chunks(2).collect();
+    /// assert_eq!(c, [&[1, 2][..], &[3][..]]);
+    /// ```
+    #[track_caller]
+    fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
+        assert!(chunk_size != 0, "par_chunks: chunk_size must not be zero");
+        Chunks::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Chunks of exactly `chunk_size` elements; the elements left over are
+    /// in [`ChunksExact::remainder`].
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let it = [1, 2, 3].par_chunks_exact(2);
+    /// assert_eq!(it.remainder(), &[3]);
+    /// assert_eq!(it.count(), 1);
+    /// ```
+    #[track_caller]
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        assert!(chunk_size != 0, "par_chunks_exact: chunk_size must not be zero");
+        ChunksExact::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Chunks of `chunk_size` elements from the end (the last may be
+    /// shorter).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let c: Vec<&[i32]> = [1, 2, 3].par_rchunks(2).collect();
+    /// assert_eq!(c, [&[2, 3][..], &[1][..]]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        assert!(chunk_size != 0, "par_rchunks: chunk_size must not be zero");
+        RChunks::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Chunks of exactly `chunk_size` elements from the end.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let it = [1, 2, 3].par_rchunks_exact(2);
+    /// assert_eq!(it.remainder(), &[1]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        assert!(chunk_size != 0, "par_rchunks_exact: chunk_size must not be zero");
+        RChunksExact::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Overlapping windows of `window_size` elements.
+    ///
+    /// # Panics
+    /// If `window_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let w: Vec<&[i32]> = [1, 2, 3].par_windows(2).collect();
+    /// assert_eq!(w, [&[1, 2][..], &[2, 3][..]]);
+    /// ```
+    #[track_caller]
+    fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
+        assert!(window_size != 0, "par_windows: window_size must not be zero");
+        Windows::new(window_size, self.as_parallel_slice())
+    }
+}
+
+impl<T: Sync> ParallelSlice<T> for [T] {
+    fn as_parallel_slice(&self) -> &[T] {
+        self
+    }
+}
+
+/// Parallel views of a mutable slice.
+///
+/// ```
+/// use locus::prelude::*;
+/// let mut v = [1, 2, 3, 4];
+/// v.par_chunks_mut(2).for_each(|c| c.reverse());
+/// assert_eq!(v, [2, 1, 4, 3]);
+/// ```
+pub trait ParallelSliceMut<T: Send> {
+    /// The slice itself (what the methods below work on).
+    fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
+    /// Mutable chunks of `chunk_size` elements (the last may be shorter).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [0; 5];
+    /// v.par_chunks_mut(2).for_each(|c| c[0] = 1);
+    /// assert_eq!(v, [1, 0, 1, 0, 1]);
+    /// ```
+    #[track_caller]
+    fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
+        assert!(chunk_size != 0, "par_chunks_mut: chunk_size must not be zero");
+        ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable chunks of exactly `chunk_size` elements.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [0; 5];
+    /// v.par_chunks_exact_mut(2).for_each(|c| c[0] = 1);
+    /// assert_eq!(v, [1, 0, 1, 0, 0]);
+    /// ```
+    #[track_caller]
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "par_chunks_exact_mut: chunk_size must not be zero");
+        ChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable chunks of `chunk_size` elements from the end.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [0; 5];
+    /// v.par_rchunks_mut(2).for_each(|c| c[0] = 1);
+    /// assert_eq!(v, [1, 1, 0, 1, 0]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        assert!(chunk_size != 0, "par_rchunks_mut: chunk_size must not be zero");
+        RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable chunks of exactly `chunk_size` elements from the end.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [0; 5];
+    /// v.par_rchunks_exact_mut(2).for_each(|c| c[0] = 1);
+    /// assert_eq!(v, [0, 1, 0, 1, 0]);
+    /// ```
+    #[track_caller]
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "par_rchunks_exact_mut: chunk_size must not be zero");
+        RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+}
+
+impl<T: Send> ParallelSliceMut<T> for [T] {
+    fn as_parallel_slice_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+/// Shared references to the elements of a slice. Made by `par_iter` on a
+/// slice, array or `Vec`.
+#[derive(Debug)]
+pub struct Iter<'data, T: Sync> {
+    slice: &'data [T],
+}
+
+impl<T: Sync> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter { slice: self.slice }
+    }
+}
+
+/// Mutable references to the elements of a slice. Made by `par_iter_mut`
+/// on a slice, array or `Vec`.
+#[derive(Debug)]
+pub struct IterMut<'data, T: Send> {
+    slice: &'data mut [T],
+}
+
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data [T] {
+    type Item = &'data T;
+    type Iter = Iter<'data, T>;
+    fn into_par_iter(self) -> Iter<'data, T> {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut [T] {
+    type Item = &'data mut T;
+    type Iter = IterMut<'data, T>;
+    fn into_par_iter(self) -> IterMut<'data, T> {
+        IterMut { slice: self }
+    }
+}
+
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Vec<T> {
+    type Item = &'data T;
+    type Iter = Iter<'data, T>;
+    fn into_par_iter(self) -> Iter<'data, T> {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
+    type Item = &'data mut T;
+    type Iter = IterMut<'data, T>;
+    fn into_par_iter(self) -> IterMut<'data, T> {
+        IterMut { slice: self }
+    }
+}
+
+impl<'data, T: Sync + 'data, const N: usize> IntoParallelIterator for &'data [T; N] {
+    type Item = &'data T;
+    type Iter = Iter<'data, T>;
+    fn into_par_iter(self) -> Iter<'data, T> {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data, const N: usize> IntoParallelIterator for &'data mut [T; N] {
+    type Item = &'data mut T;
+    type Iter = IterMut<'data, T>;
+    fn into_par_iter(self) -> IterMut<'data, T> {
+        IterMut { slice: self }
+    }
+}
+
+/// The iterator and producer impls of `Iter` and `IterMut`, which differ
+/// only in the reference kind.
+macro_rules! slice_iter {
+    ($name:ident, $producer:ident, $bound:ident, [$($r:tt)*], $std_iter:ident, $iter_fn:ident, $split:ident) => {
+        impl<'data, T: $bound + 'data> ParallelIterator for $name<'data, T> {
+            type Item = $($r)* T;
+
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.slice.len())
+            }
+        }
+
+        impl<'data, T: $bound + 'data> IndexedParallelIterator for $name<'data, T> {
+            fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn len(&self) -> usize {
+                self.slice.len()
+            }
+            fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+                callback.callback($producer { slice: self.slice })
+            }
+        }
+
+        struct $producer<'data, T: $bound> {
+            slice: $($r)* [T],
+        }
+
+        impl<'data, T: $bound + 'data> Producer for $producer<'data, T> {
+            type Item = $($r)* T;
+            type IntoIter = std::slice::$std_iter<'data, T>;
+
+            fn into_iter(self) -> Self::IntoIter {
+                self.slice.$iter_fn()
+            }
+            fn split_at(self, index: usize) -> (Self, Self) {
+                let (l, r) = self.slice.$split(index);
+                ($producer { slice: l }, $producer { slice: r })
+            }
+        }
+    };
+}
+
+slice_iter!(Iter, IterProducer, Sync, [&'data], Iter, iter, split_at);
+slice_iter!(IterMut, IterMutProducer, Send, [&'data mut], IterMut, iter_mut, split_at_mut);
