@@ -50,6 +50,7 @@ pub mod groups;
 pub mod layout;
 mod pool;
 pub(crate) mod runtime;
+mod slice;
 pub(crate) mod sync;
 pub mod topology;
 
@@ -72,6 +73,32 @@ pub use topology::{CpuSet, Level, Topology, TopologyError};
 #[doc(hidden)]
 pub mod __bench {
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
+}
+
+/// Internals for the `sort` benchmark (`benches/sort.rs`): the parallel
+/// sorts, until `ParallelSliceMut` calls them. Not part of the API: hidden,
+/// no stability promise.
+#[doc(hidden)]
+pub mod __sort_bench {
+    /// Stable parallel sort (`par_sort`).
+    pub fn par_sort<T: Ord + Send>(v: &mut [T]) {
+        crate::slice::sort::par_sort(v)
+    }
+
+    /// Stable parallel sort by key (`par_sort_by_key`).
+    pub fn par_sort_by_key<T: Send, K: Ord>(v: &mut [T], f: impl Fn(&T) -> K + Sync) {
+        crate::slice::sort::par_sort_by_key(v, f)
+    }
+
+    /// Unstable parallel sort (`par_sort_unstable`).
+    pub fn par_sort_unstable<T: Ord + Send>(v: &mut [T]) {
+        crate::slice::sort::par_sort_unstable(v)
+    }
+
+    /// Unstable parallel sort by key (`par_sort_unstable_by_key`).
+    pub fn par_sort_unstable_by_key<T: Send, K: Ord>(v: &mut [T], f: impl Fn(&T) -> K + Sync) {
+        crate::slice::sort::par_sort_unstable_by_key(v, f)
+    }
 }
 
 /// Internals for the group policy tests (`tests/groups_policy.rs`): the idle
