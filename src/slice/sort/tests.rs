@@ -74,12 +74,15 @@ fn with_index(v: &[u64]) -> Vec<(u64, u32)> {
     v.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect()
 }
 
+/// A sort of `(key, index)` pairs, as the tests call it.
+type PairSort = dyn Fn(&mut Vec<(u64, u32)>) + Sync;
+
 /// Every stable entry point on `input` (pairs sorted by `.0`), checked
 /// against `std`'s stable sort.
 fn check_stable(input: &[(u64, u32)], what: &str) {
     let mut expected = input.to_vec();
     expected.sort_by_key(|p| p.0);
-    let run = |sort: &(dyn Fn(&mut Vec<(u64, u32)>) + Sync), name: &str| {
+    let run = |sort: &PairSort, name: &str| {
         let mut v = input.to_vec();
         pool().install(|| sort(&mut v));
         assert!(v == expected, "{name} on {what} (len {}) differs from std's stable sort", input.len());
