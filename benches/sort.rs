@@ -12,6 +12,9 @@
 //! Run: `cargo bench --bench sort`. Both pools have as many threads as this
 //! machine has CPUs.
 
+mod common;
+
+use common::random_u64;
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use rayon::slice::ParallelSliceMut;
 
@@ -19,18 +22,6 @@ const LEN: usize = 1 << 20;
 
 fn threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
-}
-
-fn random_u64(n: usize) -> Vec<u64> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        })
-        .collect()
 }
 
 fn key(x: &u64) -> u64 {
