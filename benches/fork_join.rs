@@ -9,6 +9,8 @@
 //! Run: `cargo bench --bench fork_join`. Each group holds locus, rayon (and
 //! chili), each with as many threads as this machine has CPUs.
 
+mod common;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -106,15 +108,7 @@ fn qs_rayon(v: &mut [u32]) {
 }
 
 fn random_vec(n: usize) -> Vec<u32> {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u32
-        })
-        .collect()
+    common::random_u64(n).into_iter().map(|x| x as u32).collect()
 }
 
 fn bench_quicksort(c: &mut Criterion) {

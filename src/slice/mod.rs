@@ -12,6 +12,7 @@
 //! ```
 
 mod chunks;
+pub(crate) mod sort;
 
 pub use chunks::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
@@ -200,6 +201,121 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
         assert!(chunk_size != 0, "par_rchunks_exact_mut: chunk_size must not be zero");
         RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Sorts the slice in parallel, stably (a parallel merge sort; see
+    /// `slice::sort` for the panic-safety argument: a panicking `Ord`
+    /// leaves every element exactly once in the slice).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [5, 1, 4, 2, 3];
+    /// v.par_sort();
+    /// assert_eq!(v, [1, 2, 3, 4, 5]);
+    /// ```
+    fn par_sort(&mut self)
+    where
+        T: Ord,
+    {
+        sort::par_sort(self.as_parallel_slice_mut());
+    }
+
+    /// Sorts the slice in parallel, stably, with a comparator.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [5, 1, 4, 2, 3];
+    /// v.par_sort_by(|a, b| b.cmp(a));
+    /// assert_eq!(v, [5, 4, 3, 2, 1]);
+    /// ```
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
+    {
+        sort::par_sort_by(self.as_parallel_slice_mut(), compare);
+    }
+
+    /// Sorts the slice in parallel, stably, by a key computed at each
+    /// comparison.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [-5i32, 1, -4, 2, 3];
+    /// v.par_sort_by_key(|x| x.abs());
+    /// assert_eq!(v, [1, 2, 3, -4, -5]);
+    /// ```
+    fn par_sort_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        sort::par_sort_by_key(self.as_parallel_slice_mut(), f);
+    }
+
+    /// Sorts the slice in parallel, stably, by a key computed once per
+    /// element (in parallel).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = ["ccc", "a", "bb"];
+    /// v.par_sort_by_cached_key(|s| s.len());
+    /// assert_eq!(v, ["a", "bb", "ccc"]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync,
+    {
+        sort::par_sort_by_cached_key(self.as_parallel_slice_mut(), f);
+    }
+
+    /// Sorts the slice in parallel, not necessarily stably (a parallel
+    /// quicksort, O(n log n) in the worst case).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [5, 1, 4, 2, 3];
+    /// v.par_sort_unstable();
+    /// assert_eq!(v, [1, 2, 3, 4, 5]);
+    /// ```
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord,
+    {
+        sort::par_sort_unstable(self.as_parallel_slice_mut());
+    }
+
+    /// Sorts the slice in parallel, not necessarily stably, with a
+    /// comparator.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [5, 1, 4, 2, 3];
+    /// v.par_sort_unstable_by(|a, b| b.cmp(a));
+    /// assert_eq!(v, [5, 4, 3, 2, 1]);
+    /// ```
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
+    {
+        sort::par_sort_unstable_by(self.as_parallel_slice_mut(), compare);
+    }
+
+    /// Sorts the slice in parallel, not necessarily stably, by a key
+    /// computed at each comparison.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [-5i32, 1, -4, 2, 3];
+    /// v.par_sort_unstable_by_key(|x| x.abs());
+    /// assert_eq!(v, [1, 2, 3, -4, -5]);
+    /// ```
+    fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        sort::par_sort_unstable_by_key(self.as_parallel_slice_mut(), f);
     }
 }
 
