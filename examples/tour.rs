@@ -22,7 +22,10 @@
 //! thief tries its core, cluster, LLC and node before going farther, and a
 //! Flat thief picks a random victim. Flat steals may still land mostly
 //! near: in both orders a push wakes the nearest idle worker, so work
-//! starts out near the worker that made it.
+//! starts out near the worker that made it. With more workers than CPUs,
+//! which order keeps more steals near varies from run to run (on 2 cores,
+//! one run kept 97% of Hierarchical's and 94% of Flat's steals in the
+//! thief's LLC, the next 83% and 92%).
 
 use std::time::{Duration, Instant};
 
