@@ -1,53 +1,10 @@
-//! # locus: a cache-aware work-stealing thread pool
-//!
-//! locus schedules fork-join and spawned jobs the way modern Linux schedules
-//! threads on machines whose cores share caches in several levels (ARM
-//! servers with clusters of 4 cores, AMD EPYC with many L3s, multi-socket
-//! NUMA servers, hybrid big/little laptops).
-//!
-//! The crate is built in layers, data flowing one way:
-//!
-//! ```text
-//! topology  ->  layout  ->  runtime (sleep, deques, workers)  ->  API
-//! ```
-//!
-//! - [`topology`]: what the machine is ([`Topology`], [`CpuSet`]).
-//!
-//! ```
-//! let t = locus::Topology::synthetic("llc:2 cluster:2 core:4").unwrap();
-//! println!("{t}");
-//! ```
-//!
-//! - API: rayon's names and semantics ([`join`], [`scope`], [`spawn`],
-//!   [`ThreadPool::install`], [`ThreadPool::broadcast`]) on a pool of
-//!   workers laid out on the topology, with per-worker counters
-//!   ([`ThreadPool::stats`]).
-//!
-//! ```
-//! fn sum(v: &[u64]) -> u64 {
-//!     if v.len() <= 1024 {
-//!         return v.iter().sum();
-//!     }
-//!     let (a, b) = v.split_at(v.len() / 2);
-//!     let (x, y) = locus::join(|| sum(a), || sum(b));
-//!     x + y
-//! }
-//! let v: Vec<u64> = (0..100_000).collect();
-//! // On the global pool (built on first use)...
-//! assert_eq!(sum(&v), 4_999_950_000);
-//! // ...or on a pool of your own, here a virtual one on a synthetic machine.
-//! let pool = locus::ThreadPoolBuilder::new()
-//!     .topology(locus::Topology::synthetic("llc:2 core:2").unwrap())
-//!     .build()
-//!     .unwrap();
-//! assert_eq!(pool.install(|| sum(&v)), 4_999_950_000);
-//! println!("{}", pool.stats());
-//! ```
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
 pub mod array;
 pub mod collections;
+pub mod docs;
 pub mod groups;
 pub mod iter;
 pub mod layout;
@@ -106,8 +63,3 @@ pub mod __loom {
     pub use crate::runtime::latch::{CoreLatch, LockLatch};
     pub use crate::runtime::sleep::{Parker, Sleep};
 }
-
-/// The README's Rust examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;

@@ -4,7 +4,8 @@
 //! how spread deals jobs, hysteresis of the learned preference, and the
 //! overload and help rules; on synthetic topologies and on the real-machine snapshots
 //! of a Raptor Lake laptop (P and E cores) and an NVIDIA DGX GB10 (two LLCs
-//! of big and little Arm cores).
+//! of big and little Arm cores; these two are ignored unless run with
+//! `--ignored`, as they read hwloc's test data).
 
 mod common;
 
@@ -194,6 +195,7 @@ fn spread_on_eight_clusters_deals_one_each_per_round() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn raptor_lake_spread_weights_clusters_by_capacity_and_wakes_p_cores_first() {
     let (_tmp, t) = common::snapshot::read("20em64t-hybrid-1p6c2t+2ca4co1t");
     let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
@@ -241,6 +243,7 @@ fn raptor_lake_spread_weights_clusters_by_capacity_and_wakes_p_cores_first() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn gb10_spread_over_two_llcs_and_big_cores_first() {
     let (_tmp, t) = common::snapshot::read("nvidia-dgx-gb10");
     let l = Layout::new(&t, &LayoutOptions::default()).unwrap();

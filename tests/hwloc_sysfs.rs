@@ -1,5 +1,7 @@
 //! Cross-check of the two Linux readers on hwloc's sysfs snapshots
-//! (`../shared/topologies/hwloc-linux/*.tar.bz2`).
+//! (`hwloc-linux/*.tar.bz2` of the fixtures directory, see
+//! `tests/common/snapshot.rs`; the tests that read them are ignored unless
+//! run with `--ignored`).
 //!
 //! Each snapshot is extracted into a temporary directory and read twice:
 //! - through hwloc, in a child process (hwloc takes its input from the
@@ -20,11 +22,11 @@
 //! [`SYSFS_DIFFERENCES`], with the reason.
 #![cfg(feature = "hwloc")]
 
-mod hwloc_common;
+mod common;
 
-use hwloc_common::{
-    json_num, json_string, json_strings, json_value, scan_console, scan_xml, topologies_dir,
-};
+use common::hwloc::{L2, L3, parse_console, parse_xml};
+use common::json::{self, Json};
+use common::snapshot::{self, fixture_files, topologies_dir};
 use locus::{CpuSet, Topology};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -77,13 +79,13 @@ const SYSFS_DIFFERENCES: &[(&str, &str, &str)] = &[
 ];
 
 /// The compared fields of `Topology::to_json`, under hwloc's object names.
-const FIELDS: [(&str, &str); 6] = [
-    ("pus", "PU"),
-    ("cores", "Core"),
-    ("l2", "L2Cache"),
-    ("l3", "L3Cache"),
-    ("numa_nodes", "NUMANode"),
-    ("packages", "Package"),
+const FIELDS: [(&str, &[&str]); 6] = [
+    ("pus", &["PU"]),
+    ("cores", &["Core"]),
+    ("l2", L2),
+    ("l3", L3),
+    ("numa_nodes", &["NUMANode"]),
+    ("packages", &["Package"]),
 ];
 
 /// One `.test` file of `hwloc-linux`.
@@ -99,10 +101,10 @@ struct Case {
     /// `env:` assignments.
     env: Vec<(String, String)>,
     /// The child's JSON, or why there is none.
-    hwloc: Result<String, String>,
+    hwloc: Result<Json, String>,
     /// `from_sysfs` of the same snapshot (only for the case named like the
     /// snapshot), as JSON, or its error.
-    sysfs: Option<Result<String, String>>,
+    sysfs: Option<Result<Json, String>>,
 }
 
 fn parse_test_file(path: &Path) -> (String, String, String, Vec<(String, String)>) {
@@ -134,41 +136,13 @@ fn parse_test_file(path: &Path) -> (String, String, String, Vec<(String, String)
     (source, target, options, env)
 }
 
-/// Extracts a tarball into `into`; returns the single top directory.
-fn extract(tarball: &Path, into: &Path) -> PathBuf {
-    let out = Command::new("tar")
-        .arg("-xjf")
-        .arg(tarball)
-        .arg("-C")
-        .arg(into)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run tar (needed to extract {}): {e}",
-                tarball.display()
-            )
-        });
-    assert!(
-        out.status.success(),
-        "tar -xjf {} failed: {}",
-        tarball.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let tops: Vec<PathBuf> = std::fs::read_dir(into)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(
-        tops.len(),
-        1,
-        "{}: expected a single top directory, found {tops:?}",
-        tarball.display()
-    );
-    tops.into_iter().next().unwrap()
+/// A number field of `Topology::to_json`.
+fn num(json: &Json, key: &str) -> Option<usize> {
+    json.get(key)?.as_usize()
 }
 
 /// Runs [`hwloc_child`] in a child process on the snapshot at `top`.
-fn run_child(top: &Path, extra_env: &[(String, String)]) -> Result<String, String> {
+fn run_child(top: &Path, extra_env: &[(String, String)]) -> Result<Json, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let mut cmd = Command::new(exe);
     cmd.args([
@@ -203,7 +177,7 @@ fn run_child(top: &Path, extra_env: &[(String, String)]) -> Result<String, Strin
     for line in stdout.lines() {
         // The test harness may print `test hwloc_child ... ` before it.
         if let Some(at) = line.find("LOCUS_HWLOC_JSON ") {
-            return Ok(line[at + "LOCUS_HWLOC_JSON ".len()..].to_string());
+            return json::parse(&line[at + "LOCUS_HWLOC_JSON ".len()..]);
         }
         if let Some(at) = line.find("LOCUS_HWLOC_ERROR ") {
             return Err(line[at + "LOCUS_HWLOC_ERROR ".len()..].to_string());
@@ -216,45 +190,26 @@ fn run_child(top: &Path, extra_env: &[(String, String)]) -> Result<String, Strin
     ))
 }
 
-fn sysfs_root(top: &Path) -> PathBuf {
-    let fsroot = top.join("fsroot");
-    if fsroot.is_dir() {
-        fsroot
-    } else {
-        top.to_path_buf()
-    }
-}
-
 /// Reads every case of one snapshot: extracts it once into a temporary
 /// directory (removed on return), runs a child per case, and `from_sysfs`
 /// for the case named like the snapshot.
-fn read_snapshot(tarball: &Path, tests: &[PathBuf]) -> Vec<Case> {
-    // Snapshots hold up to 16000 small files: tmpfs extracts them ten times
-    // faster than a disk-backed /tmp.
-    let shm = Path::new("/dev/shm");
-    let tmp = if shm.is_dir() {
-        tempfile::tempdir_in(shm).or_else(|_| tempfile::tempdir())
-    } else {
-        tempfile::tempdir()
-    };
-    let tmp = tmp.expect("temporary directory");
-    let top = extract(tarball, tmp.path());
+fn read_snapshot(snapshot: &str, tests: &[PathBuf]) -> Vec<Case> {
+    let s = snapshot::extract(snapshot);
     tests
         .iter()
         .map(|test| {
             let name = test.file_stem().unwrap().to_string_lossy().into_owned();
-            let (source, target, options, env) = parse_test_file(test);
-            let snapshot = source.trim_end_matches(".tar.bz2").to_string();
-            let hwloc = run_child(&top, &env);
+            let (_, target, options, env) = parse_test_file(test);
+            let hwloc = run_child(&s.top, &env);
             let sysfs = (name == snapshot).then(|| {
-                Topology::from_sysfs(sysfs_root(&top))
-                    .map(|t| t.to_json())
+                Topology::from_sysfs(&s.root)
                     .map_err(|e| e.to_string())
+                    .and_then(|t| json::parse(&t.to_json()))
             });
             Case {
                 name,
-                snapshot,
-                target: tarball.with_file_name(target),
+                snapshot: snapshot.to_string(),
+                target: test.with_file_name(target),
                 options,
                 env,
                 hwloc,
@@ -269,22 +224,22 @@ fn read_snapshot(tarball: &Path, tests: &[PathBuf]) -> Vec<Case> {
 fn cases() -> &'static [Case] {
     static CASES: OnceLock<Vec<Case>> = OnceLock::new();
     CASES.get_or_init(|| {
-        let dir = topologies_dir().join("hwloc-linux");
-        let mut by_snapshot: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
-        for test in hwloc_common::fixture_files("hwloc-linux", ".test") {
+        let mut by_snapshot: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+        for test in fixture_files("hwloc-linux", ".test") {
             let (source, ..) = parse_test_file(&test);
-            by_snapshot.entry(dir.join(source)).or_default().push(test);
+            let snapshot = source.trim_end_matches(".tar.bz2").to_string();
+            by_snapshot.entry(snapshot).or_default().push(test);
         }
-        let jobs: Vec<(PathBuf, Vec<PathBuf>)> = by_snapshot.into_iter().collect();
+        let jobs: Vec<(String, Vec<PathBuf>)> = by_snapshot.into_iter().collect();
         let next = AtomicUsize::new(0);
         let results = Mutex::new(Vec::new());
         std::thread::scope(|s| {
             for _ in 0..2 {
                 s.spawn(|| {
-                    while let Some((tarball, tests)) =
+                    while let Some((snapshot, tests)) =
                         jobs.get(next.fetch_add(1, Ordering::Relaxed))
                     {
-                        let cases = read_snapshot(tarball, tests);
+                        let cases = read_snapshot(snapshot, tests);
                         results.lock().unwrap().extend(cases);
                     }
                 });
@@ -314,9 +269,10 @@ fn hwloc_child() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn every_snapshot_has_a_case() {
     let cases = cases();
-    for tarball in hwloc_common::fixture_files("hwloc-linux", ".tar.bz2") {
+    for tarball in fixture_files("hwloc-linux", ".tar.bz2") {
         let stem = tarball
             .file_name()
             .unwrap()
@@ -336,6 +292,7 @@ fn every_snapshot_has_a_case() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn hwloc_reads_snapshots_like_lstopo() {
     let mut failures = Vec::new();
     for c in cases() {
@@ -349,29 +306,30 @@ fn hwloc_reads_snapshots_like_lstopo() {
         let text = std::fs::read_to_string(&c.target)
             .unwrap_or_else(|e| panic!("{}: {e}", c.target.display()));
         let expected = if c.target.extension().is_some_and(|x| x == "xml") {
-            scan_xml(&text)
+            parse_xml(&text)
         } else {
-            scan_console(&text)
+            parse_console(&text)
         };
-        let allowed = CpuSet::from_cpulist(&json_string(json, "allowed").unwrap()).unwrap();
-        let pus = json_num(json, "pus").unwrap();
+        let allowed = json.get("allowed").and_then(Json::as_str).unwrap();
+        let allowed = CpuSet::from_cpulist(allowed).unwrap();
+        let pus = num(json, "pus").unwrap();
         if !c.options.contains("--disallowed") && allowed.len() != pus {
             // lstopo without --disallowed shows only the allowed part (the
             // cgroup's CPUs); we keep every online PU and record the rest as
             // not allowed. Only the PU count is comparable.
-            if allowed.len() != expected.count("PU") {
+            if allowed.len() != expected.count(&["PU"]) {
                 failures.push(format!(
                     "{}: allowed PUs {} vs lstopo PUs {}",
                     c.name,
                     allowed.len(),
-                    expected.count("PU")
+                    expected.count(&["PU"])
                 ));
             }
             continue;
         }
-        for (field, ty) in FIELDS {
-            let ours = json_num(json, field).unwrap();
-            let want = expected.count_as_built(ty);
+        for (field, kinds) in FIELDS {
+            let ours = num(json, field).unwrap();
+            let want = expected.count_as_built(kinds);
             if ours != want {
                 failures.push(format!(
                     "{}: {field} {ours} vs lstopo {want} (env {:?})",
@@ -388,6 +346,7 @@ fn hwloc_reads_snapshots_like_lstopo() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn hwloc_and_sysfs_readers_agree() {
     let mut failures = Vec::new();
     let mut used = vec![false; SYSFS_DIFFERENCES.len()];
@@ -407,7 +366,8 @@ fn hwloc_and_sysfs_readers_agree() {
             }
         };
         compared += 1;
-        let mut check = |field: &str, a: String, b: String| {
+        let mut check = |field: &str| {
+            let (a, b) = (h.get(field), s.get(field));
             if a == b {
                 return;
             }
@@ -416,36 +376,26 @@ fn hwloc_and_sysfs_readers_agree() {
                 .position(|(n, f, _)| *n == c.snapshot && *f == field);
             match known {
                 Some(i) => used[i] = true,
-                None => failures.push(format!("{}: {field}: hwloc {a} vs sysfs {b}", c.snapshot)),
+                None => failures.push(format!(
+                    "{}: {field}: hwloc {a:?} vs sysfs {b:?}",
+                    c.snapshot
+                )),
             }
         };
         for (field, _) in FIELDS {
-            check(
-                field,
-                format!("{:?}", json_num(h, field)),
-                format!("{:?}", json_num(s, field)),
-            );
+            check(field);
         }
-        for field in ["allowed", "kinds"] {
-            check(
-                field,
-                format!("{:?}", json_value(h, field)),
-                format!("{:?}", json_value(s, field)),
-            );
+        for field in ["allowed", "kinds", "llc_cpusets"] {
+            check(field);
         }
-        check(
-            "llc_cpusets",
-            format!("{:?}", json_strings(h, "llc_cpusets")),
-            format!("{:?}", json_strings(s, "llc_cpusets")),
-        );
         // hwloc told to keep the GPU nodes agrees with sysfs.
         if c.snapshot == "nvidiagpunumanodes" {
             let kept = by_name("nvidiagpunumanodes-kept").and_then(|k| k.hwloc.as_ref().ok());
-            let kept = kept.and_then(|k| json_num(k, "numa_nodes"));
-            if kept != json_num(s, "numa_nodes") {
+            let kept = kept.and_then(|k| num(k, "numa_nodes"));
+            if kept != num(s, "numa_nodes") {
                 failures.push(format!(
                     "nvidiagpunumanodes-kept: numa_nodes {kept:?} vs sysfs {:?}",
-                    json_num(s, "numa_nodes")
+                    num(s, "numa_nodes")
                 ));
             }
         }
@@ -501,6 +451,7 @@ fn this_machine_readers_agree() {
 /// hwloc XML files saved on the same machines as two snapshots: the XML
 /// reader and the snapshot read through hwloc agree.
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn xml_twins_of_snapshots_agree() {
     let twins = [
         ("96em64t-4no4pa3ca2co", "96em64t-4n4d3ca2co-pci.xml"),
@@ -518,6 +469,7 @@ fn xml_twins_of_snapshots_agree() {
         let x = Topology::from_hwloc_xml(topologies_dir().join("hwloc-xml").join(xml))
             .unwrap_or_else(|e| panic!("{xml}: {e}"))
             .to_json();
+        let x = json::parse(&x).unwrap_or_else(|e| panic!("{xml}: to_json: {e}"));
         for field in [
             "pus",
             "cores",
@@ -529,11 +481,7 @@ fn xml_twins_of_snapshots_agree() {
             "allowed",
             "kinds",
         ] {
-            assert_eq!(
-                json_value(h, field),
-                json_value(&x, field),
-                "{snapshot} vs {xml}: {field}"
-            );
+            assert_eq!(h.get(field), x.get(field), "{snapshot} vs {xml}: {field}");
         }
     }
 }

@@ -1,19 +1,22 @@
 //! The hwloc XML reader against the XML files themselves.
 //!
-//! Every XML in `../shared/topologies/hwloc-xml` and `hwloc-x86-xml` is loaded
-//! with `Topology::from_hwloc_xml`, and its counts are checked against the
-//! objects the file declares (`PU`, `Core`, `L2Cache`, `L3Cache`, `NUMANode`,
-//! `Package` elements, counted by a tiny text scanner, no XML crate). Key
-//! facts of well-known machines are checked on top.
+//! Every XML in `hwloc-xml` and `hwloc-x86-xml` of the fixtures directory
+//! (see `tests/common/snapshot.rs`; these tests are ignored unless run with
+//! `--ignored`) is loaded with `Topology::from_hwloc_xml`, and its counts are
+//! checked against the objects the file declares (`PU`, `Core`, `L2Cache`,
+//! `L3Cache`, `NUMANode`, `Package` elements, read by the line scanner of
+//! `tests/common/hwloc.rs`, no XML crate). Key facts of well-known machines
+//! are checked on top.
 //!
-//! Deliberate differences (see `Declared::count_as_built`):
+//! Deliberate differences (see `Expected::count_as_built`):
 //! - a file with no `Package` element still yields one package: the builder
 //!   makes the whole machine the package when none is reported.
 #![cfg(feature = "hwloc")]
 
-mod hwloc_common;
+mod common;
 
-use hwloc_common::{fixture_files, scan_xml, topologies_dir};
+use common::hwloc::{L2, L3, parse_xml};
+use common::snapshot::{fixture_files, topologies_dir};
 use locus::{CpuSet, Topology};
 use std::path::Path;
 
@@ -23,16 +26,16 @@ fn load(path: &Path) -> Topology {
 
 fn check_counts(path: &Path) -> Topology {
     let text = std::fs::read_to_string(path).expect("readable XML");
-    let d = scan_xml(&text);
+    let d = parse_xml(&text);
     let t = load(path);
-    let n = |ty: &str| d.count_as_built(ty);
+    let n = |kinds: &[&str]| d.count_as_built(kinds);
     let name = path.file_name().unwrap().to_string_lossy();
-    assert_eq!(t.pus().len(), n("PU"), "{name}: PUs");
-    assert_eq!(t.cores().len(), n("Core"), "{name}: cores");
-    assert_eq!(t.l2_cpusets().len(), n("L2Cache"), "{name}: L2 caches");
-    assert_eq!(t.l3_cpusets().len(), n("L3Cache"), "{name}: L3 caches");
-    assert_eq!(t.numa_nodes().len(), n("NUMANode"), "{name}: NUMA nodes");
-    assert_eq!(t.packages().len(), n("Package"), "{name}: packages");
+    assert_eq!(t.pus().len(), n(&["PU"]), "{name}: PUs");
+    assert_eq!(t.cores().len(), n(&["Core"]), "{name}: cores");
+    assert_eq!(t.l2_cpusets().len(), n(L2), "{name}: L2 caches");
+    assert_eq!(t.l3_cpusets().len(), n(L3), "{name}: L3 caches");
+    assert_eq!(t.numa_nodes().len(), n(&["NUMANode"]), "{name}: NUMA nodes");
+    assert_eq!(t.packages().len(), n(&["Package"]), "{name}: packages");
     let allowed = d
         .allowed
         .expect("the Machine object declares allowed_cpuset");
@@ -50,6 +53,7 @@ fn check_counts(path: &Path) -> Topology {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn every_hwloc_xml_matches_its_declared_objects() {
     let mut seen = 0;
     for sub in ["hwloc-xml", "hwloc-x86-xml"] {
@@ -70,6 +74,7 @@ fn xml(name: &str) -> Topology {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn epyc_9654_has_24_l3_of_16_pus() {
     let t = x86("AMD-19h-Zen4-2xEpyc-9654.xml");
     assert_eq!(t.pus().len(), 384);
@@ -83,6 +88,7 @@ fn epyc_9654_has_24_l3_of_16_pus() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn epyc_7763_has_16_l3_of_8() {
     let t = x86("AMD-19h-Zen3-2xEpyc-7763.xml");
     assert_eq!(t.pus().len(), 128);
@@ -92,6 +98,7 @@ fn epyc_7763_has_16_l3_of_8() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn strix_point_has_two_noncontiguous_l3_and_two_kinds() {
     let t = x86("AMD-1Ah-Zen5StrixPoint-RyzenAI9HX370.xml");
     assert_eq!(t.pus().len(), 24);
@@ -111,6 +118,7 @@ fn strix_point_has_two_noncontiguous_l3_and_two_kinds() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn arrow_lake_has_three_kinds() {
     let t = x86("Intel-ArrowLake-CoreUltra5-225U.xml");
     let kinds = t.kinds();
@@ -129,6 +137,7 @@ fn arrow_lake_has_three_kinds() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn knights_landing_has_smt_4_and_no_l3() {
     let t = x86("Intel-KnightsLanding-XeonPhi-7210.xml");
     assert_eq!(t.pus().len(), 256);
@@ -138,6 +147,7 @@ fn knights_landing_has_smt_4_and_no_l3() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn irregular_groups_disallowed_keeps_all_pus_allows_0_15() {
     let t = xml("irregulargroups-disallowed.xml");
     assert_eq!(t.pus().len(), 64);
@@ -145,6 +155,7 @@ fn irregular_groups_disallowed_keeps_all_pus_allows_0_15() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn heteromem_hbm_nodes_have_no_cpus() {
     let t = xml("64intel64-heteromem.xml");
     assert_eq!(t.numa_nodes().len(), 8);
@@ -158,6 +169,7 @@ fn heteromem_hbm_nodes_have_no_cpus() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn sgi_uv_distances_are_read() {
     let t = xml("192em64t-24n8c2t.xml");
     let m = t.distance_matrix().expect("distance matrix");
@@ -171,6 +183,7 @@ fn sgi_uv_distances_are_read() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn fake_cpu_kinds_rank_to_capacities() {
     let t = xml("fakecpukinds.xml");
     let got: Vec<(String, u32)> = t.kinds().iter().map(|(s, c)| (s.to_string(), *c)).collect();

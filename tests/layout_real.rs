@@ -1,8 +1,8 @@
-//! Layouts of real machines: hwloc's sysfs snapshots in
-//! `../shared/topologies/hwloc-linux` (next to the crate), read with
-//! `Topology::from_sysfs` after extracting them into a temporary directory
-//! (with the shared helpers of `tests/common`).
-//! The snapshots are required: a missing directory fails the tests.
+//! Layouts of real machines: hwloc's sysfs snapshots (`hwloc-linux` of the
+//! fixtures directory), read with `Topology::from_sysfs` after extracting
+//! them into a temporary directory (with the shared helpers of
+//! `tests/common`). The tests are ignored unless run with `--ignored`; then
+//! the snapshots are required: a missing directory fails them.
 
 #![allow(clippy::single_range_in_vec_init)] // `[0..4]` is a list of worker ranges here
 
@@ -48,6 +48,7 @@ fn check_tiers_cover(l: &Layout) {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn kunpeng_920_clusters_llcs_and_remote_nodes() {
     // 2 packages x 2 nodes; each node one L3 of 8 clusters x 4 cores.
     // Distances from node 0: node 1 16 (same package), node 2 32, node 3 33.
@@ -107,6 +108,7 @@ fn kunpeng_920_clusters_llcs_and_remote_nodes() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn raptor_lake_hybrid() {
     // i7-1370P: 6 P-cores with 2 threads (CPUs 0-11, each core its own
     // cluster), 2 clusters of 4 E-cores (12-15, 16-19), one L3.
@@ -145,6 +147,7 @@ fn raptor_lake_hybrid() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn cascade_lake_sub_numa_clusters() {
     // 2 packages (even CPUs / odd CPUs), SNC2: 4 nodes of 10 cores x 2
     // threads (siblings n, n+40), each node half of its package's L3.
@@ -176,6 +179,7 @@ fn cascade_lake_sub_numa_clusters() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn x3950_nodes_enclose_packages() {
     // IBM x3950 M2: 4 nodes of 4 packages of 6 cores, L2 shared by core
     // pairs, sharing sets non-contiguous (package of CPU 0: 0,4,...,20).
@@ -199,6 +203,7 @@ fn x3950_nodes_enclose_packages() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn cpuset_restricted_machine() {
     // 8 nodes of 2 single-thread cores; the snapshot's cpuset allows only
     // CPUs 0-3,5-6,12-15. Workers go on exactly those, pinned inside them.

@@ -1,7 +1,9 @@
 //! Per-machine assertions on hwloc's Linux snapshots: the cases each
 //! snapshot is in the set for (clusters, hybrid capacities, offline CPUs,
 //! cpusets, sparse and memory-only NUMA nodes, sub-NUMA clustering, ...).
-//! The comparison with hwloc's own output is in `real_machines.rs`.
+//! The comparison with hwloc's own output is in `real_machines.rs`. The
+//! tests are ignored unless run with `--ignored` (they read hwloc's test
+//! data, see `tests/common/snapshot.rs`).
 
 mod common;
 
@@ -17,6 +19,7 @@ fn capacity_of(t: &Topology, os: usize) -> u32 {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn kunpeng_920_has_32_clusters_of_4_in_4_llcs_and_4_nodes() {
     let (_s, t) = read("128arm-2pa2n8cluster4co");
     assert!(t.levels_seen().cluster);
@@ -50,6 +53,7 @@ fn kunpeng_920_has_32_clusters_of_4_in_4_llcs_and_4_nodes() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn raptor_lake_has_e_core_clusters_of_4_and_smaller_e_cores() {
     let (_s, t) = read("20em64t-hybrid-1p6c2t+2ca4co1t");
     let clusters: Vec<String> = t.clusters().iter().map(|c| c.cpuset.to_string()).collect();
@@ -73,6 +77,7 @@ fn raptor_lake_has_e_core_clusters_of_4_and_smaller_e_cores() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn lakefield_has_one_big_core_and_a_cluster_of_4_small_ones() {
     let (_s, t) = read("5intel64-hybrid-lakefield");
     assert_eq!(t.pus().len(), 5);
@@ -88,6 +93,7 @@ fn lakefield_has_one_big_core_and_a_cluster_of_4_small_ones() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn gb10_capacities_order_like_hwloc_cpu_kinds() {
     let (_s, t) = read("nvidia-dgx-gb10");
     assert!(t.levels_seen().capacity);
@@ -118,6 +124,7 @@ fn gb10_capacities_order_like_hwloc_cpu_kinds() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn offline_cpu0_snapshot_has_17_pus() {
     let (_s, t) = read("offline-cpu0-node0");
     assert_eq!(t.pus().len(), 17);
@@ -129,6 +136,7 @@ fn offline_cpu0_snapshot_has_17_pus() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn cgroup_v1_cpuset_restricts_allowed_like_hwloc() {
     let (_s, t) = read("16amd64-8n2c-cpusets");
     assert_eq!(t.pus().len(), 15, "cpu4 is offline");
@@ -139,6 +147,7 @@ fn cgroup_v1_cpuset_restricts_allowed_like_hwloc() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn cgroup_v2_cpuset_restricts_allowed_like_hwloc() {
     let (_s, t) = read("32amd64-4s2n4c-cgroup2");
     assert_eq!(t.pus().len(), 32);
@@ -149,6 +158,7 @@ fn cgroup_v2_cpuset_restricts_allowed_like_hwloc() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn sparse_node_ids_are_kept_with_their_distance_rows() {
     let (_s, t) = read("48amd64-4pa2n6c-sparse");
     let ids: Vec<usize> = t.numa_nodes().iter().map(|(id, _)| *id).collect();
@@ -176,6 +186,7 @@ fn cpuless_nodes(t: &Topology) -> Vec<usize> {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn memory_only_nodes_are_kept_without_cpus() {
     let (_s, t) = read("fakeheteromemtiers");
     let empty = cpuless_nodes(&t);
@@ -204,6 +215,7 @@ fn memory_only_nodes_are_kept_without_cpus() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn sub_numa_clustering_clips_llcs_to_nodes() {
     let (_s, t) = read("memorysidecaches");
     assert_eq!(t.l3_cpusets().len(), 2);
@@ -216,6 +228,7 @@ fn sub_numa_clustering_clips_llcs_to_nodes() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn bulldozer_l2_comes_from_the_map_not_the_list() {
     let (_s, t) = read("64amd64-4s2n4ca2co");
     assert_eq!(t.l2_cpusets().len(), 32);
@@ -229,6 +242,7 @@ fn bulldozer_l2_comes_from_the_map_not_the_list() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn x3950_nodes_hold_packages() {
     let (_s, t) = read("96em64t-4no4pa3ca2co");
     assert!(t.package_inside_numa());
@@ -245,6 +259,7 @@ fn x3950_nodes_hold_packages() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn itanium_unfilled_cache_maps_and_bad_distance() {
     let (_s, t) = read("8ia64-2s2c2t");
     assert_eq!(
@@ -257,6 +272,7 @@ fn itanium_unfilled_cache_maps_and_bad_distance() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn ps3_has_no_package_and_one_smt_core() {
     let (_s, t) = read("2ps3-2t");
     assert!(!t.levels_seen().package);
@@ -265,6 +281,7 @@ fn ps3_has_no_package_and_one_smt_core() {
 }
 
 #[test]
+#[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn power7_and_s390_group_packages_by_core_siblings() {
     let (_s, t) = read("256ppc-8n8s4t");
     assert_eq!(t.packages().len(), 64);

@@ -209,10 +209,28 @@ impl WorkerStats {
 }
 
 /// A snapshot of a pool's counters: per worker, plus what threads outside
-/// the pool did. Its `Display` is a table with one row per worker and a
-/// total row; its last column, `panics`, counts detached jobs that
-/// panicked ([`WorkerStats::detached_panics`]: with no panic handler such a
-/// panic is printed by the panic hook, counted there and dropped).
+/// the pool did.
+///
+/// Its `Display` is a table with one row per worker and a total row, then
+/// the jobs injected from outside and the current number of searching
+/// workers, then one line per job group. The alternate form (`{:#}`) adds
+/// this legend of the columns below the table:
+///
+/// ```text
+#[doc = include_str!("stats_legend.txt")]
+/// ```
+///
+/// The columns are the fields of [`WorkerStats`]: `panics` is
+/// [`WorkerStats::detached_panics`], `st:*` are [`WorkerStats::steals`] by
+/// [`TierKind`] and `wk:*` are [`WorkerStats::wakeups`] by distance.
+///
+/// ```
+/// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// pool.install(|| locus::join(|| 1, || 2));
+/// let table = format!("{:#}", pool.stats());
+/// assert!(table.lines().next().unwrap().ends_with("panics"));
+/// assert!(table.contains("st:clu   steals from the rest of the thief's cluster"));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PoolStats {
     /// One entry per worker, by worker index.
@@ -260,6 +278,15 @@ impl PoolStats {
     }
 }
 
+/// The columns of the table, in order; `stats_legend.txt` explains each.
+const COLUMNS: [&str; 17] = [
+    "worker", "jobs", "local", "promo", "st:smt", "st:clu", "st:llc", "st:numa", "st:pkg",
+    "st:rem", "inject", "wk:clu", "wk:llc", "wk:rem", "parks", "failed", "panics",
+];
+
+/// What each column means, printed by `{:#}`.
+const LEGEND: &str = include_str!("stats_legend.txt");
+
 fn row(f: &mut fmt::Formatter<'_>, name: &str, s: &WorkerStats) -> fmt::Result {
     write!(f, "{name:>6} {:>9} {:>9} {:>7}", s.jobs_run, s.local_pops, s.promoted)?;
     for v in s.steals {
@@ -278,27 +305,12 @@ fn row(f: &mut fmt::Formatter<'_>, name: &str, s: &WorkerStats) -> fmt::Result {
 
 impl fmt::Display for PoolStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
-            "worker",
-            "jobs",
-            "local",
-            "promo",
-            "st:smt",
-            "st:clu",
-            "st:llc",
-            "st:numa",
-            "st:pkg",
-            "st:rem",
-            "inject",
-            "wk:clu",
-            "wk:llc",
-            "wk:rem",
-            "parks",
-            "failed",
-            "panics"
-        )?;
+        let widths = [6, 9, 9, 7].into_iter().chain(std::iter::repeat(7));
+        for (i, (name, width)) in COLUMNS.iter().zip(widths).enumerate() {
+            let sep = if i == 0 { "" } else { " " };
+            write!(f, "{sep}{name:>width$}")?;
+        }
+        writeln!(f)?;
         for (i, w) in self.workers.iter().enumerate() {
             row(f, &i.to_string(), w)?;
         }
@@ -308,6 +320,9 @@ impl fmt::Display for PoolStats {
             "injected from outside: {}, searching now: {}",
             self.injected, self.searching
         )?;
+        if f.alternate() {
+            write!(f, "\n\n{}", LEGEND.trim_end())?;
+        }
         for g in &self.groups {
             write!(f, "\n{g}")?;
         }
@@ -318,6 +333,34 @@ impl fmt::Display for PoolStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_legend_explains_every_column_in_order() {
+        let named: Vec<&str> = LEGEND
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.split_whitespace().next().unwrap_or(""))
+            .collect();
+        assert_eq!(named, COLUMNS);
+        let stats = PoolStats {
+            workers: vec![WorkerStats::default(); 2],
+            ..PoolStats::default()
+        };
+        let plain = stats.to_string();
+        let header: Vec<&str> = plain.lines().next().unwrap().split_whitespace().collect();
+        assert_eq!(header, COLUMNS);
+        let total: Vec<&str> = plain.lines().nth(3).unwrap().split_whitespace().collect();
+        assert_eq!(total.len(), COLUMNS.len(), "{plain}");
+        assert!(
+            !plain.contains(LEGEND.lines().next().unwrap()),
+            "legend only with {{:#}}"
+        );
+        let alt = format!("{stats:#}");
+        assert!(
+            alt.starts_with(&plain) && alt.ends_with(LEGEND.trim_end()),
+            "{alt}"
+        );
+    }
 
     #[test]
     fn tier_slots_follow_tier_kinds() {

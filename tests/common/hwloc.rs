@@ -57,20 +57,39 @@ impl Expected {
         self.of(kinds).count()
     }
 
+    /// The count locus is expected to report for objects of these kinds:
+    /// their number, except that a machine without `Package` objects still
+    /// has one package (the topology builder makes the whole machine the
+    /// package when none is reported).
+    pub fn count_as_built(&self, kinds: &[&str]) -> usize {
+        match self.count(kinds) {
+            0 if kinds == ["Package"] => 1,
+            n => n,
+        }
+    }
+
     /// The PUs.
     pub fn pus(&self) -> CpuSet {
         self.of(&["PU"]).filter_map(|o| o.os).collect()
     }
 }
 
+/// hwloc's names of a unified or data L2 cache (XML writes `L2Cache`,
+/// `lstopo -v` writes `L2dCache` when the instruction cache is separate).
+pub const L2: &[&str] = &["L2Cache", "L2dCache"];
+/// hwloc's names of a unified or data L3 cache.
+pub const L3: &[&str] = &["L3Cache", "L3dCache"];
+
 /// Parses `0x0000ffff,0xffffffff` (hwloc bitmap: 32-bit words, most
-/// significant first, each with or without `0x`).
+/// significant first, each with or without `0x`). An empty word is zero, as
+/// hwloc writes it (`0x3,,0x1` is CPUs 0, 64 and 65).
 pub fn parse_hwloc_bitmap(s: &str) -> Option<CpuSet> {
     let words: Vec<&str> = s
         .split(',')
         .map(|w| w.trim().trim_start_matches("0x"))
+        .map(|w| if w.is_empty() { "0" } else { w })
         .collect();
-    if words.iter().any(|w| w.is_empty() || w.len() > 8) {
+    if words.iter().any(|w| w.len() > 8) {
         return None;
     }
     CpuSet::from_hex_mask(&words.join(",")).ok()
@@ -217,7 +236,8 @@ pub fn parse_console(text: &str) -> Expected {
     e
 }
 
-fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+/// The value of attribute `name` in the text of one tag.
+pub fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     let pat = format!(" {name}=\"");
     let i = tag.find(&pat)? + pat.len();
     let end = tag[i..].find('"')?;
@@ -315,6 +335,16 @@ fn parses_console_and_xml_samples() {
     assert_eq!(e.of(&["PU"]).next().unwrap().cpuset.to_string(), "0,32");
     assert_eq!(e.latencies.get(&(3, 0)), Some(&20));
     assert_eq!(e.kinds, vec![("2-3".parse().unwrap(), 7)]);
+    assert_eq!(e.count_as_built(&["Package"]), 1, "no Package element");
+}
+
+#[test]
+fn bitmaps_read_like_hwloc() {
+    let set = |m: &str| parse_hwloc_bitmap(m).map(|s| s.to_string());
+    assert_eq!(set("0x0000f00f").as_deref(), Some("0-3,12-15"));
+    assert_eq!(set("0x00000001,0x00000000").as_deref(), Some("32"));
+    assert_eq!(set("0x1,,0x1").as_deref(), Some("0,64"));
+    assert_eq!(set("0x123456789"), None, "a word wider than 32 bits");
 }
 
 /// The text between an element's start tag and the next tag: `"1 2"` for

@@ -1,20 +1,41 @@
-//! hwloc's Linux snapshots: locating the fixtures, extracting a tarball at
-//! run time, reading it.
+//! hwloc's test data: where it is, extracting a Linux snapshot at run time,
+//! reading it.
+//!
+//! The data is hwloc's own (`tests/hwloc/linux`, `tests/hwloc/xml` and
+//! `tests/hwloc/x86` of the hwloc repository; `SOURCES.md` beside it says
+//! which commit). It is not in this repository: the tests that read it are
+//! `#[ignore]`d, and run with `cargo test -- --ignored`, which finds it in
+//! [`FIXTURES_VAR`] or else `../shared/topologies` next to the crate.
 
 use super::hwloc::{self, Expected};
 use locus::Topology;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `<manifest>/../shared/topologies`; panics (failing the test) when absent.
+/// The environment variable naming the fixtures directory (relative to the
+/// crate's root, or absolute); it holds `hwloc-linux/`, `hwloc-xml/` and
+/// `hwloc-x86-xml/`.
+pub const FIXTURES_VAR: &str = "LOCUS_TEST_TOPOLOGIES";
+
+/// The fixtures directory: `$LOCUS_TEST_TOPOLOGIES`, else
+/// `<manifest>/../shared/topologies`. Panics (failing the test) with what to
+/// do when it holds no `hwloc-linux` directory.
 pub fn topologies_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/topologies");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (d, from) = match std::env::var_os(FIXTURES_VAR).filter(|v| !v.is_empty()) {
+        Some(v) => (manifest.join(v), format!("{FIXTURES_VAR} names")),
+        None => (
+            manifest.join("../shared/topologies"),
+            format!("{FIXTURES_VAR} is unset, so the default is"),
+        ),
+    };
     assert!(
         d.join("hwloc-linux").is_dir(),
-        "real-machine fixtures missing: expected hwloc's test snapshots in {} (hwloc-linux/*.tar.bz2 with their \
-         .console/.xml/.test files, from hwloc's tests/hwloc/linux). CI provides them; locally, put them there. \
-         These tests refuse to pass without them.",
-        d.join("hwloc-linux").display()
+        "hwloc's test data not found: {from} {}, which has no hwloc-linux directory. These tests read \
+         hwloc's test files (tests/hwloc/linux, tests/hwloc/xml and tests/hwloc/x86 of \
+         https://github.com/open-mpi/hwloc, as hwloc-linux/, hwloc-xml/ and hwloc-x86-xml/); set \
+         {FIXTURES_VAR} to the directory holding them.",
+        d.display()
     );
     d
 }
@@ -24,19 +45,36 @@ pub fn linux_dir() -> PathBuf {
     topologies_dir().join("hwloc-linux")
 }
 
+/// Files of `sub` (under [`topologies_dir`]) whose name ends with `suffix`,
+/// sorted; panics if there is none.
+pub fn fixture_files(sub: &str, suffix: &str) -> Vec<PathBuf> {
+    let dir = topologies_dir().join(sub);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no {suffix} file in {}", dir.display());
+    v
+}
+
 /// An extracted snapshot; the directory is removed on drop.
 pub struct Snapshot {
     _tmp: tempfile::TempDir,
-    /// The tree to read.
+    /// The tarball's single top directory (what hwloc's `HWLOC_FSROOT`
+    /// names, except for x86+linux snapshots).
+    pub top: PathBuf,
+    /// The tree to read: `top`, or `top/fsroot` for hwloc's x86+linux
+    /// snapshots (which keep a CPUID dump in `top/cpuid`).
     pub root: PathBuf,
 }
 
-/// Extracts `NAME.tar.bz2` and returns the tree to read: the single top
-/// directory (or its `fsroot/` for hwloc's x86+linux snapshots).
+/// Extracts `NAME.tar.bz2` of [`linux_dir`] into a temporary directory.
 pub fn extract(name: &str) -> Snapshot {
     let tarball = linux_dir().join(format!("{name}.tar.bz2"));
     assert!(tarball.is_file(), "missing fixture {}", tarball.display());
-    // Extracting ~60000 small files is ten times faster in tmpfs.
+    // Extracting up to 16000 small files is ten times faster in tmpfs.
     let shm = Path::new("/dev/shm");
     let tmp = if shm.is_dir() {
         tempfile::TempDir::new_in(shm).or_else(|_| tempfile::TempDir::new())
@@ -44,14 +82,24 @@ pub fn extract(name: &str) -> Snapshot {
         tempfile::TempDir::new()
     }
     .expect("temp dir");
-    let status = Command::new("tar")
+    let out = Command::new("tar")
         .arg("-xjf")
         .arg(&tarball)
         .arg("-C")
         .arg(tmp.path())
-        .status()
-        .expect("run tar (needed to extract the fixtures)");
-    assert!(status.success(), "tar -xjf {} failed", tarball.display());
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run tar (needed to extract {}): {e}",
+                tarball.display()
+            )
+        });
+    assert!(
+        out.status.success(),
+        "tar -xjf {} failed: {}",
+        tarball.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let tops: Vec<PathBuf> = std::fs::read_dir(tmp.path())
         .expect("read temp dir")
         .map(|e| e.expect("dir entry").path())
@@ -66,9 +114,13 @@ pub fn extract(name: &str) -> Snapshot {
     let root = if top.join("fsroot").is_dir() {
         top.join("fsroot")
     } else {
-        top
+        top.clone()
     };
-    Snapshot { _tmp: tmp, root }
+    Snapshot {
+        _tmp: tmp,
+        top,
+        root,
+    }
 }
 
 /// Extracts and reads a snapshot; panics with the machine name on error.

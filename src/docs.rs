@@ -1,0 +1,46 @@
+//! Documents that belong to no single item: the proofs the runtime relies on.
+//!
+//! Nothing here is code. Each page renders a text that is kept next to the
+//! code it is about (and is that code's module documentation), so the
+//! published docs and the source say the same thing.
+//!
+//! - [`sleep_wake`]: how workers go to sleep and are woken, and why no
+//!   wakeup is lost (`src/runtime/sleep_proof.md`, the module docs of the
+//!   private `runtime::sleep`; loom models of it are in `loom-tests/`).
+
+/// The sleep/wake protocol and the proof sketch that no wakeup is lost.
+///
+/// The text below is the module documentation of the runtime's private
+/// `sleep` module. It names items of the runtime that are not public; they
+/// are listed under [Names used above](#names-used-above).
+///
+#[doc = include_str!("runtime/sleep_proof.md")]
+///
+/// # Names used above
+///
+/// The runtime's private items the proof refers to, and where they are:
+///
+/// - `Sleep` (`src/runtime/sleep.rs`): a pool's sleep state: its idle
+///   masks, one `Parker` per worker and the `searching` count.
+///   `Sleep::notify`, `Sleep::notify_in` and `Sleep::wake_in` wake a
+///   worker after a push; `Sleep::prepare_sleep` takes a searching worker
+///   to *idle*, `Sleep::cancel_sleep` back to *searching*;
+///   `Sleep::stop_searching` leaves *searching* for *working*.
+/// - `Parker` (`src/runtime/sleep.rs`): one worker's place to sleep, a
+///   wake token under a mutex and a condition variable.
+/// - `IdleMasks` (`src/runtime/idle.rs`): the per-LLC bitmasks of idle
+///   workers with an LLC summary; `IdleMasks::claim_nearest` clears the
+///   bit of the idle worker nearest to the waker and returns it. Its module
+///   docs state the invariants the proof cites ("invariant 3").
+///
+/// [`Sleep`]: #names-used-above
+/// [`Sleep::notify`]: #names-used-above
+/// [`Sleep::notify_in`]: #names-used-above
+/// [`Sleep::wake_in`]: #names-used-above
+/// [`Sleep::cancel_sleep`]: #names-used-above
+/// [`Sleep::prepare_sleep`]: #names-used-above
+/// [`Sleep::stop_searching`]: #names-used-above
+/// [`Parker`]: #names-used-above
+/// [`IdleMasks`]: #names-used-above
+/// [`IdleMasks::claim_nearest`]: #names-used-above
+pub mod sleep_wake {}
