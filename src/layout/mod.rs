@@ -227,8 +227,8 @@ pub struct Layout {
     package_ranges: Vec<Range<usize>>,
     /// Topology index of each dense NUMA node.
     numa_topo: Vec<usize>,
-    /// The LLC orders, as ranges per place.
-    llc_orders: order::LlcOrders,
+    /// Each LLC's [`Layout::llc_order_runs`].
+    llc_runs: Vec<Box<[Range<usize>]>>,
     /// Each LLC's [`Layout::llc_order`], made on first use.
     llc_lists: Vec<OnceLock<Box<[usize]>>>,
     /// The tiers of each worker for the opposite of `options.cluster_aware`
@@ -301,7 +301,7 @@ impl Layout {
             numa_ranges: Vec::new(),
             package_ranges: Vec::new(),
             numa_topo: Vec::new(),
-            llc_orders: order::LlcOrders::default(),
+            llc_runs: Vec::new(),
             llc_lists: Vec::new(),
             other_tiers: Vec::new(),
             llc_by_cpu: Vec::new(),
@@ -366,13 +366,14 @@ impl Layout {
         l.other_tiers = tiers::all(&l, !opts.cluster_aware);
 
         // LLC orders and the CPU -> LLC map.
-        l.llc_orders = order::LlcOrders::new(topology, &llc_place);
+        let mut orders = order::LlcOrders::new(topology, &llc_place);
+        l.llc_runs = llc_place.iter().enumerate().map(|(b, &(na, pa))| orders.others(b, na, pa)).collect();
         l.llc_lists = vec![OnceLock::new(); llc_place.len()];
         let max_os = pus.iter().map(|p| p.os_index).max().unwrap_or(0);
         l.llc_by_cpu = vec![usize::MAX; max_os + 1];
         for p in pus {
             let own = Some(dense_of_llc[p.llc]).filter(|&d| d != usize::MAX);
-            l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| l.llc_orders.nearest(topology, p.numa, p.package));
+            l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| orders.nearest(p.numa, p.package));
         }
         Ok(l)
     }
@@ -467,11 +468,28 @@ impl Layout {
     /// packages), then the rest by NUMA distance; ties by index. Panics if
     /// `llc` is out of range.
     ///
-    /// The layout keeps the order as a few ranges per NUMA node; an LLC's
-    /// list is made on its first call (O(LLCs)) and kept, so a layout with
-    /// many LLCs costs LLCs² entries only once every list is asked for.
+    /// The list is made from [`Layout::llc_order_runs`] on its first call
+    /// (O(LLCs)) and kept: a layout with many LLCs holds LLCs² entries only
+    /// once every list was asked for. Walk the runs to avoid that.
     pub fn llc_order(&self, llc: usize) -> &[usize] {
-        self.llc_lists[llc].get_or_init(|| self.llc_orders.list(llc))
+        self.llc_lists[llc].get_or_init(|| self.llc_runs[llc].iter().flat_map(|r| r.clone()).collect())
+    }
+
+    /// [`Layout::llc_order`] as runs of consecutive LLC ids, in order: a few
+    /// per LLC (at most six without a NUMA distance matrix), so every LLC's
+    /// order together takes memory linear in the number of LLCs. Panics if
+    /// `llc` is out of range.
+    ///
+    /// ```
+    /// use locus::{Layout, LayoutOptions, Topology};
+    /// let t = Topology::synthetic("numa:2 llc:4 core:1").unwrap();
+    /// let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    /// // From LLC 5: the rest of its node, then the other node.
+    /// assert_eq!(l.llc_order_runs(5), [4..5, 6..8, 0..4]);
+    /// assert_eq!(l.llc_order(5), [4, 6, 7, 0, 1, 2, 3]);
+    /// ```
+    pub fn llc_order_runs(&self, llc: usize) -> &[Range<usize>] {
+        &self.llc_runs[llc]
     }
 
     /// The dense LLC of an OS CPU, for placing jobs from outside the pool

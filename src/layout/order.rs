@@ -15,8 +15,10 @@
 //! at one distance ([`Topology::numa_distance`]), so no cutting is needed.
 //!
 //! An order is a few ranges: O(1) without a matrix, O(NUMA domains) with
-//! one. One order is kept per place that has LLCs with workers, and an
-//! LLC's own list (the order without itself) is made on first use.
+//! one, computed once per place. Each LLC keeps its place's order with
+//! itself cut out ([`Layout::llc_order_runs`](super::Layout::llc_order_runs));
+//! its list ([`Layout::llc_order`](super::Layout::llc_order)) is made from
+//! that on first use.
 //!
 //! [`Topology::numa_distance`]: crate::topology::Topology::numa_distance
 
@@ -41,7 +43,6 @@ fn without(a: &Range<usize>, b: &Range<usize>) -> [Range<usize>; 2] {
 }
 
 /// Where the LLCs with workers are in the topology.
-#[derive(Debug, Clone, Default)]
 pub(super) struct LlcPlaces {
     /// Dense LLCs of each topology NUMA domain (empty: none with workers).
     by_numa: Vec<Range<usize>>,
@@ -114,56 +115,44 @@ impl LlcPlaces {
     }
 }
 
-/// The orders of the places of all dense LLCs, and of other places on
-/// demand (for CPUs whose LLC has no worker).
-#[derive(Debug, Clone, Default)]
-pub(super) struct LlcOrders {
+/// The order of every place asked for, computed once per place.
+pub(super) struct LlcOrders<'a> {
+    topo: &'a Topology,
     places: LlcPlaces,
-    /// Order of each place, by place.
-    orders: Vec<Vec<Range<usize>>>,
-    index: HashMap<(usize, usize), usize>,
-    /// Index in `orders` of each dense LLC's place.
-    of_llc: Vec<usize>,
+    /// Order of each place asked for.
+    orders: HashMap<(usize, usize), Vec<Range<usize>>>,
 }
 
-impl LlcOrders {
-    pub(super) fn new(topo: &Topology, llc_place: &[(usize, usize)]) -> LlcOrders {
-        let mut o = LlcOrders {
-            places: LlcPlaces::new(topo, llc_place),
-            orders: Vec::new(),
-            index: HashMap::new(),
-            of_llc: Vec::with_capacity(llc_place.len()),
-        };
-        for &(n, p) in llc_place {
-            let i = o.place(topo, n, p);
-            o.of_llc.push(i);
-        }
-        o
+impl<'a> LlcOrders<'a> {
+    /// `llc_place[b]`: topology NUMA domain and package of dense LLC `b`.
+    pub(super) fn new(topo: &'a Topology, llc_place: &[(usize, usize)]) -> LlcOrders<'a> {
+        LlcOrders { topo, places: LlcPlaces::new(topo, llc_place), orders: HashMap::new() }
     }
 
-    /// Index of the order of place (`na`, `pa`), computed once.
-    fn place(&mut self, topo: &Topology, na: usize, pa: usize) -> usize {
-        if let Some(&i) = self.index.get(&(na, pa)) {
-            return i;
-        }
-        self.orders.push(self.places.order(topo, na, pa));
-        self.index.insert((na, pa), self.orders.len() - 1);
-        self.orders.len() - 1
+    /// All dense LLCs seen from NUMA domain `na` and package `pa`, nearest
+    /// first, as maximal ascending runs.
+    fn order(&mut self, na: usize, pa: usize) -> &[Range<usize>] {
+        let (topo, places) = (self.topo, &self.places);
+        self.orders.entry((na, pa)).or_insert_with(|| places.order(topo, na, pa))
     }
 
     /// The dense LLC nearest to place (`na`, `pa`): the first of its order.
-    pub(super) fn nearest(&mut self, topo: &Topology, na: usize, pa: usize) -> usize {
-        let i = self.place(topo, na, pa);
-        self.orders[i].first().map_or(0, |r| r.start)
+    pub(super) fn nearest(&mut self, na: usize, pa: usize) -> usize {
+        self.order(na, pa).first().map_or(0, |r| r.start)
     }
 
-    /// The other LLCs seen from dense LLC `llc`, nearest first.
-    pub(super) fn list(&self, llc: usize) -> Box<[usize]> {
-        self.orders[self.of_llc[llc]]
-            .iter()
-            .flat_map(|r| r.clone())
-            .filter(|&b| b != llc)
-            .collect()
+    /// The other LLCs seen from dense LLC `llc` at place (`na`, `pa`),
+    /// nearest first, as runs: its place's order with `llc` cut out.
+    pub(super) fn others(&mut self, llc: usize, na: usize, pa: usize) -> Box<[Range<usize>]> {
+        let mut out = Vec::new();
+        for r in self.order(na, pa) {
+            if r.contains(&llc) {
+                out.extend([r.start..llc, llc + 1..r.end].into_iter().filter(|r| !r.is_empty()));
+            } else {
+                out.push(r.clone());
+            }
+        }
+        out.into()
     }
 }
 
@@ -184,12 +173,12 @@ mod tests {
     #[test]
     fn orders_by_rank_then_distance() {
         // Two packages of two nodes of two LLCs: from LLC 0, its node's LLC,
-        // then its package's, then the rest by distance (all 30).
+        // then its package's, then the rest (all at one distance).
         let t = Topology::synthetic("package:2 numa:2 llc:2 core:1").unwrap();
-        let place: Vec<(usize, usize)> = t.llcs().iter().map(|d| (t.pus()[d.pus.start].numa, t.pus()[d.pus.start].package)).collect();
+        let place: Vec<(usize, usize)> = t.pus().iter().map(|p| (p.numa, p.package)).collect();
         let mut o = LlcOrders::new(&t, &place);
-        assert_eq!(&*o.list(0), [1, 2, 3, 4, 5, 6, 7]);
-        assert_eq!(&*o.list(5), [4, 6, 7, 0, 1, 2, 3]);
-        assert_eq!(o.nearest(&t, 3, 1), 6);
+        assert_eq!(&*o.others(0, 0, 0), [1..8]);
+        assert_eq!(&*o.others(5, 2, 1), [4..5, 6..8, 0..4]);
+        assert_eq!(o.nearest(3, 1), 6);
     }
 }
