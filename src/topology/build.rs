@@ -37,7 +37,7 @@
 //! level outside it, so they partition the PUs and nest even when the
 //! source's files contradict each other (for consistent input this equals
 //! the intersection of the raw sets).
-
+//!
 //! # Steps and cost
 //!
 //! [`build`] runs six named steps: [`normalise`] (PUs sorted, raw sets
@@ -146,29 +146,18 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-/// Makes the raw sets of one level a partition of the PUs: PUs whose sets
-/// name each other (directly or through others) end up in one set, the
-/// union; a PU that reported no set but is named by others gets theirs.
-/// Real files disagree with each other (an L2 list that names only the
-/// PU itself while its mask names its module sibling); merging is the
-/// conservative reading, and a note records it.
-///
-/// Each set is first clipped to the online PUs, and a PU always belongs to
-/// its own set (sources with a list that omits the PU itself are repaired).
-/// A distinct set is clipped and walked once, however many PUs share it.
-fn partition(
+/// The distinct sets of one level, clipped to the online PUs, and the set
+/// of each PU (an index into them). Recognized by pointer first (shared
+/// `Arc`s), then by value, so each distinct set is clipped once.
+fn distinct_sets(
     pus: &[PuFacts],
     field: impl Fn(&PuFacts) -> Option<&Arc<CpuSet>>,
     online: &Online,
-    what: &str,
-    notes: &mut Vec<String>,
-) -> Blocks {
-    let n = pus.len();
-    // Distinct sets: by pointer first (shared `Arc`s), then by value.
+) -> (Vec<CpuSet>, Vec<Option<usize>>) {
     let mut by_ptr: HashMap<*const CpuSet, usize> = HashMap::new();
     let mut by_value: HashMap<&CpuSet, usize> = HashMap::new();
     let mut clipped: Vec<CpuSet> = Vec::new();
-    let mut set_of: Vec<Option<usize>> = vec![None; n];
+    let mut set_of: Vec<Option<usize>> = vec![None; pus.len()];
     for (i, p) in pus.iter().enumerate() {
         let Some(s) = field(p) else { continue };
         let k = *by_ptr.entry(Arc::as_ptr(s)).or_insert_with(|| {
@@ -179,9 +168,13 @@ fn partition(
         });
         set_of[i] = Some(k);
     }
-    // Union-find over positions: the members of a set are one component,
-    // and a PU joins the component of its own set.
-    let mut parent: Vec<usize> = (0..n).collect();
+    (clipped, set_of)
+}
+
+/// Union-find over positions: the members of a set are one component, and
+/// a PU joins the component of its own set. Returns each PU's root.
+fn components(online: &Online, clipped: &[CpuSet], set_of: &[Option<usize>]) -> Vec<usize> {
+    let mut parent: Vec<usize> = (0..online.len()).collect();
     let mut first_member: Vec<Option<usize>> = vec![None; clipped.len()];
     for (k, s) in clipped.iter().enumerate() {
         for j in online.positions(s) {
@@ -200,9 +193,31 @@ fn partition(
             parent[a] = b;
         }
     }
+    (0..online.len()).map(|i| find(&mut parent, i)).collect()
+}
+
+/// Makes the raw sets of one level a partition of the PUs: PUs whose sets
+/// name each other (directly or through others) end up in one set, the
+/// union; a PU that reported no set but is named by others gets theirs.
+/// Real files disagree with each other (an L2 list that names only the
+/// PU itself while its mask names its module sibling); merging is the
+/// conservative reading, and a note records it.
+///
+/// Each set is first clipped to the online PUs, and a PU always belongs to
+/// its own set (sources with a list that omits the PU itself are repaired).
+/// A distinct set is clipped and walked once, however many PUs share it.
+fn partition(
+    pus: &[PuFacts],
+    field: impl Fn(&PuFacts) -> Option<&Arc<CpuSet>>,
+    online: &Online,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Blocks {
+    let n = pus.len();
+    let (clipped, set_of) = distinct_sets(pus, field, online);
+    let root = components(online, &clipped, &set_of);
     // Components holding at least one reported set; a PU that reported
     // nothing (a garbage file) but is named by others joins their set.
-    let root: Vec<usize> = (0..n).map(|i| find(&mut parent, i)).collect();
     let mut size = vec![0usize; n];
     let mut reported = vec![false; n];
     for (i, &r) in root.iter().enumerate() {
@@ -329,16 +344,9 @@ fn uniform<K: PartialEq>(online: &Online, set: &CpuSet, key: impl Fn(usize) -> K
     it.all(|k| k == first)
 }
 
-/// Step 3: each PU's raw set at every level. Package: the PUs with its
-/// package id, else all. NUMA: the PUs of its node (the node its source
-/// names, else the first node listing it, else the first node). LLC: its
-/// L3, else its L2, else all. Core: its SMT siblings, else itself.
-/// Cluster: its cluster, else its L2 when shared by several cores (and an
-/// L3 exists above it), else its core. Decides whether NUMA is the outer
-/// level, and notes LLCs clipped to their node. Sets are interned once per
-/// distinct set, so that each PU only looks up ids.
-fn raw_keys(facts: &Facts, online: &Online, sets: &LevelSets, seen: &LevelsSeen, notes: &mut Vec<String>) -> RawKeys {
-    let n = online.len();
+/// Each PU's NUMA node (the node its source names, else the first node
+/// listing it, else the first node) and the PUs of each node.
+fn nodes(facts: &Facts, online: &Online) -> (Vec<usize>, BTreeMap<usize, CpuSet>) {
     let mut node_id: Vec<Option<usize>> = facts.pus.iter().map(|p| p.node).collect();
     for (id, set) in &facts.nodes {
         for i in online.positions(set) {
@@ -347,61 +355,43 @@ fn raw_keys(facts: &Facts, online: &Online, sets: &LevelSets, seen: &LevelsSeen,
     }
     let default_node = facts.nodes.first().map_or(0, |nd| nd.0);
     let node_id: Vec<usize> = node_id.into_iter().map(|x| x.unwrap_or(default_node)).collect();
-    let group = |key: &dyn Fn(usize) -> Option<usize>| -> BTreeMap<usize, CpuSet> {
-        let mut m: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (i, &os) in online.os.iter().enumerate() {
-            if let Some(k) = key(i) {
-                m.entry(k).or_default().push(os);
-            }
+    let members = group(online, |i| Some(node_id[i]));
+    (node_id, members)
+}
+
+/// The PUs with each `key`, by key (PUs without one left out).
+fn group(online: &Online, key: impl Fn(usize) -> Option<usize>) -> BTreeMap<usize, CpuSet> {
+    let mut m: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, &os) in online.os.iter().enumerate() {
+        if let Some(k) = key(i) {
+            m.entry(k).or_default().push(os);
         }
-        m.into_iter().map(|(k, v)| (k, CpuSet::from_ids(v))).collect()
-    };
-    let node_members = group(&|i| Some(node_id[i]));
-    let package_members = group(&|i| facts.pus[i].package);
-    let singles: Vec<CpuSet> = (0..n)
-        .map(|i| if sets.core.of[i].is_none() { CpuSet::from_ids([online.os[i]]) } else { CpuSet::new() })
-        .collect();
-
-    // Interning, once per distinct set.
-    let mut ids = Interner::default();
-    let online_key = ids.id(&online.set);
-    let node_key: BTreeMap<usize, usize> = node_members.iter().map(|(&k, s)| (k, ids.id(s))).collect();
-    let package_key: BTreeMap<usize, usize> = package_members.iter().map(|(&k, s)| (k, ids.id(s))).collect();
-    let core_key = ids.ids(&sets.core);
-    let cluster_key = ids.ids(&sets.cluster);
-    let l2_key = ids.ids(&sets.l2);
-    let l3_key = ids.ids(&sets.l3);
-    let core: Vec<usize> = (0..n)
-        .map(|i| sets.core.of[i].map_or_else(|| ids.id(&singles[i]), |b| core_key[b]))
-        .collect();
-    // An L2 inside the PU's core: every member has the PU's core (cores
-    // partition the PUs).
-    let l2_in_core: Vec<bool> = sets.l2.sets.iter().map(|s| uniform(online, s, |j| core[j])).collect();
-    let package_of = |i: usize| facts.pus[i].package.map_or(online_key, |k| package_key[&k]);
-    let llc_of = |i: usize| match (sets.l3.of[i], sets.l2.of[i]) {
-        (Some(b), _) => l3_key[b],
-        (None, Some(b)) => l2_key[b],
-        (None, None) => online_key,
-    };
-    let cluster_of = |i: usize| match (sets.cluster.of[i], sets.l2.of[i]) {
-        (Some(b), _) => cluster_key[b],
-        (None, Some(b)) if sets.l3.of[i].is_some() && !l2_in_core[b] => l2_key[b],
-        _ => core[i],
-    };
-
-    // Does every package lie within one node while some node holds several
-    // packages? Then NUMA is the outer level. A set lies within the PU's
-    // node when all its members have one node (nodes partition the PUs).
-    let in_node = |s: &CpuSet| uniform(online, s, |j| node_id[j]);
-    let package_inside_numa = seen.package
-        && seen.numa
-        && package_members.values().all(|s| in_node(s))
-        && (0..n).any(|i| package_of(i) != node_key[&node_id[i]]);
-    if package_inside_numa {
-        notes.push("NUMA nodes hold several packages: NUMA is the outer level".into());
     }
-    // The LLC sets some PU has: the L3s, the L2s of PUs without an L3, and
-    // all PUs for PUs without either.
+    m.into_iter().map(|(k, v)| (k, CpuSet::from_ids(v))).collect()
+}
+
+/// Whether NUMA is the outer level: every package lies within one node
+/// while some node holds several packages. A package lies within the node
+/// of its members when they all have one node (nodes partition the PUs),
+/// and is then smaller than that node exactly when they differ.
+fn numa_outside_packages(
+    online: &Online,
+    node_id: &[usize],
+    nodes: &BTreeMap<usize, CpuSet>,
+    packages: &BTreeMap<usize, CpuSet>,
+    seen: &LevelsSeen,
+) -> bool {
+    let node_of = |s: &CpuSet| online.positions(s).next().map(|j| node_id[j]);
+    seen.package
+        && seen.numa
+        && packages.values().all(|s| uniform(online, s, |j| node_id[j]))
+        && packages.values().any(|s| node_of(s).is_some_and(|nd| nodes[&nd].len() != s.len()))
+}
+
+/// Notes LLCs that span several NUMA nodes (refinement clips them). The
+/// LLC sets some PU has: the L3s, the L2s of PUs without an L3, and all
+/// PUs for PUs without either.
+fn note_split_llcs(online: &Online, node_id: &[usize], sets: &LevelSets, seen: &LevelsSeen, notes: &mut Vec<String>) {
     let mut l2_is_llc = vec![false; sets.l2.sets.len()];
     let mut online_is_llc = false;
     for (l3, l2) in sets.l3.of.iter().zip(&sets.l2.of) {
@@ -411,25 +401,78 @@ fn raw_keys(facts: &Facts, online: &Online, sets: &LevelSets, seen: &LevelsSeen,
             (None, None) => online_is_llc = true,
         }
     }
-    let llc_in_node = sets.l3.sets.iter().all(|s| in_node(s))
+    let in_node = |s: &CpuSet| uniform(online, s, |j| node_id[j]);
+    let llc_in_node = sets.l3.sets.iter().all(in_node)
         && sets.l2.sets.iter().zip(&l2_is_llc).all(|(s, &llc)| !llc || in_node(s))
         && (!online_is_llc || in_node(&online.set));
     if (seen.l2 || seen.l3) && !llc_in_node {
         notes.push("an LLC spans several NUMA nodes (sub-NUMA clustering): LLC domains are clipped to their node, as Linux does".into());
     }
+}
 
-    let order = level_order(package_inside_numa);
-    let keys = (0..n)
-        .map(|i| {
-            order.map(|l| match l {
-                Level::Package => package_of(i),
-                Level::Numa => node_key[&node_id[i]],
-                Level::Llc => llc_of(i),
-                Level::Cluster => cluster_of(i),
-                _ => core[i],
-            })
-        })
+/// The raw set ids of every PU, in `order`. Each distinct set is interned
+/// once, so that a PU only looks up ids. Package: the PUs with its package
+/// id, else all. NUMA: the PUs of its node. LLC: its L3, else its L2, else
+/// all. Core: its SMT siblings, else itself. Cluster: its cluster, else its
+/// L2 when shared by several cores (and an L3 exists above it), else its
+/// core.
+fn level_keys(
+    facts: &Facts,
+    online: &Online,
+    sets: &LevelSets,
+    node_id: &[usize],
+    nodes: &BTreeMap<usize, CpuSet>,
+    packages: &BTreeMap<usize, CpuSet>,
+    order: [Level; 5],
+) -> Vec<[usize; 5]> {
+    let n = online.len();
+    let singles: Vec<CpuSet> = (0..n)
+        .map(|i| if sets.core.of[i].is_none() { CpuSet::from_ids([online.os[i]]) } else { CpuSet::new() })
         .collect();
+    let mut ids = Interner::default();
+    let all = ids.id(&online.set);
+    let node_key: BTreeMap<usize, usize> = nodes.iter().map(|(&k, s)| (k, ids.id(s))).collect();
+    let package_key: BTreeMap<usize, usize> = packages.iter().map(|(&k, s)| (k, ids.id(s))).collect();
+    let (cluster_key, l2_key, l3_key) = (ids.ids(&sets.cluster), ids.ids(&sets.l2), ids.ids(&sets.l3));
+    let core_key = ids.ids(&sets.core);
+    let core: Vec<usize> = (0..n)
+        .map(|i| sets.core.of[i].map_or_else(|| ids.id(&singles[i]), |b| core_key[b]))
+        .collect();
+    // An L2 lies inside a member's core when all its members have one core
+    // (cores partition the PUs).
+    let l2_in_core: Vec<bool> = sets.l2.sets.iter().map(|s| uniform(online, s, |j| core[j])).collect();
+    let key = |i: usize, l: Level| match l {
+        Level::Package => facts.pus[i].package.map_or(all, |k| package_key[&k]),
+        Level::Numa => node_key[&node_id[i]],
+        Level::Llc => match (sets.l3.of[i], sets.l2.of[i]) {
+            (Some(b), _) => l3_key[b],
+            (None, Some(b)) => l2_key[b],
+            (None, None) => all,
+        },
+        Level::Cluster => match (sets.cluster.of[i], sets.l2.of[i]) {
+            (Some(b), _) => cluster_key[b],
+            (None, Some(b)) if sets.l3.of[i].is_some() && !l2_in_core[b] => l2_key[b],
+            _ => core[i],
+        },
+        _ => core[i],
+    };
+    (0..n).map(|i| order.map(|l| key(i, l))).collect()
+}
+
+/// Step 3: each PU's raw set at every level, as ids ([`level_keys`]), in
+/// refinement order: NUMA outside packages when nodes hold several
+/// packages ([`numa_outside_packages`]). Notes that decision and LLCs
+/// clipped to their node.
+fn raw_keys(facts: &Facts, online: &Online, sets: &LevelSets, seen: &LevelsSeen, notes: &mut Vec<String>) -> RawKeys {
+    let (node_id, node_members) = nodes(facts, online);
+    let packages = group(online, |i| facts.pus[i].package);
+    let package_inside_numa = numa_outside_packages(online, &node_id, &node_members, &packages, seen);
+    if package_inside_numa {
+        notes.push("NUMA nodes hold several packages: NUMA is the outer level".into());
+    }
+    note_split_llcs(online, &node_id, sets, seen, notes);
+    let order = level_order(package_inside_numa);
+    let keys = level_keys(facts, online, sets, &node_id, &node_members, &packages, order);
     RawKeys { keys, order, package_inside_numa, node_id, node_members }
 }
 
@@ -460,12 +503,10 @@ struct Numbered {
     domains: Vec<Vec<Domain>>,
 }
 
-/// Step 5: depth-first order (PUs sorted by the smallest OS index of their
-/// class at each level, outermost first, then by OS index), domains as runs
-/// of PUs with the same class and parent, and the PU records.
-fn number_domains(facts: &Facts, online: &Online, raw: &RawKeys, class: &[[usize; 5]], seen: &LevelsSeen) -> Numbered {
-    let n = online.len();
-    // Classes are numbered in PU order, so a class's first PU is its smallest.
+/// The smallest OS index and the OS indexes of each class, by level and
+/// class. Classes are numbered in PU order, so a class's first PU is its
+/// smallest.
+fn class_sets(online: &Online, class: &[[usize; 5]]) -> ([Vec<usize>; 5], [Vec<CpuSet>; 5]) {
     let mut min_os: [Vec<usize>; 5] = Default::default();
     let mut members: [Vec<Vec<usize>>; 5] = Default::default();
     for (i, c) in class.iter().enumerate() {
@@ -477,10 +518,15 @@ fn number_domains(facts: &Facts, online: &Online, raw: &RawKeys, class: &[[usize
             members[k][c[k]].push(online.os[i]);
         }
     }
-    let sets: Vec<Vec<CpuSet>> = members
-        .into_iter()
-        .map(|level| level.into_iter().map(CpuSet::from_ids).collect())
-        .collect();
+    (min_os, members.map(|level| level.into_iter().map(CpuSet::from_ids).collect()))
+}
+
+/// Step 5: depth-first order (PUs sorted by the smallest OS index of their
+/// class at each level, outermost first, then by OS index), domains as runs
+/// of PUs with the same class and parent, and the PU records.
+fn number_domains(facts: &Facts, online: &Online, raw: &RawKeys, class: &[[usize; 5]], seen: &LevelsSeen) -> Numbered {
+    let n = online.len();
+    let (min_os, sets) = class_sets(online, class);
     let sort_key = |i: usize| -> ([usize; 5], usize) { (std::array::from_fn(|k| min_os[k][class[i][k]]), online.os[i]) };
     let mut idx: Vec<usize> = (0..n).collect();
     idx.sort_by_cached_key(|&i| sort_key(i));
@@ -527,6 +573,29 @@ fn number_domains(facts: &Facts, online: &Online, raw: &RawKeys, class: &[[usize
     Numbered { pus, domains }
 }
 
+/// The nodes the source listed, each with the PUs it got; a note for each
+/// node left without any (its CPUs went to other nodes).
+fn node_list(mut nodes: Vec<(usize, CpuSet)>, members: &BTreeMap<usize, CpuSet>, notes: &mut Vec<String>) -> Vec<(usize, CpuSet)> {
+    let listed_empty: HashSet<usize> = nodes.iter().filter(|(_, s)| s.is_empty()).map(|(i, _)| *i).collect();
+    for (id, set) in &mut nodes {
+        *set = members.get(id).cloned().unwrap_or_default();
+        if set.is_empty() && !listed_empty.contains(id) {
+            notes.push(format!("NUMA node {id} lists only CPUs claimed by other nodes: kept without CPUs"));
+        }
+    }
+    nodes
+}
+
+/// The row in the distance matrix (the position in `nodes`) of each NUMA
+/// domain, so that [`Topology::numa_distance`] is one lookup.
+fn numa_rows(nodes: &[(usize, CpuSet)], numa: &[Domain]) -> Vec<Option<usize>> {
+    let mut row_of_node: HashMap<usize, usize> = HashMap::new();
+    for (row, (id, _)) in nodes.iter().enumerate() {
+        row_of_node.entry(*id).or_insert(row);
+    }
+    numa.iter().map(|d| d.os_index.and_then(|o| row_of_node.get(&o).copied())).collect()
+}
+
 /// What steps 1 to 5 found, for [`finish`].
 struct Parts {
     online: Online,
@@ -553,22 +622,8 @@ fn finish(facts: Facts, source: Source, parts: Parts) -> Topology {
         CpuSet::from_ids(d.pus.clone().map(|p| pus[p].os_index)) == d.cpuset
     }));
 
-    let originally_empty: HashSet<usize> = facts.nodes.iter().filter(|(_, s)| s.is_empty()).map(|(i, _)| *i).collect();
-    let mut nodes = facts.nodes;
-    for (id, set) in &mut nodes {
-        *set = raw.node_members.get(id).cloned().unwrap_or_default();
-        if set.is_empty() && !originally_empty.contains(id) {
-            notes.push(format!("NUMA node {id} lists only CPUs claimed by other nodes: kept without CPUs"));
-        }
-    }
-    let mut row_of_node: HashMap<usize, usize> = HashMap::new();
-    for (row, (id, _)) in nodes.iter().enumerate() {
-        row_of_node.entry(*id).or_insert(row);
-    }
-    let numa_rows = by_level[&Level::Numa]
-        .iter()
-        .map(|d| d.os_index.and_then(|o| row_of_node.get(&o).copied()))
-        .collect();
+    let nodes = node_list(facts.nodes, &raw.node_members, &mut notes);
+    let numa_rows = numa_rows(&nodes, by_level.get(&Level::Numa).map_or(&[], |d| d.as_slice()));
     let allowed = facts.allowed.as_ref().map_or_else(|| online.set.clone(), |a| a.intersection(&online.set));
     if allowed.is_empty() {
         notes.push("the allowed CPU set does not intersect the online CPUs: treating all CPUs as allowed".into());
