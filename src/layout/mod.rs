@@ -29,6 +29,18 @@
 //! its workers are in the LLC tier. [`StealOrder::Flat`] gives a single
 //! `Remote` tier of distance 0 with every other worker.
 //!
+//! # Cost
+//! [`Layout::new`] on N PUs takes time and memory linear in N times the
+//! number of levels when the topology has no NUMA distance matrix: each
+//! worker's tiers are at most one per level plus one remote tier, each of
+//! at most two ranges, and each LLC's order ([`Layout::llc_order_runs`]) is
+//! at most six runs. With a matrix, a worker's remote tiers and an LLC's
+//! order may need a run per NUMA node (nodes at alternating distances), so
+//! the bound is N × nodes: accepted, since the matrix itself is nodes² and
+//! real machines have few nodes (synthetic specs at most 1024). Nothing is
+//! stored per pair of workers or of LLCs; [`Layout::llc_order`] makes an
+//! LLC's list (O(LLCs)) only when asked.
+//!
 //! ```
 //! use locus::{Layout, LayoutOptions, Topology, TierKind};
 //! let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:4 smt:2").unwrap();

@@ -659,3 +659,59 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
     let numbered = number_domains(&facts, &online, &raw, &class, &seen);
     Ok(finish(facts, source, Parts { online, sets, raw, numbered, seen, notes }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 8 PUs in LLCs of 4 and cores of 2; `shared`: one `Arc` per domain,
+    /// else a separate copy per PU (as sysfs reads them).
+    fn facts(shared: bool) -> Facts {
+        let set = |lo: usize, len: usize| Arc::new(CpuSet::from_ids(lo..lo + len));
+        let llcs = [set(0, 4), set(4, 4)];
+        let cores: Vec<Arc<CpuSet>> = (0..4).map(|c| set(2 * c, 2)).collect();
+        let pick = |a: &Arc<CpuSet>| if shared { a.clone() } else { Arc::new((**a).clone()) };
+        let pus = (0..8)
+            .rev() // sources may list PUs in any order
+            .map(|os| PuFacts {
+                os,
+                core: Some(pick(&cores[os / 2])),
+                l3: Some(pick(&llcs[os / 4])),
+                ..Default::default()
+            })
+            .collect();
+        Facts { pus, ..Default::default() }
+    }
+
+    fn summary(t: &Topology) -> String {
+        format!("{:?} {:?} {:?} {:?}", t.pus(), t.cores(), t.llcs(), t.notes())
+    }
+
+    #[test]
+    fn shared_and_separate_sets_build_alike() {
+        let a = build(facts(true), Source::Synthetic("a".into())).unwrap();
+        let b = build(facts(false), Source::Synthetic("a".into())).unwrap();
+        assert_eq!(summary(&a), summary(&b));
+        assert_eq!(a.llcs().len(), 2);
+        assert_eq!(a.cores()[3].cpuset.to_string(), "6-7");
+        assert!(a.notes().is_empty(), "{:?}", a.notes());
+    }
+
+    #[test]
+    fn disagreeing_sets_merge_with_a_note() {
+        // PU 5 names only itself and PU 6 (offline 9 is clipped); PU 7
+        // reports nothing but is named by PU 6: one L3 of 4-7, noted.
+        let mut f = facts(true);
+        for p in &mut f.pus {
+            match p.os {
+                5 => p.l3 = Some(Arc::new(CpuSet::from_ids([6, 9]))),
+                7 => p.l3 = None,
+                _ => {}
+            }
+        }
+        let t = build(f, Source::Synthetic("b".into())).unwrap();
+        assert_eq!(t.llcs()[1].cpuset.to_string(), "4-7");
+        assert_eq!(t.l3_cpusets().len(), 2);
+        assert_eq!(t.notes(), ["L3 sets reported by different CPUs disagree: merged into their union"]);
+    }
+}

@@ -237,7 +237,8 @@ impl CpuSet {
         }
     }
 
-    /// Adds `id`.
+    /// Adds `id`. Below the smallest member this moves the stored words
+    /// (O(span)); build large sets with [`CpuSet::from_ids`] or `collect`.
     pub fn insert(&mut self, id: usize) {
         let w = id / 64;
         self.cover(w, w + 1);
@@ -476,5 +477,58 @@ mod tests {
         assert_eq!(c.max(), Some(11));
         assert_eq!(c, "4-11".parse().unwrap());
         assert_eq!(CpuSet::first_n(3).iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn window_is_tight_whatever_the_construction() {
+        use std::collections::HashSet;
+        let far = CpuSet::from_ids([65_000, 65_100]);
+        assert_eq!((far.base, far.words.len()), (65_000 / 64, 65_100 / 64 - 65_000 / 64 + 1), "only the words between min and max");
+        let mut down = CpuSet::new();
+        for id in [65_100, 65_000] {
+            down.insert(id);
+        }
+        let mut ranged = CpuSet::new();
+        ranged.insert_range(64_990, 65_101);
+        for id in (64_990..65_101).filter(|&i| i != 65_000 && i != 65_100) {
+            ranged.remove(id);
+        }
+        assert_eq!(down, far);
+        assert_eq!(ranged, far);
+        assert_eq!((ranged.base, ranged.words.len()), (far.base, far.words.len()));
+        let hashed: HashSet<CpuSet> = [far.clone(), down, ranged].into_iter().collect();
+        assert_eq!(hashed.len(), 1, "equal sets hash alike");
+        assert_eq!(far.iter().collect::<Vec<_>>(), [65_000, 65_100]);
+        assert_eq!((far.min(), far.max(), far.len()), (Some(65_000), Some(65_100), 2));
+        assert_eq!(far.to_string(), "65000,65100");
+        assert_eq!(CpuSet::from_hex_mask(&far.to_hex_mask()).unwrap(), far);
+        let mut gone = far.clone();
+        gone.remove(65_000);
+        gone.remove(65_100);
+        assert_eq!(gone, CpuSet::new());
+        assert_eq!((gone.base, gone.words.len()), (0, 0));
+    }
+
+    #[test]
+    fn ops_between_distant_windows() {
+        let a: CpuSet = "0-3".parse().unwrap();
+        let b: CpuSet = "1000-1003".parse().unwrap();
+        let u = a.union(&b);
+        assert_eq!(u.to_string(), "0-3,1000-1003");
+        assert!(a.intersection(&b).is_empty() && !a.intersects(&b));
+        assert_eq!(u.difference(&a), b);
+        assert_eq!(u.intersection(&b), b);
+        assert!(a.is_subset(&u) && b.is_subset(&u) && !u.is_subset(&b));
+        assert!(CpuSet::new().is_subset(&a));
+        let c: CpuSet = "62-66".parse().unwrap();
+        assert_eq!(c.words.len(), 2);
+        assert_eq!(c.intersection(&"64-200".parse().unwrap()).to_string(), "64-66");
+        assert_eq!(c.difference(&"0-63".parse().unwrap()).base, 1);
+        let mut d = CpuSet::new();
+        d.insert_range(5, 5);
+        assert!(d.is_empty());
+        d.insert_range(63, 129);
+        assert_eq!(d.to_string(), "63-128");
+        assert_eq!(d.len(), 66);
     }
 }

@@ -26,6 +26,14 @@
 //!   by several cores, else a core; no cache information, the LLC is the NUMA
 //!   node's part of the package; no NUMA, one node.
 //!
+//! # Cost
+//! Building a topology of N PUs takes time and memory linear in N times the
+//! number of levels (the `build` module says how), plus what the source
+//! reports: the NUMA distance matrix is quadratic in nodes, so
+//! [`Topology::synthetic`] accepts at most 1024 nodes (Linux's limit).
+//! A [`CpuSet`] stores the words between its smallest and largest member
+//! only, so the domains' sets together are linear in N.
+//!
 //! Sources: [`Topology::detect`] (Linux sysfs, else hwloc with the `hwloc`
 //! feature, else a flat machine), [`Topology::from_sysfs`] (a snapshot
 //! directory), [`Topology::synthetic`] (a spec such as
