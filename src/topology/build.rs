@@ -57,7 +57,46 @@
 
 use super::{CpuSet, Domain, Level, LevelsSeen, Pu, Source, Topology};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+
+/// The hasher of the builder's maps, whose keys are ids, pointers and CPU
+/// sets (FxHash's multiply-rotate: several times faster than SipHash here,
+/// and the keys come from the kernel or the program, so flooding is not a
+/// concern).
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl IdHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map with [`IdHasher`].
+type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// What a source knows about one online PU. `None` means "not reported".
 /// The sets are shared: a source gives the PUs of one domain clones of one
@@ -154,8 +193,8 @@ fn distinct_sets(
     field: impl Fn(&PuFacts) -> Option<&Arc<CpuSet>>,
     online: &Online,
 ) -> (Vec<CpuSet>, Vec<Option<usize>>) {
-    let mut by_ptr: HashMap<*const CpuSet, usize> = HashMap::new();
-    let mut by_value: HashMap<&CpuSet, usize> = HashMap::new();
+    let mut by_ptr: IdMap<*const CpuSet, usize> = IdMap::default();
+    let mut by_value: IdMap<&CpuSet, usize> = IdMap::default();
     let mut clipped: Vec<CpuSet> = Vec::new();
     let mut set_of: Vec<Option<usize>> = vec![None; pus.len()];
     for (i, p) in pus.iter().enumerate() {
@@ -225,10 +264,11 @@ fn partition(
         reported[r] |= set_of[i].is_some();
     }
     // A PU's repaired set lies inside its component: it differs from the
-    // union exactly when it is smaller.
+    // union exactly when it is smaller. (Sizes once per set, not per PU.)
+    let len: Vec<usize> = clipped.iter().map(CpuSet::len).collect();
     let merged = set_of.iter().enumerate().any(|(i, k)| {
         k.is_some_and(|k| {
-            let own = clipped[k].len() + usize::from(!clipped[k].contains(online.os[i]));
+            let own = len[k] + usize::from(!clipped[k].contains(online.os[i]));
             own != size[root[i]]
         })
     });
@@ -322,7 +362,7 @@ struct RawKeys {
 /// Ids of sets by value: equal sets get equal ids.
 #[derive(Default)]
 struct Interner<'a> {
-    ids: HashMap<&'a CpuSet, usize>,
+    ids: IdMap<&'a CpuSet, usize>,
 }
 
 impl<'a> Interner<'a> {
@@ -382,10 +422,11 @@ fn numa_outside_packages(
     seen: &LevelsSeen,
 ) -> bool {
     let node_of = |s: &CpuSet| online.positions(s).next().map(|j| node_id[j]);
+    let node_len: BTreeMap<usize, usize> = nodes.iter().map(|(&nd, s)| (nd, s.len())).collect();
     seen.package
         && seen.numa
         && packages.values().all(|s| uniform(online, s, |j| node_id[j]))
-        && packages.values().any(|s| node_of(s).is_some_and(|nd| nodes[&nd].len() != s.len()))
+        && packages.values().any(|s| node_of(s).is_some_and(|nd| node_len[&nd] != s.len()))
 }
 
 /// Notes LLCs that span several NUMA nodes (refinement clips them). The
@@ -486,7 +527,7 @@ fn raw_keys(facts: &Facts, online: &Online, sets: &LevelSets, seen: &LevelsSeen,
 fn refine(keys: &[[usize; 5]]) -> Vec<[usize; 5]> {
     let mut class = vec![[0usize; 5]; keys.len()];
     for k in 0..5 {
-        let mut ids: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut ids: IdMap<(usize, usize), usize> = IdMap::default();
         for (i, key) in keys.iter().enumerate() {
             let outer = if k == 0 { 0 } else { class[i][k - 1] };
             let next = ids.len();
