@@ -5,6 +5,8 @@
 //! with the right counts and the compact per-worker and per-LLC data, in a
 //! debug build in a few seconds.
 
+#![allow(clippy::single_range_in_vec_init)] // `[0..65536]` is a list of ranges here
+
 use locus::{Layout, LayoutOptions, Level, TierKind, Topology};
 
 /// Every domain of every level is the contiguous range its cpuset says.

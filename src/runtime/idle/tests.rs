@@ -220,6 +220,7 @@ fn summary_after_set_clear_claim_sequences() {
 }
 
 #[test]
+#[allow(clippy::single_range_in_vec_init)] // `vec![0..2]` is a list of runs here
 fn invalid_shapes_are_reported() {
     let ok = IdleShape::uniform(8, 4, 2);
     assert_eq!(ok.validate(), Ok(()));
