@@ -89,6 +89,11 @@ fn one_pu_per_package_and_per_llc() {
     for spec in ["package:16384", "llc:16384"] {
         let t = Topology::synthetic(spec).unwrap();
         assert_eq!((t.pus().len(), t.llcs().len()), (16384, 16384), "{spec}");
+        // Printing finds each domain's children by search, not by a pass
+        // over the level (that was 16384² subset tests).
+        let text = t.to_string();
+        assert_eq!(text.lines().filter(|l| l.trim_start().starts_with("LLC #")).count(), 16384, "{spec}");
+        assert!(text.contains("LLC #16383: PUs 16383, 1 core"), "{spec}");
         let l = Layout::new(&t, &LayoutOptions { num_threads: Some(1000), ..Default::default() }).unwrap();
         assert_eq!(l.len(), 1000, "{spec}");
         check_compact(&l);
