@@ -117,6 +117,10 @@ fn check_invariants(l: &Layout) {
         );
     }
     for a in 0..l.llc_ranges().len() {
+        let runs = l.llc_order_runs(a);
+        assert!(runs.iter().all(|r| !r.is_empty()), "llc_order_runs({a}): empty run in {runs:?}");
+        let flat: Vec<usize> = runs.iter().flat_map(|r| r.clone()).collect();
+        assert_eq!(flat, l.llc_order(a), "llc_order_runs({a}) and llc_order({a}) differ");
         let mut order = l.llc_order(a).to_vec();
         assert!(!order.contains(&a));
         order.push(a);

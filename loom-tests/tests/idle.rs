@@ -76,7 +76,7 @@ fn summary_has_no_false_negative() {
             llc_ranges: vec![0..1, 1..3],
             cluster_ranges: vec![],
             capacity: vec![1024; 3],
-            llc_order: vec![vec![1], vec![0]],
+            llc_order: vec![vec![1..2], vec![0..1]],
         };
         let m = Arc::new(IdleMasks::new(shape));
         let published = Arc::new(AtomicBool::new(false));

@@ -29,6 +29,18 @@
 //! its workers are in the LLC tier. [`StealOrder::Flat`] gives a single
 //! `Remote` tier of distance 0 with every other worker.
 //!
+//! # Cost
+//! [`Layout::new`] on N PUs takes time and memory linear in N times the
+//! number of levels when the topology has no NUMA distance matrix: each
+//! worker's tiers are at most one per level plus one remote tier, each of
+//! at most two ranges, and each LLC's order ([`Layout::llc_order_runs`]) is
+//! at most six runs. With a matrix, a worker's remote tiers and an LLC's
+//! order may need a run per NUMA node (nodes at alternating distances), so
+//! the bound is N × nodes: accepted, since the matrix itself is nodes² and
+//! real machines have few nodes (synthetic specs at most 1024). Nothing is
+//! stored per pair of workers or of LLCs; [`Layout::llc_order`] makes an
+//! LLC's list (O(LLCs)) only when asked.
+//!
 //! ```
 //! use locus::{Layout, LayoutOptions, Topology, TierKind};
 //! let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:4 smt:2").unwrap();
@@ -46,6 +58,7 @@
 
 mod display;
 mod options;
+mod order;
 mod select;
 mod tiers;
 
@@ -55,6 +68,7 @@ pub use options::{LayoutOptions, ParseOptionError, Pinning, StealOrder};
 use crate::topology::{CpuSet, Topology};
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// The largest number of workers a layout accepts.
 pub const MAX_WORKERS: usize = 1 << 16;
@@ -225,9 +239,10 @@ pub struct Layout {
     package_ranges: Vec<Range<usize>>,
     /// Topology index of each dense NUMA node.
     numa_topo: Vec<usize>,
-    /// Topology NUMA domain and package of each dense LLC.
-    llc_place: Vec<(usize, usize)>,
-    llc_order: Vec<Vec<usize>>,
+    /// Each LLC's [`Layout::llc_order_runs`].
+    llc_runs: Vec<Box<[Range<usize>]>>,
+    /// Each LLC's [`Layout::llc_order`], made on first use.
+    llc_lists: Vec<OnceLock<Box<[usize]>>>,
     /// The tiers of each worker for the opposite of `options.cluster_aware`
     /// (for the run-time switch, [`Layout::tiers_for`]).
     other_tiers: Vec<Vec<Tier>>,
@@ -298,8 +313,8 @@ impl Layout {
             numa_ranges: Vec::new(),
             package_ranges: Vec::new(),
             numa_topo: Vec::new(),
-            llc_place: Vec::new(),
-            llc_order: Vec::new(),
+            llc_runs: Vec::new(),
+            llc_lists: Vec::new(),
             other_tiers: Vec::new(),
             llc_by_cpu: Vec::new(),
         };
@@ -310,6 +325,8 @@ impl Layout {
             opts.pinning
         };
         let mut last = [None; 5];
+        // Topology NUMA domain and package of each dense LLC.
+        let mut llc_place: Vec<(usize, usize)> = Vec::new();
         // Dense LLC of each topology LLC (`usize::MAX`: no worker in it).
         let mut dense_of_llc = vec![usize::MAX; topology.llcs().len()];
         for (&pos, &k) in allowed.iter().zip(&mult) {
@@ -331,9 +348,9 @@ impl Layout {
                 let llc = extend_ranges(&mut l.llc_ranges, &mut last[2], pu.llc, w);
                 let numa = extend_ranges(&mut l.numa_ranges, &mut last[3], pu.numa, w);
                 let package = extend_ranges(&mut l.package_ranges, &mut last[4], pu.package, w);
-                if llc == l.llc_place.len() {
+                if llc == llc_place.len() {
                     dense_of_llc[pu.llc] = llc;
-                    l.llc_place.push((pu.numa, pu.package));
+                    llc_place.push((pu.numa, pu.package));
                 }
                 if numa == l.numa_topo.len() {
                     l.numa_topo.push(pu.numa);
@@ -360,13 +377,15 @@ impl Layout {
         }
         l.other_tiers = tiers::all(&l, !opts.cluster_aware);
 
-        // LLC order and the CPU -> LLC map.
-        l.llc_order = (0..l.llc_ranges.len()).map(|a| l.compute_llc_order(a)).collect();
+        // LLC orders and the CPU -> LLC map.
+        let mut orders = order::LlcOrders::new(topology, &llc_place);
+        l.llc_runs = llc_place.iter().enumerate().map(|(b, &(na, pa))| orders.others(b, na, pa)).collect();
+        l.llc_lists = vec![OnceLock::new(); llc_place.len()];
         let max_os = pus.iter().map(|p| p.os_index).max().unwrap_or(0);
         l.llc_by_cpu = vec![usize::MAX; max_os + 1];
         for p in pus {
             let own = Some(dense_of_llc[p.llc]).filter(|&d| d != usize::MAX);
-            l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| l.nearest_llc(p.numa, p.package));
+            l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| orders.nearest(p.numa, p.package));
         }
         Ok(l)
     }
@@ -409,41 +428,6 @@ impl Layout {
         } else {
             TierKind::Remote
         }
-    }
-
-    /// Sort key of LLC `b` seen from NUMA node `na` and package `pa`
-    /// (topology indexes): sharing the inner domain, then the outer one, then
-    /// the NUMA distance, then the index.
-    fn llc_key(&self, na: usize, pa: usize, b: usize) -> (u8, u32, usize) {
-        let t = &self.topology;
-        let (nb, pb) = self.llc_place[b];
-        let (same_inner, same_outer) = if t.package_inside_numa() {
-            (pa == pb, na == nb)
-        } else {
-            (na == nb, pa == pb)
-        };
-        let rank = if same_inner && same_outer {
-            0
-        } else if same_outer {
-            1
-        } else {
-            2
-        };
-        (rank, t.numa_distance(na, nb), b)
-    }
-
-    fn compute_llc_order(&self, a: usize) -> Vec<usize> {
-        let (na, pa) = self.llc_place[a];
-        let mut others: Vec<usize> = (0..self.llc_ranges.len()).filter(|&b| b != a).collect();
-        others.sort_by_key(|&b| self.llc_key(na, pa, b));
-        others
-    }
-
-    /// The LLC with workers nearest to a PU whose own LLC has none.
-    fn nearest_llc(&self, numa: usize, package: usize) -> usize {
-        (0..self.llc_ranges.len())
-            .min_by_key(|&b| self.llc_key(numa, package, b))
-            .unwrap_or(0)
     }
 
     /// The workers, by index.
@@ -495,8 +479,29 @@ impl Layout {
     /// the same package (node and package swap when nodes enclose
     /// packages), then the rest by NUMA distance; ties by index. Panics if
     /// `llc` is out of range.
+    ///
+    /// The list is made from [`Layout::llc_order_runs`] on its first call
+    /// (O(LLCs)) and kept: a layout with many LLCs holds LLCs² entries only
+    /// once every list was asked for. Walk the runs to avoid that.
     pub fn llc_order(&self, llc: usize) -> &[usize] {
-        &self.llc_order[llc]
+        self.llc_lists[llc].get_or_init(|| self.llc_runs[llc].iter().flat_map(|r| r.clone()).collect())
+    }
+
+    /// [`Layout::llc_order`] as runs of consecutive LLC ids, in order: a few
+    /// per LLC (at most six without a NUMA distance matrix), so every LLC's
+    /// order together takes memory linear in the number of LLCs. Panics if
+    /// `llc` is out of range.
+    ///
+    /// ```
+    /// use locus::{Layout, LayoutOptions, Topology};
+    /// let t = Topology::synthetic("numa:2 llc:4 core:1").unwrap();
+    /// let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
+    /// // From LLC 5: the rest of its node, then the other node.
+    /// assert_eq!(l.llc_order_runs(5), [4..5, 6..8, 0..4]);
+    /// assert_eq!(l.llc_order(5), [4, 6, 7, 0, 1, 2, 3]);
+    /// ```
+    pub fn llc_order_runs(&self, llc: usize) -> &[Range<usize>] {
+        &self.llc_runs[llc]
     }
 
     /// The dense LLC of an OS CPU, for placing jobs from outside the pool

@@ -17,7 +17,7 @@ pub(super) fn minus(outer: &Range<usize>, inner: &Range<usize>) -> Vec<Range<usi
 
 /// Appends `r` to ascending, disjoint `ranges`, joining it to the last one
 /// when they touch, so that the ranges stay maximal.
-fn push_merged(ranges: &mut Vec<Range<usize>>, r: Range<usize>) {
+pub(super) fn push_merged(ranges: &mut Vec<Range<usize>>, r: Range<usize>) {
     match ranges.last_mut() {
         Some(last) if last.end == r.start => last.end = r.end,
         _ => ranges.push(r),
@@ -36,6 +36,13 @@ fn push_tier(tiers: &mut Vec<Tier>, kind: TierKind, ranges: Vec<Range<usize>>) {
 
 /// The remote tiers of the workers of dense NUMA node `a`: the nodes outside
 /// its outer domain, one tier per distance, nearest first.
+///
+/// The outer domain (its package, or the node itself when nodes enclose
+/// packages) is a union of whole nodes, and the nodes tile the workers, so
+/// the nodes outside it are the workers before and after it. Without a
+/// distance matrix they are all at one distance
+/// ([`Topology::numa_distance`](crate::topology::Topology::numa_distance)):
+/// one tier of at most two ranges. With a matrix, one pass over the nodes.
 fn remote_tiers(l: &Layout, a: usize) -> Vec<Tier> {
     let t = &l.topology;
     let outer = if t.package_inside_numa() {
@@ -43,13 +50,22 @@ fn remote_tiers(l: &Layout, a: usize) -> Vec<Tier> {
     } else {
         l.package_ranges[l.workers[l.numa_ranges[a].start].package].clone()
     };
+    let nodes = &l.numa_ranges;
+    // Dense nodes before and after the outer domain.
+    let before = 0..nodes.partition_point(|r| r.start < outer.start);
+    let after = nodes.partition_point(|r| r.start < outer.end)..nodes.len();
     let mut by_distance: BTreeMap<u32, Vec<Range<usize>>> = BTreeMap::new();
-    for (b, r) in l.numa_ranges.iter().enumerate() {
-        if r.start >= outer.start && r.end <= outer.end {
+    for side in [before, after].into_iter().filter(|s| !s.is_empty()) {
+        let na = l.numa_topo[a];
+        if t.distance_matrix().is_none() {
+            let d = t.numa_distance(na, l.numa_topo[side.start]);
+            push_merged(by_distance.entry(d).or_default(), nodes[side.start].start..nodes[side.end - 1].end);
             continue;
         }
-        let d = t.numa_distance(l.numa_topo[a], l.numa_topo[b]);
-        push_merged(by_distance.entry(d).or_default(), r.clone());
+        for b in side {
+            let d = t.numa_distance(na, l.numa_topo[b]);
+            push_merged(by_distance.entry(d).or_default(), nodes[b].clone());
+        }
     }
     by_distance
         .into_iter()

@@ -161,7 +161,7 @@ pub struct IdleMasks {
     /// the k-th largest capacity.
     class_masks: Box<[u64]>,
     classes: usize,
-    llc_order: Box<[Box<[usize]>]>,
+    llc_order: Box<[Box<[Range<usize>]>]>,
     /// Owner-private: whether the worker is counted in its LLC's field.
     armed: Box<[AtomicBool]>,
     /// Whether the cluster step of a claim is taken (the pool's run-time
@@ -470,7 +470,7 @@ impl IdleMasks {
             Some(s) => (s[l.summary_word] >> l.summary_shift) & self.field_mask != 0,
             None => self.llc_count(l) != 0,
         };
-        for &m in self.llc_order[from_llc].iter() {
+        for m in self.llc_order[from_llc].iter().flat_map(|r| r.clone()) {
             let ml = &self.llcs[m];
             if armed(ml) {
                 if let Some(w) = self.claim_in(ml, ml.range.clone()) {

@@ -190,7 +190,7 @@ pub(crate) fn idle_shape(layout: &Layout) -> IdleShape {
         llc_ranges: layout.llc_ranges().to_vec(),
         cluster_ranges: layout.cluster_ranges().to_vec(),
         capacity: layout.workers().iter().map(|w| w.capacity).collect(),
-        llc_order: (0..llcs).map(|l| layout.llc_order(l).to_vec()).collect(),
+        llc_order: (0..llcs).map(|l| layout.llc_order_runs(l).to_vec()).collect(),
     }
 }
 

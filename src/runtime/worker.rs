@@ -558,7 +558,7 @@ impl WorkerThread {
                 Found::Nothing => {}
             }
         }
-        for &l in reg.layout.llc_order(self.llc) {
+        for l in reg.layout.llc_order_runs(self.llc).iter().flat_map(|r| r.clone()) {
             match self.pull(&reg.injectors[l], true) {
                 Found::Nothing => {}
                 Found::Retry => retry = true,
@@ -585,7 +585,7 @@ impl WorkerThread {
         // the re-check before parking); otherwise make sure a worker of that
         // LLC is awake for them (the sleep protocol relies on this take or
         // forward: see `sleep`, "Queues of one LLC").
-        for &l in reg.layout.llc_order(self.llc) {
+        for l in reg.layout.llc_order_runs(self.llc).iter().flat_map(|r| r.clone()) {
             let q = &reg.group_llc[l];
             if q.is_empty() {
                 continue;

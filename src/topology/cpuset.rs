@@ -1,9 +1,18 @@
 //! [`CpuSet`]: a set of CPU (PU) ids of any width.
 //!
 //! Invariants:
-//! - the set is stored as 64-bit words, bit `i % 64` of word `i / 64` for CPU `i`;
-//! - the word vector never ends with a zero word, so two equal sets have equal
-//!   representations and `==`/`Hash` can be derived.
+//! - the set stores the 64-bit words `base..base + words.len()` of its
+//!   bitmap, bit `i % 64` of word `i / 64` for CPU `i`; words outside that
+//!   window are zero;
+//! - the window is tight: `words` neither starts nor ends with a zero word,
+//!   and the empty set has `base == 0` and no word. So two equal sets have
+//!   equal representations and `==`/`Hash` can be derived.
+//!
+//! A set costs one word per 64 ids between its smallest and largest member,
+//! not from 0: a machine's domains (each a run of CPU numbers) together take
+//! memory linear in the number of CPUs. Operations between two sets work on
+//! the words where the sets overlap (`intersection`, `is_subset`,
+//! `intersects`) or span (`union`, `difference`).
 //!
 //! Text formats are the two Linux uses in sysfs and procfs:
 //! - cpulists: `0-3,8,10-11` (empty text is the empty set);
@@ -33,6 +42,9 @@ pub const MAX_CPU_ID: usize = 1 << 20;
 /// ```
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct CpuSet {
+    /// Index of the first stored word (0 for the empty set).
+    base: usize,
+    /// Words `base..`, first and last non-zero.
     words: Vec<u64>,
 }
 
@@ -74,7 +86,7 @@ pub(crate) fn trim_value(text: &str) -> &str {
 impl CpuSet {
     /// The empty set.
     pub const fn new() -> Self {
-        CpuSet { words: Vec::new() }
+        CpuSet { base: 0, words: Vec::new() }
     }
 
     /// The set `{0, 1, ..., n-1}`.
@@ -86,11 +98,17 @@ impl CpuSet {
 
     /// Builds a set from ids.
     pub fn from_ids<I: IntoIterator<Item = usize>>(ids: I) -> Self {
-        let mut s = CpuSet::new();
+        // Collected first, so the window is allocated once whatever the order.
+        let ids: Vec<usize> = ids.into_iter().collect();
+        let (Some(&lo), Some(&hi)) = (ids.iter().min(), ids.iter().max()) else {
+            return CpuSet::new();
+        };
+        let base = lo / 64;
+        let mut words = vec![0u64; hi / 64 - base + 1];
         for id in ids {
-            s.insert(id);
+            words[id / 64 - base] |= 1 << (id % 64);
         }
-        s
+        CpuSet { base, words }
     }
 
     /// Parses a Linux cpulist such as `0-3,8,10-11` (also `0-7:2` strides are
@@ -164,7 +182,7 @@ impl CpuSet {
         let nwords32 = self.max().map_or(1, |m| m / 32 + 1);
         let mut out = String::new();
         for i in (0..nwords32).rev() {
-            let w64 = self.words.get(i / 2).copied().unwrap_or(0);
+            let w64 = self.word(i / 2);
             let w = if i % 2 == 0 { w64 as u32 } else { (w64 >> 32) as u32 };
             if !out.is_empty() {
                 out.push(',');
@@ -174,31 +192,77 @@ impl CpuSet {
         out
     }
 
+    /// Word `i` of the bitmap (0 outside the stored window).
+    fn word(&self, i: usize) -> u64 {
+        i.checked_sub(self.base)
+            .and_then(|k| self.words.get(k))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// One past the last stored word.
+    fn end(&self) -> usize {
+        self.base + self.words.len()
+    }
+
+    /// Restores the invariant: drops zero words at both ends.
     fn trim(&mut self) {
         while self.words.last() == Some(&0) {
             self.words.pop();
         }
+        let lead = self.words.iter().take_while(|&&w| w == 0).count();
+        if lead > 0 {
+            self.words.drain(..lead);
+            self.base += lead;
+        }
+        if self.words.is_empty() {
+            self.base = 0;
+        }
     }
 
-    /// Adds `id`.
+    /// Widens the window to hold words `lo..hi` (`lo < hi`).
+    fn cover(&mut self, lo: usize, hi: usize) {
+        if self.words.is_empty() {
+            self.base = lo;
+            self.words.resize(hi - lo, 0);
+            return;
+        }
+        if lo < self.base {
+            let extra = self.base - lo;
+            self.words.splice(0..0, std::iter::repeat_n(0, extra));
+            self.base = lo;
+        }
+        if hi > self.end() {
+            self.words.resize(hi - self.base, 0);
+        }
+    }
+
+    /// Adds `id`. Below the smallest member this moves the stored words
+    /// (O(span)); build large sets with [`CpuSet::from_ids`] or `collect`.
     pub fn insert(&mut self, id: usize) {
         let w = id / 64;
-        if self.words.len() <= w {
-            self.words.resize(w + 1, 0);
-        }
-        self.words[w] |= 1 << (id % 64);
+        self.cover(w, w + 1);
+        self.words[w - self.base] |= 1 << (id % 64);
     }
 
     /// Adds every id in `start..end`.
     pub fn insert_range(&mut self, start: usize, end: usize) {
-        for id in start..end {
-            self.insert(id);
+        if start >= end {
+            return;
+        }
+        let (first, last) = (start / 64, (end - 1) / 64);
+        self.cover(first, last + 1);
+        for w in first..=last {
+            let lo = if w == first { start % 64 } else { 0 };
+            let hi = if w == last { (end - 1) % 64 } else { 63 };
+            let mask = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+            self.words[w - self.base] |= mask;
         }
     }
 
     /// Removes `id`.
     pub fn remove(&mut self, id: usize) {
-        if let Some(w) = self.words.get_mut(id / 64) {
+        if let Some(w) = (id / 64).checked_sub(self.base).and_then(|k| self.words.get_mut(k)) {
             *w &= !(1 << (id % 64));
         }
         self.trim();
@@ -206,9 +270,7 @@ impl CpuSet {
 
     /// Whether `id` is in the set.
     pub fn contains(&self, id: usize) -> bool {
-        self.words
-            .get(id / 64)
-            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+        self.word(id / 64) & (1 << (id % 64)) != 0
     }
 
     /// Number of ids in the set.
@@ -223,52 +285,63 @@ impl CpuSet {
 
     /// The smallest id, if any.
     pub fn min(&self) -> Option<usize> {
-        self.iter().next()
+        let w = *self.words.first()?;
+        Some(self.base * 64 + w.trailing_zeros() as usize)
     }
 
     /// The largest id, if any.
     pub fn max(&self) -> Option<usize> {
-        let last = self.words.len().checked_sub(1)?;
-        let w = self.words[last];
-        Some(last * 64 + 63 - w.leading_zeros() as usize)
+        let w = *self.words.last()?;
+        Some((self.end() - 1) * 64 + 63 - w.leading_zeros() as usize)
     }
 
     /// Ids in increasing order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter { words: &self.words, word: 0, bits: self.words.first().copied().unwrap_or(0) }
+        Iter {
+            words: &self.words,
+            base: self.base,
+            word: 0,
+            bits: self.words.first().copied().unwrap_or(0),
+        }
     }
 
-    fn zip_with(&self, other: &CpuSet, f: impl Fn(u64, u64) -> u64) -> CpuSet {
-        let n = self.words.len().max(other.words.len());
-        let get = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
-        let mut s = CpuSet { words: (0..n).map(|i| f(get(&self.words, i), get(&other.words, i))).collect() };
+    /// The set of words `lo..hi` combined word by word with `f`.
+    fn zip_with(&self, other: &CpuSet, lo: usize, hi: usize, f: impl Fn(u64, u64) -> u64) -> CpuSet {
+        if lo >= hi {
+            return CpuSet::new();
+        }
+        let words = (lo..hi).map(|i| f(self.word(i), other.word(i))).collect();
+        let mut s = CpuSet { base: lo, words };
         s.trim();
         s
     }
 
     /// `self ∪ other`.
     pub fn union(&self, other: &CpuSet) -> CpuSet {
-        self.zip_with(other, |a, b| a | b)
+        if self.is_empty() || other.is_empty() {
+            return if self.is_empty() { other.clone() } else { self.clone() };
+        }
+        self.zip_with(other, self.base.min(other.base), self.end().max(other.end()), |a, b| a | b)
     }
 
     /// `self ∩ other`.
     pub fn intersection(&self, other: &CpuSet) -> CpuSet {
-        self.zip_with(other, |a, b| a & b)
+        self.zip_with(other, self.base.max(other.base), self.end().min(other.end()), |a, b| a & b)
     }
 
     /// `self \ other`.
     pub fn difference(&self, other: &CpuSet) -> CpuSet {
-        self.zip_with(other, |a, b| a & !b)
+        self.zip_with(other, self.base, self.end(), |a, b| a & !b)
     }
 
     /// Whether every id of `self` is in `other`.
     pub fn is_subset(&self, other: &CpuSet) -> bool {
-        self.difference(other).is_empty()
+        (self.base..self.end()).all(|i| self.word(i) & !other.word(i) == 0)
     }
 
     /// Whether the sets share an id.
     pub fn intersects(&self, other: &CpuSet) -> bool {
-        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
+        (self.base.max(other.base)..self.end().min(other.end())).any(|i| self.word(i) & other.word(i) != 0)
     }
 }
 
@@ -276,6 +349,9 @@ impl CpuSet {
 #[derive(Clone)]
 pub struct Iter<'a> {
     words: &'a [u64],
+    /// Bitmap index of `words[0]`.
+    base: usize,
+    /// Index in `words` of the word `bits` comes from.
     word: usize,
     bits: u64,
 }
@@ -287,7 +363,7 @@ impl Iterator for Iter<'_> {
             if self.bits != 0 {
                 let b = self.bits.trailing_zeros() as usize;
                 self.bits &= self.bits - 1;
-                return Some(self.word * 64 + b);
+                return Some((self.base + self.word) * 64 + b);
             }
             self.word += 1;
             self.bits = *self.words.get(self.word)?;
@@ -401,5 +477,58 @@ mod tests {
         assert_eq!(c.max(), Some(11));
         assert_eq!(c, "4-11".parse().unwrap());
         assert_eq!(CpuSet::first_n(3).iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn window_is_tight_whatever_the_construction() {
+        use std::collections::HashSet;
+        let far = CpuSet::from_ids([65_000, 65_100]);
+        assert_eq!((far.base, far.words.len()), (65_000 / 64, 65_100 / 64 - 65_000 / 64 + 1), "only the words between min and max");
+        let mut down = CpuSet::new();
+        for id in [65_100, 65_000] {
+            down.insert(id);
+        }
+        let mut ranged = CpuSet::new();
+        ranged.insert_range(64_990, 65_101);
+        for id in (64_990..65_101).filter(|&i| i != 65_000 && i != 65_100) {
+            ranged.remove(id);
+        }
+        assert_eq!(down, far);
+        assert_eq!(ranged, far);
+        assert_eq!((ranged.base, ranged.words.len()), (far.base, far.words.len()));
+        let hashed: HashSet<CpuSet> = [far.clone(), down, ranged].into_iter().collect();
+        assert_eq!(hashed.len(), 1, "equal sets hash alike");
+        assert_eq!(far.iter().collect::<Vec<_>>(), [65_000, 65_100]);
+        assert_eq!((far.min(), far.max(), far.len()), (Some(65_000), Some(65_100), 2));
+        assert_eq!(far.to_string(), "65000,65100");
+        assert_eq!(CpuSet::from_hex_mask(&far.to_hex_mask()).unwrap(), far);
+        let mut gone = far.clone();
+        gone.remove(65_000);
+        gone.remove(65_100);
+        assert_eq!(gone, CpuSet::new());
+        assert_eq!((gone.base, gone.words.len()), (0, 0));
+    }
+
+    #[test]
+    fn ops_between_distant_windows() {
+        let a: CpuSet = "0-3".parse().unwrap();
+        let b: CpuSet = "1000-1003".parse().unwrap();
+        let u = a.union(&b);
+        assert_eq!(u.to_string(), "0-3,1000-1003");
+        assert!(a.intersection(&b).is_empty() && !a.intersects(&b));
+        assert_eq!(u.difference(&a), b);
+        assert_eq!(u.intersection(&b), b);
+        assert!(a.is_subset(&u) && b.is_subset(&u) && !u.is_subset(&b));
+        assert!(CpuSet::new().is_subset(&a));
+        let c: CpuSet = "62-66".parse().unwrap();
+        assert_eq!(c.words.len(), 2);
+        assert_eq!(c.intersection(&"64-200".parse().unwrap()).to_string(), "64-66");
+        assert_eq!(c.difference(&"0-63".parse().unwrap()).base, 1);
+        let mut d = CpuSet::new();
+        d.insert_range(5, 5);
+        assert!(d.is_empty());
+        d.insert_range(63, 129);
+        assert_eq!(d.to_string(), "63-128");
+        assert_eq!(d.len(), 66);
     }
 }

@@ -32,7 +32,8 @@ impl Topology {
     }
 
     fn cores_summary(&self, d: &Domain) -> String {
-        let cores: Vec<&Domain> = self.cores().iter().filter(|c| c.cpuset.is_subset(&d.cpuset)).collect();
+        // Cores nest in every domain: those inside `d` are its cores.
+        let cores: Vec<&Domain> = self.children(d, Level::Core).map(|(_, c)| c).collect();
         let widths: Vec<usize> = cores.iter().map(|c| c.cpuset.len()).collect();
         let (lo, hi) = (widths.iter().min().copied().unwrap_or(1), widths.iter().max().copied().unwrap_or(1));
         let smt = if hi == 1 {
@@ -45,12 +46,19 @@ impl Topology {
         format!("{} core{}{smt}", cores.len(), if cores.len() == 1 { "" } else { "s" })
     }
 
-    /// The domains of `inner` level nested in `outer` domain.
+    /// The domains of `inner` level nested in `outer` domain. A level's
+    /// domains are ascending, disjoint ranges of PUs, so those inside
+    /// `outer` are found by binary search, not by a pass over the level
+    /// (which made printing quadratic in the number of domains).
     fn children<'a>(&'a self, outer: &'a Domain, inner: Level) -> impl Iterator<Item = (usize, &'a Domain)> + 'a {
-        self.domains(inner)
+        let doms = self.domains(inner);
+        let first = doms.partition_point(|d| d.pus.start < outer.pus.start);
+        doms[first..]
             .iter()
             .enumerate()
-            .filter(move |(_, d)| d.pus.start >= outer.pus.start && d.pus.end <= outer.pus.end)
+            .map(move |(k, d)| (first + k, d))
+            .take_while(move |(_, d)| d.pus.start < outer.pus.end)
+            .filter(move |(_, d)| d.pus.end <= outer.pus.end)
     }
 
     /// One JSON object describing the topology (see the `topology` example):

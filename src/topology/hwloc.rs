@@ -64,6 +64,7 @@ use hwlocality::object::types::{CacheType, ObjectType};
 use hwlocality::topology::builder::BuildFlags;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Package id given to a package hwloc reports without OS index: this plus
 /// its logical index (far above any real package id).
@@ -236,13 +237,16 @@ fn gather(topo: &hwlocality::Topology) -> Facts {
     for pu in &pu_objs {
         let Some(os) = pu.os_index() else { continue };
         let of_type = |t: ObjectType| {
-            ancestor(pu, |o| o.object_type() == t && is_data_cache(o)).and_then(set_of)
+            ancestor(pu, |o| o.object_type() == t && is_data_cache(o))
+                .and_then(set_of)
+                .map(Arc::new)
         };
         let cluster = ancestor(pu, |o| {
             o.object_type() == ObjectType::Group
                 && matches!(subtype(o).as_deref(), Some("Cluster" | "Module"))
         })
-        .and_then(set_of);
+        .and_then(set_of)
+        .map(Arc::new);
         saw_cluster |= cluster.is_some();
         let package = ancestor(pu, |o| o.object_type() == ObjectType::Package).map(|p| {
             p.os_index()

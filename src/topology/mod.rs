@@ -26,6 +26,14 @@
 //!   by several cores, else a core; no cache information, the LLC is the NUMA
 //!   node's part of the package; no NUMA, one node.
 //!
+//! # Cost
+//! Building a topology of N PUs takes time and memory linear in N times the
+//! number of levels (the `build` module says how), plus what the source
+//! reports: the NUMA distance matrix is quadratic in nodes, so
+//! [`Topology::synthetic`] accepts at most 1024 nodes (Linux's limit).
+//! A [`CpuSet`] stores the words between its smallest and largest member
+//! only, so the domains' sets together are linear in N.
+//!
 //! Sources: [`Topology::detect`] (Linux sysfs, else hwloc with the `hwloc`
 //! feature, else a flat machine), [`Topology::from_sysfs`] (a snapshot
 //! directory), [`Topology::synthetic`] (a spec such as
@@ -254,6 +262,9 @@ pub struct Topology {
     l2_sets: Vec<CpuSet>,
     l3_sets: Vec<CpuSet>,
     numa_nodes: Vec<(usize, CpuSet)>,
+    /// Row of each NUMA domain in `distances` (the position of its node in
+    /// `numa_nodes`), so that a distance is one lookup.
+    numa_rows: Vec<Option<usize>>,
     distances: Option<Vec<Vec<u32>>>,
     allowed: CpuSet,
     seen: LevelsSeen,
@@ -383,10 +394,9 @@ impl Topology {
     /// [`Topology::numa_domains`]): the firmware's figure (10 = local) when
     /// known, else 10 for the same domain and 20 for others.
     pub fn numa_distance(&self, a: usize, b: usize) -> u32 {
-        let os = |i: usize| self.numa_domains().get(i).and_then(|d| d.os_index);
-        let pos = |os: Option<usize>| os.and_then(|o| self.numa_nodes.iter().position(|(id, _)| *id == o));
-        if let (Some(m), Some(pa), Some(pb)) = (&self.distances, pos(os(a)), pos(os(b))) {
-            if let Some(d) = m.get(pa).and_then(|r| r.get(pb)) {
+        let row = |i: usize| self.numa_rows.get(i).copied().flatten();
+        if let (Some(m), Some(ra), Some(rb)) = (&self.distances, row(a), row(b)) {
+            if let Some(d) = m.get(ra).and_then(|r| r.get(rb)) {
                 return *d;
             }
         }

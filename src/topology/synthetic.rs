@@ -5,13 +5,22 @@
 //! each count is per enclosing level and at least 1. `big:N` (N ≤ cores per
 //! cluster) makes the first N cores of each cluster big (capacity 1024) and
 //! the rest little (512), like a DynamiQ cluster; it may stand anywhere.
-//! The total is limited to 65536 PUs. Counts multiply, so OS indexes are
-//! assigned depth-first: the PUs of the first core are 0..smt, and so on.
+//! The total is limited to 65536 PUs, and NUMA nodes (`package` times
+//! `numa`, when `numa` is given) to 1024, Linux's limit (`MAX_NUMNODES`):
+//! the distance matrix has a row and a column per node. Counts multiply,
+//! so OS indexes are assigned depth-first: the PUs of the first core are
+//! 0..smt, and so on.
+//!
+//! Every PU of a domain shares one set (`Arc`), so a spec of N PUs costs
+//! memory linear in N.
 
 use super::{CpuSet, Facts, PuFacts, Source, Topology, TopologyError};
+use std::sync::Arc;
 
 const LEVELS: [&str; 6] = ["package", "numa", "llc", "cluster", "core", "smt"];
 const MAX_PUS: usize = 1 << 16;
+/// Linux's largest `MAX_NUMNODES` (`CONFIG_NODES_SHIFT` = 10).
+const MAX_NODES: usize = 1 << 10;
 
 pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
     let err = |message: String| TopologyError::Spec { spec: spec.to_string(), message };
@@ -49,6 +58,12 @@ pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
     let total = counts.iter().try_fold(1usize, |a, &c| a.checked_mul(c)).filter(|&t| t <= MAX_PUS);
     let total = total.ok_or_else(|| err(format!("more than {MAX_PUS} PUs")))?;
     let [packages, numa, llc, cluster, core, smt] = counts;
+    if given[1] && packages * numa > MAX_NODES {
+        return Err(err(format!(
+            "{} NUMA nodes; at most {MAX_NODES} (Linux's limit) are accepted",
+            packages * numa
+        )));
+    }
     if let Some(b) = big {
         if b > core {
             return Err(err(format!("big:{b} exceeds the {core} cores per cluster")));
@@ -59,36 +74,49 @@ pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
     let per_llc = cluster * per_cluster;
     let per_node = llc * per_llc;
     let per_package = numa * per_node;
-    let range = |start: usize, len: usize| -> CpuSet { CpuSet::from_ids(start..start + len) };
+    let range = |start: usize, len: usize| -> CpuSet {
+        let mut s = CpuSet::new();
+        s.insert_range(start, start + len);
+        s
+    };
+    // One shared set per domain of each level, by domain index.
+    let shared = |per: usize| -> Vec<Arc<CpuSet>> { (0..total / per).map(|d| Arc::new(range(d * per, per))).collect() };
+    let (cores, clusters, llcs) = (shared(per_core), shared(per_cluster), shared(per_llc));
     let mut pus = Vec::with_capacity(total);
     for os in 0..total {
-        let start = |per: usize| os - os % per;
         let core_index_in_cluster = (os % per_cluster) / per_core;
         pus.push(PuFacts {
             os,
-            core: Some(range(start(per_core), per_core)),
-            cluster: given[3].then(|| range(start(per_cluster), per_cluster)),
+            core: Some(cores[os / per_core].clone()),
+            cluster: given[3].then(|| clusters[os / per_cluster].clone()),
             l2: None,
-            l3: Some(range(start(per_llc), per_llc)),
+            l3: Some(llcs[os / per_llc].clone()),
             node: Some(os / per_node),
             package: Some(os / per_package),
             capacity: big.map(|b| if core_index_in_cluster < b { 1024 } else { 512 }),
         });
     }
+    // Nodes and distances only when the spec names NUMA nodes (the matrix
+    // is quadratic in nodes, so not built for specs without them):
+    // 10 local, 20 within a package, 30 across packages.
     let nodes_total = packages * numa;
-    let nodes: Vec<(usize, CpuSet)> = (0..nodes_total).map(|n| (n, range(n * per_node, per_node))).collect();
-    // Distances: 10 local, 20 within a package, 30 across packages.
-    let distances = (0..nodes_total)
-        .map(|a| {
-            (0..nodes_total)
-                .map(|b| if a == b { 10 } else if a / numa == b / numa { 20 } else { 30 })
-                .collect()
-        })
-        .collect();
+    let (nodes, distances) = if given[1] {
+        let nodes = (0..nodes_total).map(|n| (n, range(n * per_node, per_node))).collect();
+        let distances = (0..nodes_total)
+            .map(|a| {
+                (0..nodes_total)
+                    .map(|b| if a == b { 10 } else if a / numa == b / numa { 20 } else { 30 })
+                    .collect()
+            })
+            .collect();
+        (nodes, Some(distances))
+    } else {
+        (Vec::new(), None)
+    };
     let facts = Facts {
         pus,
-        nodes: if given[1] { nodes } else { Vec::new() },
-        distances: given[1].then_some(distances),
+        nodes,
+        distances,
         allowed: None,
         saw_cluster: given[3],
         notes: Vec::new(),
@@ -141,7 +169,7 @@ mod tests {
 
     #[test]
     fn bad_specs() {
-        for s in ["", "core", "core:x", "core:0", "foo:2", "core:2 llc:2", "llc:2 llc:2", "core:2 big:3", "numa:1000 core:1000"] {
+        for s in ["", "core", "core:x", "core:0", "foo:2", "core:2 llc:2", "llc:2 llc:2", "core:2 big:3", "numa:1000 core:1000", "package:2 numa:513"] {
             let e = Topology::synthetic(s).unwrap_err().to_string();
             assert!(e.contains("invalid topology spec"), "{s}: {e}");
         }

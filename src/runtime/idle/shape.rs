@@ -21,16 +21,20 @@ pub struct IdleShape {
     /// first within a domain. Capacities within 7/8 of each other count as
     /// one class (no preference between them).
     pub capacity: Vec<u32>,
-    /// For each LLC, the other LLCs, nearest first. LLCs left out are never
-    /// searched from that LLC.
-    pub llc_order: Vec<Vec<usize>>,
+    /// For each LLC, the other LLCs, nearest first, as runs of consecutive
+    /// LLC ids (a layout's order is a few runs per LLC:
+    /// [`Layout::llc_order_runs`](crate::Layout::llc_order_runs), so the
+    /// orders take memory linear in the number of LLCs). LLCs left out are
+    /// never searched from that LLC.
+    pub llc_order: Vec<Vec<Range<usize>>>,
 }
 
 impl IdleShape {
     /// A shape of `workers` workers in LLCs of `per_llc` (the last one may be
     /// smaller), clusters of `per_cluster` inside each LLC (0: no clusters),
     /// equal capacities, and each LLC's order by index distance (nearer
-    /// index first, lower first on ties).
+    /// index first, lower first on ties; one run per LLC, so quadratic in
+    /// LLCs: for tests and benches).
     pub fn uniform(workers: usize, per_llc: usize, per_cluster: usize) -> IdleShape {
         let per_llc = per_llc.max(1);
         let mut llc_ranges = Vec::new();
@@ -54,7 +58,7 @@ impl IdleShape {
             .map(|l| {
                 let mut o: Vec<usize> = (0..n).filter(|&m| m != l).collect();
                 o.sort_by_key(|&m| (m.abs_diff(l), m));
-                o
+                o.into_iter().map(|m| m..m + 1).collect()
             })
             .collect();
         IdleShape {
@@ -93,10 +97,12 @@ impl IdleShape {
         sorted.sort_by_key(|(_, r)| r.start);
         let mut prev_end = 0;
         for (cluster, r) in sorted {
-            let inside = self
-                .llc_ranges
-                .iter()
-                .any(|l| l.start <= r.start && r.end <= l.end);
+            // LLC ranges are contiguous and ascending (checked above): the
+            // only candidate is the last one starting at or before `r`.
+            let k = self.llc_ranges.partition_point(|l| l.start <= r.start);
+            let inside = k
+                .checked_sub(1)
+                .is_some_and(|k| r.end <= self.llc_ranges[k].end);
             if r.end <= r.start || r.start < prev_end || !inside {
                 return Err(IdleShapeError::ClusterRange {
                     cluster,
@@ -113,7 +119,14 @@ impl IdleShape {
             });
         }
         for (llc, order) in self.llc_order.iter().enumerate() {
-            if let Some(&entry) = order.iter().find(|&&m| m >= llcs || m == llc) {
+            for run in order.iter().filter(|r| !r.is_empty()) {
+                let entry = if run.contains(&llc) {
+                    llc
+                } else if run.end > llcs {
+                    run.start.max(llcs)
+                } else {
+                    continue;
+                };
                 return Err(IdleShapeError::LlcOrderEntry { llc, entry });
             }
         }

@@ -57,7 +57,7 @@ fn claim_order_cluster_llc_remote() {
 #[test]
 fn claim_follows_llc_order_and_from_llc() {
     let mut shape = IdleShape::uniform(16, 4, 0);
-    shape.llc_order[0] = vec![3, 1]; // LLC 2 deliberately never searched from 0
+    shape.llc_order[0] = vec![3..4, 1..2]; // LLC 2 deliberately never searched from 0
     let m = IdleMasks::new(shape);
     for w in [5, 9, 13] {
         m.set_idle(w);
@@ -220,6 +220,7 @@ fn summary_after_set_clear_claim_sequences() {
 }
 
 #[test]
+#[allow(clippy::single_range_in_vec_init)] // `vec![0..2]` is a list of runs here
 fn invalid_shapes_are_reported() {
     let ok = IdleShape::uniform(8, 4, 2);
     assert_eq!(ok.validate(), Ok(()));
@@ -252,11 +253,17 @@ fn invalid_shapes_are_reported() {
         s.validate(),
         Err(IdleShapeError::LlcOrderLen { got: 1, llcs: 2 })
     ));
-    let mut s = ok;
-    s.llc_order[0] = vec![0];
+    let mut s = ok.clone();
+    s.llc_order[0] = vec![0..2];
     assert!(matches!(
         s.validate(),
         Err(IdleShapeError::LlcOrderEntry { llc: 0, entry: 0 })
+    ));
+    let mut s = ok;
+    s.llc_order[0] = vec![1..3];
+    assert!(matches!(
+        s.validate(),
+        Err(IdleShapeError::LlcOrderEntry { llc: 0, entry: 2 })
     ));
 }
 

@@ -15,6 +15,7 @@ use super::cpus::cpu_dir;
 use super::{SetFormat, Tree, parse_set, trim_value};
 use crate::topology::CpuSet;
 use crate::topology::build::PuFacts;
+use std::sync::Arc;
 
 /// The kind of cache a `type` file names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +109,7 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
                 Sharing::Set(s) => s,
                 Sharing::Unfilled => {
                     unfilled = true;
-                    p.core.clone().unwrap_or_else(|| CpuSet::from_ids([p.os]))
+                    p.core.as_deref().cloned().unwrap_or_else(|| CpuSet::from_ids([p.os]))
                 }
                 Sharing::Unknown => {
                     if map.is_some() || list.is_some() {
@@ -126,10 +127,10 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
             }
             let slot = if level == 2 { &mut p.l2 } else { &mut p.l3 };
             // Two data caches at one level (never seen): keep the union.
-            *slot = Some(match slot.take() {
+            *slot = Some(Arc::new(match slot.take() {
                 Some(prev) => prev.union(&set),
                 None => set,
-            });
+            }));
         }
     }
     if !disagreeing.is_empty() {

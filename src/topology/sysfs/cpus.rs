@@ -17,6 +17,7 @@ use super::{CPU_DIR, SetFormat, Tree};
 use crate::topology::build::PuFacts;
 use crate::topology::{CpuSet, Source, TopologyError};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// More online CPUs than this, with no `cpuN` directory to confirm them,
 /// is taken as a corrupt `online` file (Linux's `NR_CPUS` tops out at 8192).
@@ -125,19 +126,23 @@ pub(crate) fn read_topology(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> bool {
     let mut grouped_packages = false;
     for p in pus.iter_mut() {
         let topo = cpu_dir(p.os).join("topology");
-        p.core = tree.first_set(
-            &topo,
-            &[
-                ("thread_siblings_list", List),
-                ("thread_siblings", Mask),
-                ("core_cpus_list", List),
-                ("core_cpus", Mask),
-            ],
-        );
-        p.cluster = tree.first_set(
-            &topo,
-            &[("cluster_cpus_list", List), ("cluster_cpus", Mask)],
-        );
+        p.core = tree
+            .first_set(
+                &topo,
+                &[
+                    ("thread_siblings_list", List),
+                    ("thread_siblings", Mask),
+                    ("core_cpus_list", List),
+                    ("core_cpus", Mask),
+                ],
+            )
+            .map(Arc::new);
+        p.cluster = tree
+            .first_set(
+                &topo,
+                &[("cluster_cpus_list", List), ("cluster_cpus", Mask)],
+            )
+            .map(Arc::new);
         saw_cluster |= p.cluster.is_some();
         match tree.int(topo.join("physical_package_id")) {
             Some(id) if id >= 0 => p.package = usize::try_from(id).ok(),
