@@ -412,6 +412,7 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
         numa_nodes: nodes,
         distances: facts.distances,
         allowed,
+        cpu_quota: None,
         seen,
         notes,
     })
