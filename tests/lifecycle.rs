@@ -96,6 +96,9 @@ fn a_group_keeps_working_after_its_pool_is_dropped() {
     within_deadline("group after drop(pool)", || {
         let pool = named_pool(2, "lc-gout-");
         let g = pool.group(GroupOptions::new()).unwrap();
+        // `build` does not wait for the threads to start (and take their
+        // names); `pin_report` does.
+        pool.pin_report();
         // Returns at once: the group is a handle and keeps the workers.
         drop(pool);
         #[cfg(target_os = "linux")]

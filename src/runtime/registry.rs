@@ -60,6 +60,12 @@
 //! from an exit handler finds every worker still in its loop (no worker
 //! passes step 2 before all handlers returned).
 //!
+//! A pool with neither a start nor an exit handler has no rooted code of
+//! kind (c), so `exit_pending` says nothing there: step 2 only needs
+//! `terminating` and then `detached == 0`, the condition of step 1, and a
+//! worker leaves right after step 1 instead of waiting for the others'
+//! (empty) handlers. This is what makes dropping such a pool cheap.
+//!
 //! Wakeups for these conditions: `terminate`, `exit_pending` reaching zero
 //! and `detached` reaching zero while terminating each call
 //! [`super::sleep::Sleep::wake_all`] after their SeqCst write. A worker
@@ -408,16 +414,19 @@ impl Registry {
     /// leave its loop: step 1 (before its exit handler) once terminating
     /// with no detached job; step 2 (after it) once, in this order,
     /// terminating, every exit handler returned, and no detached job. The
-    /// order is what makes step 2 final (module docs). SeqCst: pairs with
-    /// the writes in `terminate`, `exit_handler_returned` and
+    /// order is what makes step 2 final (module docs). Without handlers,
+    /// step 2 does not wait for `exit_pending` (module docs). SeqCst: pairs
+    /// with the writes in `terminate`, `exit_handler_returned` and
     /// `detached_done`.
     pub(crate) fn may_exit(&self, index: usize) -> bool {
         if !self.terminating.load(Ordering::SeqCst) {
             return false;
         }
-        if self.threads[index]
-            .exit_handler_ran
-            .load(std::sync::atomic::Ordering::Relaxed)
+        let has_handlers = self.start_handler.is_some() || self.exit_handler.is_some();
+        if has_handlers
+            && self.threads[index]
+                .exit_handler_ran
+                .load(std::sync::atomic::Ordering::Relaxed)
             && self.exit_pending.load(Ordering::SeqCst) != 0
         {
             return false;
