@@ -6,7 +6,8 @@
 //! workers to stop and returns. So `build+drop` is the honest comparison
 //! for a program that makes pools again and again; `build` alone is also
 //! shown, with the drop left out of the timing (each pool is dropped after
-//! the measurement).
+//! the measurement). `std spawn+join` (start 4 threads that do nothing and
+//! join them) is the floor for any pool whose drop waits for its threads.
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
@@ -24,6 +25,14 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("pool_build_4");
     g.bench_function("locus build+drop", |b| b.iter(|| drop(locus_pool())));
     g.bench_function("rayon build+drop", |b| b.iter(|| drop(rayon_pool())));
+    g.bench_function("std spawn+join", |b| {
+        b.iter(|| {
+            let threads: Vec<_> = (0..THREADS).map(|_| std::thread::spawn(|| {})).collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+        })
+    });
     // A pool that has run something: its workers have parked once.
     g.bench_function("locus build+install+drop", |b| {
         b.iter(|| {
