@@ -14,11 +14,17 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 const THREADS: usize = 4;
 
 fn locus_pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new().num_threads(THREADS).build().unwrap()
+    locus::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .unwrap()
 }
 
 fn rayon_pool() -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(THREADS).build().unwrap()
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .unwrap()
 }
 
 fn bench(c: &mut Criterion) {

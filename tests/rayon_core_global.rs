@@ -15,10 +15,16 @@ fn init_zero_threads_then_double_init_fails() {
     if std::env::var_os(CHILD).is_some() {
         return; // a child runs only its own test
     }
-    ThreadPoolBuilder::new().num_threads(0).build_global().unwrap();
+    ThreadPoolBuilder::new()
+        .num_threads(0)
+        .build_global()
+        .unwrap();
     assert!(locus::current_num_threads() >= 1);
     let err = ThreadPoolBuilder::new().build_global().unwrap_err();
-    assert!(matches!(err, BuildError::GlobalAlreadyInitialized), "{err:?}");
+    assert!(
+        matches!(err, BuildError::GlobalAlreadyInitialized),
+        "{err:?}"
+    );
     assert!(err.source().is_none());
 }
 
@@ -28,8 +34,19 @@ const CHILD: &str = "LOCUS_GLOBAL_ENV_CHILD";
 /// Runs [`implicit_global_pool_child`] with `env` and returns its stderr.
 fn run_child(env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "implicit_global_pool_child", "--nocapture", "--test-threads=1"]);
-    for v in ["LOCUS_NUM_THREADS", "RAYON_NUM_THREADS", "LOCUS_PINNING", "LOCUS_TOPOLOGY", "LOCUS_CLUSTER"] {
+    cmd.args([
+        "--exact",
+        "implicit_global_pool_child",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    for v in [
+        "LOCUS_NUM_THREADS",
+        "RAYON_NUM_THREADS",
+        "LOCUS_PINNING",
+        "LOCUS_TOPOLOGY",
+        "LOCUS_CLUSTER",
+    ] {
         cmd.env_remove(v);
     }
     cmd.env(CHILD, "1").envs(env.iter().copied());
@@ -51,7 +68,10 @@ fn implicit_global_pool_child() {
 }
 
 fn size_line(stderr: &str) -> usize {
-    let line = stderr.lines().find(|l| l.starts_with("global pool size: ")).expect(stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("global pool size: "))
+        .expect(stderr);
     line["global pool size: ".len()..].trim().parse().unwrap()
 }
 
@@ -65,11 +85,23 @@ fn a_bad_variable_is_one_warning_and_the_default() {
         ("LOCUS_CLUSTER", "yes"),
         ("LOCUS_TOPOLOGY", "core:3"),
     ]);
-    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("locus: ")).collect();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("locus: "))
+        .collect();
     assert_eq!(warnings.len(), 2, "{stderr}");
-    let pinning = warnings.iter().find(|l| l.contains("LOCUS_PINNING")).expect(&stderr);
-    assert!(pinning.contains("socket") && pinning.contains("cluster, core, cpu, none"), "{pinning}");
-    let cluster = warnings.iter().find(|l| l.contains("LOCUS_CLUSTER")).expect(&stderr);
+    let pinning = warnings
+        .iter()
+        .find(|l| l.contains("LOCUS_PINNING"))
+        .expect(&stderr);
+    assert!(
+        pinning.contains("socket") && pinning.contains("cluster, core, cpu, none"),
+        "{pinning}"
+    );
+    let cluster = warnings
+        .iter()
+        .find(|l| l.contains("LOCUS_CLUSTER"))
+        .expect(&stderr);
     assert!(cluster.contains("0, 1"), "{cluster}");
     // The valid variable still applies.
     assert_eq!(size_line(&stderr), 3);
@@ -84,7 +116,11 @@ fn rayon_num_threads_sizes_the_global_pool() {
     assert_eq!(size_line(&stderr), 3);
     assert!(!stderr.contains("locus: "), "{stderr}");
     // LOCUS_NUM_THREADS wins.
-    let stderr = run_child(&[("RAYON_NUM_THREADS", "3"), ("LOCUS_NUM_THREADS", "5"), ("LOCUS_TOPOLOGY", "core:2")]);
+    let stderr = run_child(&[
+        ("RAYON_NUM_THREADS", "3"),
+        ("LOCUS_NUM_THREADS", "5"),
+        ("LOCUS_TOPOLOGY", "core:2"),
+    ]);
     assert_eq!(size_line(&stderr), 5);
     // Garbage in RAYON_NUM_THREADS is ignored silently, as rayon does.
     let stderr = run_child(&[("RAYON_NUM_THREADS", "lots"), ("LOCUS_TOPOLOGY", "core:2")]);

@@ -127,7 +127,12 @@ mod tests {
     use super::*;
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
@@ -143,14 +148,21 @@ mod tests {
         assert!(r.num_threads() >= 1);
         r.drop_handle();
         // A valid variable is kept.
-        let r = build_implicit(&env_of(&[("LOCUS_TOPOLOGY", "core:3"), ("LOCUS_PINNING", "x")])).unwrap();
+        let r = build_implicit(&env_of(&[
+            ("LOCUS_TOPOLOGY", "core:3"),
+            ("LOCUS_PINNING", "x"),
+        ]))
+        .unwrap();
         assert_eq!(r.num_threads(), 3);
         r.drop_handle();
     }
 
     #[test]
     fn the_implicit_build_drops_a_count_it_cannot_build() {
-        let env = env_of(&[("LOCUS_TOPOLOGY", "core:2"), ("RAYON_NUM_THREADS", "100000000")]);
+        let env = env_of(&[
+            ("LOCUS_TOPOLOGY", "core:2"),
+            ("RAYON_NUM_THREADS", "100000000"),
+        ]);
         let r = build_implicit(&env).expect("the default count builds");
         assert_eq!(r.num_threads(), 2);
         r.drop_handle();

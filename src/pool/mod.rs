@@ -58,8 +58,11 @@ use crate::runtime::worker::WorkerThread;
 /// for all of this and joins the workers, unless it is a worker of a locus
 /// pool (this one or another): there it returns at once and the workers
 /// exit on their own once done, since waiting could deadlock (this pool's
-/// jobs may be waiting for the dropping worker's pool). A handle stored in
-/// one of the pool's own handlers keeps the pool alive for good.
+/// jobs may be waiting for the dropping worker's pool). A pool built with
+/// [`ThreadPoolBuilder::use_current_thread`] is not waited for either (one
+/// of its workers is a thread it does not own). A handle stored in one of
+/// the pool's own handlers keeps the pool alive for good. (rayon's drop
+/// never waits.)
 ///
 /// ```
 /// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -127,7 +130,8 @@ impl ThreadPool {
         OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
         R: Send,
     {
-        self.registry.in_worker(|wt, _| scope::scope_fifo_on(wt, op))
+        self.registry
+            .in_worker(|wt, _| scope::scope_fifo_on(wt, op))
     }
 
     /// [`in_place_scope`] with this pool: `op` runs on the calling thread,

@@ -76,8 +76,9 @@ pub struct Scope<'scope> {
 /// ```
 pub struct ScopeFifo<'scope> {
     base: ScopeBase<'scope>,
-    /// One fifo per worker of the pool, made on its first `spawn_fifo`.
-    fifos: Box<[OnceLock<JobFifo>]>,
+    /// One fifo per worker of the pool, made on its first `spawn_fifo`
+    /// there (boxed: a slot costs 16 bytes until then, not a whole queue).
+    fifos: Box<[OnceLock<Box<JobFifo>>]>,
 }
 
 /// A pointer to a scope that may cross threads.
@@ -209,10 +210,7 @@ where
 }
 
 /// `in_place_scope_fifo` into `registry` (none: the current pool).
-pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(
-    registry: Option<&Arc<Registry>>,
-    op: OP,
-) -> R
+pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: Option<&Arc<Registry>>, op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
@@ -407,7 +405,7 @@ impl<'scope> ScopeFifo<'scope> {
             Some(wt) if wt.group().is_none() => {
                 // SAFETY: as in `ScopeBase::push`.
                 let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job, Some(wt)) };
-                let fifo = self.fifos[wt.index()].get_or_init(JobFifo::new);
+                let fifo = self.fifos[wt.index()].get_or_init(|| Box::new(JobFifo::new()));
                 // SAFETY: the fifo lives in the scope, which waits for the
                 // job, hence for its ticket (see `pool::fifo`).
                 wt.push(unsafe { fifo.push(job_ref) });

@@ -458,7 +458,10 @@ impl Registry {
     /// Keeps the handle of a thread the pool started (default spawn
     /// strategy), to join it on drop.
     pub(crate) fn keep_handle(&self, h: JoinHandle<()>) {
-        self.handles.lock().unwrap_or_else(|e| e.into_inner()).push(h);
+        self.handles
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(h);
     }
 
     /// Pushes a job from outside the pool (or from another pool's worker)
@@ -571,7 +574,10 @@ impl Registry {
     /// The body of a detached job running `f`, already counted in
     /// `detached`: its panic goes to [`Registry::handle_detached_panic`],
     /// and its end is counted.
-    fn detached_body<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) -> impl FnOnce() + Send + 'static {
+    fn detached_body<F: FnOnce() + Send + 'static>(
+        self: &Arc<Self>,
+        f: F,
+    ) -> impl FnOnce() + Send + 'static {
         let reg = Arc::clone(self);
         move || {
             if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {

@@ -46,13 +46,19 @@ fn spawn_handler_sees_index_name_and_stack_size() {
         .thread_name(|i| format!("handler-{i}"))
         .stack_size(1 << 20)
         .spawn_handler(|thread| {
-            seen.lock().unwrap().push((thread.index(), thread.name().map(str::to_owned), thread.stack_size()));
+            seen.lock().unwrap().push((
+                thread.index(),
+                thread.name().map(str::to_owned),
+                thread.stack_size(),
+            ));
             thread::Builder::new().spawn(|| thread.run())?;
             Ok(())
         })
         .build()
         .unwrap();
-    let expected: Vec<_> = (0..3).map(|i| (i, Some(format!("handler-{i}")), Some(1 << 20))).collect();
+    let expected: Vec<_> = (0..3)
+        .map(|i| (i, Some(format!("handler-{i}")), Some(1 << 20)))
+        .collect();
     assert_eq!(*seen.lock().unwrap(), expected);
     assert_eq!(pool.install(|| locus::join(|| 1, || 2)), (1, 2));
 }
@@ -87,7 +93,10 @@ fn run_pins_before_the_start_handler() {
 #[cfg(target_os = "linux")]
 fn allowed_cpus() -> Vec<usize> {
     let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("Cpus_allowed_list:"))
+        .unwrap();
     let list = line.split(':').nth(1).unwrap().trim();
     locus::CpuSet::from_cpulist(list).unwrap().iter().collect()
 }
@@ -109,7 +118,9 @@ fn a_failing_spawn_handler_fails_the_build() {
             })
             .build();
         match r {
-            Err(BuildError::Spawn { index: 2, error }) => assert!(error.to_string().contains("today")),
+            Err(BuildError::Spawn { index: 2, error }) => {
+                assert!(error.to_string().contains("today"))
+            }
             r => panic!("unexpected {r:?}"),
         }
         // The threads already started returned from `run` without running
@@ -135,7 +146,9 @@ fn a_panicking_spawn_handler_fails_the_build() {
             })
             .build();
         match r {
-            Err(BuildError::Spawn { index: 1, error }) => assert!(error.to_string().contains("gave up")),
+            Err(BuildError::Spawn { index: 1, error }) => {
+                assert!(error.to_string().contains("gave up"))
+            }
             r => panic!("unexpected {r:?}"),
         }
     });
@@ -208,8 +221,14 @@ fn use_current_thread_basic() {
         assert_eq!(locus::current_thread_index(), Some(0));
         assert_eq!(HANDLES.lock().unwrap().len(), 1, "only one thread started");
 
-        let again = ThreadPoolBuilder::new().num_threads(2).use_current_thread().build();
-        assert!(matches!(again, Err(BuildError::CurrentThreadInPool)), "{again:?}");
+        let again = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .use_current_thread()
+            .build();
+        assert!(
+            matches!(again, Err(BuildError::CurrentThreadInPool)),
+            "{again:?}"
+        );
 
         // Spawned from worker 0, which now blocks outside the pool: the
         // other worker must take the job.
@@ -220,7 +239,10 @@ fn use_current_thread_basic() {
             *pair2.0.lock().unwrap() = true;
             pair2.1.notify_one();
         });
-        let _ran = pair.1.wait_while(pair.0.lock().unwrap(), |ran| !*ran).unwrap();
+        let _ran = pair
+            .1
+            .wait_while(pair.0.lock().unwrap(), |ran| !*ran)
+            .unwrap();
         drop(pool);
         for h in std::mem::take(&mut *HANDLES.lock().unwrap()) {
             h.join().unwrap();
@@ -233,7 +255,11 @@ fn the_current_thread_runs_jobs_while_it_waits() {
     within_deadline("use_current_thread alone", || {
         // One worker, the calling thread: only it can run anything, and it
         // does while it waits in the pool.
-        let pool = ThreadPoolBuilder::new().num_threads(1).use_current_thread().build().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .use_current_thread()
+            .build()
+            .unwrap();
         assert_eq!(pool.join(|| 1, || 2), (1, 2));
         let sum = AtomicUsize::new(0);
         pool.scope(|s| {
@@ -257,11 +283,17 @@ fn the_current_thread_runs_jobs_while_it_waits() {
 #[test]
 fn the_current_thread_is_pinned_like_worker_0() {
     within_deadline("use_current_thread pinning", || {
-        let pool = ThreadPoolBuilder::new().num_threads(2).use_current_thread().build().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .use_current_thread()
+            .build()
+            .unwrap();
         let report = pool.pin_report();
         let place = &pool.layout().workers()[0];
         match &report[0] {
-            PinStatus::Pinned(set) => assert!(set.is_subset(&place.cpus), "{set} vs {}", place.cpus),
+            PinStatus::Pinned(set) => {
+                assert!(set.is_subset(&place.cpus), "{set} vs {}", place.cpus)
+            }
             PinStatus::NotRequested => assert!(place.cpus.is_empty()),
             other => panic!("worker 0 not pinned: {other}"),
         }
@@ -290,7 +322,10 @@ fn no_handler_runs_on_the_current_thread() {
         drop(pool);
         let deadline = std::time::Instant::now() + crate::common::deadline::DEADLINE;
         while exits.lock().unwrap().len() < 2 {
-            assert!(std::time::Instant::now() < deadline, "exit handlers did not run");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "exit handlers did not run"
+            );
             thread::sleep(std::time::Duration::from_millis(5));
         }
         let mut s = starts.lock().unwrap().clone();

@@ -74,7 +74,9 @@ fn spawn_scoped_tls_threadpool() {
                 // The workers see the value they were started with...
                 pool.install(|| LOCAL.with(|y| assert_eq!(x, y)));
                 // ...whatever this thread sets meanwhile.
-                LOCAL.set(&Local(-1), || pool.install(|| LOCAL.with(|y| assert_eq!(x, y))));
+                LOCAL.set(&Local(-1), || {
+                    pool.install(|| LOCAL.with(|y| assert_eq!(x, y)))
+                });
                 // Dropped before the scope ends, which joins the threads.
             });
         });
@@ -90,7 +92,9 @@ fn build_scoped_tls_threadpool() {
                     move |thread| LOCAL.set(x, || thread.run()),
                     |pool| {
                         pool.install(|| LOCAL.with(|y| assert_eq!(x, y)));
-                        LOCAL.set(&Local(-1), || pool.install(|| LOCAL.with(|y| assert_eq!(x, y))));
+                        LOCAL.set(&Local(-1), || {
+                            pool.install(|| LOCAL.with(|y| assert_eq!(x, y)))
+                        });
                     },
                 )
                 .expect("pool built");
@@ -136,19 +140,31 @@ fn stack_overflow_crash() {
     let small = run_child("integration::run_with_small_stack");
     assert!(!small.success());
     assert_eq!(small.code(), None, "killed by a signal, not exited");
-    assert!(matches!(small.signal(), Some(libc::SIGABRT | libc::SIGSEGV)), "{small:?}");
+    assert!(
+        matches!(small.signal(), Some(libc::SIGABRT | libc::SIGSEGV)),
+        "{small:?}"
+    );
     let large = run_child("integration::run_with_large_stack");
     assert_eq!(large.code(), Some(0), "{large:?}");
 }
 
 fn run_with_stack(mib: usize) {
-    let pool = ThreadPoolBuilder::new().stack_size(mib * 1024 * 1024).build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .stack_size(mib * 1024 * 1024)
+        .build()
+        .unwrap();
     pool.install(|| {
         // No core dump for the crash on purpose.
         #[cfg(unix)]
         // SAFETY: a plain setrlimit call with a valid struct.
         unsafe {
-            libc::setrlimit(libc::RLIMIT_CORE, &libc::rlimit { rlim_cur: 0, rlim_max: 0 });
+            libc::setrlimit(
+                libc::RLIMIT_CORE,
+                &libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                },
+            );
         }
         overflow(32);
     });

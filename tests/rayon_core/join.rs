@@ -50,7 +50,9 @@ fn sort() {
 #[test]
 fn sort_in_pool() {
     let pool = ThreadPoolBuilder::new().build().unwrap();
-    check_sort(random_data(12 * 1024, 2), |d| pool.install(|| quick_sort(d)));
+    check_sort(random_data(12 * 1024, 2), |d| {
+        pool.install(|| quick_sort(d))
+    });
 }
 
 #[test]

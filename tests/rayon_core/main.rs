@@ -43,7 +43,10 @@ fn count_handler() -> (Arc<AtomicUsize>, impl Fn(usize) + Send + Sync + 'static)
 /// A 1-worker pool: with nobody to steal, it shows the order in which a
 /// worker runs its own jobs.
 fn one_worker() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
+    locus::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
 }
 
 /// Deterministic pseudo-random numbers (xorshift64*), for test data.

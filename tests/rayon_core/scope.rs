@@ -119,7 +119,10 @@ fn linear_stack_growth() {
         scope(|s| countdown(s, &base, &deepest, 500));
         let long = *deepest.lock().unwrap() as f64;
         let ratio = short / long;
-        assert!((0.9..1.1).contains(&ratio), "stack use grew with the chain: {ratio}");
+        assert!(
+            (0.9..1.1).contains(&ratio),
+            "stack use grew with the chain: {ratio}"
+        );
     });
 }
 
@@ -265,7 +268,11 @@ macro_rules! mixed {
 fn tens_then_units(outer: impl Iterator<Item = i32> + Clone, inner_rev: bool) -> Vec<i32> {
     outer
         .flat_map(|i| {
-            let inner: Vec<i32> = if inner_rev { (0..10).rev().collect() } else { (0..10).collect() };
+            let inner: Vec<i32> = if inner_rev {
+                (0..10).rev().collect()
+            } else {
+                (0..10).collect()
+            };
             inner.into_iter().map(move |j| i * 10 + j)
         })
         .collect()
@@ -273,17 +280,26 @@ fn tens_then_units(outer: impl Iterator<Item = i32> + Clone, inner_rev: bool) ->
 
 #[test]
 fn lifo_order() {
-    assert_eq!(two_levels!(scope => spawn), (0..100).rev().collect::<Vec<_>>());
+    assert_eq!(
+        two_levels!(scope => spawn),
+        (0..100).rev().collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn fifo_order() {
-    assert_eq!(two_levels!(scope_fifo => spawn_fifo), (0..100).collect::<Vec<_>>());
+    assert_eq!(
+        two_levels!(scope_fifo => spawn_fifo),
+        (0..100).collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn nested_lifo_order() {
-    assert_eq!(nested!(scope => spawn, scope => spawn), (0..100).rev().collect::<Vec<_>>());
+    assert_eq!(
+        nested!(scope => spawn, scope => spawn),
+        (0..100).rev().collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -309,7 +325,10 @@ fn nested_fifo_lifo_order() {
 
 #[test]
 fn mixed_lifo_order() {
-    assert_eq!(mixed!(scope => spawn, scope => spawn), [-3, 2, -2, 1, -1, 3, 0]);
+    assert_eq!(
+        mixed!(scope => spawn, scope => spawn),
+        [-3, 2, -2, 1, -1, 3, 0]
+    );
 }
 
 #[test]
@@ -496,7 +515,10 @@ fn in_place_scope_runs_the_body_on_the_calling_thread() {
         assert_eq!(locus::current_thread_index(), None, "not a worker");
         for _ in 0..10 {
             s.spawn(|_| {
-                assert!(pool.current_thread_index().is_some(), "jobs run in the pool");
+                assert!(
+                    pool.current_thread_index().is_some(),
+                    "jobs run in the pool"
+                );
                 count.fetch_add(1, Ordering::Relaxed);
             });
         }
@@ -513,7 +535,11 @@ fn in_place_scope_of_another_pool_from_a_worker() {
     let in_b = AtomicUsize::new(0);
     a.install(|| {
         b.in_place_scope(|s| {
-            assert_eq!(a.current_thread_index(), Some(0), "the body stays on a's worker");
+            assert_eq!(
+                a.current_thread_index(),
+                Some(0),
+                "the body stays on a's worker"
+            );
             for _ in 0..8 {
                 s.spawn(|_| {
                     if b.current_thread_index().is_some() {

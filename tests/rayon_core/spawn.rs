@@ -118,23 +118,34 @@ macro_rules! two_levels {
 
 #[test]
 fn lifo_order() {
-    assert_eq!(two_levels!(spawn, spawn), (0..100).rev().collect::<Vec<_>>());
+    assert_eq!(
+        two_levels!(spawn, spawn),
+        (0..100).rev().collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn fifo_order() {
-    assert_eq!(two_levels!(spawn_fifo, spawn_fifo), (0..100).collect::<Vec<_>>());
+    assert_eq!(
+        two_levels!(spawn_fifo, spawn_fifo),
+        (0..100).collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn lifo_fifo_order() {
-    let expected: Vec<i32> = (0..10).rev().flat_map(|i| (0..10).map(move |j| i * 10 + j)).collect();
+    let expected: Vec<i32> = (0..10)
+        .rev()
+        .flat_map(|i| (0..10).map(move |j| i * 10 + j))
+        .collect();
     assert_eq!(two_levels!(spawn, spawn_fifo), expected);
 }
 
 #[test]
 fn fifo_lifo_order() {
-    let expected: Vec<i32> = (0..10).flat_map(|i| (0..10).rev().map(move |j| i * 10 + j)).collect();
+    let expected: Vec<i32> = (0..10)
+        .flat_map(|i| (0..10).rev().map(move |j| i * 10 + j))
+        .collect();
     assert_eq!(two_levels!(spawn_fifo, spawn), expected);
 }
 

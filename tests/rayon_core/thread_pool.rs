@@ -7,7 +7,9 @@ use std::sync::mpsc::channel;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
-use locus::{BuildError, Scope, ScopeFifo, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, join};
+use locus::{
+    BuildError, Scope, ScopeFifo, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, join,
+};
 
 use crate::common::deadline::within_deadline;
 use crate::count_handler;
@@ -31,7 +33,11 @@ fn join_a_lot(n: usize) {
 fn workers_stop() {
     within_deadline("workers_stop", || {
         let (exits, on_exit) = count_handler();
-        let pool = ThreadPoolBuilder::new().num_threads(22).exit_handler(on_exit).build().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(22)
+            .exit_handler(on_exit)
+            .build()
+            .unwrap();
         pool.install(|| join_a_lot(16));
         assert_eq!(pool.current_num_threads(), 22);
         drop(pool);
@@ -43,7 +49,11 @@ fn workers_stop() {
 fn sleeper_stop() {
     within_deadline("sleeper_stop", || {
         let (exits, on_exit) = count_handler();
-        let pool = ThreadPoolBuilder::new().num_threads(22).exit_handler(on_exit).build().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(22)
+            .exit_handler(on_exit)
+            .build()
+            .unwrap();
         // Let some workers fall asleep.
         std::thread::sleep(Duration::from_millis(200));
         drop(pool);
@@ -91,7 +101,10 @@ fn panic_thread_name() {
             .build()
     }));
     let r = r.expect("locus returns the failure instead of panicking");
-    assert!(matches!(r, Err(BuildError::ThreadName { index: 5, .. })), "{r:?}");
+    assert!(
+        matches!(r, Err(BuildError::ThreadName { index: 5, .. })),
+        "{r:?}"
+    );
     assert_eq!(starts.load(Ordering::SeqCst), 0);
     assert_eq!(exits.load(Ordering::SeqCst), 0);
 }
@@ -155,12 +168,18 @@ macro_rules! scope_order {
 
 #[test]
 fn scope_lifo_order() {
-    assert_eq!(scope_order!(scope => spawn), (0..10).rev().collect::<Vec<_>>());
+    assert_eq!(
+        scope_order!(scope => spawn),
+        (0..10).rev().collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn scope_fifo_order() {
-    assert_eq!(scope_order!(scope_fifo => spawn_fifo), (0..10).collect::<Vec<_>>());
+    assert_eq!(
+        scope_order!(scope_fifo => spawn_fifo),
+        (0..10).collect::<Vec<_>>()
+    );
 }
 
 /// On one worker, ten spawns through the pool handle: the order they ran.
@@ -192,7 +211,11 @@ fn spawn_fifo_order() {
 #[test]
 fn nested_scopes() {
     // One scope per pool, nested; the innermost body spawns into all.
-    fn nest<'scope>(pools: &[ThreadPool], scopes: Vec<&Scope<'scope>>, op: &(dyn Fn(&[&Scope<'scope>]) + Sync)) {
+    fn nest<'scope>(
+        pools: &[ThreadPool],
+        scopes: Vec<&Scope<'scope>>,
+        op: &(dyn Fn(&[&Scope<'scope>]) + Sync),
+    ) {
         match pools.split_first() {
             Some((pool, rest)) => pool.scope(move |s| {
                 let mut scopes = scopes;
@@ -332,7 +355,11 @@ fn handler_panics_handled_correctly() {
         let called = Arc::new(AtomicUsize::new(0));
         let start_barrier = Arc::new(Barrier::new(N + 1));
         let exit_barrier = Arc::new(Barrier::new(N + 1));
-        let (c, sb, eb) = (Arc::clone(&called), Arc::clone(&start_barrier), Arc::clone(&exit_barrier));
+        let (c, sb, eb) = (
+            Arc::clone(&called),
+            Arc::clone(&start_barrier),
+            Arc::clone(&exit_barrier),
+        );
         let pool = ThreadPoolBuilder::new()
             .num_threads(N)
             .start_handler(|_| panic!("start handler"))
@@ -384,8 +411,15 @@ fn default_pool() {
 
 #[test]
 fn zero_threads_means_the_default() {
-    let default = ThreadPoolBuilder::new().build().unwrap().current_num_threads();
-    let zero = ThreadPoolBuilder::new().num_threads(0).build().unwrap().current_num_threads();
+    let default = ThreadPoolBuilder::new()
+        .build()
+        .unwrap()
+        .current_num_threads();
+    let zero = ThreadPoolBuilder::new()
+        .num_threads(0)
+        .build()
+        .unwrap()
+        .current_num_threads();
     assert_eq!(zero, default);
 }
 

@@ -35,7 +35,10 @@ fn outside_a_pool_there_is_nothing_to_yield_to() {
     assert_eq!(pool.current_thread_has_pending_tasks(), None);
     // A worker of another pool is not a worker of `pool`.
     let other = crate::one_worker();
-    assert_eq!(other.install(|| (pool.yield_now(), pool.yield_local())), (None, None));
+    assert_eq!(
+        other.install(|| (pool.yield_now(), pool.yield_local())),
+        (None, None)
+    );
 }
 
 #[test]
@@ -77,7 +80,11 @@ fn yield_now_takes_jobs_from_the_pool_queues() {
             go_tx.send(()).unwrap();
             // Poll until the job has arrived; yield_local never sees it.
             loop {
-                assert_ne!(yield_local(), Some(Yield::Executed), "not in the local deque");
+                assert_ne!(
+                    yield_local(),
+                    Some(Yield::Executed),
+                    "not in the local deque"
+                );
                 if yield_now() == Some(Yield::Executed) {
                     break;
                 }

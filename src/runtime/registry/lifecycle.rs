@@ -131,7 +131,10 @@ pub(super) fn thread_name(
 /// Hands worker `thread` to the spawn strategy: a panic in a user's spawn
 /// handler is an error like a refused spawn (the thread builder it held is
 /// dropped while unwinding, so it counts as never run).
-pub(super) fn call_spawn(spawn: &mut super::SpawnFn<'_>, thread: super::ThreadBuilder) -> std::io::Result<()> {
+pub(super) fn call_spawn(
+    spawn: &mut super::SpawnFn<'_>,
+    thread: super::ThreadBuilder,
+) -> std::io::Result<()> {
     match panic::catch_unwind(AssertUnwindSafe(|| spawn(thread))) {
         Ok(r) => r,
         Err(payload) => {

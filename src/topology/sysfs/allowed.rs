@@ -206,8 +206,12 @@ pub(crate) fn cpu_quota(tree: &mut Tree<'_>, cg: &Cgroups) -> Option<(f64, PathB
     if let (Some(m), Some(p)) = (&cg.mounts.v2, &cg.own.v2) {
         if safe_cgroup_path(tree, p) {
             for dir in with_parents(p) {
-                let rel = Path::new(m).join(dir.trim_start_matches('/')).join("cpu.max");
-                let Some(text) = tree.read(&rel) else { continue };
+                let rel = Path::new(m)
+                    .join(dir.trim_start_matches('/'))
+                    .join("cpu.max");
+                let Some(text) = tree.read(&rel) else {
+                    continue;
+                };
                 match parse_cpu_max(&text) {
                     Some(Some(q)) => consider(q, tree.path(&rel)),
                     Some(None) => {}
@@ -234,7 +238,10 @@ pub(crate) fn cpu_quota(tree: &mut Tree<'_>, cg: &Cgroups) -> Option<(f64, PathB
                     continue;
                 };
                 if quota > 0 && period > 0 {
-                    consider(quota as f64 / period as f64, tree.path(dir.join("cpu.cfs_quota_us")));
+                    consider(
+                        quota as f64 / period as f64,
+                        tree.path(dir.join("cpu.cfs_quota_us")),
+                    );
                 }
             }
         }
@@ -388,7 +395,10 @@ mod tests {
         let t = "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpuacct,cpu 0 0\n\
                  cgroup /sys/fs/cgroup/cpuset cgroup rw,nosuid,cpuset 0 0\nbad\n";
         assert_eq!(parse_mounts(t).v1.as_deref(), Some("/sys/fs/cgroup/cpuset"));
-        assert_eq!(parse_mounts(t).v1_cpu.as_deref(), Some("/sys/fs/cgroup/cpu,cpuacct"));
+        assert_eq!(
+            parse_mounts(t).v1_cpu.as_deref(),
+            Some("/sys/fs/cgroup/cpu,cpuacct")
+        );
         assert_eq!(
             parse_mounts("x /a\\040b cgroup2 rw 0 0").v2.as_deref(),
             Some("/a b")
