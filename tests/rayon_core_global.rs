@@ -40,14 +40,13 @@ fn run_child(env: &[(&str, &str)]) -> String {
         "--nocapture",
         "--test-threads=1",
     ]);
-    for v in [
-        "LOCUS_NUM_THREADS",
-        "RAYON_NUM_THREADS",
-        "LOCUS_PINNING",
-        "LOCUS_TOPOLOGY",
-        "LOCUS_CLUSTER",
-    ] {
-        cmd.env_remove(v);
+    // The child sees only the variables given here.
+    for (k, _) in std::env::vars_os() {
+        if k.to_str()
+            .is_some_and(|k| k.starts_with("LOCUS_") || k == "RAYON_NUM_THREADS")
+        {
+            cmd.env_remove(k);
+        }
     }
     cmd.env(CHILD, "1").envs(env.iter().copied());
     let out = cmd.output().unwrap();

@@ -66,6 +66,14 @@ type PanicFn = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 /// ```
 #[must_use]
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
+    settings: Settings,
+    spawn_handler: S,
+}
+
+/// Everything a builder holds but its spawn strategy (which changes the
+/// builder's type: see [`ThreadPoolBuilder::spawn_handler`]).
+#[derive(Default)]
+struct Settings {
     num_threads: Option<usize>,
     topology: Option<Topology>,
     pinning: Option<Pinning>,
@@ -77,23 +85,12 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     exit_handler: Option<IndexFn>,
     panic_handler: Option<PanicFn>,
     use_current_thread: bool,
-    spawn_handler: S,
 }
 
 impl Default for ThreadPoolBuilder {
     fn default() -> Self {
         ThreadPoolBuilder {
-            num_threads: None,
-            topology: None,
-            pinning: None,
-            steal_order: None,
-            cluster_aware: None,
-            thread_name: None,
-            stack_size: None,
-            start_handler: None,
-            exit_handler: None,
-            panic_handler: None,
-            use_current_thread: false,
+            settings: Settings::default(),
             spawn_handler: DefaultSpawn,
         }
     }
@@ -102,16 +99,16 @@ impl Default for ThreadPoolBuilder {
 impl<S> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
-            .field("num_threads", &self.num_threads)
+            .field("num_threads", &self.settings.num_threads)
             .field(
                 "topology",
-                &self.topology.as_ref().map(|t| t.source().to_string()),
+                &self.settings.topology.as_ref().map(|t| t.source().to_string()),
             )
-            .field("pinning", &self.pinning)
-            .field("steal_order", &self.steal_order)
-            .field("cluster_aware", &self.cluster_aware)
-            .field("stack_size", &self.stack_size)
-            .field("use_current_thread", &self.use_current_thread)
+            .field("pinning", &self.settings.pinning)
+            .field("steal_order", &self.settings.steal_order)
+            .field("cluster_aware", &self.settings.cluster_aware)
+            .field("stack_size", &self.settings.stack_size)
+            .field("use_current_thread", &self.settings.use_current_thread)
             .finish_non_exhaustive()
     }
 }
@@ -194,32 +191,8 @@ impl<S> ThreadPoolBuilder<S> {
     where
         F: FnMut(ThreadBuilder) -> io::Result<()>,
     {
-        let ThreadPoolBuilder {
-            num_threads,
-            topology,
-            pinning,
-            steal_order,
-            cluster_aware,
-            thread_name,
-            stack_size,
-            start_handler,
-            exit_handler,
-            panic_handler,
-            use_current_thread,
-            spawn_handler: _,
-        } = self;
         ThreadPoolBuilder {
-            num_threads,
-            topology,
-            pinning,
-            steal_order,
-            cluster_aware,
-            thread_name,
-            stack_size,
-            start_handler,
-            exit_handler,
-            panic_handler,
-            use_current_thread,
+            settings: self.settings,
             spawn_handler: CustomSpawn(spawn),
         }
     }
@@ -246,7 +219,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// assert_eq!(pool.join(|| 1, || 2), (1, 2));
     /// ```
     pub fn use_current_thread(mut self) -> Self {
-        self.use_current_thread = true;
+        self.settings.use_current_thread = true;
         self
     }
 
@@ -281,7 +254,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// In both cases no thread is left behind. [`crate::layout::MAX_WORKERS`]
     /// bounds every pool.
     pub fn num_threads(mut self, n: usize) -> Self {
-        self.num_threads = (n != 0).then_some(n);
+        self.settings.num_threads = (n != 0).then_some(n);
         self
     }
 
@@ -290,25 +263,25 @@ impl<S> ThreadPoolBuilder<S> {
     /// XML file) gives a *virtual* pool: no pinning, and any number of
     /// workers, whatever the machine's core count.
     pub fn topology(mut self, t: Topology) -> Self {
-        self.topology = Some(t);
+        self.settings.topology = Some(t);
         self
     }
 
     /// How workers are pinned (default: [`Pinning::Cluster`]).
     pub fn pinning(mut self, p: Pinning) -> Self {
-        self.pinning = Some(p);
+        self.settings.pinning = Some(p);
         self
     }
 
     /// The steal order (default: [`StealOrder::Hierarchical`]).
     pub fn steal_order(mut self, o: StealOrder) -> Self {
-        self.steal_order = Some(o);
+        self.settings.steal_order = Some(o);
         self
     }
 
     /// Whether clusters are a scheduling level (default: true).
     pub fn cluster_aware(mut self, on: bool) -> Self {
-        self.cluster_aware = Some(on);
+        self.settings.cluster_aware = Some(on);
         self
     }
 
@@ -316,13 +289,13 @@ impl<S> ThreadPoolBuilder<S> {
     /// building thread, once per worker. A panic in it, or a name with a
     /// NUL byte, makes `build` fail with [`BuildError::ThreadName`].
     pub fn thread_name<F: FnMut(usize) -> String + 'static>(mut self, f: F) -> Self {
-        self.thread_name = Some(Box::new(f));
+        self.settings.thread_name = Some(Box::new(f));
         self
     }
 
     /// Stack size of worker threads in bytes (default: Rust's default).
     pub fn stack_size(mut self, bytes: usize) -> Self {
-        self.stack_size = Some(bytes);
+        self.settings.stack_size = Some(bytes);
         self
     }
 
@@ -332,7 +305,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// [`panic_handler`](ThreadPoolBuilder::panic_handler), or is printed
     /// and ignored without one; the worker starts either way.
     pub fn start_handler<F: Fn(usize) + Send + Sync + 'static>(mut self, f: F) -> Self {
-        self.start_handler = Some(Arc::new(f));
+        self.settings.start_handler = Some(Arc::new(f));
         self
     }
 
@@ -345,7 +318,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// work has run too. A panic in it is handled as in
     /// [`start_handler`](ThreadPoolBuilder::start_handler).
     pub fn exit_handler<F: Fn(usize) + Send + Sync + 'static>(mut self, f: F) -> Self {
-        self.exit_handler = Some(Arc::new(f));
+        self.settings.exit_handler = Some(Arc::new(f));
         self
     }
 
@@ -362,7 +335,7 @@ impl<S> ThreadPoolBuilder<S> {
         mut self,
         f: F,
     ) -> Self {
-        self.panic_handler = Some(Arc::new(f));
+        self.settings.panic_handler = Some(Arc::new(f));
         self
     }
 
@@ -372,7 +345,7 @@ impl<S> ThreadPoolBuilder<S> {
         self,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<(RegistryConfig, S), BuildError> {
-        let num_threads = match self.num_threads {
+        let num_threads = match self.settings.num_threads {
             Some(n) => Some(n),
             None => match env("LOCUS_NUM_THREADS") {
                 None => env("RAYON_NUM_THREADS")
@@ -388,7 +361,7 @@ impl<S> ThreadPoolBuilder<S> {
                 }
             },
         };
-        let pinning = match self.pinning {
+        let pinning = match self.settings.pinning {
             Some(p) => p,
             None => match env("LOCUS_PINNING") {
                 None => Pinning::default(),
@@ -399,7 +372,7 @@ impl<S> ThreadPoolBuilder<S> {
                 })?,
             },
         };
-        let cluster_aware = match self.cluster_aware {
+        let cluster_aware = match self.settings.cluster_aware {
             Some(c) => c,
             None => match env("LOCUS_CLUSTER").as_deref().map(str::trim) {
                 None => true,
@@ -414,7 +387,7 @@ impl<S> ThreadPoolBuilder<S> {
                 }
             },
         };
-        let topology: Cow<'static, Topology> = match self.topology {
+        let topology: Cow<'static, Topology> = match self.settings.topology {
             Some(t) => Cow::Owned(t),
             None => match env("LOCUS_TOPOLOGY") {
                 Some(spec) => Cow::Owned(Topology::synthetic(spec.trim())?),
@@ -435,7 +408,7 @@ impl<S> ThreadPoolBuilder<S> {
         let opts = LayoutOptions {
             num_threads,
             pinning,
-            steal_order: self.steal_order.unwrap_or_default(),
+            steal_order: self.settings.steal_order.unwrap_or_default(),
             cluster_aware,
             virtual_topology,
         };
@@ -443,14 +416,14 @@ impl<S> ThreadPoolBuilder<S> {
         let cfg = RegistryConfig {
             layout,
             thread_name: Some(
-                self.thread_name
+                self.settings.thread_name
                     .unwrap_or_else(|| Box::new(|i| format!("locus-{i}"))),
             ),
-            stack_size: self.stack_size,
-            start_handler: self.start_handler,
-            exit_handler: self.exit_handler,
-            panic_handler: self.panic_handler,
-            use_current_thread: self.use_current_thread,
+            stack_size: self.settings.stack_size,
+            start_handler: self.settings.start_handler,
+            exit_handler: self.settings.exit_handler,
+            panic_handler: self.settings.panic_handler,
+            use_current_thread: self.settings.use_current_thread,
         };
         Ok((cfg, self.spawn_handler))
     }
@@ -485,10 +458,14 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    /// An environment holding only `pairs` (for the tests here and in
+    /// `global`).
+    pub(in crate::pool) fn env_of(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> {
         move |k| {
             pairs
                 .iter()

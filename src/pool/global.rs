@@ -124,16 +124,8 @@ where
 
 #[cfg(test)]
 mod tests {
+    use super::super::builder::tests::env_of;
     use super::*;
-
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
 
     #[test]
     fn the_implicit_build_ignores_bad_variables() {

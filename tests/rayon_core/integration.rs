@@ -22,15 +22,7 @@ fn quick_sort(v: &mut [i32]) {
     if v.len() <= 1 {
         return;
     }
-    let last = v.len() - 1;
-    let mut mid = 0;
-    for i in 0..last {
-        if v[i] <= v[last] {
-            v.swap(mid, i);
-            mid += 1;
-        }
-    }
-    v.swap(mid, last);
+    let mid = crate::partition(v);
     let (lo, hi) = v.split_at_mut(mid);
     scope_join(|| quick_sort(lo), || quick_sort(hi));
 }

@@ -5,7 +5,7 @@ use std::sync::Barrier;
 
 use locus::{ThreadPoolBuilder, join, join_context};
 
-use crate::Rng;
+use crate::{Rng, partition};
 
 fn quick_sort<T: PartialOrd + Send>(v: &mut [T]) {
     if v.len() <= 1 {
@@ -14,20 +14,6 @@ fn quick_sort<T: PartialOrd + Send>(v: &mut [T]) {
     let mid = partition(v);
     let (lo, hi) = v.split_at_mut(mid);
     join(|| quick_sort(lo), || quick_sort(hi));
-}
-
-/// Lomuto partition around the last element; returns the pivot's place.
-fn partition<T: PartialOrd>(v: &mut [T]) -> usize {
-    let last = v.len() - 1;
-    let mut store = 0;
-    for i in 0..last {
-        if v[i] <= v[last] {
-            v.swap(store, i);
-            store += 1;
-        }
-    }
-    v.swap(store, last);
-    store
 }
 
 fn random_data(n: usize, seed: u64) -> Vec<u32> {
@@ -44,7 +30,7 @@ fn check_sort(mut data: Vec<u32>, sort: impl FnOnce(&mut [u32])) {
 
 #[test]
 fn sort() {
-    check_sort(random_data(6 * 1024, 1), |d| quick_sort(d));
+    check_sort(random_data(6 * 1024, 1), quick_sort);
 }
 
 #[test]

@@ -49,6 +49,21 @@ fn one_worker() -> locus::ThreadPool {
         .unwrap()
 }
 
+/// Lomuto partition around the last element (for the quicksorts); returns
+/// the pivot's place.
+fn partition<T: PartialOrd>(v: &mut [T]) -> usize {
+    let last = v.len() - 1;
+    let mut store = 0;
+    for i in 0..last {
+        if v[i] <= v[last] {
+            v.swap(store, i);
+            store += 1;
+        }
+    }
+    v.swap(store, last);
+    store
+}
+
 /// Deterministic pseudo-random numbers (xorshift64*), for test data.
 struct Rng(u64);
 

@@ -351,68 +351,60 @@ fn mixed_fifo_lifo_order() {
 
 // ---- lifetimes ---------------------------------------------------------------
 
+/// A `'static` scope: the body borrows a local iterator, the jobs may not.
+macro_rules! static_scope {
+    ($Scope:ident, $scope:ident => $spawn:ident) => {{
+        static SUM: AtomicUsize = AtomicUsize::new(0);
+        let mut range = 0..100usize;
+        let iter = &mut range;
+        $scope(|s: &$Scope<'static>| {
+            for i in iter {
+                s.$spawn(move |_| {
+                    SUM.fetch_add(i, Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(SUM.load(Ordering::Relaxed), 4950);
+    }};
+}
+
 #[test]
 fn static_scope() {
-    static SUM: AtomicUsize = AtomicUsize::new(0);
-    let mut range = 0..100usize;
-    let iter = &mut range;
-    // The body borrows `iter`; the jobs, of a 'static scope, may not.
-    scope(|s: &Scope<'static>| {
-        for i in iter {
-            s.spawn(move |_| {
-                SUM.fetch_add(i, Ordering::Relaxed);
-            });
-        }
-    });
-    assert_eq!(SUM.load(Ordering::Relaxed), 4950);
+    static_scope!(Scope, scope => spawn);
 }
 
 #[test]
 fn static_scope_fifo() {
-    static SUM: AtomicUsize = AtomicUsize::new(0);
-    let mut range = 0..100usize;
-    let iter = &mut range;
-    scope_fifo(|s: &ScopeFifo<'static>| {
-        for i in iter {
-            s.spawn_fifo(move |_| {
-                SUM.fetch_add(i, Ordering::Relaxed);
+    static_scope!(ScopeFifo, scope_fifo => spawn_fifo);
+}
+
+/// A scope whose body borrows `'slice` while its jobs borrow only
+/// `'counter`.
+macro_rules! mixed_lifetime_scope {
+    ($Scope:ident, $scope:ident => $spawn:ident) => {{
+        fn bump<'slice, 'counter>(counters: &'slice [&'counter AtomicUsize]) {
+            $scope(move |s: &$Scope<'counter>| {
+                for &c in counters {
+                    s.$spawn(move |_| {
+                        c.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
             });
         }
-    });
-    assert_eq!(SUM.load(Ordering::Relaxed), 4950);
+        let c = AtomicUsize::new(0);
+        bump(&[&c; 100]);
+        assert_eq!(c.into_inner(), 100);
+    }};
 }
 
 #[test]
 fn mixed_lifetime_scope() {
-    fn bump<'slice, 'counter>(counters: &'slice [&'counter AtomicUsize]) {
-        // The body borrows 'slice; the jobs only 'counter.
-        scope(move |s: &Scope<'counter>| {
-            for &c in counters {
-                s.spawn(move |_| {
-                    c.fetch_add(1, Ordering::Relaxed);
-                });
-            }
-        });
-    }
-    let c = AtomicUsize::new(0);
-    bump(&[&c; 100]);
-    assert_eq!(c.into_inner(), 100);
+    mixed_lifetime_scope!(Scope, scope => spawn);
 }
 
 #[test]
 fn mixed_lifetime_scope_fifo() {
-    fn bump<'slice, 'counter>(counters: &'slice [&'counter AtomicUsize]) {
-        scope_fifo(move |s: &ScopeFifo<'counter>| {
-            for &c in counters {
-                s.spawn_fifo(move |_| {
-                    c.fetch_add(1, Ordering::Relaxed);
-                });
-            }
-        });
-    }
-    let c = AtomicUsize::new(0);
-    bump(&[&c; 100]);
-    assert_eq!(c.into_inner(), 100);
+    mixed_lifetime_scope!(ScopeFifo, scope_fifo => spawn_fifo);
 }
 
 // ---- spawn_broadcast in scopes --------------------------------------------

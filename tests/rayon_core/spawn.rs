@@ -2,9 +2,9 @@
 
 use std::any::Any;
 use std::sync::Mutex;
-use std::sync::mpsc::channel;
+use std::sync::mpsc::{Receiver, channel};
 
-use locus::{ThreadPoolBuilder, scope, spawn, spawn_fifo};
+use locus::{ThreadPool, ThreadPoolBuilder, scope, spawn, spawn_fifo};
 
 #[test]
 fn spawn_then_join_in_worker() {
@@ -63,14 +63,20 @@ fn termination_while_things_are_executing() {
     });
 }
 
-#[test]
-fn custom_panic_handler_and_spawn() {
+/// A pool whose panic handler sends each payload on the returned channel.
+fn pool_sending_panics() -> (ThreadPool, Receiver<Box<dyn Any + Send>>) {
     let (tx, rx) = channel();
     let tx = Mutex::new(tx);
     let pool = ThreadPoolBuilder::new()
         .panic_handler(move |p| tx.lock().unwrap().send(p).unwrap())
         .build()
         .unwrap();
+    (pool, rx)
+}
+
+#[test]
+fn custom_panic_handler_and_spawn() {
+    let (pool, rx) = pool_sending_panics();
     pool.spawn(|| panic!("Hello, world!"));
     assert_eq!(classify(&*rx.recv().unwrap()), 1);
 }
@@ -78,12 +84,7 @@ fn custom_panic_handler_and_spawn() {
 #[test]
 fn custom_panic_handler_and_nested_spawn() {
     const PANICS: usize = 3;
-    let (tx, rx) = channel();
-    let tx = Mutex::new(tx);
-    let pool = ThreadPoolBuilder::new()
-        .panic_handler(move |p| tx.lock().unwrap().send(p).unwrap())
-        .build()
-        .unwrap();
+    let (pool, rx) = pool_sending_panics();
     // Spawns from a spawned job go to the same pool, hence its handler.
     pool.spawn(|| {
         for _ in 0..PANICS {

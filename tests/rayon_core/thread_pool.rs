@@ -29,36 +29,30 @@ fn join_a_lot(n: usize) {
 
 /// rayon checks that the workers stop after the pool is dropped; locus's
 /// drop waits for that, so every exit handler has run when it returns.
-#[test]
-fn workers_stop() {
-    within_deadline("workers_stop", || {
+/// `work` runs on the 22-worker pool before the drop.
+fn workers_stop_after(work: impl FnOnce(&ThreadPool) + Send + 'static) {
+    within_deadline("workers stop", || {
         let (exits, on_exit) = count_handler();
         let pool = ThreadPoolBuilder::new()
             .num_threads(22)
             .exit_handler(on_exit)
             .build()
             .unwrap();
-        pool.install(|| join_a_lot(16));
-        assert_eq!(pool.current_num_threads(), 22);
+        work(&pool);
         drop(pool);
         assert_eq!(exits.load(Ordering::SeqCst), 22);
     });
 }
 
 #[test]
+fn workers_stop() {
+    workers_stop_after(|pool| pool.install(|| join_a_lot(16)));
+}
+
+#[test]
 fn sleeper_stop() {
-    within_deadline("sleeper_stop", || {
-        let (exits, on_exit) = count_handler();
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(22)
-            .exit_handler(on_exit)
-            .build()
-            .unwrap();
-        // Let some workers fall asleep.
-        std::thread::sleep(Duration::from_millis(200));
-        drop(pool);
-        assert_eq!(exits.load(Ordering::SeqCst), 22);
-    });
+    // Let some workers fall asleep.
+    workers_stop_after(|_| std::thread::sleep(Duration::from_millis(200)));
 }
 
 /// A stack no OS can map fails the build. locus runs no handler on a failed
@@ -208,87 +202,71 @@ fn spawn_fifo_order() {
     assert_eq!(spawn_order!(spawn_fifo), (0..10).collect::<Vec<_>>());
 }
 
+/// One scope of kind `$Scope` per pool (of ten one-worker pools), nested;
+/// the innermost body spawns into every one of them.
+macro_rules! nested_scopes {
+    ($Scope:ident, $scope:ident => $spawn:ident) => {{
+        fn nest<'scope>(
+            pools: &[ThreadPool],
+            scopes: Vec<&$Scope<'scope>>,
+            op: &(dyn Fn(&[&$Scope<'scope>]) + Sync),
+        ) {
+            match pools.split_first() {
+                Some((pool, rest)) => pool.$scope(move |s| {
+                    let mut scopes = scopes;
+                    scopes.push(s);
+                    nest(rest, scopes, op)
+                }),
+                None => op(&scopes),
+            }
+        }
+        let pools: Vec<_> = (0..10).map(|_| crate::one_worker()).collect();
+        let counter = AtomicUsize::new(0);
+        nest(&pools, vec![], &|scopes| {
+            for s in scopes {
+                s.$spawn(|_| {
+                    counter.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(counter.into_inner(), pools.len());
+    }};
+}
+
 #[test]
 fn nested_scopes() {
-    // One scope per pool, nested; the innermost body spawns into all.
-    fn nest<'scope>(
-        pools: &[ThreadPool],
-        scopes: Vec<&Scope<'scope>>,
-        op: &(dyn Fn(&[&Scope<'scope>]) + Sync),
-    ) {
-        match pools.split_first() {
-            Some((pool, rest)) => pool.scope(move |s| {
-                let mut scopes = scopes;
-                scopes.push(s);
-                nest(rest, scopes, op)
-            }),
-            None => op(&scopes),
-        }
-    }
-    let pools: Vec<_> = (0..10).map(|_| crate::one_worker()).collect();
-    let counter = AtomicUsize::new(0);
-    nest(&pools, vec![], &|scopes| {
-        for s in scopes {
-            s.spawn(|_| {
-                counter.fetch_add(1, Ordering::Relaxed);
-            });
-        }
-    });
-    assert_eq!(counter.into_inner(), pools.len());
+    nested_scopes!(Scope, scope => spawn);
 }
 
 #[test]
 fn nested_fifo_scopes() {
-    fn nest<'scope>(
-        pools: &[ThreadPool],
-        scopes: Vec<&ScopeFifo<'scope>>,
-        op: &(dyn Fn(&[&ScopeFifo<'scope>]) + Sync),
-    ) {
-        match pools.split_first() {
-            Some((pool, rest)) => pool.scope_fifo(move |s| {
-                let mut scopes = scopes;
-                scopes.push(s);
-                nest(rest, scopes, op)
-            }),
-            None => op(&scopes),
-        }
-    }
-    let pools: Vec<_> = (0..10).map(|_| crate::one_worker()).collect();
-    let counter = AtomicUsize::new(0);
-    nest(&pools, vec![], &|scopes| {
-        for s in scopes {
-            s.spawn_fifo(|_| {
-                counter.fetch_add(1, Ordering::Relaxed);
+    nested_scopes!(ScopeFifo, scope_fifo => spawn_fifo);
+}
+
+/// On a one-worker pool, an in-place scope's body waits for its own job:
+/// a plain scope's body would hold the only worker, so the job could never
+/// run and the body would wait forever.
+macro_rules! in_place_no_deadlock {
+    ($scope:ident => $spawn:ident) => {
+        within_deadline(stringify!($scope), || {
+            let pool = crate::one_worker();
+            let (tx, rx) = channel();
+            pool.$scope(move |s| {
+                s.$spawn(move |_| tx.send(()).unwrap());
+                rx.recv().unwrap();
             });
-        }
-    });
-    assert_eq!(counter.into_inner(), pools.len());
+        })
+    };
 }
 
 #[test]
 fn in_place_scope_no_deadlock() {
-    within_deadline("in_place_scope", || {
-        let pool = crate::one_worker();
-        let (tx, rx) = channel();
-        pool.in_place_scope(move |s| {
-            // A plain scope's body would hold the only worker: this job
-            // could never run and the body would wait forever.
-            s.spawn(move |_| tx.send(()).unwrap());
-            rx.recv().unwrap();
-        });
-    });
+    in_place_no_deadlock!(in_place_scope => spawn);
 }
 
 #[test]
 fn in_place_scope_fifo_no_deadlock() {
-    within_deadline("in_place_scope_fifo", || {
-        let pool = crate::one_worker();
-        let (tx, rx) = channel();
-        pool.in_place_scope_fifo(move |s| {
-            s.spawn_fifo(move |_| tx.send(()).unwrap());
-            rx.recv().unwrap();
-        });
-    });
+    in_place_no_deadlock!(in_place_scope_fifo => spawn_fifo);
 }
 
 // ---- from rayon-core's test.rs ---------------------------------------------
@@ -302,49 +280,48 @@ fn worker_thread_index() {
     assert!(index < 22);
 }
 
-#[test]
-fn start_callback_called() {
-    within_deadline("start_callback_called", || {
+/// Sixteen workers whose start (or exit) handler counts its call, then
+/// meets this thread at a barrier: when this thread passes it, every
+/// handler has run.
+fn handlers_meet_at_a_barrier(on_exit: bool) {
+    within_deadline("handlers at a barrier", move || {
         const N: usize = 16;
         let called = Arc::new(AtomicUsize::new(0));
-        // Every worker and this thread meet: all start handlers ran.
         let barrier = Arc::new(Barrier::new(N + 1));
         let (c, b) = (Arc::clone(&called), Arc::clone(&barrier));
-        let _pool = ThreadPoolBuilder::new()
-            .num_threads(N)
-            .start_handler(move |_| {
-                c.fetch_add(1, Ordering::SeqCst);
-                b.wait();
-            })
-            .build()
-            .unwrap();
+        let handler = move |_| {
+            c.fetch_add(1, Ordering::SeqCst);
+            b.wait();
+        };
+        let builder = ThreadPoolBuilder::new().num_threads(N);
+        let builder = if on_exit {
+            builder.exit_handler(handler)
+        } else {
+            builder.start_handler(handler)
+        };
+        let mut pool = Some(builder.build().unwrap());
+        // locus's drop waits for the exit handlers, which wait for this
+        // thread at the barrier: drop on another thread.
+        let dropper = on_exit.then(|| {
+            let pool = pool.take();
+            std::thread::spawn(move || drop(pool))
+        });
         barrier.wait();
         assert_eq!(called.load(Ordering::SeqCst), N);
+        if let Some(d) = dropper {
+            d.join().unwrap();
+        }
     });
 }
 
 #[test]
+fn start_callback_called() {
+    handlers_meet_at_a_barrier(false);
+}
+
+#[test]
 fn exit_callback_called() {
-    within_deadline("exit_callback_called", || {
-        const N: usize = 16;
-        let called = Arc::new(AtomicUsize::new(0));
-        let barrier = Arc::new(Barrier::new(N + 1));
-        let (c, b) = (Arc::clone(&called), Arc::clone(&barrier));
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(N)
-            .exit_handler(move |_| {
-                c.fetch_add(1, Ordering::SeqCst);
-                b.wait();
-            })
-            .build()
-            .unwrap();
-        // locus's drop waits for the exit handlers, which wait for us at the
-        // barrier: drop on another thread.
-        let dropper = std::thread::spawn(move || drop(pool));
-        barrier.wait();
-        assert_eq!(called.load(Ordering::SeqCst), N);
-        dropper.join().unwrap();
-    });
+    handlers_meet_at_a_barrier(true);
 }
 
 /// Panics in start and exit handlers go to the panic handler.
