@@ -204,8 +204,11 @@ impl<S> ThreadPoolBuilder<S> {
     /// start or exit handler: it runs pool jobs only while it waits inside
     /// the pool (in a `join`, `scope`, `broadcast`) or yields to it
     /// ([`crate::yield_now`]); jobs it spawns are stolen by the other
-    /// workers. It stays worker 0 after the pool is dropped, and such a
-    /// pool's drop does not wait for its threads. `build` fails with
+    /// workers. It stays worker 0 after the pool is dropped (as in rayon):
+    /// free functions on it then still use that pool, whose other workers
+    /// are gone, so its `spawn`s run only when it yields and a `broadcast`
+    /// from it would never finish. Such a pool's drop does not wait for
+    /// its threads. `build` fails with
     /// [`BuildError::CurrentThreadInPool`] on a thread that is already a
     /// worker.
     ///
