@@ -33,6 +33,7 @@ use std::sync::Arc;
 use crate::Topology;
 use crate::layout::{Layout, LayoutOptions, Pinning, StealOrder};
 use crate::runtime::registry::{Registry, RegistryConfig};
+use crate::runtime::worker::WorkerThread;
 use crate::topology::Source;
 
 use super::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
@@ -394,7 +395,7 @@ impl<S> ThreadPoolBuilder<S> {
             Some(t) => Cow::Owned(t),
             None => match env("LOCUS_TOPOLOGY") {
                 Some(spec) => Cow::Owned(Topology::synthetic(spec.trim())?),
-                None => Topology::detect_for_pool(),
+                None => Topology::detect_for_pool(!WorkerThread::current().is_null()),
             },
         };
         // The default under a CPU quota (see `num_threads`).

@@ -302,20 +302,33 @@ impl Topology {
     /// The running machine for a new pool, as [`Topology::detect`] sees it
     /// from this thread, at the cost of one system call: the machine is
     /// read once per process (the sysfs tree, and the cgroup's cpuset and
-    /// CPU quota), and each call only applies this thread's affinity mask
-    /// again. So changes of the cgroup after the first pool are not seen;
-    /// changes of the affinity mask are.
-    pub(crate) fn detect_for_pool() -> std::borrow::Cow<'static, Topology> {
+    /// CPU quota), and each call only applies the affinity mask again. So
+    /// changes of the cgroup after the first pool are not seen; changes of
+    /// the affinity mask are.
+    ///
+    /// The mask is the calling thread's, unless `on_worker`: a worker's
+    /// mask is the one locus pinned it to (also the thread adopted by
+    /// `use_current_thread`), which must not confine the pools built on
+    /// it, so these see the mask of the thread that built the process's
+    /// first pool (which was no worker then).
+    pub(crate) fn detect_for_pool(on_worker: bool) -> std::borrow::Cow<'static, Topology> {
         use std::borrow::Cow;
-        static MACHINE: std::sync::OnceLock<Topology> = std::sync::OnceLock::new();
-        let t = MACHINE.get_or_init(|| Self::detect_with(false));
+        static MACHINE: std::sync::OnceLock<(Topology, Option<CpuSet>)> =
+            std::sync::OnceLock::new();
+        let (t, first_mask) =
+            MACHINE.get_or_init(|| (Self::detect_with(false), sysfs::allowed::affinity()));
         if !matches!(t.source, Source::Sysfs(_)) {
             return Cow::Borrowed(t);
         }
-        let Some(aff) = sysfs::allowed::affinity() else {
+        let mask = if on_worker {
+            first_mask.clone()
+        } else {
+            sysfs::allowed::affinity()
+        };
+        let Some(mask) = mask else {
             return Cow::Borrowed(t);
         };
-        let allowed = t.allowed.intersection(&aff);
+        let allowed = t.allowed.intersection(&mask);
         if allowed == t.allowed || allowed.is_empty() {
             return Cow::Borrowed(t);
         }

@@ -335,3 +335,33 @@ fn no_handler_runs_on_the_current_thread() {
         assert_eq!((s, e), (vec![1, 2], vec![1, 2]));
     });
 }
+
+/// locus pins its workers (and the thread `use_current_thread` adopts):
+/// that pin must not shrink the pools built on them later.
+#[test]
+fn pools_built_on_pinned_workers_are_not_confined_by_the_pin() {
+    within_deadline("pools built on workers", || {
+        let free = ThreadPoolBuilder::new()
+            .build()
+            .unwrap()
+            .current_num_threads();
+        let _adopted = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .use_current_thread()
+            .build()
+            .unwrap();
+        let on_adopted = ThreadPoolBuilder::new().build().unwrap();
+        assert_eq!(on_adopted.current_num_threads(), free);
+        let pinned = ThreadPoolBuilder::new()
+            .pinning(locus::Pinning::Cpu)
+            .build()
+            .unwrap();
+        let on_worker = pinned.install(|| {
+            ThreadPoolBuilder::new()
+                .build()
+                .unwrap()
+                .current_num_threads()
+        });
+        assert_eq!(on_worker, free);
+    });
+}
