@@ -27,6 +27,11 @@ pub use pool::{
     BroadcastContext, BuildError, FnContext, JobGroup, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
     current_thread_index, join, join_context, outside_group, scope, spawn,
 };
+// The rest of rayon-core's surface (see the README's list of rayon names).
+pub use pool::{
+    ScopeFifo, ThreadBuilder, ThreadPoolBuildError, Yield, current_thread_has_pending_tasks, in_place_scope,
+    in_place_scope_fifo, max_num_threads, scope_fifo, spawn_broadcast, spawn_fifo, yield_local, yield_now,
+};
 pub use runtime::idle::Distance;
 pub use runtime::pin::PinStatus;
 pub use runtime::stats::{PoolStats, TIER_KINDS, WorkerStats};

@@ -346,6 +346,102 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
     assert!(noted(&t, "does not intersect the online CPUs"));
 }
 
+// ---- cgroup CPU bandwidth (quota) ---------------------------------------------
+
+const V2_MOUNT: (&str, Option<&str>) = ("proc/mounts", Some("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n"));
+
+/// The default pool on the tree `d`: its workers' NUMA nodes.
+fn default_pool_nodes(d: &tempfile::TempDir) -> Vec<usize> {
+    let t = Topology::from_sysfs(d.path()).unwrap();
+    let pool = locus::ThreadPoolBuilder::new().topology(t).build().unwrap();
+    pool.layout().workers().iter().map(|w| w.numa).collect()
+}
+
+#[test]
+fn a_cgroup_v2_quota_caps_the_default_pool() {
+    let d = good_with(&[
+        V2_MOUNT,
+        ("proc/self/cgroup", Some("0::/job\n")),
+        ("sys/fs/cgroup/job/cpu.max", Some("150000 100000\n")),
+    ]);
+    let t = Topology::from_sysfs(d.path()).unwrap();
+    assert_eq!(t.cpu_quota(), Some(1.5));
+    assert!(noted(&t, "cpu.max"), "{:?}", t.notes());
+    assert_eq!(t.allowed().len(), 4, "a quota is not a cpuset");
+    // 1.5 CPUs: 2 workers, spread over the two nodes.
+    assert_eq!(default_pool_nodes(&d), [0, 1]);
+    // An explicit count wins.
+    let pool = locus::ThreadPoolBuilder::new().topology(t).num_threads(4).build().unwrap();
+    assert_eq!(pool.current_num_threads(), 4);
+}
+
+#[test]
+fn the_smallest_quota_on_the_cgroup_path_wins() {
+    let d = good_with(&[
+        V2_MOUNT,
+        ("proc/self/cgroup", Some("0::/a/b\n")),
+        ("sys/fs/cgroup/cpu.max", Some("max 100000\n")),
+        ("sys/fs/cgroup/a/cpu.max", Some("50000 100000\n")),
+        ("sys/fs/cgroup/a/b/cpu.max", Some("max 100000\n")),
+    ]);
+    let t = Topology::from_sysfs(d.path()).unwrap();
+    assert_eq!(t.cpu_quota(), Some(0.5));
+    assert!(noted(&t, "a/cpu.max"), "{:?}", t.notes());
+    assert_eq!(default_pool_nodes(&d).len(), 1, "half a CPU still runs one worker");
+}
+
+#[test]
+fn a_cgroup_v1_cfs_quota_caps_the_default_pool() {
+    let v1 = |quota: &'static str| {
+        good_with(&[
+            ("proc/mounts", Some("cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,cpu,cpuacct 0 0\n")),
+            ("proc/self/cgroup", Some("5:memory:/x\n4:cpu,cpuacct:/job\n")),
+            ("sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_quota_us", Some(quota)),
+            ("sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_period_us", Some("100000\n")),
+        ])
+    };
+    let d = v1("300000\n");
+    let t = Topology::from_sysfs(d.path()).unwrap();
+    assert_eq!(t.cpu_quota(), Some(3.0));
+    assert!(noted(&t, "cpu.cfs_quota_us"), "{:?}", t.notes());
+    assert_eq!(default_pool_nodes(&d).len(), 3);
+    // -1: no limit.
+    let d = v1("-1\n");
+    assert_eq!(Topology::from_sysfs(d.path()).unwrap().cpu_quota(), None);
+    assert_eq!(default_pool_nodes(&d).len(), 4);
+}
+
+#[test]
+fn no_quota_garbage_quota_and_a_quota_above_the_cpus() {
+    // No cgroup information, or `max`: no limit.
+    let d = good_with::<&str>(&[]);
+    assert_eq!(Topology::from_sysfs(d.path()).unwrap().cpu_quota(), None);
+    let d = good_with(&[
+        V2_MOUNT,
+        ("proc/self/cgroup", Some("0::/\n")),
+        ("sys/fs/cgroup/cpu.max", Some("max 100000\n")),
+    ]);
+    assert_eq!(Topology::from_sysfs(d.path()).unwrap().cpu_quota(), None);
+    // Garbage: noted, ignored.
+    let d = good_with(&[
+        V2_MOUNT,
+        ("proc/self/cgroup", Some("0::/job\n")),
+        ("sys/fs/cgroup/job/cpu.max", Some("lots of CPUs\n")),
+    ]);
+    let t = Topology::from_sysfs(d.path()).unwrap();
+    assert_eq!(t.cpu_quota(), None);
+    assert!(noted(&t, "malformed"), "{:?}", t.notes());
+    assert_eq!(default_pool_nodes(&d).len(), 4);
+    // More bandwidth than CPUs: one worker per allowed CPU.
+    let d = good_with(&[
+        V2_MOUNT,
+        ("proc/self/cgroup", Some("0::/job\n")),
+        ("sys/fs/cgroup/job/cpu.max", Some("800000 100000\n")),
+    ]);
+    assert_eq!(Topology::from_sysfs(d.path()).unwrap().cpu_quota(), Some(8.0));
+    assert_eq!(default_pool_nodes(&d).len(), 4);
+}
+
 #[test]
 fn hybrid_pmu_devices_and_small_spreads() {
     let d = good_with(&[

@@ -24,6 +24,7 @@ fn build_err() -> BuildError {
 fn env_vars() {
     for v in [
         "LOCUS_NUM_THREADS",
+        "RAYON_NUM_THREADS",
         "LOCUS_PINNING",
         "LOCUS_TOPOLOGY",
         "LOCUS_CLUSTER",
@@ -91,6 +92,25 @@ fn env_vars() {
         "virtual: never pinned"
     );
     assert_eq!(p.install(|| locus::join(|| 1, || 2)), (1, 2));
+
+    // RAYON_NUM_THREADS, when LOCUS_NUM_THREADS is unset, with rayon's
+    // reading: 0 and garbage mean the default (garbage is no error).
+    set("LOCUS_TOPOLOGY", Some("core:2"));
+    set("RAYON_NUM_THREADS", Some("3"));
+    assert_eq!(ThreadPoolBuilder::new().build().unwrap().current_num_threads(), 3);
+    set("LOCUS_NUM_THREADS", Some("4"));
+    assert_eq!(
+        ThreadPoolBuilder::new().build().unwrap().current_num_threads(),
+        4,
+        "LOCUS_NUM_THREADS wins over RAYON_NUM_THREADS"
+    );
+    set("LOCUS_NUM_THREADS", None);
+    for ignored in ["0", "lots", "-2"] {
+        set("RAYON_NUM_THREADS", Some(ignored));
+        assert_eq!(ThreadPoolBuilder::new().build().unwrap().current_num_threads(), 2);
+    }
+    set("RAYON_NUM_THREADS", None);
+    set("LOCUS_TOPOLOGY", None);
 
     // Empty values count as unset.
     for v in [

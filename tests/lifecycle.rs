@@ -8,37 +8,17 @@
 //! with its own prefix), so tests running in parallel do not disturb each
 //! other's counts.
 
+mod common;
+
 use std::panic;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::deadline::{DEADLINE, within_deadline};
 use locus::{BuildError, GroupOptions, ThreadPool, ThreadPoolBuilder, Topology};
-
-/// How long a body may run before it counts as hung.
-const DEADLINE: Duration = Duration::from_secs(60);
-
-/// Runs `f` on its own thread and returns its result; panics if it has not
-/// finished within [`DEADLINE`] (the thread is left behind), and resumes
-/// its panic if it panicked.
-fn within_deadline<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    let h = thread::spawn(move || {
-        let r = f();
-        let _ = tx.send(());
-        r
-    });
-    match rx.recv_timeout(DEADLINE) {
-        Ok(()) => h.join().unwrap(),
-        Err(RecvTimeoutError::Disconnected) => match h.join() {
-            Ok(r) => r,
-            Err(p) => panic::resume_unwind(p),
-        },
-        Err(RecvTimeoutError::Timeout) => panic!("{what}: still running after {DEADLINE:?} (hung)"),
-    }
-}
 
 /// A pool of `n` workers named `{prefix}{index}` (at most 15 bytes in all:
 /// Linux keeps that much of a thread's name).
@@ -116,6 +96,9 @@ fn a_group_keeps_working_after_its_pool_is_dropped() {
     within_deadline("group after drop(pool)", || {
         let pool = named_pool(2, "lc-gout-");
         let g = pool.group(GroupOptions::new()).unwrap();
+        // `build` does not wait for the threads to start (and take their
+        // names); `pin_report` does.
+        pool.pin_report();
         // Returns at once: the group is a handle and keeps the workers.
         drop(pool);
         #[cfg(target_os = "linux")]

@@ -22,6 +22,14 @@ pub struct BroadcastContext<'a> {
 }
 
 impl BroadcastContext<'_> {
+    pub(crate) fn new(index: usize, num_threads: usize) -> Self {
+        BroadcastContext {
+            index,
+            num_threads,
+            _marker: PhantomData,
+        }
+    }
+
     /// The index of the worker running this call (`0..num_threads`).
     pub fn index(&self) -> usize {
         self.index
@@ -45,6 +53,26 @@ where
     global::in_worker(|wt, _| broadcast_on(wt, &op))
 }
 
+/// Runs `op` once on every worker of the current pool (the global pool
+/// outside any pool), without waiting: the calls are detached jobs, like
+/// [`crate::spawn`] (a panic in one goes to the panic handler, or is
+/// printed and counted). Dropping the pool waits for them.
+///
+/// ```
+/// let pool = locus::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// pool.spawn_broadcast(move |ctx| tx.send(ctx.index()).unwrap());
+/// let mut seen: Vec<usize> = rx.iter().take(3).collect();
+/// seen.sort();
+/// assert_eq!(seen, [0, 1, 2]);
+/// ```
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    global::current_registry().spawn_broadcast(op)
+}
+
 /// `broadcast` with the caller on worker `wt`.
 pub(crate) fn broadcast_on<OP, R>(wt: &WorkerThread, op: &OP) -> Vec<R>
 where
@@ -57,13 +85,7 @@ where
     let jobs: Vec<_> = (0..n)
         .map(|index| {
             StackJob::new(
-                move |_| {
-                    op(BroadcastContext {
-                        index,
-                        num_threads: n,
-                        _marker: PhantomData,
-                    })
-                },
+                move |_| op(BroadcastContext::new(index, n)),
                 LatchRef(&latch),
             )
         })

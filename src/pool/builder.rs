@@ -5,23 +5,38 @@
 //! | variable | accepted values | meaning |
 //! |---|---|---|
 //! | `LOCUS_NUM_THREADS` | a non-negative integer (`0` = default) | number of workers |
+//! | `RAYON_NUM_THREADS` | as rayon: a non-negative integer, anything else ignored | number of workers, when `LOCUS_NUM_THREADS` is unset |
 //! | `LOCUS_PINNING` | `cluster`, `core`, `cpu`, `none` | pinning granularity |
 //! | `LOCUS_TOPOLOGY` | a synthetic spec, e.g. `llc:2 core:4` | run a virtual pool on this topology |
 //! | `LOCUS_CLUSTER` | `0`, `1` | cluster awareness off/on |
 //!
-//! An empty variable counts as unset; any other invalid value makes `build`
-//! fail with [`BuildError::Env`] (or [`BuildError::Topology`]) naming the
-//! variable and what is accepted.
+//! An empty variable counts as unset; any other invalid `LOCUS_*` value
+//! makes `build` fail with [`BuildError::Env`] (or [`BuildError::Topology`])
+//! naming the variable and what is accepted. The global pool, when a free
+//! function builds it on first use, has nobody to return that error to: it
+//! prints a warning instead and ignores the variable.
+//!
+//! # Spawn strategies
+//!
+//! The builder is generic over how it starts threads, as rayon's is:
+//! `ThreadPoolBuilder` (= `ThreadPoolBuilder<DefaultSpawn>`) starts
+//! `std::thread`s and joins them when the pool is dropped;
+//! [`ThreadPoolBuilder::spawn_handler`] gives a builder that hands each
+//! worker as a [`ThreadBuilder`] to the user's closure instead.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
+use std::io;
 use std::sync::Arc;
 
 use crate::Topology;
 use crate::layout::{Layout, LayoutOptions, Pinning, StealOrder};
 use crate::runtime::registry::{Registry, RegistryConfig};
+use crate::runtime::worker::WorkerThread;
 use crate::topology::Source;
 
+use super::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use super::{BuildError, ThreadPool};
 
 type NameFn = Box<dyn FnMut(usize) -> String>;
@@ -50,9 +65,16 @@ type PanicFn = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 /// let pool = ThreadPoolBuilder::new().topology(t).build().unwrap();
 /// assert_eq!(pool.current_num_threads(), 8);
 /// ```
-#[derive(Default)]
 #[must_use]
-pub struct ThreadPoolBuilder {
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
+    settings: Settings,
+    spawn_handler: S,
+}
+
+/// Everything a builder holds but its spawn strategy (which changes the
+/// builder's type: see [`ThreadPoolBuilder::spawn_handler`]).
+#[derive(Default)]
+struct Settings {
     num_threads: Option<usize>,
     topology: Option<Topology>,
     pinning: Option<Pinning>,
@@ -63,38 +85,161 @@ pub struct ThreadPoolBuilder {
     start_handler: Option<IndexFn>,
     exit_handler: Option<IndexFn>,
     panic_handler: Option<PanicFn>,
+    use_current_thread: bool,
 }
 
-impl fmt::Debug for ThreadPoolBuilder {
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder {
+            settings: Settings::default(),
+            spawn_handler: DefaultSpawn,
+        }
+    }
+}
+
+impl<S> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
-            .field("num_threads", &self.num_threads)
+            .field("num_threads", &self.settings.num_threads)
             .field(
                 "topology",
-                &self.topology.as_ref().map(|t| t.source().to_string()),
+                &self.settings.topology.as_ref().map(|t| t.source().to_string()),
             )
-            .field("pinning", &self.pinning)
-            .field("steal_order", &self.steal_order)
-            .field("cluster_aware", &self.cluster_aware)
-            .field("stack_size", &self.stack_size)
+            .field("pinning", &self.settings.pinning)
+            .field("steal_order", &self.settings.steal_order)
+            .field("cluster_aware", &self.settings.cluster_aware)
+            .field("stack_size", &self.settings.stack_size)
+            .field("use_current_thread", &self.settings.use_current_thread)
             .finish_non_exhaustive()
     }
 }
 
-fn env_lookup(name: &str) -> Option<String> {
+/// The value of an environment variable; empty counts as unset.
+pub(super) fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 impl ThreadPoolBuilder {
     /// A builder with all defaults: detected topology, one worker per
-    /// allowed PU, pinning per cluster, hierarchical steal order, cluster
-    /// awareness on (each overridable by the environment).
+    /// allowed PU (fewer under a cgroup CPU quota: see
+    /// [`ThreadPoolBuilder::num_threads`]), pinning per cluster,
+    /// hierarchical steal order, cluster awareness on (each overridable by
+    /// the environment).
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Number of workers; `0` means the default (one per allowed PU of the
-    /// topology).
+    /// Builds a pool whose threads are scoped threads
+    /// ([`std::thread::scope`]), runs `with_pool` with it, drops it, and
+    /// returns what `with_pool` returned once every thread has exited.
+    /// Each thread starts in `wrapper`, which must call
+    /// [`ThreadBuilder::run`]: so the workers may borrow from the caller's
+    /// stack, e.g. to set scoped thread-locals around `run`.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let started = AtomicUsize::new(0); // borrowed by the workers
+    /// let sum = locus::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             started.fetch_add(1, Ordering::Relaxed);
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| locus::join(|| 1, || 2)),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(sum, (1, 2));
+    /// assert_eq!(started.into_inner(), 2);
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut b = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        b = b.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        b = b.stack_size(size);
+                    }
+                    b.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl<S> ThreadPoolBuilder<S> {
+    /// Starts the workers through `spawn` instead of `std::thread::spawn`:
+    /// it is called once per worker (in index order, on the building
+    /// thread) with a [`ThreadBuilder`], and must start a thread that calls
+    /// [`ThreadBuilder::run`] (as rayon's `spawn_handler`). An error it
+    /// returns, or a panic in it, makes `build` fail with
+    /// [`BuildError::Spawn`] after the workers already started have
+    /// stopped. Dropping the pool waits until every worker has left `run`
+    /// (the threads themselves are the handler's: the pool does not join
+    /// them). A `ThreadBuilder` dropped without `run` leaves a dead worker
+    /// (work aimed at it, such as a `broadcast`, never finishes).
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        ThreadPoolBuilder {
+            settings: self.settings,
+            spawn_handler: CustomSpawn(spawn),
+        }
+    }
+
+    /// Makes the building thread worker 0 of the pool, as rayon's
+    /// `use_current_thread`: `build` starts only the other workers, and
+    /// pins the calling thread to worker 0's CPUs (see
+    /// [`ThreadPool::pin_report`]). The thread runs no main loop and no
+    /// start or exit handler: it runs pool jobs only while it waits inside
+    /// the pool (in a `join`, `scope`, `broadcast`) or yields to it
+    /// ([`crate::yield_now`]); jobs it spawns are stolen by the other
+    /// workers. It stays worker 0 after the pool is dropped (as in rayon):
+    /// free functions on it then still use that pool, whose other workers
+    /// are gone, so its `spawn`s run only when it yields and a `broadcast`
+    /// from it would never finish. Such a pool's drop does not wait for
+    /// its threads. `build` fails with
+    /// [`BuildError::CurrentThreadInPool`] on a thread that is already a
+    /// worker.
+    ///
+    /// ```
+    /// let pool = locus::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .use_current_thread()
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(locus::current_thread_index(), Some(0));
+    /// assert_eq!(pool.join(|| 1, || 2), (1, 2));
+    /// ```
+    pub fn use_current_thread(mut self) -> Self {
+        self.settings.use_current_thread = true;
+        self
+    }
+
+    /// Accepted for rayon compatibility and ignored: rayon deprecated it
+    /// (an execution hint to run a worker's own jobs oldest first). Use
+    /// [`crate::scope_fifo`] or [`crate::spawn_fifo`], which give that
+    /// order for the jobs they spawn.
+    #[deprecated(note = "ignored by locus: use `scope_fifo` and `spawn_fifo` for FIFO order")]
+    pub fn breadth_first(self) -> Self {
+        self
+    }
+
+    /// Number of workers; `0` means the default: one per allowed PU of the
+    /// topology, or, when the process's cgroup limits its CPU bandwidth
+    /// ([`Topology::cpu_quota`]) to fewer CPUs, one per CPU of bandwidth
+    /// (rounded up), spread over the machine like any smaller count.
     ///
     /// # How many workers a machine can take
     ///
@@ -113,7 +258,7 @@ impl ThreadPoolBuilder {
     /// In both cases no thread is left behind. [`crate::layout::MAX_WORKERS`]
     /// bounds every pool.
     pub fn num_threads(mut self, n: usize) -> Self {
-        self.num_threads = (n != 0).then_some(n);
+        self.settings.num_threads = (n != 0).then_some(n);
         self
     }
 
@@ -122,25 +267,25 @@ impl ThreadPoolBuilder {
     /// XML file) gives a *virtual* pool: no pinning, and any number of
     /// workers, whatever the machine's core count.
     pub fn topology(mut self, t: Topology) -> Self {
-        self.topology = Some(t);
+        self.settings.topology = Some(t);
         self
     }
 
     /// How workers are pinned (default: [`Pinning::Cluster`]).
     pub fn pinning(mut self, p: Pinning) -> Self {
-        self.pinning = Some(p);
+        self.settings.pinning = Some(p);
         self
     }
 
     /// The steal order (default: [`StealOrder::Hierarchical`]).
     pub fn steal_order(mut self, o: StealOrder) -> Self {
-        self.steal_order = Some(o);
+        self.settings.steal_order = Some(o);
         self
     }
 
     /// Whether clusters are a scheduling level (default: true).
     pub fn cluster_aware(mut self, on: bool) -> Self {
-        self.cluster_aware = Some(on);
+        self.settings.cluster_aware = Some(on);
         self
     }
 
@@ -148,21 +293,23 @@ impl ThreadPoolBuilder {
     /// building thread, once per worker. A panic in it, or a name with a
     /// NUL byte, makes `build` fail with [`BuildError::ThreadName`].
     pub fn thread_name<F: FnMut(usize) -> String + 'static>(mut self, f: F) -> Self {
-        self.thread_name = Some(Box::new(f));
+        self.settings.thread_name = Some(Box::new(f));
         self
     }
 
     /// Stack size of worker threads in bytes (default: Rust's default).
     pub fn stack_size(mut self, bytes: usize) -> Self {
-        self.stack_size = Some(bytes);
+        self.settings.stack_size = Some(bytes);
         self
     }
 
     /// Called on each worker thread (with its index) when it starts, after
     /// pinning, once every worker thread was started (a failed build runs
-    /// no handler). A panic in it is caught and ignored.
+    /// no handler). A panic in it goes to the
+    /// [`panic_handler`](ThreadPoolBuilder::panic_handler), or is printed
+    /// and ignored without one; the worker starts either way.
     pub fn start_handler<F: Fn(usize) + Send + Sync + 'static>(mut self, f: F) -> Self {
-        self.start_handler = Some(Arc::new(f));
+        self.settings.start_handler = Some(Arc::new(f));
         self
     }
 
@@ -172,15 +319,17 @@ impl ThreadPoolBuilder {
     /// pool while the handler runs: it may [`crate::spawn`], `join`,
     /// `scope` or [`crate::broadcast`] (every worker takes part), and the
     /// workers exit only once every exit handler has returned and that
-    /// work has run too. A panic in it is caught and ignored.
+    /// work has run too. A panic in it is handled as in
+    /// [`start_handler`](ThreadPoolBuilder::start_handler).
     pub fn exit_handler<F: Fn(usize) + Send + Sync + 'static>(mut self, f: F) -> Self {
-        self.exit_handler = Some(Arc::new(f));
+        self.settings.exit_handler = Some(Arc::new(f));
         self
     }
 
     /// Receives the payload of a panic in a detached job
-    /// ([`crate::spawn`], [`ThreadPool::spawn`]); such panics have no
-    /// caller to reach. Without a handler the payload is dropped after the
+    /// ([`crate::spawn`], [`crate::spawn_fifo`], [`crate::spawn_broadcast`]
+    /// and their [`ThreadPool`] forms) or in a start or exit handler; such
+    /// panics have no caller to reach. Without a handler the payload is dropped after the
     /// standard panic hook has printed it, the pool keeps working, and the
     /// panic is counted in [`crate::WorkerStats::detached_panics`]. (rayon
     /// aborts the process instead; locus prefers to keep serving.) Panics
@@ -190,11 +339,103 @@ impl ThreadPoolBuilder {
         mut self,
         f: F,
     ) -> Self {
-        self.panic_handler = Some(Arc::new(f));
+        self.settings.panic_handler = Some(Arc::new(f));
         self
     }
 
-    /// Builds the pool.
+    /// Resolves builder + environment into the registry's configuration
+    /// and the spawn strategy.
+    fn resolve(
+        self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<(RegistryConfig, S), BuildError> {
+        let num_threads = match self.settings.num_threads {
+            Some(n) => Some(n),
+            None => match env("LOCUS_NUM_THREADS") {
+                None => env("RAYON_NUM_THREADS")
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .filter(|&n| n != 0),
+                Some(v) => {
+                    let n: usize = v.trim().parse().map_err(|_| BuildError::Env {
+                        var: "LOCUS_NUM_THREADS",
+                        value: v.clone(),
+                        accepted: "a non-negative integer (0 = one worker per allowed CPU)",
+                    })?;
+                    (n != 0).then_some(n)
+                }
+            },
+        };
+        let pinning = match self.settings.pinning {
+            Some(p) => p,
+            None => match env("LOCUS_PINNING") {
+                None => Pinning::default(),
+                Some(v) => v.parse().map_err(|_| BuildError::Env {
+                    var: "LOCUS_PINNING",
+                    value: v.clone(),
+                    accepted: "cluster, core, cpu, none",
+                })?,
+            },
+        };
+        let cluster_aware = match self.settings.cluster_aware {
+            Some(c) => c,
+            None => match env("LOCUS_CLUSTER").as_deref().map(str::trim) {
+                None => true,
+                Some("1") => true,
+                Some("0") => false,
+                Some(v) => {
+                    return Err(BuildError::Env {
+                        var: "LOCUS_CLUSTER",
+                        value: v.to_string(),
+                        accepted: "0, 1",
+                    });
+                }
+            },
+        };
+        let topology: Cow<'static, Topology> = match self.settings.topology {
+            Some(t) => Cow::Owned(t),
+            None => match env("LOCUS_TOPOLOGY") {
+                Some(spec) => Cow::Owned(Topology::synthetic(spec.trim())?),
+                None => Topology::detect_for_pool(!WorkerThread::current().is_null()),
+            },
+        };
+        // The default under a CPU quota (see `num_threads`).
+        let num_threads = num_threads.or_else(|| {
+            let cap = crate::topology::quota_workers(topology.cpu_quota()?);
+            (cap < topology.allowed().len()).then_some(cap)
+        });
+        let virtual_topology = match topology.source() {
+            Source::Synthetic(_) => true,
+            Source::Sysfs(root) => root != std::path::Path::new("/"),
+            Source::Hwloc(xml) => xml.is_some(),
+            Source::Flat(_) => false,
+        };
+        let opts = LayoutOptions {
+            num_threads,
+            pinning,
+            steal_order: self.settings.steal_order.unwrap_or_default(),
+            cluster_aware,
+            virtual_topology,
+        };
+        let layout = Layout::new(&topology, &opts)?;
+        let cfg = RegistryConfig {
+            layout,
+            thread_name: Some(
+                self.settings.thread_name
+                    .unwrap_or_else(|| Box::new(|i| format!("locus-{i}"))),
+            ),
+            stack_size: self.settings.stack_size,
+            start_handler: self.settings.start_handler,
+            exit_handler: self.settings.exit_handler,
+            panic_handler: self.settings.panic_handler,
+            use_current_thread: self.settings.use_current_thread,
+        };
+        Ok((cfg, self.spawn_handler))
+    }
+}
+
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
+    /// Builds the pool. Returns once every worker thread was started (not
+    /// necessarily running yet: [`ThreadPool::pin_report`] waits for that).
     pub fn build(self) -> Result<ThreadPool, BuildError> {
         let registry = self.build_registry_with(&env_lookup)?;
         Ok(ThreadPool::from_registry(registry))
@@ -215,91 +456,20 @@ impl ThreadPoolBuilder {
         self,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Arc<Registry>, BuildError> {
-        let cfg = self.resolve(env)?;
-        Registry::new(cfg)
-    }
-
-    fn resolve(self, env: &dyn Fn(&str) -> Option<String>) -> Result<RegistryConfig, BuildError> {
-        let num_threads = match self.num_threads {
-            Some(n) => Some(n),
-            None => match env("LOCUS_NUM_THREADS") {
-                None => None,
-                Some(v) => {
-                    let n: usize = v.trim().parse().map_err(|_| BuildError::Env {
-                        var: "LOCUS_NUM_THREADS",
-                        value: v.clone(),
-                        accepted: "a non-negative integer (0 = one worker per allowed CPU)",
-                    })?;
-                    (n != 0).then_some(n)
-                }
-            },
-        };
-        let pinning = match self.pinning {
-            Some(p) => p,
-            None => match env("LOCUS_PINNING") {
-                None => Pinning::default(),
-                Some(v) => v.parse().map_err(|_| BuildError::Env {
-                    var: "LOCUS_PINNING",
-                    value: v.clone(),
-                    accepted: "cluster, core, cpu, none",
-                })?,
-            },
-        };
-        let cluster_aware = match self.cluster_aware {
-            Some(c) => c,
-            None => match env("LOCUS_CLUSTER").as_deref().map(str::trim) {
-                None => true,
-                Some("1") => true,
-                Some("0") => false,
-                Some(v) => {
-                    return Err(BuildError::Env {
-                        var: "LOCUS_CLUSTER",
-                        value: v.to_string(),
-                        accepted: "0, 1",
-                    });
-                }
-            },
-        };
-        let topology = match self.topology {
-            Some(t) => t,
-            None => match env("LOCUS_TOPOLOGY") {
-                Some(spec) => Topology::synthetic(spec.trim())?,
-                None => Topology::detect(),
-            },
-        };
-        let virtual_topology = match topology.source() {
-            Source::Synthetic(_) => true,
-            Source::Sysfs(root) => root != std::path::Path::new("/"),
-            Source::Hwloc(xml) => xml.is_some(),
-            Source::Flat(_) => false,
-        };
-        let opts = LayoutOptions {
-            num_threads,
-            pinning,
-            steal_order: self.steal_order.unwrap_or_default(),
-            cluster_aware,
-            virtual_topology,
-        };
-        let layout = Layout::new(&topology, &opts)?;
-        Ok(RegistryConfig {
-            layout,
-            thread_name: Some(
-                self.thread_name
-                    .unwrap_or_else(|| Box::new(|i| format!("locus-{i}"))),
-            ),
-            stack_size: self.stack_size,
-            start_handler: self.start_handler,
-            exit_handler: self.exit_handler,
-            panic_handler: self.panic_handler,
-        })
+        let (cfg, mut spawn) = self.resolve(env)?;
+        Registry::new(cfg, &mut |thread| spawn.spawn(thread))
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    /// An environment holding only `pairs` (for the tests here and in
+    /// `global`).
+    pub(in crate::pool) fn env_of(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> {
         move |k| {
             pairs
                 .iter()
@@ -347,7 +517,8 @@ mod tests {
                 ("LOCUS_NUM_THREADS", "bad"),
                 ("LOCUS_TOPOLOGY", "bad"),
             ]))
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(cfg.layout.workers().len(), 3);
         assert!(cfg.layout.options().virtual_topology);
     }
@@ -359,7 +530,8 @@ mod tests {
                 ("LOCUS_TOPOLOGY", "llc:2 core:3"),
                 ("LOCUS_CLUSTER", "0"),
             ]))
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(cfg.layout.workers().len(), 6);
         assert!(cfg.layout.options().virtual_topology);
         assert!(!cfg.layout.options().cluster_aware);

@@ -59,7 +59,13 @@ pub enum BuildError {
     /// `build_global` was called after the global pool already existed
     /// (built explicitly, or implicitly by a free function such as `join`).
     GlobalAlreadyInitialized,
+    /// [`crate::ThreadPoolBuilder::use_current_thread`] on a thread that
+    /// is already a worker of a pool.
+    CurrentThreadInPool,
 }
+
+/// rayon-core's name for [`BuildError`].
+pub type ThreadPoolBuildError = BuildError;
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -95,6 +101,11 @@ impl fmt::Display for BuildError {
                 f,
                 "thread_name for worker {index}: {reason}; give a closure that returns \
                  a name without NUL bytes"
+            ),
+            BuildError::CurrentThreadInPool => write!(
+                f,
+                "use_current_thread: this thread is already a worker of a pool; build \
+                 the pool from a thread outside every pool"
             ),
             BuildError::GlobalAlreadyInitialized => write!(
                 f,

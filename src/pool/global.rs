@@ -6,18 +6,25 @@
 //! is never dropped: it keeps the user handle its registry starts with
 //! (see `Registry::drop_handle`), so it never terminates and its workers
 //! live until the process exits.
+//!
+//! Built lazily, it has no caller to return an error to: an invalid
+//! environment variable is reported on stderr, once, and ignored
+//! ([`build_implicit`]).
 
+use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
 
+use super::builder::env_lookup;
+use super::thread_builder::ThreadSpawn;
 use super::{BuildError, ThreadPoolBuilder};
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 static INIT: Mutex<()> = Mutex::new(());
 
-pub(crate) fn init_global(builder: ThreadPoolBuilder) -> Result<(), BuildError> {
+pub(crate) fn init_global<S: ThreadSpawn>(builder: ThreadPoolBuilder<S>) -> Result<(), BuildError> {
     let _g = INIT.lock().unwrap_or_else(|e| e.into_inner());
     if GLOBAL.get().is_some() {
         return Err(BuildError::GlobalAlreadyInitialized);
@@ -29,12 +36,49 @@ pub(crate) fn init_global(builder: ThreadPoolBuilder) -> Result<(), BuildError> 
     Ok(())
 }
 
+/// The variables that set the thread count, which the implicit build drops
+/// when the count they give cannot be built.
+const COUNT_VARS: [&str; 2] = ["LOCUS_NUM_THREADS", "RAYON_NUM_THREADS"];
+
+/// Builds the global pool from a default builder and the environment `env`
+/// without failing on the environment: a variable that makes the build
+/// fail (invalid, or a thread count that cannot be built) is reported with
+/// one line on stderr and ignored, and the build is tried again.
+fn build_implicit(env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<Registry>, BuildError> {
+    let mut ignored: Vec<&'static str> = Vec::new();
+    loop {
+        let lookup = |k: &str| if ignored.contains(&k) { None } else { env(k) };
+        let err = match ThreadPoolBuilder::new().build_registry_with(&lookup) {
+            Ok(r) => return Ok(r),
+            Err(e) => e,
+        };
+        let culprit = match &err {
+            BuildError::Env { var, .. } => Some(*var),
+            BuildError::Topology(_) => Some("LOCUS_TOPOLOGY"),
+            BuildError::Layout(_) | BuildError::ThreadLimit { .. } | BuildError::Spawn { .. } => {
+                COUNT_VARS.into_iter().find(|v| lookup(v).is_some())
+            }
+            _ => None,
+        };
+        let Some(var) = culprit.filter(|v| !ignored.contains(v)) else {
+            return Err(err);
+        };
+        // Not `eprintln!`, which panics when stderr is closed.
+        let _ = writeln!(
+            std::io::stderr(),
+            "locus: ignoring {var} for the global thread pool: {err}"
+        );
+        ignored.push(var);
+    }
+}
+
 /// The global pool, built on first use.
 ///
 /// # Panics
-/// If the global pool must be built and the environment holds an invalid
-/// `LOCUS_*` value (or threads cannot be started). Call
-/// [`ThreadPoolBuilder::build_global`] first to handle that error.
+/// If the global pool must be built and threads cannot be started even
+/// with the offending environment variables ignored (see
+/// [`build_implicit`]). Call [`ThreadPoolBuilder::build_global`] first to
+/// handle that error.
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
     if let Some(r) = GLOBAL.get() {
         return r;
@@ -43,7 +87,7 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
     if let Some(r) = GLOBAL.get() {
         return r;
     }
-    match ThreadPoolBuilder::new().build_registry() {
+    match build_implicit(&env_lookup) {
         Ok(r) => {
             let _ = GLOBAL.set(r);
             GLOBAL.get().expect("just set")
@@ -75,5 +119,44 @@ where
     match unsafe { wt.as_ref() } {
         Some(wt) => op(wt, false),
         None => global_registry().in_worker(op),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::builder::tests::env_of;
+    use super::*;
+
+    #[test]
+    fn the_implicit_build_ignores_bad_variables() {
+        // Every variable wrong at once: each is dropped in turn.
+        let env = env_of(&[
+            ("LOCUS_NUM_THREADS", "many"),
+            ("LOCUS_PINNING", "socket"),
+            ("LOCUS_CLUSTER", "yes"),
+            ("LOCUS_TOPOLOGY", "llc:x"),
+        ]);
+        let r = build_implicit(&env).expect("the defaults build");
+        assert!(r.num_threads() >= 1);
+        r.drop_handle();
+        // A valid variable is kept.
+        let r = build_implicit(&env_of(&[
+            ("LOCUS_TOPOLOGY", "core:3"),
+            ("LOCUS_PINNING", "x"),
+        ]))
+        .unwrap();
+        assert_eq!(r.num_threads(), 3);
+        r.drop_handle();
+    }
+
+    #[test]
+    fn the_implicit_build_drops_a_count_it_cannot_build() {
+        let env = env_of(&[
+            ("LOCUS_TOPOLOGY", "core:2"),
+            ("RAYON_NUM_THREADS", "100000000"),
+        ]);
+        let r = build_implicit(&env).expect("the default count builds");
+        assert_eq!(r.num_threads(), 2);
+        r.drop_handle();
     }
 }

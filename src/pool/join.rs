@@ -18,7 +18,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use crate::runtime::job::StackJob;
 use crate::runtime::latch::SpinLatch;
-use crate::runtime::unwind::AbortOnUnwind;
+use crate::runtime::unwind::{self, AbortOnUnwind};
 use crate::runtime::worker::WorkerThread;
 
 use super::global;
@@ -44,9 +44,9 @@ impl FnContext {
 /// Called from a worker, it uses that worker's pool; elsewhere it runs in
 /// the global pool and blocks. As in rayon, `a` and `b` *may* run in
 /// parallel but need not: `b` may run after `a` on the calling thread, so
-/// `a` must not block waiting for something `b` does. If either closure panics, the panic is
-/// resumed in the caller after both have finished (or, for `b`, after it
-/// is known that `b` will not run); if both panic, `a`'s panic wins.
+/// `a` must not block waiting for something `b` does. Both closures always
+/// run, also when one panics (as in rayon); a panic is resumed in the
+/// caller after both have finished; if both panic, `a`'s panic wins.
 ///
 /// ```
 /// fn fib(n: u64) -> u64 {
@@ -112,13 +112,20 @@ where
 
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
     // b is ours again (never promoted, or popped back unstolen): run it
-    // here, unless a panicked (then b is not run: drop it and resume).
-    let run_b_here = |ra: std::thread::Result<RA>| match ra {
-        Ok(ra) => {
-            wt.count_job();
-            (ra, job_b.run_inline(injected))
+    // here. If a panicked, b still runs (as in rayon: both closures always
+    // run), its own panic is dropped, and a's is resumed.
+    let run_b_here = |ra: std::thread::Result<RA>| {
+        wt.count_job();
+        match ra {
+            Ok(ra) => (ra, job_b.run_inline(injected)),
+            Err(p) => {
+                let rb = panic::catch_unwind(AssertUnwindSafe(|| job_b.run_inline(injected)));
+                if let Err(pb) = rb {
+                    unwind::drop_payload(pb);
+                }
+                panic::resume_unwind(p)
+            }
         }
-        Err(p) => panic::resume_unwind(p),
     };
 
     if wt.pop_private(id) {

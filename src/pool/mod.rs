@@ -1,34 +1,41 @@
-//! The public API: [`ThreadPool`], its builder, and the rayon-style free
-//! functions ([`join`], [`scope`], [`spawn`], [`broadcast`],
-//! [`current_thread_index`], [`current_num_threads`]).
+//! The public API: [`ThreadPool`], its builder, and rayon-core's free
+//! functions ([`join`], [`scope`], [`scope_fifo`], [`in_place_scope`],
+//! [`spawn`], [`spawn_fifo`], [`broadcast`], [`spawn_broadcast`],
+//! [`yield_now`], [`current_thread_index`], [`current_num_threads`], ...).
 //!
 //! Free functions run on the current worker's pool when called from a
 //! worker, else on the global pool (built on first use from
 //! [`ThreadPoolBuilder::new`] and the environment). Building the global
-//! pool on first use panics if a `LOCUS_*` environment variable is invalid
-//! (there is no caller to return the error to); call
+//! pool on first use does not fail on an invalid `LOCUS_*` environment
+//! variable (there is no caller to return the error to): it prints one
+//! warning naming the variable and what it accepts, and ignores it. Call
 //! [`ThreadPoolBuilder::build_global`] early to get a [`BuildError`]
 //! instead.
 
 mod broadcast;
 mod builder;
 mod error;
+pub(crate) mod fifo;
 pub(crate) mod global;
 mod group;
 mod join;
 mod scope;
 mod spawn;
+pub(crate) mod thread_builder;
+mod yield_now;
 
 use std::fmt;
 use std::sync::Arc;
 
-pub use broadcast::{BroadcastContext, broadcast};
+pub use broadcast::{BroadcastContext, broadcast, spawn_broadcast};
 pub use builder::ThreadPoolBuilder;
-pub use error::BuildError;
+pub use error::{BuildError, ThreadPoolBuildError};
 pub use group::{JobGroup, outside_group};
 pub use join::{FnContext, join, join_context};
-pub use scope::{Scope, scope};
-pub use spawn::spawn;
+pub use scope::{Scope, ScopeFifo, in_place_scope, in_place_scope_fifo, scope, scope_fifo};
+pub use spawn::{spawn, spawn_fifo};
+pub use thread_builder::ThreadBuilder;
+pub use yield_now::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
 
 use crate::layout::Layout;
 use crate::runtime::pin::PinStatus;
@@ -51,8 +58,11 @@ use crate::runtime::worker::WorkerThread;
 /// for all of this and joins the workers, unless it is a worker of a locus
 /// pool (this one or another): there it returns at once and the workers
 /// exit on their own once done, since waiting could deadlock (this pool's
-/// jobs may be waiting for the dropping worker's pool). A handle stored in
-/// one of the pool's own handlers keeps the pool alive for good.
+/// jobs may be waiting for the dropping worker's pool). A pool built with
+/// [`ThreadPoolBuilder::use_current_thread`] is not waited for either (one
+/// of its workers is a thread it does not own). A handle stored in one of
+/// the pool's own handlers keeps the pool alive for good. (rayon's drop
+/// never waits.)
 ///
 /// ```
 /// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -114,6 +124,33 @@ impl ThreadPool {
         self.registry.in_worker(|wt, _| scope::scope_on(wt, op))
     }
 
+    /// [`scope_fifo`] in this pool.
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.registry
+            .in_worker(|wt, _| scope::scope_fifo_on(wt, op))
+    }
+
+    /// [`in_place_scope`] with this pool: `op` runs on the calling thread,
+    /// the scope's jobs in this pool.
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        scope::in_place_scope_in(Some(&self.registry), op)
+    }
+
+    /// [`in_place_scope_fifo`] with this pool.
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        scope::in_place_scope_fifo_in(Some(&self.registry), op)
+    }
+
     /// [`spawn`] in this pool (a panic in `f` goes to the panic handler,
     /// or is printed, counted and dropped: see [`spawn`]).
     pub fn spawn<F>(&self, f: F)
@@ -121,6 +158,44 @@ impl ThreadPool {
         F: FnOnce() + Send + 'static,
     {
         self.registry.spawn_detached(f)
+    }
+
+    /// [`spawn_fifo`] in this pool.
+    pub fn spawn_fifo<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_fifo(f)
+    }
+
+    /// [`spawn_broadcast`] in this pool: `op` once on every worker, without
+    /// waiting.
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        self.registry.spawn_broadcast(op)
+    }
+
+    /// [`yield_now`], if the current thread is a worker of this pool
+    /// (`None` otherwise).
+    pub fn yield_now(&self) -> Option<Yield> {
+        let wt = self.registry.current_worker()?;
+        Some(Yield::from_ran(wt.yield_now()))
+    }
+
+    /// [`yield_local`], if the current thread is a worker of this pool
+    /// (`None` otherwise).
+    pub fn yield_local(&self) -> Option<Yield> {
+        let wt = self.registry.current_worker()?;
+        Some(Yield::from_ran(wt.yield_local()))
+    }
+
+    /// [`current_thread_has_pending_tasks`], if the current thread is a
+    /// worker of this pool (`None` otherwise).
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        let wt = self.registry.current_worker()?;
+        Some(wt.has_pending_tasks())
     }
 
     /// Runs `op` once on every worker of this pool; results by worker
@@ -157,6 +232,7 @@ impl ThreadPool {
     }
 
     /// What happened when each worker pinned itself, by worker index.
+    /// Waits until every worker thread has started (`build` does not).
     pub fn pin_report(&self) -> Vec<PinStatus> {
         self.registry.pin_report()
     }
@@ -179,6 +255,13 @@ pub fn current_thread_index() -> Option<usize> {
     let wt = WorkerThread::current();
     // SAFETY: a non-null current pointer is this thread's live WorkerThread.
     unsafe { wt.as_ref() }.map(WorkerThread::index)
+}
+
+/// The largest number of workers a pool may have
+/// ([`crate::layout::MAX_WORKERS`]). Asking for more makes `build` fail
+/// with a [`BuildError`] (rayon instead lowers the count to its maximum).
+pub fn max_num_threads() -> usize {
+    crate::layout::MAX_WORKERS
 }
 
 /// The number of workers of the current pool: the current worker's pool,

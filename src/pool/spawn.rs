@@ -24,3 +24,26 @@ where
 {
     global::current_registry().spawn_detached(f)
 }
+
+/// As [`spawn`], but a worker runs the jobs it spawned with `spawn_fifo`
+/// in spawn order (oldest first), where it runs `spawn` jobs newest first
+/// (both as rayon). Panics are handled as in [`spawn`].
+///
+/// ```
+/// let pool = locus::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// pool.install(|| {
+///     for i in 0..4 {
+///         let tx = tx.clone();
+///         locus::spawn_fifo(move || tx.send(i).unwrap());
+///     }
+/// });
+/// drop(tx);
+/// assert_eq!(rx.iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
+/// ```
+pub fn spawn_fifo<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    global::current_registry().spawn_fifo(f)
+}

@@ -13,8 +13,9 @@
 //!   owner actually blocks still makes `park` return. If the swap comes
 //!   first, the owner's CAS fails and it does not park.
 //! - [`SpinLatch`]: a `CoreLatch` plus the pool and worker to wake (`join`).
-//! - [`CountLatch`]: a counter; reaching zero sets a `CoreLatch` (`scope`,
-//!   `broadcast`).
+//! - [`CountLatch`]: a counter; reaching zero sets a `CoreLatch` and wakes
+//!   its owner worker (`scope`, `broadcast`), or, for a thread outside
+//!   every pool (`in_place_scope`), sets a [`LockLatch`] it blocks on.
 //! - [`LockLatch`]: a [`Parker`] (mutex and condition variable), for
 //!   threads outside the pool (blocking `install`).
 //!
@@ -164,10 +165,23 @@ impl Latch for SpinLatch<'_> {
 
 /// A counter latch: set when the count drops to zero.
 pub(crate) struct CountLatch {
+    /// Set at zero for a [`CountOwner::Worker`] owner (which waits on it
+    /// while running jobs); unused for a blocked owner.
     pub(crate) core: CoreLatch,
     count: AtomicUsize,
-    registry: Arc<Registry>,
-    owner: usize,
+    owner: CountOwner,
+}
+
+/// Who waits for a [`CountLatch`].
+enum CountOwner {
+    /// A worker (of any pool: an `in_place_scope` of pool B may be waited
+    /// for on a worker of pool A) that runs jobs while it waits.
+    Worker {
+        registry: Arc<Registry>,
+        index: usize,
+    },
+    /// A thread outside every pool, blocked on this latch.
+    Blocked(LockLatch),
 }
 
 impl CountLatch {
@@ -181,20 +195,45 @@ impl CountLatch {
         CountLatch {
             core: CoreLatch::new(),
             count: AtomicUsize::new(n),
-            registry: Arc::clone(registry),
-            owner,
+            owner: CountOwner::Worker {
+                registry: Arc::clone(registry),
+                index: owner,
+            },
         }
+    }
+
+    /// A latch with count 1 for a thread outside every pool, which blocks
+    /// in [`CountLatch::wait`].
+    pub(crate) fn blocking() -> Self {
+        CountLatch {
+            core: CoreLatch::new(),
+            count: AtomicUsize::new(1),
+            owner: CountOwner::Blocked(LockLatch::new()),
+        }
+    }
+
+    /// Adds `n` pending completions.
+    pub(crate) fn add(&self, n: usize) {
+        let old = self.count.fetch_add(n, Ordering::Relaxed);
+        debug_assert!(old > 0, "CountLatch incremented after reaching zero");
     }
 
     /// Adds one pending completion.
     pub(crate) fn increment(&self) {
-        let old = self.count.fetch_add(1, Ordering::Relaxed);
-        debug_assert!(old > 0, "CountLatch incremented after reaching zero");
+        self.add(1);
     }
 
-    /// The registry this latch's owner belongs to.
-    pub(crate) fn registry(&self) -> &Arc<Registry> {
-        &self.registry
+    /// Waits until the count is zero: the owner worker `wt` runs jobs
+    /// meanwhile; a blocked owner (`wt` is `None`) blocks.
+    pub(crate) fn wait(&self, wt: Option<&super::worker::WorkerThread>) {
+        match (&self.owner, wt) {
+            (CountOwner::Worker { index, .. }, Some(wt)) => {
+                debug_assert_eq!(*index, wt.index(), "waited for by another worker");
+                wt.wait_until(&self.core);
+            }
+            (CountOwner::Blocked(l), None) => l.wait(),
+            _ => unreachable!("a count latch waited for by a thread that does not own it"),
+        }
     }
 }
 
@@ -206,12 +245,21 @@ impl Latch for CountLatch {
             return;
         }
         // We took the count to zero: nobody else touches the latch now but
-        // the owner, who waits for SET. Keep the registry alive across it.
-        // SAFETY: still before setting the core.
-        let (registry, owner) = unsafe { (Arc::clone(&(*this).registry), (*this).owner) };
-        // SAFETY: last access to `*this`.
-        if unsafe { CoreLatch::set(&raw const (*this).core) } {
-            registry.sleep.wake_worker(owner);
+        // the owner, who waits for it to be set.
+        // SAFETY: still before setting; `owner` is not mutated.
+        match unsafe { &(*this).owner } {
+            CountOwner::Worker { registry, index } => {
+                // Keep the registry alive across the set, which may free `*this`.
+                let (registry, index) = (Arc::clone(registry), *index);
+                // SAFETY: last access to `*this`.
+                if unsafe { CoreLatch::set(&raw const (*this).core) } {
+                    registry.sleep.wake_worker(index);
+                }
+            }
+            // SAFETY: the owner returns from `wait` only once `unpark` has
+            // released the parker's mutex, after which it touches nothing
+            // (see `LockLatch::set`).
+            CountOwner::Blocked(l) => unsafe { <LockLatch as Latch>::set(l) },
         }
     }
 }
@@ -242,8 +290,8 @@ impl LockLatch {
         self.parker.park();
     }
 
-    /// Blocks until set (for the loom models, which wait once).
-    #[cfg_attr(not(loom), allow(dead_code))]
+    /// Blocks until set (a latch that is set once: the loom models, a
+    /// blocked `in_place_scope`).
     pub fn wait(&self) {
         self.parker.park();
     }
@@ -260,9 +308,10 @@ impl Latch for LockLatch {
     unsafe fn set(this: *const Self) {
         // SAFETY: valid on entry. `unpark` notifies while holding the
         // parker's mutex and touches nothing after the unlock, and the
-        // waiter can only return after acquiring that mutex. (The
-        // LockLatch used for install is thread-local to the waiter anyway
-        // and outlives the wait.)
+        // waiter can only return after acquiring that mutex, so the waiter
+        // may free the latch as soon as it returns (a blocked
+        // `in_place_scope` does). (The LockLatch used for install is
+        // thread-local to the waiter anyway and outlives the wait.)
         unsafe { (*this).parker.unpark() }
     }
 }

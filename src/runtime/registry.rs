@@ -60,6 +60,12 @@
 //! from an exit handler finds every worker still in its loop (no worker
 //! passes step 2 before all handlers returned).
 //!
+//! A pool with neither a start nor an exit handler has no rooted code of
+//! kind (c), so `exit_pending` says nothing there: step 2 only needs
+//! `terminating` and then `detached == 0`, the condition of step 1, and a
+//! worker leaves right after step 1 instead of waiting for the others'
+//! (empty) handlers. This is what makes dropping such a pool cheap.
+//!
 //! Wakeups for these conditions: `terminate`, `exit_pending` reaching zero
 //! and `detached` reaching zero while terminating each call
 //! [`super::sleep::Sleep::wake_all`] after their SeqCst write. A worker
@@ -77,10 +83,24 @@
 //!
 //! **Building fails cleanly.** A new worker pins itself, reports, and waits
 //! at a start gate; the builder opens it (start handlers run, then the loop)
-//! once every thread was spawned and has reported. If naming or spawning a
-//! thread fails, the builder closes the gate instead: the threads already
-//! started return at once, running no handler and no job (nothing could
-//! have been pushed: nobody has a handle yet), and the builder joins them.
+//! once every thread was spawned. The builder does not wait for the
+//! threads to report: a worker that reaches the gate after it opened goes
+//! straight through. If naming or spawning a thread fails, the builder
+//! closes the gate for good instead: the threads already started return at
+//! once, running no handler and no job (nothing could have been pushed:
+//! nobody has a handle yet), and the builder waits for them to leave.
+//!
+//! **Threads.** Threads are started through the builder's spawn strategy
+//! (`pool::thread_builder`): each is a [`ThreadBuilder`] counted *live*
+//! until its `run` returns or it is dropped unrun. Waiting for the workers
+//! to exit means waiting for that count to reach zero, then joining the
+//! threads the pool started itself (the default strategy keeps their
+//! handles; threads of a custom spawn handler belong to the user). With
+//! `use_current_thread`, worker 0 is the building thread, which runs no
+//! loop and no handler: it takes part only while it waits in the pool
+//! (or yields to it). Such a pool is never waited for on drop, since one
+//! of its workers is a thread it does not own (it may even be the
+//! dropping thread).
 
 use std::any::Any;
 use std::collections::VecDeque;
@@ -106,6 +126,9 @@ use super::sleep::Sleep;
 use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::unwind::{self, AbortOnUnwind};
 use super::worker::{self, WorkerThread};
+use crate::pool::BroadcastContext;
+use crate::pool::fifo::JobFifo;
+use crate::pool::thread_builder::ThreadBuilder;
 
 mod groups;
 mod lifecycle;
@@ -125,7 +148,12 @@ pub(crate) struct RegistryConfig {
     pub(crate) start_handler: Option<IndexHandler>,
     pub(crate) exit_handler: Option<IndexHandler>,
     pub(crate) panic_handler: Option<PanicHandler>,
+    /// Worker 0 is the building thread (see the module docs, "Threads").
+    pub(crate) use_current_thread: bool,
 }
+
+/// How the registry starts a thread: the builder's spawn strategy.
+pub(crate) type SpawnFn<'a> = dyn FnMut(ThreadBuilder) -> std::io::Result<()> + 'a;
 
 /// Per-worker shared state.
 pub(crate) struct ThreadInfo {
@@ -136,6 +164,9 @@ pub(crate) struct ThreadInfo {
     /// Set by worker `i` once its exit handler returned (step 1 of the
     /// exit, see the module docs); only worker `i` reads and writes it.
     exit_handler_ran: StdAtomicBool,
+    /// Jobs `spawn_fifo`ed by worker `i`, run through tickets on its deque
+    /// (see `pool::fifo`); lives as long as the registry.
+    pub(crate) fifo: JobFifo,
 }
 
 /// The shared state of one pool.
@@ -180,6 +211,8 @@ pub(crate) struct Registry {
     start: (std::sync::Mutex<StartGate>, std::sync::Condvar),
     handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
     stopped: StdAtomicBool,
+    /// Worker 0 is the building thread (module docs, "Threads").
+    adopted: bool,
 }
 
 /// The idle shape of a layout: its LLCs, always its clusters (the
@@ -205,10 +238,19 @@ impl Registry {
     /// `thread_name` closure panics or gives a name with a NUL byte;
     /// [`BuildError::Spawn`] when the OS refuses a thread. In each case
     /// every thread already started is stopped and joined first.
-    pub(crate) fn new(mut cfg: RegistryConfig) -> Result<Arc<Registry>, BuildError> {
+    pub(crate) fn new(
+        mut cfg: RegistryConfig,
+        spawn: &mut SpawnFn<'_>,
+    ) -> Result<Arc<Registry>, BuildError> {
         let layout = cfg.layout;
         let n = layout.workers().len();
-        lifecycle::check_thread_limit(n)?;
+        let adopted = cfg.use_current_thread;
+        if adopted && !WorkerThread::current().is_null() {
+            return Err(BuildError::CurrentThreadInPool);
+        }
+        // The threads this build starts (worker 0 may be the caller).
+        let first = usize::from(adopted);
+        lifecycle::check_thread_limit(n - first)?;
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let threads = deques
             .iter()
@@ -218,6 +260,7 @@ impl Registry {
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
                     exit_handler_ran: StdAtomicBool::new(false),
+                    fifo: JobFifo::new(),
                 })
             })
             .collect();
@@ -254,7 +297,7 @@ impl Registry {
             external: CachePadded::new(ExternalCounters::default()),
             terminating: AtomicBool::new(false),
             detached: AtomicUsize::new(0),
-            exit_pending: AtomicUsize::new(n),
+            exit_pending: AtomicUsize::new(n - first),
             user_handles: StdAtomicUsize::new(1),
             round_robin: StdAtomicUsize::new(0),
             inject_by_cpu,
@@ -268,30 +311,30 @@ impl Registry {
             ),
             handles: std::sync::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
+            adopted,
             layout,
         });
-        for (index, deque) in deques.into_iter().enumerate() {
-            let mut b = std::thread::Builder::new();
-            if let Some(f) = cfg.thread_name.as_mut() {
-                match lifecycle::thread_name(f, index) {
-                    Ok(name) => b = b.name(name),
+        let mut deques = deques.into_iter();
+        let own_deque = if adopted { deques.next() } else { None };
+        for (index, deque) in (first..n).zip(deques) {
+            let name = match cfg.thread_name.as_mut() {
+                Some(f) => match lifecycle::thread_name(f, index) {
+                    Ok(name) => Some(name),
                     Err(e) => return Err(registry.abort_start(e)),
-                }
-            }
-            if let Some(s) = cfg.stack_size {
-                b = b.stack_size(s);
-            }
-            let r = Arc::clone(&registry);
-            match b.spawn(move || worker::main_loop(r, index, deque)) {
-                Ok(h) => registry
-                    .handles
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(h),
-                Err(error) => return Err(registry.abort_start(BuildError::Spawn { index, error })),
+                },
+                None => None,
+            };
+            let thread = ThreadBuilder::new(&registry, index, deque, name, cfg.stack_size);
+            if let Err(error) = lifecycle::call_spawn(spawn, thread) {
+                return Err(registry.abort_start(BuildError::Spawn { index, error }));
             }
         }
-        registry.open_start_gate(n);
+        if let Some(deque) = own_deque {
+            // Nothing can fail any more: the caller becomes worker 0.
+            let pin = worker::adopt_current_thread(Arc::clone(&registry), 0, deque);
+            registry.adopted_worker_ready(pin);
+        }
+        registry.open_start_gate();
         Ok(registry)
     }
 
@@ -317,7 +360,7 @@ impl Registry {
             return false;
         }
         if let Some(h) = &self.start_handler {
-            unwind::call_handler(|| h(index));
+            self.call_handler(|| h(index));
         }
         true
     }
@@ -326,13 +369,27 @@ impl Registry {
     /// its exit handler, with the worker still in the pool.
     pub(crate) fn worker_exiting(&self, index: usize) {
         if let Some(h) = &self.exit_handler {
-            unwind::call_handler(|| h(index));
+            self.call_handler(|| h(index));
         }
         self.exit_handler_returned(index);
     }
 
-    /// The pin outcome of every worker.
+    /// Runs a start or exit handler: its panic goes to the panic handler
+    /// (as in rayon), or is dropped without one (the panic hook printed
+    /// it). Never unwinds.
+    fn call_handler(&self, f: impl FnOnce()) {
+        if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
+            match &self.panic_handler {
+                Some(h) => unwind::call_handler(|| h(p)),
+                None => unwind::drop_payload(p),
+            }
+        }
+    }
+
+    /// The pin outcome of every worker, once every worker thread has
+    /// started (or will never start).
     pub(crate) fn pin_report(&self) -> Vec<PinStatus> {
+        self.wait_until_settled();
         self.pins.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -357,16 +414,19 @@ impl Registry {
     /// leave its loop: step 1 (before its exit handler) once terminating
     /// with no detached job; step 2 (after it) once, in this order,
     /// terminating, every exit handler returned, and no detached job. The
-    /// order is what makes step 2 final (module docs). SeqCst: pairs with
-    /// the writes in `terminate`, `exit_handler_returned` and
+    /// order is what makes step 2 final (module docs). Without handlers,
+    /// step 2 does not wait for `exit_pending` (module docs). SeqCst: pairs
+    /// with the writes in `terminate`, `exit_handler_returned` and
     /// `detached_done`.
     pub(crate) fn may_exit(&self, index: usize) -> bool {
         if !self.terminating.load(Ordering::SeqCst) {
             return false;
         }
-        if self.threads[index]
-            .exit_handler_ran
-            .load(std::sync::atomic::Ordering::Relaxed)
+        let has_handlers = self.start_handler.is_some() || self.exit_handler.is_some();
+        if has_handlers
+            && self.threads[index]
+                .exit_handler_ran
+                .load(std::sync::atomic::Ordering::Relaxed)
             && self.exit_pending.load(Ordering::SeqCst) != 0
         {
             return false;
@@ -381,15 +441,27 @@ impl Registry {
         self.sleep.wake_all();
     }
 
-    /// Joins all worker threads (never call from a worker of this pool).
+    /// Waits until every worker thread left its loop, then joins the
+    /// threads the pool started itself (never call from a worker of this
+    /// pool).
     fn join_threads(&self) {
         if self.stopped.swap(true, std::sync::atomic::Ordering::AcqRel) {
             return;
         }
+        self.wait_until_no_thread_live();
         let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
         for h in handles {
             let _ = h.join();
         }
+    }
+
+    /// Keeps the handle of a thread the pool started (default spawn
+    /// strategy), to join it on drop.
+    pub(crate) fn keep_handle(&self, h: JoinHandle<()>) {
+        self.handles
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(h);
     }
 
     /// Pushes a job from outside the pool (or from another pool's worker)
@@ -483,25 +555,70 @@ impl Registry {
         f: F,
     ) {
         self.detached.fetch_add(1, Ordering::SeqCst);
-        let reg = Arc::clone(self);
         let wt = self.current_worker();
         let g = if group.is_none() {
             wt.map_or(GroupRef::NONE, |wt| wt.group())
         } else {
             group
         };
-        let body = move || {
-            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
-                reg.handle_detached_panic(p);
-            }
-            reg.detached_done();
-        };
+        let body = self.detached_body(f);
         match g.get() {
             None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
             Some(st) => {
                 let job = HeapJob::into_job_ref(move || WorkerThread::in_group_here(g, body), wt);
                 self.push_group(st, job, wt);
             }
+        }
+    }
+
+    /// The body of a detached job running `f`, already counted in
+    /// `detached`: its panic goes to [`Registry::handle_detached_panic`],
+    /// and its end is counted.
+    fn detached_body<F: FnOnce() + Send + 'static>(
+        self: &Arc<Self>,
+        f: F,
+    ) -> impl FnOnce() + Send + 'static {
+        let reg = Arc::clone(self);
+        move || {
+            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
+                reg.handle_detached_panic(p);
+            }
+            reg.detached_done();
+        }
+    }
+
+    /// `spawn_fifo`: as [`Registry::spawn_detached`], but a worker of this
+    /// pool outside any group queues the job in its fifo and pushes a
+    /// ticket (see `pool::fifo`), so it runs its own spawns oldest first.
+    /// From elsewhere the job goes where `spawn` puts it (an injector is in
+    /// spawn order already).
+    pub(crate) fn spawn_fifo<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) {
+        match self.current_worker() {
+            Some(wt) if wt.group().is_none() => {
+                self.detached.fetch_add(1, Ordering::SeqCst);
+                let job = HeapJob::into_job_ref(self.detached_body(f), Some(wt));
+                // SAFETY: the fifo lives in the registry, which outlives
+                // every job of its workers.
+                wt.push(unsafe { self.threads[wt.index()].fifo.push(job) });
+            }
+            _ => self.spawn_detached(f),
+        }
+    }
+
+    /// `spawn_broadcast`: runs `op` once on every worker, as detached jobs
+    /// (each counted, its panic handled as a detached job's).
+    pub(crate) fn spawn_broadcast<OP>(self: &Arc<Self>, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        let n = self.num_threads();
+        self.detached.fetch_add(n, Ordering::SeqCst);
+        let op = Arc::new(op);
+        let wt = self.current_worker();
+        for index in 0..n {
+            let op = Arc::clone(&op);
+            let body = self.detached_body(move || op(BroadcastContext::new(index, n)));
+            self.push_targeted(index, HeapJob::into_job_ref(body, wt));
         }
     }
 

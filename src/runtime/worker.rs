@@ -91,31 +91,7 @@ enum Found {
 
 /// Entry point of a worker thread.
 pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<JobRef>) {
-    let place = &registry.layout.workers()[index];
-    let pin = pin::pin_current(&place.cpus);
-    let wt = WorkerThread {
-        deque,
-        index,
-        llc: place.llc,
-        cluster: place.cluster,
-        tiers: [
-            registry.layout.tiers_for(index, false).to_vec(),
-            registry.layout.tiers_for(index, true).to_vec(),
-        ],
-        group: Cell::new(GroupRef::NONE),
-        local_jobs: Cell::new(0),
-        local_pops: Cell::new(0),
-        max_spinners: (registry.num_threads() / 8).max(2) as isize,
-        rng: Cell::new(
-            0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
-        ),
-        jobmem: JobCache::new(),
-        private: UnsafeCell::new(PrivateHalves {
-            halves: Vec::with_capacity(64),
-            promoted: 0,
-        }),
-        registry,
-    };
+    let (wt, pin) = WorkerThread::pinned(registry, index, deque);
     CURRENT.with(|c| c.set(&wt));
     // Declared after `wt`, so dropped before it: the pointer never outlives
     // the worker, also if something unwinds out of this frame.
@@ -135,6 +111,58 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         guard.disarm();
     }
     wt.flush_counts();
+}
+
+/// Makes the calling thread worker `index` of `registry` without running
+/// a loop (`use_current_thread`): pins it like that worker and sets it as
+/// the current worker for the rest of the thread's life. The worker state
+/// is leaked, as the thread may still be inside the pool's calls whenever
+/// the pool goes away (rayon does the same).
+pub(crate) fn adopt_current_thread(
+    registry: Arc<Registry>,
+    index: usize,
+    deque: Worker<JobRef>,
+) -> pin::PinStatus {
+    let (wt, pin) = WorkerThread::pinned(registry, index, deque);
+    let wt: &'static WorkerThread = Box::leak(Box::new(wt));
+    CURRENT.with(|c| c.set(wt));
+    pin
+}
+
+impl WorkerThread {
+    /// Pins the calling thread for worker `index` and builds its state.
+    fn pinned(
+        registry: Arc<Registry>,
+        index: usize,
+        deque: Worker<JobRef>,
+    ) -> (Self, pin::PinStatus) {
+        let place = &registry.layout.workers()[index];
+        let pin = pin::pin_current(&place.cpus);
+        let wt = WorkerThread {
+            deque,
+            index,
+            llc: place.llc,
+            cluster: place.cluster,
+            tiers: [
+                registry.layout.tiers_for(index, false).to_vec(),
+                registry.layout.tiers_for(index, true).to_vec(),
+            ],
+            group: Cell::new(GroupRef::NONE),
+            local_jobs: Cell::new(0),
+            local_pops: Cell::new(0),
+            max_spinners: (registry.num_threads() / 8).max(2) as isize,
+            rng: Cell::new(
+                0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
+            ),
+            jobmem: JobCache::new(),
+            private: UnsafeCell::new(PrivateHalves {
+                halves: Vec::with_capacity(64),
+                promoted: 0,
+            }),
+            registry,
+        };
+        (wt, pin)
+    }
 }
 
 /// Clears [`CURRENT`] when dropped (see `main_loop`).
@@ -395,6 +423,49 @@ impl WorkerThread {
             self.promote_all();
             self.run(Some(latch));
         }
+    }
+
+    /// [`crate::yield_local`]: runs one job of this worker's own deque (the
+    /// newest) or of its targeted queue, if there is one.
+    pub(crate) fn yield_local(&self) -> bool {
+        let job = self
+            .take_local()
+            .or_else(|| self.registry.pop_targeted(self.index));
+        self.run_one(job)
+    }
+
+    /// [`crate::yield_now`]: runs one job from wherever this worker looks
+    /// for work (its deque, then one pass over the other sources, tried
+    /// again a few times while a queue reports contention), if there is
+    /// one. Never sleeps.
+    pub(crate) fn yield_now(&self) -> bool {
+        let job = self.take_local().or_else(|| self.take_own_group()).or_else(|| {
+            let backoff = Backoff::new();
+            loop {
+                match self.find_work() {
+                    Found::Job(job) => return Some(job),
+                    Found::Retry if !backoff.is_completed() => backoff.spin(),
+                    _ => return None,
+                }
+            }
+        });
+        self.run_one(job)
+    }
+
+    fn run_one(&self, job: Option<JobRef>) -> bool {
+        let Some(job) = job else { return false };
+        // SAFETY: taken out of a queue by the caller.
+        unsafe { self.execute(job) };
+        true
+    }
+
+    /// [`crate::current_thread_has_pending_tasks`]: whether this worker
+    /// holds jobs it has not run yet, in its deque or as private `join`
+    /// halves (which rayon would keep in the deque).
+    pub(crate) fn has_pending_tasks(&self) -> bool {
+        // SAFETY: as in `push_private`.
+        let p = unsafe { &*self.private.get() };
+        !self.deque.is_empty() || p.halves.len() > p.promoted
     }
 
     /// Promotes every private `join` half (oldest first, so the deque's

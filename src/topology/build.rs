@@ -682,6 +682,7 @@ fn finish(facts: Facts, source: Source, parts: Parts) -> Topology {
         numa_rows,
         distances: facts.distances,
         allowed,
+        cpu_quota: None,
         seen,
         notes,
     }

@@ -267,8 +267,17 @@ pub struct Topology {
     numa_rows: Vec<Option<usize>>,
     distances: Option<Vec<Vec<u32>>>,
     allowed: CpuSet,
+    /// The cgroup's CPU bandwidth limit, in CPUs (see `cpu_quota`).
+    cpu_quota: Option<f64>,
     seen: LevelsSeen,
     notes: Vec<String>,
+}
+
+/// The default worker count under a CPU bandwidth limit of `quota` CPUs:
+/// one worker per CPU of bandwidth, rounded up (a limit of 1.5 CPUs runs
+/// 2 workers, each busy three quarters of the time at most).
+pub(crate) fn quota_workers(quota: f64) -> usize {
+    (quota.ceil() as usize).max(1)
 }
 
 impl Topology {
@@ -277,9 +286,15 @@ impl Topology {
     /// of [`std::thread::available_parallelism`] PUs. The reason for a
     /// fallback is in [`Topology::source`] and [`Topology::notes`]. Never fails.
     pub fn detect() -> Topology {
+        Self::detect_with(true)
+    }
+
+    /// [`Topology::detect`]; the sysfs reading applies this thread's
+    /// affinity mask only with `affinity`.
+    fn detect_with(affinity: bool) -> Topology {
         let mut why = String::from("not Linux");
         if cfg!(target_os = "linux") {
-            match sysfs::read(Path::new("/"), true) {
+            match sysfs::read(Path::new("/"), affinity) {
                 Ok(t) => return t,
                 Err(e) => why = format!("sysfs unreadable: {e}"),
             }
@@ -293,6 +308,45 @@ impl Topology {
             Err(e) => why = format!("{why}; {e}"),
         }
         Topology::flat(why)
+    }
+
+    /// The running machine for a new pool, as [`Topology::detect`] sees it
+    /// from this thread, at the cost of one system call: the machine is
+    /// read once per process (the sysfs tree, and the cgroup's cpuset and
+    /// CPU quota), and each call only applies the affinity mask again. So
+    /// changes of the cgroup after the first pool are not seen; changes of
+    /// the affinity mask are.
+    ///
+    /// The mask is the calling thread's, unless `on_worker`: a worker's
+    /// mask is the one locus pinned it to (also the thread adopted by
+    /// `use_current_thread`), which must not confine the pools built on
+    /// it, so these see the mask of the thread that built the process's
+    /// first pool (which was no worker then).
+    pub(crate) fn detect_for_pool(on_worker: bool) -> std::borrow::Cow<'static, Topology> {
+        use std::borrow::Cow;
+        static MACHINE: std::sync::OnceLock<(Topology, Option<CpuSet>)> =
+            std::sync::OnceLock::new();
+        let (t, first_mask) =
+            MACHINE.get_or_init(|| (Self::detect_with(false), sysfs::allowed::affinity()));
+        if !matches!(t.source, Source::Sysfs(_)) {
+            return Cow::Borrowed(t);
+        }
+        let mask = if on_worker {
+            first_mask.clone()
+        } else {
+            sysfs::allowed::affinity()
+        };
+        let Some(mask) = mask else {
+            return Cow::Borrowed(t);
+        };
+        let allowed = t.allowed.intersection(&mask);
+        if allowed == t.allowed || allowed.is_empty() {
+            return Cow::Borrowed(t);
+        }
+        let mut t = t.clone();
+        t.notes.push(format!("affinity mask allows CPUs {allowed}"));
+        t.allowed = allowed;
+        Cow::Owned(t)
     }
 
     /// A flat machine of `available_parallelism` PUs (one core, cluster and
@@ -411,6 +465,26 @@ impl Topology {
     /// CPUs this process may use (affinity mask and cpuset cgroup).
     pub fn allowed(&self) -> &CpuSet {
         &self.allowed
+    }
+
+    /// The CPU bandwidth limit of the process's cgroup, in CPUs (cgroup v2
+    /// `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`, the
+    /// smallest along the cgroup's path), as read from a sysfs tree;
+    /// `None` when there is no limit or the source does not say. A pool
+    /// built without a thread count runs one worker per CPU of bandwidth,
+    /// rounded up, if that is fewer than the allowed PUs (as
+    /// `std::thread::available_parallelism` counts); [`Topology::notes`]
+    /// says so.
+    ///
+    /// ```no_run
+    /// // In a container started with `--cpus=1.5` on an 8-CPU machine:
+    /// let t = locus::Topology::detect();
+    /// assert_eq!(t.cpu_quota(), Some(1.5));
+    /// let pool = locus::ThreadPoolBuilder::new().build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 2);
+    /// ```
+    pub fn cpu_quota(&self) -> Option<f64> {
+        self.cpu_quota
     }
 
     /// All online PUs.

@@ -1,8 +1,10 @@
 //! Helpers shared by the integration tests: where hwloc's test data is and
 //! how to read it (`snapshot`), parsers for hwloc's expected outputs
-//! (`hwloc`), and a minimal JSON reader (`json`).
+//! (`hwloc`), a minimal JSON reader (`json`), and a deadline that turns a
+//! hang into a failure (`deadline`).
 #![allow(dead_code)]
 
+pub mod deadline;
 pub mod hwloc;
 pub mod json;
 pub mod snapshot;

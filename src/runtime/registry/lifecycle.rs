@@ -11,6 +11,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{Ordering as StdOrdering, fence as std_fence};
 
 use crate::pool::BuildError;
+use crate::runtime::pin::PinStatus;
 use crate::runtime::worker::WorkerThread;
 use crate::sync::Ordering;
 
@@ -28,11 +29,16 @@ enum GateState {
     Aborted,
 }
 
-/// The start gate: how many workers reported, and the builder's decision.
+/// The start gate: how many workers reported, the builder's decision, and
+/// how many worker threads are live (see `pool::thread_builder`).
 #[derive(Default, Debug)]
 pub(crate) struct StartGate {
+    /// Workers that reached the gate, plus those that never will (an
+    /// adopted worker 0, a thread builder dropped unrun).
     reported: usize,
     state: GateState,
+    /// Thread builders created and not yet dropped.
+    live: usize,
 }
 
 /// Memory mappings one thread costs on Linux with glibc and Rust's std: its
@@ -122,6 +128,23 @@ pub(super) fn thread_name(
     }
 }
 
+/// Hands worker `thread` to the spawn strategy: a panic in a user's spawn
+/// handler is an error like a refused spawn (the thread builder it held is
+/// dropped while unwinding, so it counts as never run).
+pub(super) fn call_spawn(
+    spawn: &mut super::SpawnFn<'_>,
+    thread: super::ThreadBuilder,
+) -> std::io::Result<()> {
+    match panic::catch_unwind(AssertUnwindSafe(|| spawn(thread))) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = format!("the spawn handler panicked: {}", panic_message(&*payload));
+            crate::runtime::unwind::drop_payload(payload);
+            Err(std::io::Error::other(msg))
+        }
+    }
+}
+
 /// The text of a panic payload, when it is a string.
 fn panic_message(payload: &(dyn Any + Send)) -> &str {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -134,27 +157,82 @@ fn panic_message(payload: &(dyn Any + Send)) -> &str {
 }
 
 impl Registry {
-    /// Builder, after spawning all `n` threads: waits until each has
-    /// reported at the start gate, then opens it.
-    pub(super) fn open_start_gate(&self, n: usize) {
+    /// Builder, once every thread was handed to the spawn strategy: opens
+    /// the gate. Workers already waiting go on; later ones pass at once.
+    /// (Not waiting for the threads to report keeps `build` about as cheap
+    /// as spawning them; [`Registry::pin_report`] waits instead.)
+    pub(super) fn open_start_gate(&self) {
         let (m, cv) = &self.start;
-        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
-        while g.reported < n {
-            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        g.state = GateState::Open;
+        m.lock().unwrap_or_else(|e| e.into_inner()).state = GateState::Open;
         cv.notify_all();
     }
 
     /// Builder, when naming or spawning a thread failed: aborts the start
     /// (the threads already started return without running anything),
-    /// joins those threads, and returns `error`.
+    /// waits for those threads and joins them, and returns `error`.
     pub(super) fn abort_start(&self, error: BuildError) -> BuildError {
         let (m, cv) = &self.start;
         m.lock().unwrap_or_else(|e| e.into_inner()).state = GateState::Aborted;
         cv.notify_all();
         self.join_threads();
         error
+    }
+
+    /// A thread builder was created: one more live thread.
+    pub(crate) fn thread_created(&self) {
+        let (m, _) = &self.start;
+        m.lock().unwrap_or_else(|e| e.into_inner()).live += 1;
+    }
+
+    /// A thread builder was dropped (its `run` returned, or it never ran).
+    pub(crate) fn thread_left(&self) {
+        let (m, cv) = &self.start;
+        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        g.live -= 1;
+        if g.live == 0 {
+            cv.notify_all();
+        }
+    }
+
+    /// Worker `index`'s thread builder was dropped without running: the
+    /// worker will never report, run a job or its exit handler. Counted as
+    /// reported and as done with its exit handler, so neither
+    /// [`Registry::pin_report`] nor the other workers' exit wait for it.
+    pub(crate) fn thread_never_ran(&self, index: usize) {
+        self.exit_handler_returned(index);
+        self.settle_one();
+    }
+
+    /// Worker 0 is the building thread, pinned with status `pin`.
+    pub(super) fn adopted_worker_ready(&self, pin: PinStatus) {
+        self.pins.lock().unwrap_or_else(|e| e.into_inner())[0] = pin;
+        self.settle_one();
+    }
+
+    fn settle_one(&self) {
+        let (m, cv) = &self.start;
+        m.lock().unwrap_or_else(|e| e.into_inner()).reported += 1;
+        cv.notify_all();
+    }
+
+    /// Waits until every worker reported at the start gate (or never will).
+    pub(super) fn wait_until_settled(&self) {
+        let n = self.num_threads();
+        let (m, cv) = &self.start;
+        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        while g.reported < n {
+            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Waits until no thread builder is live: every worker thread left its
+    /// loop or never entered it.
+    pub(super) fn wait_until_no_thread_live(&self) {
+        let (m, cv) = &self.start;
+        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        while g.live > 0 {
+            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// Worker, once pinned: reports at the start gate and waits for the
@@ -203,7 +281,7 @@ impl Registry {
         }
         std_fence(StdOrdering::Acquire);
         self.terminate();
-        if WorkerThread::current().is_null() {
+        if WorkerThread::current().is_null() && !self.adopted {
             self.join_threads();
         }
     }

@@ -21,18 +21,43 @@
 //! v1 is tried before v2. No cgroup information means no restriction.
 //! With `this_process` (the tree is `/`), the result is intersected with
 //! `sched_getaffinity` (Linux only).
+//!
+//! # CPU bandwidth (quota)
+//!
+//! [`cpu_quota`] reads the CPU bandwidth limit of the process's cgroup the
+//! same way, as `std::thread::available_parallelism` does: cgroup v2
+//! `cpu.max` (`max 100000` is no limit, `150000 100000` is 1.5 CPUs) in
+//! the v2 hierarchy, cgroup v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`
+//! (`-1`: no limit) in the hierarchy of the v1 `cpu` controller (type
+//! `cgroup` with the `cpu` option, path from the `/proc/self/cgroup` line
+//! naming `cpu`). A limit applies to the whole subtree, so the cgroup and
+//! each parent up to the mount point are read and the smallest limit wins.
+//! A garbage file is noted and ignored.
 
 use super::Tree;
 use crate::topology::CpuSet;
 use std::path::{Path, PathBuf};
 
-/// The mount points of the cpuset hierarchies, from `/proc/mounts` text.
+/// The mount points of the cgroup hierarchies, from `/proc/mounts` text.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Mounts {
     /// cgroup v1 cpuset hierarchy.
     pub v1: Option<String>,
     /// cgroup v2 unified hierarchy.
     pub v2: Option<String>,
+    /// cgroup v1 hierarchy of the `cpu` controller (bandwidth).
+    pub v1_cpu: Option<String>,
+}
+
+/// The process's cgroup paths, from `/proc/self/cgroup` text.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct SelfCgroup {
+    /// In the v1 cpuset hierarchy.
+    pub v1: Option<String>,
+    /// In the v2 hierarchy.
+    pub v2: Option<String>,
+    /// In the v1 `cpu` controller's hierarchy.
+    pub v1_cpu: Option<String>,
 }
 
 /// Decodes the octal escapes of `/proc/mounts` (`\040` is a space).
@@ -67,20 +92,23 @@ pub(crate) fn parse_mounts(text: &str) -> Mounts {
             continue;
         }
         let (dir, fstype, opts) = (f[1], f[2], f.get(3).copied().unwrap_or(""));
-        let is_v1 =
-            fstype == "cpuset" || (fstype == "cgroup" && opts.split(',').any(|o| o == "cpuset"));
+        let has = |opt: &str| opts.split(',').any(|o| o == opt);
+        let is_v1 = fstype == "cpuset" || (fstype == "cgroup" && has("cpuset"));
         if is_v1 && m.v1.is_none() {
             m.v1 = Some(unescape(dir));
         } else if fstype == "cgroup2" && m.v2.is_none() {
             m.v2 = Some(unescape(dir));
         }
+        if fstype == "cgroup" && has("cpu") && m.v1_cpu.is_none() {
+            m.v1_cpu = Some(unescape(dir));
+        }
     }
     m
 }
 
-/// The process's cgroup paths from `/proc/self/cgroup` text: (v1 cpuset, v2).
-pub(crate) fn parse_self_cgroup(text: &str) -> (Option<String>, Option<String>) {
-    let (mut v1, mut v2) = (None, None);
+/// The process's cgroup paths from `/proc/self/cgroup` text.
+pub(crate) fn parse_self_cgroup(text: &str) -> SelfCgroup {
+    let mut cg = SelfCgroup::default();
     for line in text.lines() {
         let mut parts = line.splitn(3, ':');
         let (Some(hier), Some(ctrls), Some(path)) = (parts.next(), parts.next(), parts.next())
@@ -88,13 +116,137 @@ pub(crate) fn parse_self_cgroup(text: &str) -> (Option<String>, Option<String>) 
             continue;
         };
         let path = super::trim_value(path).to_string();
+        let has = |ctrl: &str| ctrls.split(',').any(|c| c == ctrl);
         if hier == "0" && ctrls.is_empty() {
-            v2.get_or_insert(path);
-        } else if ctrls.split(',').any(|c| c == "cpuset") {
-            v1.get_or_insert(path);
+            cg.v2.get_or_insert(path);
+            continue;
+        }
+        if has("cpuset") {
+            cg.v1.get_or_insert(path.clone());
+        }
+        if has("cpu") {
+            cg.v1_cpu.get_or_insert(path);
         }
     }
-    (v1, v2)
+    cg
+}
+
+/// What `/proc/mounts`, `/proc/self/cgroup` and `/proc/self/cpuset` of a
+/// tree say about the process's cgroups (read once for the cpuset and the
+/// quota).
+#[derive(Debug, Default)]
+pub(crate) struct Cgroups {
+    mounts: Mounts,
+    own: SelfCgroup,
+    /// `/proc/self/cpuset`, when it holds an absolute path.
+    self_cpuset: Option<String>,
+}
+
+/// Reads the process's cgroup description in `tree`.
+pub(crate) fn cgroups(tree: &mut Tree<'_>) -> Cgroups {
+    Cgroups {
+        mounts: tree
+            .read("proc/mounts")
+            .map(|t| parse_mounts(&t))
+            .unwrap_or_default(),
+        own: tree
+            .read("proc/self/cgroup")
+            .map(|t| parse_self_cgroup(&t))
+            .unwrap_or_default(),
+        self_cpuset: tree
+            .read("proc/self/cpuset")
+            .map(|t| super::trim_value(&t).to_string())
+            .filter(|p| p.starts_with('/')),
+    }
+}
+
+/// Whether a cgroup path is safe to join under a mount (it never leaves
+/// the tree: a cgroup path has no `..`); notes it when not.
+fn safe_cgroup_path(tree: &mut Tree<'_>, path: &str) -> bool {
+    if path.split('/').any(|c| c == "..") {
+        let file = tree.path("proc/self/cgroup");
+        tree.note(format!(
+            "cgroup path {path:?} (from {}) contains \"..\": ignored",
+            file.display()
+        ));
+        return false;
+    }
+    true
+}
+
+/// Parses cgroup v2 `cpu.max`: `Some(Some(cpus))` for a limit,
+/// `Some(None)` for `max`, `None` for garbage.
+pub(crate) fn parse_cpu_max(text: &str) -> Option<Option<f64>> {
+    let mut words = super::trim_value(text).split_whitespace();
+    let quota = words.next()?;
+    let period = match words.next() {
+        Some(p) => p.parse::<u64>().ok().filter(|&p| p > 0)?,
+        None => 100_000, // the kernel's default period
+    };
+    if words.next().is_some() {
+        return None;
+    }
+    if quota == "max" {
+        return Some(None);
+    }
+    let quota = quota.parse::<u64>().ok().filter(|&q| q > 0)?;
+    Some(Some(quota as f64 / period as f64))
+}
+
+/// The CPU bandwidth limit of the process's cgroup in CPUs (quota over
+/// period; the smallest along the path to the mount point), with the file
+/// it came from; `None` without a limit (module docs, "CPU bandwidth").
+pub(crate) fn cpu_quota(tree: &mut Tree<'_>, cg: &Cgroups) -> Option<(f64, PathBuf)> {
+    let mut best: Option<(f64, PathBuf)> = None;
+    let mut consider = |q: f64, file: PathBuf| {
+        if best.as_ref().is_none_or(|(b, _)| q < *b) {
+            best = Some((q, file));
+        }
+    };
+    if let (Some(m), Some(p)) = (&cg.mounts.v2, &cg.own.v2) {
+        if safe_cgroup_path(tree, p) {
+            for dir in with_parents(p) {
+                let rel = Path::new(m)
+                    .join(dir.trim_start_matches('/'))
+                    .join("cpu.max");
+                let Some(text) = tree.read(&rel) else {
+                    continue;
+                };
+                match parse_cpu_max(&text) {
+                    Some(Some(q)) => consider(q, tree.path(&rel)),
+                    Some(None) => {}
+                    None => {
+                        let file = tree.path(&rel);
+                        tree.note(format!(
+                            "malformed {}: expected \"max\" or \"<quota> <period>\", found {:?}; ignored",
+                            file.display(),
+                            super::short(&text)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let (Some(m), Some(p)) = (&cg.mounts.v1_cpu, &cg.own.v1_cpu) {
+        if safe_cgroup_path(tree, p) {
+            for dir in with_parents(p) {
+                let dir = Path::new(m).join(dir.trim_start_matches('/'));
+                let (Some(quota), Some(period)) = (
+                    tree.int(dir.join("cpu.cfs_quota_us")),
+                    tree.int(dir.join("cpu.cfs_period_us")),
+                ) else {
+                    continue;
+                };
+                if quota > 0 && period > 0 {
+                    consider(
+                        quota as f64 / period as f64,
+                        tree.path(dir.join("cpu.cfs_quota_us")),
+                    );
+                }
+            }
+        }
+    }
+    best
 }
 
 /// `path` and its parents (cgroup paths, `/`-separated), innermost first.
@@ -126,13 +278,7 @@ fn cgroup_cpus(tree: &mut Tree<'_>, mount: &str, path: &str) -> Option<(CpuSet, 
         "effective_cpus",
         "cpus",
     ];
-    if path.split('/').any(|c| c == "..") {
-        // Never leave the tree: a cgroup path has no `..`.
-        let file = tree.path("proc/self/cgroup");
-        tree.note(format!(
-            "cgroup path {path:?} (from {}) contains \"..\": ignored",
-            file.display()
-        ));
+    if !safe_cgroup_path(tree, path) {
         return None;
     }
     for dir in with_parents(path) {
@@ -186,25 +332,20 @@ pub(crate) fn affinity() -> Option<CpuSet> {
 }
 
 /// The allowed CPUs; `None` means "no restriction found".
-pub(crate) fn allowed(tree: &mut Tree<'_>, online: &CpuSet, this_process: bool) -> Option<CpuSet> {
-    let mounts = tree
-        .read("proc/mounts")
-        .map(|t| parse_mounts(&t))
-        .unwrap_or_default();
-    let (cg_v1, cg_v2) = tree
-        .read("proc/self/cgroup")
-        .map(|t| parse_self_cgroup(&t))
-        .unwrap_or_default();
-    let self_cpuset = tree
-        .read("proc/self/cpuset")
-        .map(|t| super::trim_value(&t).to_string())
-        .filter(|p| p.starts_with('/'));
+pub(crate) fn allowed(
+    tree: &mut Tree<'_>,
+    cg: &Cgroups,
+    online: &CpuSet,
+    this_process: bool,
+) -> Option<CpuSet> {
+    let (mounts, own) = (&cg.mounts, &cg.own);
+    let self_cpuset = cg.self_cpuset.as_ref();
     let mut found: Option<(CpuSet, PathBuf)> = None;
-    if let (Some(m), Some(p)) = (&mounts.v1, cg_v1.as_ref().or(self_cpuset.as_ref())) {
+    if let (Some(m), Some(p)) = (&mounts.v1, own.v1.as_ref().or(self_cpuset)) {
         found = cgroup_cpus(tree, m, p);
     }
     if found.is_none() {
-        if let (Some(m), Some(p)) = (&mounts.v2, cg_v2.as_ref().or(self_cpuset.as_ref())) {
+        if let (Some(m), Some(p)) = (&mounts.v2, own.v2.as_ref().or(self_cpuset)) {
             found = cgroup_cpus(tree, m, p);
         }
     }
@@ -247,12 +388,17 @@ mod tests {
             parse_mounts(t),
             Mounts {
                 v1: Some("/dev/cpuset".into()),
-                v2: Some("/cgroup/unified".into())
+                v2: Some("/cgroup/unified".into()),
+                v1_cpu: None,
             }
         );
         let t = "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpuacct,cpu 0 0\n\
                  cgroup /sys/fs/cgroup/cpuset cgroup rw,nosuid,cpuset 0 0\nbad\n";
         assert_eq!(parse_mounts(t).v1.as_deref(), Some("/sys/fs/cgroup/cpuset"));
+        assert_eq!(
+            parse_mounts(t).v1_cpu.as_deref(),
+            Some("/sys/fs/cgroup/cpu,cpuacct")
+        );
         assert_eq!(
             parse_mounts("x /a\\040b cgroup2 rw 0 0").v2.as_deref(),
             Some("/a b")
@@ -265,16 +411,31 @@ mod tests {
         let t = "9:blkio:/user.slice\n2:cpuset:/jjh\n0::/user.slice/session-1.scope\n";
         assert_eq!(
             parse_self_cgroup(t),
-            (
-                Some("/jjh".into()),
-                Some("/user.slice/session-1.scope".into())
-            )
+            SelfCgroup {
+                v1: Some("/jjh".into()),
+                v2: Some("/user.slice/session-1.scope".into()),
+                v1_cpu: None,
+            }
         );
-        assert_eq!(parse_self_cgroup("garbage"), (None, None));
+        assert_eq!(parse_self_cgroup("garbage"), SelfCgroup::default());
         assert_eq!(
-            parse_self_cgroup("7:cpuset,cpu:/a\n"),
-            (Some("/a".into()), None)
+            parse_self_cgroup("7:cpuset,cpu:/a\n4:cpuacct:/b\n"),
+            SelfCgroup {
+                v1: Some("/a".into()),
+                v2: None,
+                v1_cpu: Some("/a".into()),
+            }
         );
+    }
+
+    #[test]
+    fn cpu_max() {
+        assert_eq!(parse_cpu_max("max 100000\n"), Some(None));
+        assert_eq!(parse_cpu_max("150000 100000\n"), Some(Some(1.5)));
+        assert_eq!(parse_cpu_max("50000"), Some(Some(0.5)));
+        for bad in ["", "x 100000", "100 0", "0 100000", "1 2 3", "-5 100000"] {
+            assert_eq!(parse_cpu_max(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -280,7 +280,17 @@ pub(super) fn read(root: &Path, this_process: bool) -> Result<Topology, Topology
     caches::read(&mut tree, &mut pus);
     let numa = numa::read(&mut tree, &mut pus);
     capacity::read(&mut tree, &mut pus);
-    let allowed = allowed::allowed(&mut tree, &online, this_process);
+    let cgroups = allowed::cgroups(&mut tree);
+    let allowed = allowed::allowed(&mut tree, &cgroups, &online, this_process);
+    let quota = allowed::cpu_quota(&mut tree, &cgroups);
+    if let Some((q, file)) = &quota {
+        tree.note(format!(
+            "cgroup CPU bandwidth limit ({}): {q} CPUs; a pool's default worker count is \
+             {} at most",
+            file.display(),
+            super::quota_workers(*q)
+        ));
+    }
     let facts = Facts {
         pus,
         nodes: numa.nodes,
@@ -289,7 +299,9 @@ pub(super) fn read(root: &Path, this_process: bool) -> Result<Topology, Topology
         saw_cluster,
         notes: tree.into_notes(),
     };
-    build::build(facts, source)
+    let mut t = build::build(facts, source)?;
+    t.cpu_quota = quota.map(|(q, _)| q);
+    Ok(t)
 }
 
 #[cfg(test)]

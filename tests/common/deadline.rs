@@ -1,0 +1,29 @@
+//! Turning a hang into a test failure.
+
+use std::panic;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::Duration;
+
+/// How long a test body may run before it counts as hung.
+pub const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Runs `f` on its own thread and returns its result; panics if it has not
+/// finished within [`DEADLINE`] (the thread is left behind), and resumes
+/// its panic if it panicked.
+pub fn within_deadline<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    let h = thread::spawn(move || {
+        let r = f();
+        let _ = tx.send(());
+        r
+    });
+    match rx.recv_timeout(DEADLINE) {
+        Ok(()) => h.join().unwrap(),
+        Err(RecvTimeoutError::Disconnected) => match h.join() {
+            Ok(r) => r,
+            Err(p) => panic::resume_unwind(p),
+        },
+        Err(RecvTimeoutError::Timeout) => panic!("{what}: still running after {DEADLINE:?} (hung)"),
+    }
+}
