@@ -26,6 +26,8 @@
 
 pub mod plumbing;
 
+mod any_while;
+mod blocks;
 mod chain;
 mod chunks;
 mod cloned;
@@ -64,6 +66,7 @@ mod repeat;
 mod rev;
 mod skip;
 mod skip_any;
+mod split;
 mod step_by;
 mod sum;
 mod take;
@@ -73,12 +76,15 @@ mod try_reduce_with;
 mod try_trait;
 mod unzip;
 mod update;
+mod walk_tree;
 mod while_some;
 mod zip;
 mod zip_eq;
 
+pub use any_while::{SkipAnyWhile, TakeAnyWhile};
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use chain::Chain;
-pub use chunks::Chunks;
+pub use chunks::{Chunks, FoldChunks, FoldChunksWith};
 pub use cloned::Cloned;
 pub use copied::Copied;
 pub use either::Either;
@@ -109,10 +115,12 @@ pub use repeat::{Repeat, RepeatN, repeat, repeat_n, repeatn};
 pub use rev::Rev;
 pub use skip::Skip;
 pub use skip_any::{SkipAny, TakeAny};
+pub use split::{Split, split};
 pub use step_by::StepBy;
 pub use take::Take;
 pub use try_fold::{TryFold, TryFoldWith};
 pub use update::Update;
+pub use walk_tree::{WalkTree, WalkTreePostfix, WalkTreePrefix, walk_tree, walk_tree_postfix, walk_tree_prefix};
 pub use while_some::WhileSome;
 pub use zip::Zip;
 pub use zip_eq::ZipEq;
