@@ -345,52 +345,33 @@ pub struct IterMut<'data, T: Send> {
     slice: &'data mut [T],
 }
 
-impl<'data, T: Sync + 'data> IntoParallelIterator for &'data [T] {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
-    fn into_par_iter(self) -> Iter<'data, T> {
-        Iter { slice: self }
-    }
+/// `par_iter` and `par_iter_mut` (through `IntoParallelIterator` for
+/// references) on everything that derefs to a slice.
+macro_rules! slice_sources {
+    ($([$($gen:tt)*] $src:ty;)*) => {$(
+        impl<'data, T: Sync + 'data $($gen)*> IntoParallelIterator for &'data $src {
+            type Item = &'data T;
+            type Iter = Iter<'data, T>;
+            fn into_par_iter(self) -> Iter<'data, T> {
+                Iter { slice: self }
+            }
+        }
+
+        impl<'data, T: Send + 'data $($gen)*> IntoParallelIterator for &'data mut $src {
+            type Item = &'data mut T;
+            type Iter = IterMut<'data, T>;
+            fn into_par_iter(self) -> IterMut<'data, T> {
+                IterMut { slice: self }
+            }
+        }
+    )*};
 }
 
-impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut [T] {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-    fn into_par_iter(self) -> IterMut<'data, T> {
-        IterMut { slice: self }
-    }
-}
-
-impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Vec<T> {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
-    fn into_par_iter(self) -> Iter<'data, T> {
-        Iter { slice: self }
-    }
-}
-
-impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-    fn into_par_iter(self) -> IterMut<'data, T> {
-        IterMut { slice: self }
-    }
-}
-
-impl<'data, T: Sync + 'data, const N: usize> IntoParallelIterator for &'data [T; N] {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
-    fn into_par_iter(self) -> Iter<'data, T> {
-        Iter { slice: self }
-    }
-}
-
-impl<'data, T: Send + 'data, const N: usize> IntoParallelIterator for &'data mut [T; N] {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-    fn into_par_iter(self) -> IterMut<'data, T> {
-        IterMut { slice: self }
-    }
+slice_sources! {
+    [] [T];
+    [] Vec<T>;
+    [] Box<[T]>;
+    [, const N: usize] [T; N];
 }
 
 /// The iterator and producer impls of `Iter` and `IterMut`, which differ
