@@ -358,3 +358,27 @@ fn deprecated_find_and_position_still_work() {
         assert_eq!((0..100).into_par_iter().position(|x| x == 42), Some(42));
     });
 }
+
+#[test]
+fn sum_and_product_for_std_types() {
+    use std::num::Wrapping;
+    use std::time::Duration;
+    each_len(19, |v| {
+        let small: Vec<u32> = v.iter().map(|&x| (x % 3 + 1) as u32).collect();
+        assert_eq!(small.par_iter().map(|&x| Wrapping(x)).product::<Wrapping<u32>>(), small.iter().map(|&x| Wrapping(x)).product());
+        assert_eq!(small.par_iter().map(|&x| Some(x)).sum::<Option<u32>>(), Some(small.iter().sum::<u32>()));
+        let with_none = small.par_iter().enumerate().map(|(i, &x)| (i != 1).then_some(x)).sum::<Option<u32>>();
+        assert_eq!(with_none.is_none(), small.len() > 1);
+        let r: Result<u64, String> = small.par_iter().map(|&x| Ok::<u64, String>(u64::from(x))).sum();
+        assert_eq!(r, Ok(small.iter().map(|&x| u64::from(x)).sum::<u64>()));
+        let r: Result<u64, usize> = small.par_iter().enumerate().map(|(i, &x)| if i == 2 { Err(i) } else { Ok(u64::from(x)) }).sum();
+        assert_eq!(r.is_err(), small.len() > 2);
+        let d: Duration = small.par_iter().map(|&x| Duration::from_millis(u64::from(x))).sum();
+        assert_eq!(d, small.iter().map(|&x| Duration::from_millis(u64::from(x))).sum());
+        let d: Duration = small.iter().map(|&x| Duration::from_millis(u64::from(x))).collect::<Vec<_>>().par_iter().sum();
+        assert_eq!(d.as_millis(), small.iter().map(|&x| u128::from(x)).sum::<u128>());
+        assert_eq!(v.par_iter().map(|&x| i128::from(x)).sum::<i128>(), v.iter().map(|&x| i128::from(x)).sum());
+        // Halves: exact in f32 whatever the grouping.
+        assert_eq!(small.par_iter().map(|&x| x as f32 * 0.5).sum::<f32>(), small.iter().map(|&x| x as f32 * 0.5).sum::<f32>());
+    });
+}
