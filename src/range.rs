@@ -170,35 +170,51 @@ pub(crate) fn chars_from(start: char, len: usize) -> impl IndexedParallelIterato
     })
 }
 
-/// `('a'..'e').into_par_iter()`: the chars of the range, indexed (the
-/// surrogate code points are skipped, as `Range<char>` does).
-///
-/// ```
-/// use locus::prelude::*;
-/// let s: String = ('a'..'f').into_par_iter().collect();
-/// assert_eq!(s, "abcde");
-/// assert_eq!(('\u{D7FF}'..'\u{E001}').into_par_iter().len(), 2);
-/// ```
-impl ParallelIterator for Iter<char> {
-    type Item = char;
+/// The iterator impls of a char range type `$ty`, as the indexed
+/// iterator over its chars that `|$s| $chars` builds.
+macro_rules! char_range {
+    ($(#[$attr:meta])* $ty:ty, |$s:ident| $chars:expr) => {
+        $(#[$attr])*
+        impl ParallelIterator for $ty {
+            type Item = char;
 
-    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.len())
-    }
-}
+            fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+                let $s = self;
+                $chars.drive_unindexed(consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
 
-impl IndexedParallelIterator for Iter<char> {
-    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn len(&self) -> usize {
-        char_count(self.range.start, self.range.end)
-    }
-    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
-        let len = self.len();
-        chars_from(self.range.start, len).with_producer(callback)
-    }
+        impl IndexedParallelIterator for $ty {
+            fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+                let $s = self;
+                $chars.drive(consumer)
+            }
+            fn len(&self) -> usize {
+                let $s = self;
+                $chars.len()
+            }
+            fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+                let $s = self;
+                $chars.with_producer(callback)
+            }
+        }
+    };
 }
+pub(crate) use char_range;
+
+char_range!(
+    /// `('a'..'e').into_par_iter()`: the chars of the range, indexed (the
+    /// surrogate code points are skipped, as `Range<char>` does).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let s: String = ('a'..'f').into_par_iter().collect();
+    /// assert_eq!(s, "abcde");
+    /// assert_eq!(('\u{D7FF}'..'\u{E001}').into_par_iter().len(), 2);
+    /// ```
+    Iter<char>,
+    |s| chars_from(s.range.start, char_count(s.range.start, s.range.end))
+);

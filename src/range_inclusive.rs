@@ -102,41 +102,24 @@ macro_rules! indexed_inclusive_range {
 indexed_inclusive_range!(u8, u16, i8, i16);
 
 impl Iter<char> {
-    fn char_len(&self) -> usize {
+    /// The chars of the range, as an indexed iterator.
+    fn chars(&self) -> impl IndexedParallelIterator<Item = char> + use<> {
         let (start, end) = (*self.range.start(), *self.range.end());
-        if self.range.is_empty() { 0 } else { crate::range::char_count(start, end) + 1 }
+        let len = if self.range.is_empty() { 0 } else { crate::range::char_count(start, end) + 1 };
+        crate::range::chars_from(start, len)
     }
 }
 
-/// `('a'..='e').into_par_iter()`: the chars of the range, indexed (the
-/// surrogate code points are skipped).
-///
-/// ```
-/// use locus::prelude::*;
-/// let s: String = ('a'..='e').into_par_iter().collect();
-/// assert_eq!(s, "abcde");
-/// assert_eq!(('\0'..=char::MAX).into_par_iter().count(), 0x110000 - 0x800);
-/// ```
-impl ParallelIterator for Iter<char> {
-    type Item = char;
-
-    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.char_len())
-    }
-}
-
-impl IndexedParallelIterator for Iter<char> {
-    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn len(&self) -> usize {
-        self.char_len()
-    }
-    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
-        let len = self.char_len();
-        crate::range::chars_from(*self.range.start(), len).with_producer(callback)
-    }
-}
+crate::range::char_range!(
+    /// `('a'..='e').into_par_iter()`: the chars of the range, indexed (the
+    /// surrogate code points are skipped).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let s: String = ('a'..='e').into_par_iter().collect();
+    /// assert_eq!(s, "abcde");
+    /// assert_eq!(('\0'..=char::MAX).into_par_iter().count(), 0x110000 - 0x800);
+    /// ```
+    Iter<char>,
+    |s| s.chars()
+);

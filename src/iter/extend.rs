@@ -84,29 +84,23 @@ trait Text: Default + Send {
     fn append(&mut self, part: &Self);
 }
 
-impl Text for String {
-    fn text_len(&self) -> usize {
-        self.len()
-    }
-    fn reserve_text(&mut self, n: usize) {
-        self.reserve(n)
-    }
-    fn append(&mut self, part: &Self) {
-        self.push_str(part)
-    }
+macro_rules! text {
+    ($($ty:ty: $append:ident),*) => {$(
+        impl Text for $ty {
+            fn text_len(&self) -> usize {
+                self.len()
+            }
+            fn reserve_text(&mut self, n: usize) {
+                self.reserve(n)
+            }
+            fn append(&mut self, part: &Self) {
+                self.$append(part)
+            }
+        }
+    )*};
 }
 
-impl Text for OsString {
-    fn text_len(&self) -> usize {
-        self.len()
-    }
-    fn reserve_text(&mut self, n: usize) {
-        self.reserve(n)
-    }
-    fn append(&mut self, part: &Self) {
-        self.push(part)
-    }
-}
+text!(String: push_str, OsString: push);
 
 /// Folds each piece of work into a text with `push`, then appends the
 /// pieces in order (reserving their total first).

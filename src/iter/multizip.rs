@@ -50,31 +50,8 @@ macro_rules! multizip {
             }
         }
 
-        impl<'a, $($T),+> IntoParallelIterator for &'a ($($T,)+)
-        where
-            $($T: IntoParallelRefIterator<'a, Iter: IndexedParallelIterator>,)+
-        {
-            type Item = ($($T::Item,)+);
-            type Iter = MultiZip<($($T::Iter,)+)>;
-
-            fn into_par_iter(self) -> Self::Iter {
-                let ($($t,)+) = self;
-                MultiZip { tuple: ($($t.par_iter(),)+) }
-            }
-        }
-
-        impl<'a, $($T),+> IntoParallelIterator for &'a mut ($($T,)+)
-        where
-            $($T: IntoParallelRefMutIterator<'a, Iter: IndexedParallelIterator>,)+
-        {
-            type Item = ($($T::Item,)+);
-            type Iter = MultiZip<($($T::Iter,)+)>;
-
-            fn into_par_iter(self) -> Self::Iter {
-                let ($($t,)+) = self;
-                MultiZip { tuple: ($($t.par_iter_mut(),)+) }
-            }
-        }
+        multizip!(@ref [&'a] IntoParallelRefIterator par_iter, $($T $t),+);
+        multizip!(@ref [&'a mut] IntoParallelRefMutIterator par_iter_mut, $($T $t),+);
 
         impl<$($T: IndexedParallelIterator),+> MultiZip<($($T,)+)> {
             /// The nested `zip`, its items flattened.
@@ -107,6 +84,21 @@ macro_rules! multizip {
             }
         }
     )*};
+    // A tuple by reference: its members' `par_iter` (or `par_iter_mut`).
+    (@ref [$($r:tt)*] $Trait:ident $method:ident, $($T:ident $t:ident),+) => {
+        impl<'a, $($T),+> IntoParallelIterator for $($r)* ($($T,)+)
+        where
+            $($T: $Trait<'a, Iter: IndexedParallelIterator>,)+
+        {
+            type Item = ($($T::Item,)+);
+            type Iter = MultiZip<($($T::Iter,)+)>;
+
+            fn into_par_iter(self) -> Self::Iter {
+                let ($($t,)+) = self;
+                MultiZip { tuple: ($($t.$method(),)+) }
+            }
+        }
+    };
     (@zip $tuple:expr, $first:ident $(, $rest:ident)*) => {{
         let ($first, $($rest,)*) = $tuple;
         $first$(.zip($rest))*.map(|nested!($first $(, $rest)*)| ($first, $($rest,)*))

@@ -114,33 +114,26 @@ impl<S: fmt::Debug, B> fmt::Debug for WalkTree<S, B> {
     }
 }
 
-impl<S, B, I> ParallelIterator for WalkTreePrefix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S>,
-{
-    type Item = S;
+/// The ordered walks: one producer, told the order.
+macro_rules! ordered_walk {
+    ($($name:ident => $postfix:expr),*) => {$(
+        impl<S, B, I> ParallelIterator for $name<S, B>
+        where
+            S: Send,
+            B: Fn(&S) -> I + Send + Sync,
+            I: IntoIterator<Item = S>,
+        {
+            type Item = S;
 
-    fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
-        let walk = Walk { roots: vec![self.root], node: None, children_of: &self.children_of, postfix: false };
-        bridge_unindexed(walk, consumer)
-    }
+            fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
+                let walk = Walk { roots: vec![self.root], node: None, children_of: &self.children_of, postfix: $postfix };
+                bridge_unindexed(walk, consumer)
+            }
+        }
+    )*};
 }
 
-impl<S, B, I> ParallelIterator for WalkTreePostfix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S>,
-{
-    type Item = S;
-
-    fn drive_unindexed<C: UnindexedConsumer<S>>(self, consumer: C) -> C::Result {
-        let walk = Walk { roots: vec![self.root], node: None, children_of: &self.children_of, postfix: true };
-        bridge_unindexed(walk, consumer)
-    }
-}
+ordered_walk!(WalkTreePrefix => false, WalkTreePostfix => true);
 
 impl<S, B, I> ParallelIterator for WalkTree<S, B>
 where
