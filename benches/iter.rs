@@ -64,7 +64,7 @@ fn bench_iter(c: &mut Criterion) {
     // items). Squaring each item xored with a key the compiler cannot see
     // keeps one multiply-add per item; `N` is opaque as well.
     const N: u64 = 10_000_000;
-    let key = black_box(0x5DEE_CE66_Du64);
+    let key = black_box(0x0005_DEEC_E66D_u64);
     both!(c, "sum_of_squares/10M", |_x| {
         let s: u64 = (0..black_box(N))
             .into_par_iter()
