@@ -134,7 +134,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// ```
     /// use locus::prelude::*;
-    /// let sums: Vec<u32> = (1..=7u32).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
+    /// let sums: Vec<u32> = (1..8u32).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
     /// assert_eq!(sums, [6, 15, 7]);
     /// ```
     #[track_caller]
