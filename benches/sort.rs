@@ -71,8 +71,8 @@ fn bench_sorts(c: &mut Criterion) {
     by_key.sort_by_key(key);
 
     let keep: fn(&mut [u32]) = |_| {};
-    group(c, "par_sort", "u32/1M", &u32s, &sorted_u32, keep, |v| locus::slice::ParallelSliceMut::par_sort(v), |v| v.par_sort());
-    group(c, "par_sort_unstable", "u32/1M", &u32s, &sorted_u32, keep, |v| locus::slice::ParallelSliceMut::par_sort_unstable(v), |v| {
+    group(c, "par_sort", "u32/1M", &u32s, &sorted_u32, keep, locus::slice::ParallelSliceMut::par_sort, |v| v.par_sort());
+    group(c, "par_sort_unstable", "u32/1M", &u32s, &sorted_u32, keep, locus::slice::ParallelSliceMut::par_sort_unstable, |v| {
         v.par_sort_unstable()
     });
     group(

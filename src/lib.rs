@@ -16,6 +16,7 @@ pub mod range_inclusive;
 pub mod result;
 pub mod slice;
 pub mod str;
+pub mod string;
 pub mod vec;
 pub(crate) mod runtime;
 pub(crate) mod sync;

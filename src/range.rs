@@ -140,3 +140,81 @@ macro_rules! wide_range {
 }
 
 wide_range!(u64 => u64, i64 => u64, u128 => u128, i128 => u128);
+
+/// The number of chars in `start..end` (the surrogate code points, which
+/// are not chars, are skipped).
+pub(crate) fn char_count(start: char, end: char) -> usize {
+    let (s, e) = (u32::from(start), u32::from(end));
+    if s >= e {
+        return 0;
+    }
+    let gap = if s < SURROGATES.start && e >= SURROGATES.end { SURROGATES.end - SURROGATES.start } else { 0 };
+    (e - s - gap) as usize
+}
+
+/// The code points that are not chars.
+const SURROGATES: Range<u32> = 0xD800..0xE000;
+
+/// The `len` chars from `start` on, as an indexed iterator over their
+/// positions.
+pub(crate) fn chars_from(start: char, len: usize) -> impl IndexedParallelIterator<Item = char> {
+    let s = u32::from(start);
+    (0..len).into_par_iter().map(move |i| {
+        // `i < len` and the count skips the surrogates: the code point
+        // fits `u32` and is a char.
+        let mut c = s + i as u32;
+        if s < SURROGATES.start && c >= SURROGATES.start {
+            c += SURROGATES.end - SURROGATES.start;
+        }
+        char::from_u32(c).expect("a char between two chars")
+    })
+}
+
+/// The iterator impls of a char range type `$ty`, as the indexed
+/// iterator over its chars that `|$s| $chars` builds.
+macro_rules! char_range {
+    ($(#[$attr:meta])* $ty:ty, |$s:ident| $chars:expr) => {
+        $(#[$attr])*
+        impl ParallelIterator for $ty {
+            type Item = char;
+
+            fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
+                let $s = self;
+                $chars.drive_unindexed(consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
+
+        impl IndexedParallelIterator for $ty {
+            fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+                let $s = self;
+                $chars.drive(consumer)
+            }
+            fn len(&self) -> usize {
+                let $s = self;
+                $chars.len()
+            }
+            fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+                let $s = self;
+                $chars.with_producer(callback)
+            }
+        }
+    };
+}
+pub(crate) use char_range;
+
+char_range!(
+    /// `('a'..'e').into_par_iter()`: the chars of the range, indexed (the
+    /// surrogate code points are skipped, as `Range<char>` does).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let s: String = ('a'..'f').into_par_iter().collect();
+    /// assert_eq!(s, "abcde");
+    /// assert_eq!(('\u{D7FF}'..'\u{E001}').into_par_iter().len(), 2);
+    /// ```
+    Iter<char>,
+    |s| chars_from(s.range.start, char_count(s.range.start, s.range.end))
+);

@@ -100,3 +100,26 @@ macro_rules! indexed_inclusive_range {
 }
 
 indexed_inclusive_range!(u8, u16, i8, i16);
+
+impl Iter<char> {
+    /// The chars of the range, as an indexed iterator.
+    fn chars(&self) -> impl IndexedParallelIterator<Item = char> + use<> {
+        let (start, end) = (*self.range.start(), *self.range.end());
+        let len = if self.range.is_empty() { 0 } else { crate::range::char_count(start, end) + 1 };
+        crate::range::chars_from(start, len)
+    }
+}
+
+crate::range::char_range!(
+    /// `('a'..='e').into_par_iter()`: the chars of the range, indexed (the
+    /// surrogate code points are skipped).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let s: String = ('a'..='e').into_par_iter().collect();
+    /// assert_eq!(s, "abcde");
+    /// assert_eq!(('\0'..=char::MAX).into_par_iter().count(), 0x110000 - 0x800);
+    /// ```
+    Iter<char>,
+    |s| s.chars()
+);

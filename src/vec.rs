@@ -36,6 +36,23 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
     }
 }
 
+/// A boxed slice by value runs as the `Vec` it converts to (no copy).
+///
+/// ```
+/// use locus::prelude::*;
+/// let b: Box<[u32]> = vec![1, 2, 3].into_boxed_slice();
+/// assert_eq!(b.par_iter().sum::<u32>(), 6);
+/// let v: Vec<u32> = b.into_par_iter().map(|x| x * 2).collect();
+/// assert_eq!(v, [2, 4, 6]);
+/// ```
+impl<T: Send> IntoParallelIterator for Box<[T]> {
+    type Item = T;
+    type Iter = IntoIter<T>;
+    fn into_par_iter(self) -> IntoIter<T> {
+        IntoIter { vec: self.into_vec() }
+    }
+}
+
 impl<T: Send> ParallelIterator for IntoIter<T> {
     type Item = T;
 

@@ -162,3 +162,29 @@ fn zero_sized_items() {
         assert_eq!(out.len(), 1009);
     });
 }
+
+#[test]
+fn par_bridge_drops_every_pulled_item_once() {
+    static C: Counter = Counter::new();
+    pool().install(|| {
+        // An endless source stopped by `find_any`: items pulled in a batch
+        // after the hit are dropped, not leaked.
+        let hit = (0..).map(|i| C.item(i)).par_bridge().find_any(|it| it.v == 3000);
+        assert_eq!(hit.map(|it| it.v), Some(3000));
+        assert_eq!((0..).map(|i| C.item(i)).par_bridge().take_any(7).count(), 7);
+    });
+    expect_panic(&C, || (0..10_007).map(|i| C.item(i)).par_bridge().for_each(|it| assert!(it.v != 5000, "boom")));
+    assert_eq!(C.live(), 0);
+}
+
+#[test]
+fn par_bridge_panic_in_the_source_reaches_the_caller() {
+    let r = pool().install(|| {
+        catch_unwind(|| {
+            (0..100_000u32).map(|i| if i == 60_000 { panic!("source boom") } else { i }).par_bridge().count()
+        })
+    });
+    assert!(r.is_err());
+    // The pool is still usable afterwards.
+    assert_eq!(pool().install(|| (0..10u32).par_bridge().sum::<u32>()), 45);
+}

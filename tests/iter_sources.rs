@@ -239,3 +239,30 @@ fn par_bridge_yields_every_item_once() {
     // Outside any pool: the global pool runs it.
     assert_eq!((0..100u32).par_bridge().sum::<u32>(), 4950);
 }
+
+/// Slow items go one at a time: with 4 workers, 4 items that each wait
+/// until 4 items are being processed at once must all get there (a bridge
+/// that handed one worker a batch of slow items would leave the others
+/// idle and fail here). A 30 s deadline turns a hang into a failure.
+#[test]
+fn par_bridge_spreads_slow_items_over_the_workers() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    let arrived = AtomicUsize::new(0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let waited_ok = pool().install(|| {
+        (0..8)
+            .par_bridge()
+            .map(|i: usize| {
+                let phase = i / 4 + 1;
+                arrived.fetch_add(1, Ordering::SeqCst);
+                while arrived.load(Ordering::SeqCst) < 4 * phase && Instant::now() < deadline {
+                    std::thread::yield_now();
+                }
+                arrived.load(Ordering::SeqCst) >= 4 * phase
+            })
+            .filter(|&ok| ok)
+            .count()
+    });
+    assert_eq!(waited_ok, 8, "four slow items never ran at once");
+}

@@ -1,5 +1,12 @@
-//! `chunks`: a producer whose items are `Vec`s of `size` consecutive base
-//! items (the last one shorter).
+//! `chunks`, `fold_chunks` and `fold_chunks_with`: a producer whose items
+//! are made from `size` consecutive base items each (the last chunk
+//! shorter), by an operation on the sequential iterator of the chunk:
+//! collecting it into a `Vec`, or folding it.
+//!
+//! A chunk is cut off the base *producer* (`split_at`), so no item is
+//! buffered: folding a chunk allocates nothing.
+
+use std::fmt;
 
 use super::plumbing::*;
 use super::*;
@@ -10,61 +17,190 @@ use super::*;
 pub struct Chunks<I> {
     base: I,
     size: usize,
+    op: CollectChunk,
+}
+
+/// Folds each chunk of items into one value, from `identity()`. Made by
+/// [`IndexedParallelIterator::fold_chunks`].
+#[must_use = "iterator adapters are lazy"]
+#[derive(Clone)]
+pub struct FoldChunks<I, ID, F> {
+    base: I,
+    size: usize,
+    op: FoldChunk<ID, F>,
+}
+
+/// Folds each chunk of items into one value, from a clone of `init`. Made
+/// by [`IndexedParallelIterator::fold_chunks_with`].
+#[must_use = "iterator adapters are lazy"]
+#[derive(Clone)]
+pub struct FoldChunksWith<I, T, F> {
+    base: I,
+    size: usize,
+    op: FoldChunkWith<T, F>,
 }
 
 impl<I> Chunks<I> {
     pub(super) fn new(base: I, size: usize) -> Self {
-        Chunks { base, size }
+        Chunks { base, size, op: CollectChunk }
     }
 }
 
-impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
-    type Item = Vec<I::Item>;
-
-    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.len())
+impl<I, ID, F> FoldChunks<I, ID, F> {
+    pub(super) fn new(base: I, size: usize, identity: ID, fold_op: F) -> Self {
+        FoldChunks { base, size, op: FoldChunk(identity, fold_op) }
     }
 }
 
-impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
-    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
+impl<I, T, F> FoldChunksWith<I, T, F> {
+    pub(super) fn new(base: I, size: usize, init: T, fold_op: F) -> Self {
+        FoldChunksWith { base, size, op: FoldChunkWith(init, fold_op) }
     }
-    fn len(&self) -> usize {
-        self.base.len().div_ceil(self.size)
+}
+
+impl<I: fmt::Debug, ID, F> fmt::Debug for FoldChunks<I, ID, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FoldChunks").field("base", &self.base).field("size", &self.size).finish()
     }
-    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        let len = self.base.len();
-        return self.base.with_producer(Callback { callback, size: self.size, len });
+}
 
-        struct Callback<CB> {
-            callback: CB,
-            size: usize,
-            len: usize,
-        }
+impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for FoldChunksWith<I, T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("FoldChunksWith");
+        d.field("base", &self.base).field("size", &self.size).field("init", &self.op.0).finish()
+    }
+}
 
-        impl<T, CB: ProducerCallback<Vec<T>>> ProducerCallback<T> for Callback<CB> {
-            type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(ChunkProducer { base: Some(base), size: self.size, len: self.len })
+/// What becomes of each chunk: the chunk's items, as a sequential
+/// iterator, turn into one output item.
+trait ChunkOp<T>: Sync {
+    /// The output item.
+    type Output;
+    /// Turns one chunk into its output item.
+    fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> Self::Output;
+}
+
+/// `chunks`: a chunk becomes a `Vec`.
+#[derive(Clone, Debug)]
+struct CollectChunk;
+
+impl<T> ChunkOp<T> for CollectChunk {
+    type Output = Vec<T>;
+    fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> Vec<T> {
+        chunk.collect()
+    }
+}
+
+/// `fold_chunks`: a chunk is folded from `identity()`.
+#[derive(Clone)]
+struct FoldChunk<ID, F>(ID, F);
+
+impl<T, U, ID, F> ChunkOp<T> for FoldChunk<ID, F>
+where
+    ID: Fn() -> U + Sync,
+    F: Fn(U, T) -> U + Sync,
+{
+    type Output = U;
+    fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> U {
+        chunk.fold((self.0)(), &self.1)
+    }
+}
+
+/// `fold_chunks_with`: a chunk is folded from a clone of `init`.
+#[derive(Clone)]
+struct FoldChunkWith<U, F>(U, F);
+
+impl<T, U, F> ChunkOp<T> for FoldChunkWith<U, F>
+where
+    U: Clone + Sync,
+    F: Fn(U, T) -> U + Sync,
+{
+    type Output = U;
+    fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> U {
+        chunk.fold(self.0.clone(), &self.1)
+    }
+}
+
+/// The iterator impls of a chunking adapter `$ty` (generic over
+/// `[$($gen)*]`), whose `op` field turns each chunk into an `$item`.
+macro_rules! chunking {
+    ([$($gen:tt)*] $ty:ty => $item:ty where [$($b:tt)*]) => {
+        impl<I, $($gen)*> ParallelIterator for $ty
+        where
+            I: IndexedParallelIterator,
+            $($b)*
+        {
+            type Item = $item;
+
+            fn drive_unindexed<C: UnindexedConsumer<$item>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
             }
         }
+
+        impl<I, $($gen)*> IndexedParallelIterator for $ty
+        where
+            I: IndexedParallelIterator,
+            $($b)*
+        {
+            fn drive<C: Consumer<$item>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+            fn len(&self) -> usize {
+                self.base.len().div_ceil(self.size)
+            }
+            fn with_producer<CB: ProducerCallback<$item>>(self, callback: CB) -> CB::Output {
+                let (len, size, op) = (self.base.len(), self.size, self.op);
+                self.base.with_producer(ChunkCallback { callback, size, len, op: &op })
+            }
+        }
+    };
+}
+
+chunking!([] Chunks<I> => Vec<I::Item> where []);
+chunking!([ID, F, U] FoldChunks<I, ID, F> => U where [
+    ID: Fn() -> U + Sync + Send,
+    F: Fn(U, I::Item) -> U + Sync + Send,
+    U: Send,
+]);
+chunking!([U, F] FoldChunksWith<I, U, F> => U where [
+    F: Fn(U, I::Item) -> U + Sync + Send,
+    U: Send + Clone + Sync,
+]);
+
+/// Receives the base producer and wraps it in a [`ChunkProducer`].
+struct ChunkCallback<'op, CB, Op> {
+    callback: CB,
+    size: usize,
+    len: usize,
+    op: &'op Op,
+}
+
+impl<T, CB, Op> ProducerCallback<T> for ChunkCallback<'_, CB, Op>
+where
+    Op: ChunkOp<T>,
+    CB: ProducerCallback<Op::Output>,
+{
+    type Output = CB::Output;
+    fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+        self.callback.callback(ChunkProducer { base: Some(base), size: self.size, len: self.len, op: self.op })
     }
 }
 
-/// The `len` items of `base` in chunks of `size`.
-struct ChunkProducer<P> {
+/// The `len` items of `base` in chunks of `size`, each turned into one
+/// item by `op`.
+struct ChunkProducer<'op, P, Op> {
     /// `None` once every chunk was taken (the sequential iterator).
     base: Option<P>,
     size: usize,
     len: usize,
+    op: &'op Op,
 }
 
-impl<P: Producer> Producer for ChunkProducer<P> {
-    type Item = Vec<P::Item>;
+impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<'_, P, Op> {
+    type Item = Op::Output;
     type IntoIter = Self;
 
     fn into_iter(self) -> Self {
@@ -85,25 +221,37 @@ impl<P: Producer> Producer for ChunkProducer<P> {
             }
             None => (None, None),
         };
-        let size = self.size;
-        (ChunkProducer { base: l, size, len: cut }, ChunkProducer { base: r, size, len: self.len - cut })
+        let (size, op) = (self.size, self.op);
+        (ChunkProducer { base: l, size, len: cut, op }, ChunkProducer { base: r, size, len: self.len - cut, op })
     }
 }
 
-/// The sequential iterator: splits a chunk off the front or back.
-impl<P: Producer> Iterator for ChunkProducer<P> {
-    type Item = Vec<P::Item>;
-
-    fn next(&mut self) -> Option<Vec<P::Item>> {
+impl<P: Producer, Op: ChunkOp<P::Item>> ChunkProducer<'_, P, Op> {
+    /// Cuts the chunk of `n` items at the front (or, `from_back`, at the
+    /// back) off the base and turns it into an item.
+    fn take_chunk(&mut self, n: usize, from_back: bool) -> Option<Op::Output> {
         let base = self.base.take()?;
         if self.len == 0 {
             return None;
         }
-        let n = self.size.min(self.len);
-        let (chunk, rest) = base.split_at(n);
+        let (chunk, rest) = if from_back {
+            let (rest, chunk) = base.split_at(self.len - n);
+            (chunk, rest)
+        } else {
+            base.split_at(n)
+        };
         self.base = Some(rest);
         self.len -= n;
-        Some(chunk.into_iter().collect())
+        Some(self.op.apply(chunk.into_iter()))
+    }
+}
+
+/// The sequential iterator: cuts a chunk off the front or back.
+impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkProducer<'_, P, Op> {
+    type Item = Op::Output;
+
+    fn next(&mut self) -> Option<Op::Output> {
+        self.take_chunk(self.size.min(self.len), false)
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.len.div_ceil(self.size);
@@ -111,21 +259,14 @@ impl<P: Producer> Iterator for ChunkProducer<P> {
     }
 }
 
-impl<P: Producer> DoubleEndedIterator for ChunkProducer<P> {
-    fn next_back(&mut self) -> Option<Vec<P::Item>> {
-        let base = self.base.take()?;
-        if self.len == 0 {
-            return None;
-        }
+impl<P: Producer, Op: ChunkOp<P::Item>> DoubleEndedIterator for ChunkProducer<'_, P, Op> {
+    fn next_back(&mut self) -> Option<Op::Output> {
         let last = match self.len % self.size {
             0 => self.size,
             r => r,
         };
-        let (rest, chunk) = base.split_at(self.len - last);
-        self.base = Some(rest);
-        self.len -= last;
-        Some(chunk.into_iter().collect())
+        self.take_chunk(last.min(self.len), true)
     }
 }
 
-impl<P: Producer> ExactSizeIterator for ChunkProducer<P> {}
+impl<P: Producer, Op: ChunkOp<P::Item>> ExactSizeIterator for ChunkProducer<'_, P, Op> {}

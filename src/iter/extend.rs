@@ -6,6 +6,7 @@
 //! the collection allows.
 
 use std::borrow::Cow;
+use std::ffi::{OsStr, OsString};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
@@ -76,42 +77,72 @@ extend_through_pieces! {
 }
 
 /// Strings: one `String` per piece, concatenated in order.
-fn extend_string<I, F>(s: &mut String, pi: I, push: F)
-where
-    I: ParallelIterator,
-    F: Fn(&mut String, I::Item) + Sync + Send,
-{
-    let push = &push;
-    let parts = vec_list(pi.fold(String::new, move |mut acc, item| {
-        push(&mut acc, item);
-        acc
-    }));
-    s.reserve(parts.iter().flatten().map(String::len).sum());
-    for part in parts.iter().flatten() {
-        s.push_str(part);
-    }
+/// `String` and `OsString`: built piecewise, then appended.
+trait Text: Default + Send {
+    fn text_len(&self) -> usize;
+    fn reserve_text(&mut self, n: usize);
+    fn append(&mut self, part: &Self);
 }
 
-macro_rules! extend_string {
-    ($([$($gen:tt)*] $item:ty, |$s:ident, $x:ident| $push:expr;)*) => {$(
-        impl<$($gen)*> ParallelExtend<$item> for String {
-            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, pi: I) {
-                extend_string(self, pi.into_par_iter(), |$s: &mut String, $x: $item| $push)
+macro_rules! text {
+    ($($ty:ty: $append:ident),*) => {$(
+        impl Text for $ty {
+            fn text_len(&self) -> usize {
+                self.len()
+            }
+            fn reserve_text(&mut self, n: usize) {
+                self.reserve(n)
+            }
+            fn append(&mut self, part: &Self) {
+                self.$append(part)
             }
         }
     )*};
 }
 
-extend_string! {
-    [] char, |s, c| s.push(c);
-    ['a] &'a char, |s, c| s.push(*c);
-    ['a] &'a str, |s, x| s.push_str(x);
-    [] String, |s, x| s.push_str(&x);
-    [] Box<str>, |s, x| s.push_str(&x);
-    ['a] Cow<'a, str>, |s, x| s.push_str(&x);
+text!(String: push_str, OsString: push);
+
+/// Folds each piece of work into a text with `push`, then appends the
+/// pieces in order (reserving their total first).
+fn extend_text<S, I, F>(s: &mut S, pi: I, push: F)
+where
+    S: Text,
+    I: ParallelIterator,
+    F: Fn(&mut S, I::Item) + Sync + Send,
+{
+    let push = &push;
+    let parts = vec_list(pi.fold(S::default, move |mut acc, item| {
+        push(&mut acc, item);
+        acc
+    }));
+    s.reserve_text(parts.iter().flatten().map(Text::text_len).sum());
+    for part in parts.iter().flatten() {
+        s.append(part);
+    }
 }
 
-/// `()` consumes (and drops) every item.
+macro_rules! extend_text {
+    ($($ty:ty: [$($gen:tt)*] $item:ty, |$s:ident, $x:ident| $push:expr;)*) => {$(
+        impl<$($gen)*> ParallelExtend<$item> for $ty {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, pi: I) {
+                extend_text(self, pi.into_par_iter(), |$s: &mut $ty, $x: $item| $push)
+            }
+        }
+    )*};
+}
+
+extend_text! {
+    String: [] char, |s, c| s.push(c);
+    String: ['a] &'a char, |s, c| s.push(*c);
+    String: ['a] &'a str, |s, x| s.push_str(x);
+    String: [] String, |s, x| s.push_str(&x);
+    String: [] Box<str>, |s, x| s.push_str(&x);
+    String: ['a] Cow<'a, str>, |s, x| s.push_str(&x);
+    OsString: ['a] &'a OsStr, |s, x| s.push(x);
+    OsString: [] OsString, |s, x| s.push(&x);
+    OsString: ['a] Cow<'a, OsStr>, |s, x| s.push(&x);
+}
+
 impl ParallelExtend<()> for () {
     fn par_extend<I: IntoParallelIterator<Item = ()>>(&mut self, pi: I) {
         pi.into_par_iter().drive_unindexed(Discard)

@@ -2,6 +2,7 @@
 //! short-circuiting `Option<C>` and `Result<C, E>`.
 
 use std::borrow::Cow;
+use std::ffi::{OsStr, OsString};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 use std::rc::Rc;
@@ -46,6 +47,9 @@ from_extend! {
     [] String, String;
     [] String, Box<str>;
     ['a] String, Cow<'a, str>;
+    ['a] OsString, &'a OsStr;
+    [] OsString, OsString;
+    ['a] OsString, Cow<'a, OsStr>;
 }
 
 /// Types built from a `Vec` of the items.

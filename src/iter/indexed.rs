@@ -124,6 +124,86 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Chunks::new(self, chunk_size)
     }
 
+    /// Folds each chunk of `chunk_size` items (the last may be shorter)
+    /// into one value, starting from `identity()`: one item per chunk, in
+    /// order. As `chunks(n).map(|c| c.into_iter().fold(..))` without the
+    /// `Vec`s.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let sums: Vec<u32> = (1..8u32).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
+    /// assert_eq!(sums, [6, 15, 7]);
+    /// ```
+    #[track_caller]
+    fn fold_chunks<T, ID, F>(self, chunk_size: usize, identity: ID, fold_op: F) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        assert!(chunk_size != 0, "fold_chunks: chunk_size must not be zero");
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// [`fold_chunks`](Self::fold_chunks) starting each chunk from a clone
+    /// of `init`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<String> = ["a", "b", "c"].par_iter()
+    ///     .fold_chunks_with(2, String::from(">"), |s, x| s + x)
+    ///     .collect();
+    /// assert_eq!(v, [">ab", ">c"]);
+    /// ```
+    #[track_caller]
+    fn fold_chunks_with<T, F>(self, chunk_size: usize, init: T, fold_op: F) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        assert!(chunk_size != 0, "fold_chunks_with: chunk_size must not be zero");
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// Runs the items as a sequence of parallel blocks of growing size (as
+    /// many items as the pool has threads, then twice as many, ...): each
+    /// block in parallel, one block after the other. A search that stops
+    /// early (`find_first`, `any`) then never touches the items past the
+    /// block where it stopped.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let hit = (0..10_000).into_par_iter().by_exponential_blocks().find_first(|&x| x == 4_999);
+    /// assert_eq!(hit, Some(4_999));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Runs the items as a sequence of parallel blocks of `block_size`
+    /// items, one after the other (for memory locality: each block's data
+    /// can stay in cache while it is reduced).
+    ///
+    /// # Panics
+    /// If `block_size` is 0.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<u32> = (0..10_000u32).into_par_iter().by_uniform_blocks(1_000).collect();
+    /// assert_eq!(v, (0..10_000).collect::<Vec<u32>>());
+    /// ```
+    #[track_caller]
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        assert!(block_size != 0, "by_uniform_blocks: block_size must not be zero");
+        UniformBlocks::new(self, block_size)
+    }
+
     /// Compares the items lexicographically with those of `other`.
     ///
     /// ```
@@ -338,6 +418,19 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let predicate = &predicate;
         self.map(predicate).enumerate().find_last(|&(_, hit)| hit).map(|(i, _)| i)
+    }
+
+    /// Deprecated, as in rayon: a parallel `position` does not search in
+    /// order; use [`position_any`](Self::position_any),
+    /// [`position_first`](Self::position_first) or
+    /// [`position_last`](Self::position_last).
+    #[doc(hidden)]
+    #[deprecated(note = "parallel `position` does not search in order -- use `position_any`, `position_first`, or `position_last`")]
+    fn position<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.position_any(predicate)
     }
 
     /// The indices of the items for which `predicate` is true.

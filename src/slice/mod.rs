@@ -13,6 +13,9 @@
 
 mod chunks;
 pub(crate) mod sort;
+mod split;
+
+pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 
 pub use chunks::{
     Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
@@ -115,6 +118,51 @@ pub trait ParallelSlice<T: Sync> {
         assert!(window_size != 0, "par_windows: window_size must not be zero");
         Windows::new(window_size, self.as_parallel_slice())
     }
+
+    /// The pieces between the elements for which `separator` is true (as
+    /// `slice::split`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 0, 2, 3, 0].par_split(|&x| x == 0).collect();
+    /// assert_eq!(v, [&[1][..], &[2, 3], &[]]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split { slice: self.as_parallel_slice(), pred: separator }
+    }
+
+    /// The pieces between separators, each ending with its separator (as
+    /// `slice::split_inclusive`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 0, 2, 3, 0].par_split_inclusive(|&x| x == 0).collect();
+    /// assert_eq!(v, [&[1, 0][..], &[2, 3, 0]]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive { slice: self.as_parallel_slice(), pred: separator }
+    }
+
+    /// The runs of elements in which `pred` holds for every two neighbours
+    /// (as `slice::chunk_by`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<&[i32]> = [1, 1, 2, 3, 3, 3].par_chunk_by(|a, b| a == b).collect();
+    /// assert_eq!(v, [&[1, 1][..], &[2], &[3, 3, 3]]);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkBy { slice: self.as_parallel_slice(), pred }
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -201,6 +249,54 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
         assert!(chunk_size != 0, "par_rchunks_exact_mut: chunk_size must not be zero");
         RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// The mutable pieces between the elements for which `separator` is
+    /// true (as `slice::split_mut`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [1, 0, 2, 3, 0, 4];
+    /// v.par_split_mut(|&x| x == 0).for_each(|piece| piece.reverse());
+    /// assert_eq!(v, [1, 0, 3, 2, 0, 4]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut { slice: self.as_parallel_slice_mut(), pred: separator }
+    }
+
+    /// The mutable pieces between separators, each ending with its
+    /// separator (as `slice::split_inclusive_mut`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [1, 0, 2, 3, 0];
+    /// v.par_split_inclusive_mut(|&x| x == 0).for_each(|piece| piece.reverse());
+    /// assert_eq!(v, [0, 1, 0, 3, 2]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut { slice: self.as_parallel_slice_mut(), pred: separator }
+    }
+
+    /// The mutable runs of elements in which `pred` holds for every two
+    /// neighbours (as `slice::chunk_by_mut`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let mut v = [1, 1, 2, 3, 3];
+    /// v.par_chunk_by_mut(|a, b| a == b).for_each(|run| { let n = run.len() as i32; run.fill(n) });
+    /// assert_eq!(v, [2, 2, 1, 2, 2]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkByMut { slice: self.as_parallel_slice_mut(), pred }
     }
 
     /// Sorts the slice in parallel, stably (a parallel merge sort; see
@@ -345,52 +441,33 @@ pub struct IterMut<'data, T: Send> {
     slice: &'data mut [T],
 }
 
-impl<'data, T: Sync + 'data> IntoParallelIterator for &'data [T] {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
-    fn into_par_iter(self) -> Iter<'data, T> {
-        Iter { slice: self }
-    }
+/// `par_iter` and `par_iter_mut` (through `IntoParallelIterator` for
+/// references) on everything that derefs to a slice.
+macro_rules! slice_sources {
+    ($([$($gen:tt)*] $src:ty;)*) => {$(
+        impl<'data, T: Sync + 'data $($gen)*> IntoParallelIterator for &'data $src {
+            type Item = &'data T;
+            type Iter = Iter<'data, T>;
+            fn into_par_iter(self) -> Iter<'data, T> {
+                Iter { slice: self }
+            }
+        }
+
+        impl<'data, T: Send + 'data $($gen)*> IntoParallelIterator for &'data mut $src {
+            type Item = &'data mut T;
+            type Iter = IterMut<'data, T>;
+            fn into_par_iter(self) -> IterMut<'data, T> {
+                IterMut { slice: self }
+            }
+        }
+    )*};
 }
 
-impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut [T] {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-    fn into_par_iter(self) -> IterMut<'data, T> {
-        IterMut { slice: self }
-    }
-}
-
-impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Vec<T> {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
-    fn into_par_iter(self) -> Iter<'data, T> {
-        Iter { slice: self }
-    }
-}
-
-impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-    fn into_par_iter(self) -> IterMut<'data, T> {
-        IterMut { slice: self }
-    }
-}
-
-impl<'data, T: Sync + 'data, const N: usize> IntoParallelIterator for &'data [T; N] {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
-    fn into_par_iter(self) -> Iter<'data, T> {
-        Iter { slice: self }
-    }
-}
-
-impl<'data, T: Send + 'data, const N: usize> IntoParallelIterator for &'data mut [T; N] {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-    fn into_par_iter(self) -> IterMut<'data, T> {
-        IterMut { slice: self }
-    }
+slice_sources! {
+    [] [T];
+    [] Vec<T>;
+    [] Box<[T]>;
+    [, const N: usize] [T; N];
 }
 
 /// The iterator and producer impls of `Iter` and `IterMut`, which differ

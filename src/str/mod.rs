@@ -95,6 +95,17 @@ pub trait ParallelString {
         Bytes { inner: self.as_parallel_string().as_bytes().par_iter().copied() }
     }
 
+    /// The string encoded as UTF-16 code units (as `str::encode_utf16`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<u16> = "a𝄞".par_encode_utf16().collect();
+    /// assert_eq!(v, "a𝄞".encode_utf16().collect::<Vec<u16>>());
+    /// ```
+    fn par_encode_utf16(&self) -> EncodeUtf16<'_> {
+        EncodeUtf16 { chars: self.as_parallel_string() }
+    }
+
     /// The pieces between separators (as `str::split`).
     ///
     /// ```
@@ -103,7 +114,19 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "", "c"]);
     /// ```
     fn par_split<P: Pattern>(&self, separator: P) -> Split<'_, P> {
-        Split { chars: self.as_parallel_string(), separator, terminator: false }
+        Split { chars: self.as_parallel_string(), separator, mode: SplitMode::Split }
+    }
+
+    /// The pieces between separators, each with the separator that ends it
+    /// (as `str::split_inclusive`).
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<&str> = "a\nb\nc".par_split_inclusive('\n').collect();
+    /// assert_eq!(v, ["a\n", "b\n", "c"]);
+    /// ```
+    fn par_split_inclusive<P: Pattern>(&self, separator: P) -> SplitInclusive<'_, P> {
+        SplitInclusive { split: Split { chars: self.as_parallel_string(), separator, mode: SplitMode::Inclusive } }
     }
 
     /// The pieces between separators, without a last empty piece after a
@@ -115,7 +138,8 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_split_terminator<P: Pattern>(&self, terminator: P) -> SplitTerminator<'_, P> {
-        SplitTerminator { split: Split { chars: self.as_parallel_string(), separator: terminator, terminator: true } }
+        let split = Split { chars: self.as_parallel_string(), separator: terminator, mode: SplitMode::Terminator };
+        SplitTerminator { split }
     }
 
     /// The lines, without their `\n` or `\r\n` (as `str::lines`).
@@ -151,6 +175,30 @@ pub trait ParallelString {
     fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
         let ws = |c: char| c.is_ascii_whitespace();
         SplitAsciiWhitespace { inner: self.par_split(ws as fn(char) -> bool).filter(not_empty) }
+    }
+
+    /// The substrings that match `pattern` (each a single char, as the
+    /// patterns are chars or char predicates), as `str::matches`.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let digits: String = "a1b22c3".par_matches(char::is_numeric).collect();
+    /// assert_eq!(digits, "1223");
+    /// ```
+    fn par_matches<P: Pattern>(&self, pattern: P) -> Matches<'_, P> {
+        Matches { chars: self.as_parallel_string(), pattern }
+    }
+
+    /// The substrings that match `pattern` with their byte offsets, as
+    /// `str::match_indices`.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let v: Vec<(usize, &str)> = "a,b,c".par_match_indices(',').collect();
+    /// assert_eq!(v, [(1, ","), (3, ",")]);
+    /// ```
+    fn par_match_indices<P: Pattern>(&self, pattern: P) -> MatchIndices<'_, P> {
+        MatchIndices { chars: self.as_parallel_string(), pattern }
     }
 }
 
@@ -191,6 +239,11 @@ macro_rules! str_iter {
     };
 }
 
+mod split;
+
+pub use split::{Lines, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace};
+use split::SplitMode;
+
 /// The characters of a string. Made by [`ParallelString::par_chars`].
 #[derive(Debug, Clone)]
 pub struct Chars<'ch> {
@@ -204,50 +257,132 @@ pub struct CharIndices<'ch> {
     chars: &'ch str,
 }
 
-str_iter!(Chars<'ch>, char, |s| CharsProducer { chars: s.chars, offset: 0 });
-str_iter!(CharIndices<'ch>, (usize, char), |s| CharIndicesProducer(CharsProducer { chars: s.chars, offset: 0 }));
-
-/// A piece of a string, at byte `offset` of the whole.
-struct CharsProducer<'ch> {
+/// The UTF-16 code units of a string. Made by
+/// [`ParallelString::par_encode_utf16`].
+#[derive(Debug, Clone)]
+pub struct EncodeUtf16<'ch> {
     chars: &'ch str,
-    offset: usize,
 }
 
-impl CharsProducer<'_> {
-    fn halves(self) -> (Self, Option<Self>) {
+/// The substrings that match a pattern. Made by
+/// [`ParallelString::par_matches`].
+#[derive(Debug, Clone)]
+pub struct Matches<'ch, P: Pattern> {
+    chars: &'ch str,
+    pattern: P,
+}
+
+/// The substrings that match a pattern, with their offsets. Made by
+/// [`ParallelString::par_match_indices`].
+#[derive(Debug, Clone)]
+pub struct MatchIndices<'ch, P: Pattern> {
+    chars: &'ch str,
+    pattern: P,
+}
+
+str_iter!(Chars<'ch>, char, |s| CharsProducer::new(s.chars, PlainChars));
+str_iter!(CharIndices<'ch>, (usize, char), |s| CharsProducer::new(s.chars, Indices));
+str_iter!(EncodeUtf16<'ch>, u16, |s| CharsProducer::new(s.chars, Utf16));
+str_iter!(Matches<'ch, P: Pattern>, &'ch str, |s| CharsProducer::new(s.chars, Matching(&s.pattern)));
+str_iter!(MatchIndices<'ch, P: Pattern>, (usize, &'ch str), |s| CharsProducer::new(s.chars, MatchingAt(&s.pattern)));
+
+/// What a piece of a string yields, given the piece and its byte offset in
+/// the whole string.
+trait CharsKind<'ch>: Copy + Send {
+    /// The items.
+    type Item;
+    /// Feeds the piece's items to `folder`.
+    fn fold<F: Folder<Self::Item>>(self, piece: &'ch str, offset: usize, folder: F) -> F;
+}
+
+#[derive(Clone, Copy)]
+struct PlainChars;
+#[derive(Clone, Copy)]
+struct Indices;
+#[derive(Clone, Copy)]
+struct Utf16;
+struct Matching<'p, P>(&'p P);
+struct MatchingAt<'p, P>(&'p P);
+
+impl<'ch> CharsKind<'ch> for PlainChars {
+    type Item = char;
+    fn fold<F: Folder<char>>(self, piece: &'ch str, _: usize, folder: F) -> F {
+        folder.consume_iter(piece.chars())
+    }
+}
+
+impl<'ch> CharsKind<'ch> for Indices {
+    type Item = (usize, char);
+    fn fold<F: Folder<(usize, char)>>(self, piece: &'ch str, offset: usize, folder: F) -> F {
+        folder.consume_iter(piece.char_indices().map(|(i, c)| (offset + i, c)))
+    }
+}
+
+impl<'ch> CharsKind<'ch> for Utf16 {
+    type Item = u16;
+    fn fold<F: Folder<u16>>(self, piece: &'ch str, _: usize, folder: F) -> F {
+        folder.consume_iter(piece.encode_utf16())
+    }
+}
+
+/// The copies are of a reference (a derive would ask `P: Copy`).
+macro_rules! copy_ref {
+    ($($name:ident),*) => {$(
+        impl<P> Clone for $name<'_, P> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<P> Copy for $name<'_, P> {}
+    )*};
+}
+
+copy_ref!(Matching, MatchingAt);
+
+impl<'ch, P: Pattern> CharsKind<'ch> for Matching<'_, P> {
+    type Item = &'ch str;
+    fn fold<F: Folder<&'ch str>>(self, piece: &'ch str, _: usize, folder: F) -> F {
+        folder.consume_iter(piece.matches(|c| self.0.matches(c)))
+    }
+}
+
+impl<'ch, P: Pattern> CharsKind<'ch> for MatchingAt<'_, P> {
+    type Item = (usize, &'ch str);
+    fn fold<F: Folder<(usize, &'ch str)>>(self, piece: &'ch str, offset: usize, folder: F) -> F {
+        folder.consume_iter(piece.match_indices(|c| self.0.matches(c)).map(|(i, m)| (offset + i, m)))
+    }
+}
+
+/// A piece of a string, at byte `offset` of the whole, cut at char
+/// boundaries (a pattern matches single chars, so no match straddles a
+/// cut).
+struct CharsProducer<'ch, K> {
+    chars: &'ch str,
+    offset: usize,
+    kind: K,
+}
+
+impl<'ch, K: CharsKind<'ch>> CharsProducer<'ch, K> {
+    fn new(chars: &'ch str, kind: K) -> Self {
+        CharsProducer { chars, offset: 0, kind }
+    }
+}
+
+impl<'ch, K: CharsKind<'ch>> UnindexedProducer for CharsProducer<'ch, K> {
+    type Item = K::Item;
+
+    fn split(self) -> (Self, Option<Self>) {
         match char_midpoint(self.chars) {
             Some(at) => {
                 let (l, r) = self.chars.split_at(at);
-                (CharsProducer { chars: l, offset: self.offset }, Some(CharsProducer { chars: r, offset: self.offset + at }))
+                let (offset, kind) = (self.offset, self.kind);
+                (CharsProducer { chars: l, offset, kind }, Some(CharsProducer { chars: r, offset: offset + at, kind }))
             }
             None => (self, None),
         }
     }
-}
-
-impl UnindexedProducer for CharsProducer<'_> {
-    type Item = char;
-
-    fn split(self) -> (Self, Option<Self>) {
-        self.halves()
-    }
-    fn fold_with<F: Folder<char>>(self, folder: F) -> F {
-        folder.consume_iter(self.chars.chars())
-    }
-}
-
-struct CharIndicesProducer<'ch>(CharsProducer<'ch>);
-
-impl UnindexedProducer for CharIndicesProducer<'_> {
-    type Item = (usize, char);
-
-    fn split(self) -> (Self, Option<Self>) {
-        let (l, r) = self.0.halves();
-        (CharIndicesProducer(l), r.map(CharIndicesProducer))
-    }
-    fn fold_with<F: Folder<(usize, char)>>(self, folder: F) -> F {
-        let offset = self.0.offset;
-        folder.consume_iter(self.0.chars.char_indices().map(|(i, c)| (offset + i, c)))
+    fn fold_with<F: Folder<K::Item>>(self, folder: F) -> F {
+        self.kind.fold(self.chars, self.offset, folder)
     }
 }
 
@@ -279,128 +414,6 @@ impl IndexedParallelIterator for Bytes<'_> {
         self.inner.with_producer(callback)
     }
 }
-
-/// The pieces of a string between separators. Made by
-/// [`ParallelString::par_split`].
-#[derive(Debug, Clone)]
-pub struct Split<'ch, P: Pattern> {
-    chars: &'ch str,
-    separator: P,
-    terminator: bool,
-}
-
-/// The pieces of a string between terminators. Made by
-/// [`ParallelString::par_split_terminator`].
-#[derive(Debug, Clone)]
-pub struct SplitTerminator<'ch, P: Pattern> {
-    split: Split<'ch, P>,
-}
-
-str_iter!(Split<'ch, P: Pattern>, &'ch str, |s| SplitProducer::new(s.chars, &s.separator, s.terminator));
-
-impl<'ch, P: Pattern> ParallelIterator for SplitTerminator<'ch, P> {
-    type Item = &'ch str;
-
-    fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
-        self.split.drive_unindexed(consumer)
-    }
-}
-
-/// A piece of the string; `[tail..]` is known to hold no separator; `last`
-/// says it is the rightmost piece (where a terminator drops the final
-/// empty piece).
-struct SplitProducer<'ch, 'p, P> {
-    chars: &'ch str,
-    sep: &'p P,
-    tail: usize,
-    last: bool,
-    terminator: bool,
-}
-
-impl<'ch, 'p, P: Pattern> SplitProducer<'ch, 'p, P> {
-    fn new(chars: &'ch str, sep: &'p P, terminator: bool) -> Self {
-        SplitProducer { chars, sep, tail: chars.len(), last: true, terminator }
-    }
-
-    fn piece(&self, chars: &'ch str, tail: usize, last: bool) -> Self {
-        SplitProducer { chars, sep: self.sep, tail, last, terminator: self.terminator }
-    }
-}
-
-impl<'ch, P: Pattern> UnindexedProducer for SplitProducer<'ch, '_, P> {
-    type Item = &'ch str;
-
-    fn split(self) -> (Self, Option<Self>) {
-        let s = self.chars;
-        let Some(mid) = char_midpoint(&s[..self.tail]).or_else(|| (self.tail > 0).then_some(self.tail / 2)) else {
-            return (self, None);
-        };
-        let mid = (mid..=self.tail).find(|&i| s.is_char_boundary(i)).unwrap_or(self.tail);
-        // A separator at or after the middle (before the known-clean tail),
-        // else the last one before the middle.
-        let forward = s[mid..self.tail].char_indices().find(|&(_, c)| self.sep.matches(c)).map(|(i, c)| (mid + i, c));
-        let (at, c, left_tail, right_clean) = match forward {
-            Some((at, c)) => (at, c, mid.min(at), false),
-            None => match s[..mid].char_indices().rev().find(|&(_, c)| self.sep.matches(c)) {
-                Some((at, c)) => (at, c, at, true),
-                None => return (self.piece(s, 0, self.last), None),
-            },
-        };
-        let right_start = at + c.len_utf8();
-        let right_tail = if right_clean { 0 } else { self.tail - right_start };
-        let left = self.piece(&s[..at], left_tail, false);
-        let right = self.piece(&s[right_start..], right_tail, self.last);
-        (left, Some(right))
-    }
-
-    fn fold_with<F: Folder<&'ch str>>(self, folder: F) -> F {
-        let sep = self.sep;
-        let pieces = self.chars.split(|c| sep.matches(c));
-        if self.terminator && self.last {
-            folder.consume_iter(self.chars.split_terminator(|c| sep.matches(c)))
-        } else {
-            folder.consume_iter(pieces)
-        }
-    }
-}
-
-/// The lines of a string. Made by [`ParallelString::par_lines`].
-#[derive(Debug, Clone)]
-pub struct Lines<'ch> {
-    inner: Map<SplitTerminator<'ch, char>, fn(&str) -> &str>,
-}
-
-/// The non-empty pieces between separators given as a function.
-type NonEmptyPieces<'ch> = Filter<Split<'ch, fn(char) -> bool>, fn(&&'ch str) -> bool>;
-
-/// The pieces between Unicode whitespace. Made by
-/// [`ParallelString::par_split_whitespace`].
-#[derive(Debug, Clone)]
-pub struct SplitWhitespace<'ch> {
-    inner: NonEmptyPieces<'ch>,
-}
-
-/// The pieces between ASCII whitespace. Made by
-/// [`ParallelString::par_split_ascii_whitespace`].
-#[derive(Debug, Clone)]
-pub struct SplitAsciiWhitespace<'ch> {
-    inner: NonEmptyPieces<'ch>,
-}
-
-/// Delegates an unindexed iterator of `&str` to its `inner` field.
-macro_rules! delegate_str {
-    ($($name:ident),*) => {$(
-        impl<'ch> ParallelIterator for $name<'ch> {
-            type Item = &'ch str;
-
-            fn drive_unindexed<C: UnindexedConsumer<&'ch str>>(self, consumer: C) -> C::Result {
-                self.inner.drive_unindexed(consumer)
-            }
-        }
-    )*};
-}
-
-delegate_str!(Lines, SplitWhitespace, SplitAsciiWhitespace);
 
 /// Drains a range of a `String`'s characters. Made by `par_drain` on a
 /// `&mut String`.

@@ -1,0 +1,196 @@
+//! `par_split`, `par_split_inclusive`, `par_chunk_by` and their `_mut`
+//! forms: pieces of a slice cut at separators (or between two elements
+//! that do not belong together), found near the middle of each piece.
+//!
+//! Cutting `left SEP right` at `SEP` gives exactly the pieces of `left`
+//! followed by those of `right` (for the inclusive split, `left SEP` and
+//! `right`; for `chunk_by`, the cut falls between two elements that start
+//! a new run), so the pieces come out in the sequential order and never
+//! straddle a cut. A separator search of a piece covers `[..tail]` only:
+//! the rest is known to hold no separator to cut at.
+
+use std::fmt;
+
+use crate::iter::plumbing::*;
+use crate::iter::ParallelIterator;
+
+/// A shared or mutable slice, as the pieces of the splits are.
+trait SliceLike: Sized + Send {
+    type Elem;
+    fn len(&self) -> usize;
+    fn at(&self, i: usize) -> &Self::Elem;
+    fn cut(self, at: usize) -> (Self, Self);
+    /// Feeds the pieces of the sequential split to `folder`.
+    fn fold_split<F: Folder<Self>>(self, sep: &impl Fn(&Self::Elem) -> bool, inclusive: bool, folder: F) -> F;
+    /// Feeds the runs of the sequential `chunk_by` to `folder`.
+    fn fold_chunk_by<F: Folder<Self>>(self, same: &impl Fn(&Self::Elem, &Self::Elem) -> bool, folder: F) -> F;
+}
+
+impl<T: Sync> SliceLike for &[T] {
+    type Elem = T;
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn at(&self, i: usize) -> &T {
+        &self[i]
+    }
+    fn cut(self, at: usize) -> (Self, Self) {
+        self.split_at(at)
+    }
+    fn fold_split<F: Folder<Self>>(self, sep: &impl Fn(&T) -> bool, inclusive: bool, folder: F) -> F {
+        if inclusive { folder.consume_iter(self.split_inclusive(sep)) } else { folder.consume_iter(self.split(sep)) }
+    }
+    fn fold_chunk_by<F: Folder<Self>>(self, same: &impl Fn(&T, &T) -> bool, folder: F) -> F {
+        folder.consume_iter(self.chunk_by(same))
+    }
+}
+
+impl<T: Send> SliceLike for &mut [T] {
+    type Elem = T;
+    fn len(&self) -> usize {
+        <[T]>::len(self)
+    }
+    fn at(&self, i: usize) -> &T {
+        &self[i]
+    }
+    fn cut(self, at: usize) -> (Self, Self) {
+        self.split_at_mut(at)
+    }
+    fn fold_split<F: Folder<Self>>(self, sep: &impl Fn(&T) -> bool, inclusive: bool, folder: F) -> F {
+        if inclusive {
+            folder.consume_iter(self.split_inclusive_mut(sep))
+        } else {
+            folder.consume_iter(self.split_mut(sep))
+        }
+    }
+    fn fold_chunk_by<F: Folder<Self>>(self, same: &impl Fn(&T, &T) -> bool, folder: F) -> F {
+        folder.consume_iter(self.chunk_by_mut(same))
+    }
+}
+
+/// A piece of a slice split at separators.
+struct SplitProducer<'p, S, P> {
+    slice: S,
+    sep: &'p P,
+    /// The separators to cut at are in `[..tail]`.
+    tail: usize,
+    inclusive: bool,
+}
+
+impl<S: SliceLike, P: Fn(&S::Elem) -> bool + Sync> UnindexedProducer for SplitProducer<'_, S, P> {
+    type Item = S;
+
+    fn split(self) -> (Self, Option<Self>) {
+        let (tail, sep) = (self.tail, self.sep);
+        let mid = tail / 2;
+        let forward = (mid..tail).find(|&i| sep(self.slice.at(i)));
+        let (at, left_tail, right_clean) = match forward {
+            Some(at) => (at, mid, false),
+            None => match (0..mid).rev().find(|&i| sep(self.slice.at(i))) {
+                Some(at) => (at, at, true),
+                None => return (SplitProducer { tail: 0, ..self }, None),
+            },
+        };
+        let inclusive = self.inclusive;
+        let (left, right) = if inclusive {
+            self.slice.cut(at + 1)
+        } else {
+            let (left, rest) = self.slice.cut(at);
+            (left, rest.cut(1).1)
+        };
+        let right_tail = if right_clean { 0 } else { tail - (at + 1) };
+        let left = SplitProducer { slice: left, sep, tail: left_tail, inclusive };
+        (left, Some(SplitProducer { slice: right, sep, tail: right_tail, inclusive }))
+    }
+
+    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
+        self.slice.fold_split(self.sep, self.inclusive, folder)
+    }
+}
+
+/// A piece of a slice cut into runs.
+struct ChunkByProducer<'p, S, P> {
+    slice: S,
+    same: &'p P,
+}
+
+impl<S: SliceLike, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer for ChunkByProducer<'_, S, P> {
+    type Item = S;
+
+    fn split(self) -> (Self, Option<Self>) {
+        let (len, same) = (self.slice.len(), self.same);
+        // A new run starts at `i` (0 < i < len) when `i - 1` and `i` differ.
+        let starts_run = |i: usize| !same(self.slice.at(i - 1), self.slice.at(i));
+        let mid = len / 2;
+        let Some(at) = (mid.max(1)..len).find(|&i| starts_run(i)).or_else(|| (1..mid).rev().find(|&i| starts_run(i)))
+        else {
+            return (self, None);
+        };
+        let (left, right) = self.slice.cut(at);
+        (ChunkByProducer { slice: left, same }, Some(ChunkByProducer { slice: right, same }))
+    }
+
+    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
+        self.slice.fold_chunk_by(self.same, folder)
+    }
+}
+
+/// Defines a public splitting iterator `$name` over `$slice` pieces,
+/// driven by the producer built in `|$s| $make`.
+macro_rules! slice_split {
+    ($($(#[$attr:meta])* $name:ident, $bound:ident, [$($r:tt)*], [$($pred:tt)*], |$s:ident| $make:expr;)*) => {$(
+        $(#[$attr])*
+        #[must_use = "iterator adapters are lazy"]
+        pub struct $name<'data, T, P> {
+            pub(super) slice: $($r)* [T],
+            pub(super) pred: P,
+        }
+
+        impl<T: fmt::Debug, P> fmt::Debug for $name<'_, T, P> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name)).field("slice", &self.slice).finish()
+            }
+        }
+
+        impl<'data, T, P> ParallelIterator for $name<'data, T, P>
+        where
+            T: $bound,
+            P: $($pred)* + Sync + Send,
+        {
+            type Item = $($r)* [T];
+
+            fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+                let $s = &self.pred;
+                let slice = self.slice;
+                bridge_unindexed($make(slice), consumer)
+            }
+        }
+    )*};
+}
+
+slice_split! {
+    /// The pieces of a slice between separators. Made by
+    /// [`ParallelSlice::par_split`](super::ParallelSlice::par_split).
+    Split, Sync, [&'data], [Fn(&T) -> bool],
+        |p| |slice: &'data [T]| SplitProducer { tail: slice.len(), slice, sep: p, inclusive: false };
+    /// The pieces of a slice, each ending with its separator. Made by
+    /// [`ParallelSlice::par_split_inclusive`](super::ParallelSlice::par_split_inclusive).
+    SplitInclusive, Sync, [&'data], [Fn(&T) -> bool],
+        |p| |slice: &'data [T]| SplitProducer { tail: slice.len(), slice, sep: p, inclusive: true };
+    /// The mutable pieces of a slice between separators. Made by
+    /// [`ParallelSliceMut::par_split_mut`](super::ParallelSliceMut::par_split_mut).
+    SplitMut, Send, [&'data mut], [Fn(&T) -> bool],
+        |p| |slice: &'data mut [T]| SplitProducer { tail: slice.len(), slice, sep: p, inclusive: false };
+    /// The mutable pieces of a slice, each ending with its separator. Made
+    /// by [`ParallelSliceMut::par_split_inclusive_mut`](super::ParallelSliceMut::par_split_inclusive_mut).
+    SplitInclusiveMut, Send, [&'data mut], [Fn(&T) -> bool],
+        |p| |slice: &'data mut [T]| SplitProducer { tail: slice.len(), slice, sep: p, inclusive: true };
+    /// The runs of a slice whose neighbours satisfy a predicate. Made by
+    /// [`ParallelSlice::par_chunk_by`](super::ParallelSlice::par_chunk_by).
+    ChunkBy, Sync, [&'data], [Fn(&T, &T) -> bool],
+        |p| |slice: &'data [T]| ChunkByProducer { slice, same: p };
+    /// The mutable runs of a slice whose neighbours satisfy a predicate.
+    /// Made by [`ParallelSliceMut::par_chunk_by_mut`](super::ParallelSliceMut::par_chunk_by_mut).
+    ChunkByMut, Send, [&'data mut], [Fn(&T, &T) -> bool],
+        |p| |slice: &'data mut [T]| ChunkByProducer { slice, same: p };
+}
