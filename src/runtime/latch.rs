@@ -34,7 +34,7 @@ use super::registry::Registry;
 use super::sleep::Parker;
 
 /// A latch that can be set once.
-pub(crate) trait Latch {
+pub trait Latch {
     /// Sets the latch.
     ///
     /// # Safety
@@ -162,12 +162,38 @@ impl Latch for SpinLatch<'_> {
     }
 }
 
-/// A counter latch: set when the count drops to zero.
-pub(crate) struct CountLatch {
-    pub(crate) core: CoreLatch,
-    count: AtomicUsize,
+/// Whom a [`CountLatch`] wakes when it is set while its owner sleeps.
+/// [`CountLatch::set`] clones it out of the latch *before* the store that
+/// sets the latch (after which the owner may free the latch's frame), and
+/// wakes through the clone.
+pub trait LatchOwner: Clone {
+    /// Wakes the owner (it announced sleep on the latch).
+    fn wake(&self);
+}
+
+/// A worker of a pool, as the owner of a latch; holding the `Arc` keeps
+/// the registry alive while a setter wakes it.
+#[derive(Clone)]
+pub struct WorkerOwner {
     registry: Arc<Registry>,
-    owner: usize,
+    index: usize,
+}
+
+impl LatchOwner for WorkerOwner {
+    #[inline]
+    fn wake(&self) {
+        self.registry.sleep.wake_worker(self.index);
+    }
+}
+
+/// A counter latch: set when the count drops to zero. Generic over its
+/// owner so that the loom models can free the latch's frame as the owner
+/// does and check that no setter touches it afterwards.
+pub struct CountLatch<O = WorkerOwner> {
+    /// The state word the owner waits on.
+    pub core: CoreLatch,
+    count: AtomicUsize,
+    owner: O,
 }
 
 impl CountLatch {
@@ -178,27 +204,40 @@ impl CountLatch {
 
     /// A latch with count `n`.
     pub(crate) fn with_count(registry: &Arc<Registry>, owner: usize, n: usize) -> Self {
-        CountLatch {
-            core: CoreLatch::new(),
-            count: AtomicUsize::new(n),
-            registry: Arc::clone(registry),
-            owner,
-        }
-    }
-
-    /// Adds one pending completion.
-    pub(crate) fn increment(&self) {
-        let old = self.count.fetch_add(1, Ordering::Relaxed);
-        debug_assert!(old > 0, "CountLatch incremented after reaching zero");
+        Self::with_owner(
+            WorkerOwner {
+                registry: Arc::clone(registry),
+                index: owner,
+            },
+            n,
+        )
     }
 
     /// The registry this latch's owner belongs to.
     pub(crate) fn registry(&self) -> &Arc<Registry> {
-        &self.registry
+        &self.owner.registry
     }
 }
 
-impl Latch for CountLatch {
+impl<O: LatchOwner> CountLatch<O> {
+    /// A latch with count `n`, waking `owner`.
+    pub fn with_owner(owner: O, n: usize) -> Self {
+        CountLatch {
+            core: CoreLatch::new(),
+            count: AtomicUsize::new(n),
+            owner,
+        }
+    }
+
+    /// Adds one pending completion (only while the count is positive: by
+    /// a holder of a share, before it sets its own).
+    pub fn increment(&self) {
+        let old = self.count.fetch_add(1, Ordering::Relaxed);
+        debug_assert!(old > 0, "CountLatch incremented after reaching zero");
+    }
+}
+
+impl<O: LatchOwner> Latch for CountLatch<O> {
     unsafe fn set(this: *const Self) {
         // SAFETY: valid until the count reaches zero and the core is set.
         // AcqRel: the completions before ours are visible to the owner.
@@ -206,12 +245,13 @@ impl Latch for CountLatch {
             return;
         }
         // We took the count to zero: nobody else touches the latch now but
-        // the owner, who waits for SET. Keep the registry alive across it.
+        // the owner, who waits for SET. Copy out whom to wake (for a worker,
+        // an `Arc` that keeps the registry alive across the set).
         // SAFETY: still before setting the core.
-        let (registry, owner) = unsafe { (Arc::clone(&(*this).registry), (*this).owner) };
+        let owner = unsafe { O::clone(&(*this).owner) };
         // SAFETY: last access to `*this`.
         if unsafe { CoreLatch::set(&raw const (*this).core) } {
-            registry.sleep.wake_worker(owner);
+            owner.wake();
         }
     }
 }
