@@ -45,7 +45,6 @@ impl Queue {
         }
     }
 
-
     /// The owner's pop (or the own LLC's pack queue, `take_own_group`):
     /// takes a job if there is one.
     fn pop(&self) -> bool {
@@ -148,7 +147,9 @@ impl Pool {
     pub fn overloaded(&self, l: usize) -> bool {
         let idle = self.sleep.idle();
         let n = idle.num_llcs();
-        let busy: Vec<usize> = (0..n).map(|m| idle.llc_len(m) - idle.idle_count(m)).collect();
+        let busy: Vec<usize> = (0..n)
+            .map(|m| idle.llc_len(m) - idle.idle_count(m))
+            .collect();
         let size: Vec<usize> = (0..n).map(|m| idle.llc_len(m)).collect();
         locus::groups::overloaded(&busy, &size, l)
     }
@@ -193,7 +194,11 @@ impl Pool {
     /// `WorkerThread::run` for worker `w`: with a latch, until it is set;
     /// without, until the pool may exit. Runs the real search loop.
     pub fn run(&self, w: usize, latch: Option<&CoreLatch>) {
-        let me = Searcher { pool: self, w, llc: self.llc_of(w) };
+        let me = Searcher {
+            pool: self,
+            w,
+            llc: self.llc_of(w),
+        };
         let done = || latch.is_some_and(CoreLatch::probe);
         loop {
             while let Some(q) = self.take_own(w) {
@@ -307,7 +312,8 @@ impl Frame {
     /// A setter reads the frame.
     pub fn read(&self) {
         // SAFETY: loom's cell checks the access.
-        self.0.with(|p| assert!(unsafe { *p }, "latch read after its frame was freed"));
+        self.0
+            .with(|p| assert!(unsafe { *p }, "latch read after its frame was freed"));
     }
 
     /// The owner frees the frame (it returned from its wait).

@@ -277,7 +277,7 @@ fn multi_word_masks() {
 /// `CountLatch::set` copies out), and the owner is never left asleep.
 #[test]
 fn count_latch_frame_freed_by_the_waiter() {
-    builder(2).check(|| {
+    builder(3).check(|| {
         let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(0)], 2);
         let frame = Arc::new(Frame::default());
         let owner = FrameOwner {

@@ -6,21 +6,24 @@
 //! module is the loop that walks them:
 //!
 //! ```text
-//! look once, uncounted ──job──> return it
+//! pass, uncounted ─────────────────────────── job ──> return it
 //!   │ nothing
-//!   v
-//! start_searching ──> pass ──job──────────────────────> stop_searching, return it
-//!                      │ ^ retry (spin)                  (wakes a helper if last)
-//!                      │ nothing
-//!                      │ finished? ─yes──────────────────> stop_searching, return None
-//!                      │ spin a little, pass again
-//!                      v
-//!                 prepare_sleep ─> re-check pass ─job / finished / retry──> cancel_sleep
-//!                      │ nothing
-//!                      │ latch: try_sleep fails (set) ──> cancel_sleep, stop_searching
-//!                      v
-//!                    park ──> (searching again) latch set? ─yes─> stop_searching
-//!                      └──────────────────────────── no ──> pass
+//! start_searching
+//!   │
+//!   ├─> pass ── job ───────────────────────────────────> stop_searching, return it
+//!   │    │ retry: spin, pass again
+//!   │    │ nothing, finished ──────────────────────────> stop_searching, return None
+//!   │    │ nothing, may spin: spin, pass again
+//!   │    v
+//!   │  prepare_sleep, re-check pass
+//!   │    ├─ job / finished ──────────> cancel_sleep ───> stop_searching, return …
+//!   ├────┼─ retry ───────────────────> cancel_sleep
+//!   │    │ nothing; a latch waiter announces sleep on its latch:
+//!   │    ├─ latch already set ───────> cancel_sleep ───> stop_searching, return None
+//!   │    v
+//!   │  sleep (park; searching again on return)
+//!   │    ├─ latch set ─────────────────────────────────> stop_searching, return None
+//!   └────┘
 //! ```
 //!
 //! "Finished" is the latch being set when the worker waits for one (a

@@ -4,11 +4,13 @@
 //!
 //! - **working**: running a job or popping its own deque;
 //! - **searching**: its deque is empty and it is looking elsewhere
-//!   (injectors, other workers' deques, its latch); counted in `searching`;
+//!   (injectors, other workers' deques, its latch); counted in `searching`
+//!   (see "The count" for exactly when);
 //! - **idle**: its bit is set in the [`IdleMasks`]; it re-checks every
 //!   queue once more and then **parks** on its [`Parker`].
 //!
-//! Transitions, with the calls that perform them:
+//! Transitions, with the calls that perform them (the loop that makes them
+//! is [`super::search::search`]):
 //!
 //! ```text
 //! working --start_searching--> searching --stop_searching--> working
@@ -18,30 +20,73 @@
 //!                                 idle --park--> parked --(unpark)--> searching
 //! ```
 //!
+//! [`Sleep::prepare_sleep`] returns an [`Idle`] token that only
+//! [`Sleep::cancel_sleep`] and [`Sleep::sleep`] consume, so the compiler
+//! keeps the rule "after `prepare_sleep`, exactly one of them".
+//!
 //! # The waker's rule (avoiding thundering herds)
 //!
 //! After making a job visible (deque push, injector push), the pusher calls
 //! [`Sleep::notify`]: `fence(SeqCst)`; if some worker is *searching*
 //! (`searching > 0`), do nothing: that searcher will find the job or
-//! re-check before it parks. Else claim the nearest idle worker
-//! ([`IdleMasks::claim_nearest`] clears its bit atomically, so each idle
-//! worker is claimed by one waker), count it as searching on its behalf,
-//! and unpark it. A searcher that finds work and was the last searcher
-//! calls `notify` itself (the rule tokio uses). So a burst of pushes wakes
-//! workers one at a time, each woken worker waking the next once it found
-//! something, instead of one wakeup per push.
+//! re-check before it parks, or hand the wakeup on when it stops (below).
+//! Else claim the nearest idle worker ([`IdleMasks::claim_nearest`] clears
+//! its bit atomically, so each idle worker is claimed by one waker), count
+//! it as searching on its behalf, and unpark it. A searcher that stops
+//! searching (it found a job, or its latch was set, or the pool lets it
+//! exit) and was the last searcher calls `notify` itself (the rule tokio
+//! uses). So a burst of pushes wakes workers one at a time, each woken
+//! worker waking the next once it found something, instead of one wakeup
+//! per push.
 //!
-//! `searching` is a signed count (an `AtomicUsize` read as `isize`). The
-//! claimer increments it *after* its claim, so a claimed worker that wakes
-//! early (a stale token) and stops searching before that increment makes
-//! the count transiently one too low, even negative. A count that is too
-//! low only causes extra wakeups; a skip needs `searching > 0`, which then
-//! implies a real searcher (see below).
+//! # The count
+//!
+//! `searching` is a signed count (an `AtomicUsize` read as `isize`),
+//! changed only by RMWs: `+1` by a worker's own [`Sleep::start_searching`],
+//! `+1` by [`Sleep::cancel_sleep`] when the worker cleared its own bit,
+//! `+1` by a claimer for the worker it claimed (after the claim, before the
+//! unpark), `-1` by [`Sleep::stop_searching`] and by
+//! [`Sleep::prepare_sleep`]. An increment is *not* always followed by the
+//! decrement it pays for: a claimed worker may wake early (on a stale
+//! token, see below), find its bit already cleared (so it does not count
+//! itself), and stop searching before its claimer's increment lands. What
+//! holds instead, at every point of the modification order of `searching`:
+//!
+//! > **I.** `searching` = (number of workers in the *searching state*) −
+//! > (number of claims whose increment has not happened yet),
+//!
+//! where a worker is in the searching state from its own increment
+//! (`start_searching`, or `cancel_sleep` after clearing its own bit) or from
+//! the claim of its bit (the claimer's `fetch_and`), until its next
+//! decrement (`stop_searching` or `prepare_sleep`). *Proof.* Each operation
+//! keeps both sides equal: an own increment adds one to each; a claim adds
+//! a searching worker and a pending increment (the count does not move);
+//! the claimer's increment then removes the pending one and adds one; a
+//! decrement removes one worker and one unit, whether or not the claim
+//! that made it searching has been counted yet; a claimed worker's
+//! `cancel_sleep` that finds its bit cleared changes nothing. The states do
+//! not overlap: a claimed worker is not idle, and a worker does not count
+//! itself while it is in the searching state. ∎
+//!
+//! Consequences:
+//! - The count can be transiently too low, even negative (by the claims in
+//!   flight). That only causes extra wakeups.
+//! - A load that reads `searching = k > 0` proves that `k` workers are in
+//!   the searching state at that point, each with its leaving decrement
+//!   *later* in the modification order.
+//! - Every worker in the searching state reaches that decrement: each exit
+//!   of the search loop goes through `stop_searching`, every park through
+//!   `prepare_sleep`, and a claimed worker that is still parked gets its
+//!   claimer's unpark (after the increment) and resumes the loop, even a
+//!   latch waiter woken for its latch (it leaves through `stop_searching`).
+//! - With no claim in flight and no worker searching, the count is 0 (the
+//!   loom models check this at the end of every run).
 //!
 //! # Why no wakeup is lost
 //!
-//! The property: it never happens that a job sits in a queue while every
-//! worker is parked with no unpark pending. The racing operations are:
+//! **Property 1**: it never happens that a job sits in a queue while every
+//! worker is parked with no unpark pending (and no claim in flight). The
+//! racing operations are:
 //!
 //! ```text
 //! sleeper S                          waker W (after pushing job J)
@@ -52,29 +97,62 @@
 //! S5 park (token parker)             W5 unpark(claimed)
 //! ```
 //!
-//! The two fences S3 and W2 are totally ordered in the single order S of
-//! SeqCst operations.
-//! - If W2 precedes S3: J's push (before W2) is visible to S's loads after
-//!   S3 (C++ fence-fence rule), so the re-check S4 finds J (or finds it
-//!   already taken by someone, which is as good). S does not park.
-//! - If S3 precedes W2: W's loads after W2 see S1 and S2 or later writes.
-//!   *Case W3 reads `searching <= 0`*: W4 runs; by the idle masks'
-//!   invariant 3 ("a later claimer finds an earlier idle worker") it claims
-//!   some idle worker unless S's bit was cleared in between, by another
-//!   claimer (who wakes S) or by S itself (S is awake). The worker W claims
-//!   gets W5's unpark and then searches; its own re-check fence comes after
-//!   W5 (happens-before through the parker's mutex), so it sees J.
-//!   *Case W3 reads `searching > 0`*: every increment of `searching` is
-//!   matched by exactly one later decrement by the worker it counts (its
-//!   `stop_searching` or `prepare_sleep`), so a positive value means some
-//!   counted worker X has its decrement after W3 in the modification order,
-//!   hence after W2 in S. If X decrements in `prepare_sleep`, its re-check
-//!   fence follows W2: first case, X finds J. If X decrements in
-//!   `stop_searching`, it found work and stays awake (it searches again
-//!   after its job); if its decrement leaves `searching <= 0` it runs
-//!   `notify` itself, whose fence follows W2, and the argument repeats with
-//!   X as the waker; if it leaves `searching > 0`, another counted worker
-//!   decrements later still (induction over the pending decrements).
+//! Suppose such a state Σ, with J pushed by W. Every worker is parked, each
+//! in a park that followed its *last* `prepare_sleep` before Σ (every park
+//! follows one); call that worker's operations S1..S5. The fences are
+//! totally ordered in the single order S of SeqCst operations.
+//! - No S3 follows W2: else J's push (before W2) is visible to that
+//!   worker's loads after S3 (C++ fence-fence rule), so its re-check S4
+//!   finds J or finds another job first or a contended queue (then it does
+//!   not park), or finds J already taken (then J is not in a queue in Σ).
+//! - So every S1 precedes W3 and W4 in S. And no worker's bit was cleared
+//!   between its S1 and Σ: it can be cleared by a claim (whose claimer
+//!   unparks it: an unpark pending, or done and then the worker woke and
+//!   parked again, after a later `prepare_sleep`), or by the worker itself,
+//!   awake (same).
+//! - If W3 reads `searching <= 0`, W4 runs: any_idle sees the armed counts
+//!   of those S1 and, by the idle masks' invariant 3 ("a later claimer finds
+//!   an earlier idle worker"; every LLC is in every LLC's search order),
+//!   the claim clears some worker's bit after its S1: contradiction.
+//! - If W3 reads `searching > 0`, by I some worker X is in the searching
+//!   state at W3 and its leaving decrement D comes after W3 in the
+//!   modification order, hence after W2 in S. X is parked in Σ, so its last
+//!   `prepare_sleep` comes at or after D, and its S3 after W2:
+//!   contradiction with the first point. ∎
+//!
+//! **Property 2** (the hand-off): the skip of `notify` never leaves J to a
+//! searcher that stops without looking at it. Property 1 only needs the
+//! searchers to park at some time; but a searcher X that finds *another*
+//! job J′, or whose latch is set, or whose pool lets it exit, leaves the
+//! searching state without a re-check, and may then run J′ for a long time
+//! or block in user code, while idle workers sleep next to J. So the
+//! stronger statement: after W's notify, J is taken, or a worker's pass
+//! starts after W2 in S (and so sees J), or no worker is idle at some point
+//! after W2 (then every worker that goes idle later re-checks after W2).
+//!
+//! *Proof.* If W3 reads `searching <= 0`, W4 claims an idle worker Y (its
+//! bit cleared after W2; Y is in the searching state, and goes on below as
+//! X) or finds none (the last case). If it reads `searching > 0`, by I some
+//! worker X is in the searching state with its leaving decrement D after W2
+//! in S. Then, by the form of D:
+//! - `prepare_sleep`: X's re-check fence follows D, hence W2. Its re-check
+//!   finds J, or another job (it cancels and returns it through
+//!   `stop_searching`: a new D after W2, repeat), or J gone.
+//! - `stop_searching` (X found another job, or X's latch is set, or X may
+//!   exit), which read `v` before its decrement: if `v <= 1`, X runs
+//!   `notify`, whose fence follows D and so W2: X plays W's part for J, and
+//!   the argument restarts from X's W3. If `v > 1`, the count is still
+//!   positive after D, so by I another worker is in the searching state with
+//!   its decrement later still: repeat with it.
+//!
+//! Each step moves to a later operation in S; it ends in one of the three
+//! outcomes as long as workers eventually leave the searching state, which
+//! they do (see "The count"). This is what makes a claimed latch waiter
+//! safe: a waker that counted it may have skipped no one, but others may
+//! have skipped *because of* it; when its latch wakes it, it returns
+//! without searching, and its `stop_searching` hands the wakeup on. The
+//! loom models `two_jobs_searcher_passes_the_notify_on` and
+//! `latch_waiter_racing_pushes_and_claims` deadlock without that `notify`.
 //!
 //! # Private `join` halves
 //!
@@ -116,17 +194,30 @@
 //! workers at any time, by others only under the overload rule. Two rules
 //! keep the argument above valid for it:
 //!
-//! 1. **A searcher forwards what it may not take.** In every find-work
-//!    pass (so in every re-check before parking), a worker of another LLC
-//!    that finds `L`'s pack queue non-empty and `L` not overloaded calls
-//!    [`Sleep::wake_in`] for `L`: it claims and wakes an idle worker of `L`
-//!    if there is one. So "some counted searcher will re-check after my
-//!    push" still implies "the job is taken, or a worker of `L` is woken
-//!    for it, or no worker of `L` is idle" (then every worker of `L` is
-//!    running, or searching and about to look at the queue, or claimed and
-//!    about to wake: each reaches a find-work pass that looks at it, under
-//!    the assumption that running jobs return). With this the `searching`
-//!    skip of [`Sleep::notify`] is sound for pack queues too.
+//! 1. **A searcher forwards what it may not take.** A find-work pass of
+//!    a worker of another LLC looks at the other LLCs' pack queues last,
+//!    and only if it found no job before them (a pass returns the first
+//!    job it finds); such a pass that finds `L`'s pack queue non-empty and
+//!    `L` not overloaded calls [`Sleep::wake_in`] for `L`: it claims and
+//!    wakes an idle worker of `L` if there is one. So the forward happens
+//!    in every pass that finds nothing, in particular in every re-check
+//!    before a park, but not in a pass that returns another job. That is
+//!    enough for both properties above, where "a pass after W2 sees J"
+//!    becomes "takes J (`L` overloaded), or forwards":
+//!    - Property 1: if W skipped because of a counted searcher X of
+//!      another LLC, X's last re-check, after W2, forwards; its claim
+//!      finds an idle worker of `L` (invariant 3 of the idle masks, applied
+//!      to `L` alone), since in Σ every worker of `L` is parked with its
+//!      bit set since before W2: a claim after their S1, contradiction.
+//!    - Property 2: a pass of X that returns another job forwards nothing,
+//!      but X then leaves through `stop_searching`, and the hand-off goes
+//!      on: the worker its `notify` claims (in any LLC) searches, and its
+//!      own passes take J, forward, or return yet another job (hand-off
+//!      again). The loom model `forward_skipped_by_a_pass_that_finds_a_job`
+//!      deadlocks without the hand-off.
+//!
+//!    With this the `searching` skip of [`Sleep::notify`] is sound for
+//!    pack queues too.
 //! 2. **A pusher from outside `L` wakes `L` directly.** [`Sleep::notify_in`]
 //!    without `if_none_searching`: W1 push, W2 fence, W4' a claim restricted
 //!    to `L`'s workers, with no `searching` test (lower latency than a
@@ -148,26 +239,35 @@
 //! spread queue without searching, right after its deque runs dry (a fast
 //! path, like a deque pop); that only removes jobs, it never hides one.
 //!
-//! Unparks are never lost either: the [`Parker`] keeps a token, so an
-//! unpark that happens between S4 and S5 makes S5 return at once. A parked
-//! worker that wakes re-enters *searching*: if it clears its own bit
-//! ([`Sleep::cancel_sleep`], `clear_idle == true`: spurious, targeted or
-//! stale-token wake) it counts itself; if a waker claimed it, the waker
-//! counts it.
+//! # Tokens
+//!
+//! Unparks are never lost: the [`Parker`] keeps a token, so an unpark that
+//! happens between S4 and S5 makes S5 return at once. The price is *stale*
+//! tokens: an unpark for a wake the worker no longer needs (a claim that
+//! landed while it was re-checking, a latch set after its owner stopped
+//! waiting, a broadcast job it already took) stays in the parker and makes
+//! a later park return at once. That is harmless: a parked worker that
+//! wakes, for whatever reason, re-enters *searching* through
+//! [`Sleep::cancel_sleep`]: if it clears its own bit (`clear_idle ==
+//! true`) it counts itself; if a waker claimed it, the waker counts it
+//! (maybe later: see "The count"). Then it passes again, and parks again
+//! only after a new `prepare_sleep` and re-check.
 //!
 //! Targeted wakes (a latch owner, a broadcast job for one worker, pool
 //! shutdown) bypass the masks: they unpark the worker directly, which is
 //! safe because of the token and because the woken worker re-checks.
 //!
-//! Progress assumes running jobs eventually return (a job blocked forever
-//! keeps its worker busy, as in every work-stealing pool).
+//! Property 1 alone assumes running jobs eventually return (a job blocked
+//! forever keeps its worker busy, as in every work-stealing pool);
+//! Property 2 keeps the idle workers going meanwhile.
 //!
 //! # For loom
 //!
-//! [`Sleep`] and [`Parker`] need no pool: a model creates `Sleep::new` with
-//! an [`IdleMasks`], uses an atomic flag as "the queue", and drives
-//! `start_searching`/`prepare_sleep`/`cancel_sleep`/`sleep` on one thread and
-//! push + `notify` on another; loom reports a deadlock if a wakeup is lost.
+//! [`Sleep`] and [`Parker`] need no pool, and the loop that drives them,
+//! [`super::search::search`], is generic over its sources: the models in
+//! `loom-tests/` run that very loop, as the pool does, over queues made of
+//! loom atomics, with pushes and `notify` on other threads; loom reports a
+//! deadlock if a wakeup is lost. Each property above names its models.
 
 use crossbeam_utils::CachePadded;
 
