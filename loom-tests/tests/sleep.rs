@@ -245,8 +245,9 @@ fn clusters_claim_own_cluster_then_llc() {
 fn multi_word_masks() {
     for sleeper in [65, 129] {
         builder(3).check(move || {
-            let mut llc_ranges = vec![0..66];
-            llc_ranges.extend((66..130).map(|w| w..w + 1));
+            let llc_ranges = std::iter::once(0..66)
+                .chain((66..130).map(|w| w..w + 1))
+                .collect();
             let shape = IdleShape {
                 llc_order: (0..65)
                     .map(|l| {
