@@ -30,4 +30,4 @@ pub fn builder(bound: usize) -> loom::model::Builder {
 mod model;
 
 #[cfg(loom)]
-pub use model::{Frame, FrameOwner, Kind, Pool, spawn_worker};
+pub use model::{Frame, FrameOwner, Kind, Pool, Running};

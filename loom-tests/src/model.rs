@@ -293,6 +293,47 @@ pub fn spawn_worker(pool: &Arc<Pool>, w: usize) -> JoinHandle<()> {
     thread::spawn(move || pool.run(w, None))
 }
 
+/// A pool whose workers run on loom threads (see [`Pool::start`]).
+pub struct Running {
+    pool: Arc<Pool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Pool {
+    /// Starts the main loops of `workers` on loom threads.
+    pub fn start(self, workers: &[usize]) -> Running {
+        let pool = Arc::new(self);
+        let threads = workers.iter().map(|&w| spawn_worker(&pool, w)).collect();
+        Running { pool, threads }
+    }
+}
+
+impl Running {
+    /// The pool, to share with other threads of the model.
+    pub fn shared(&self) -> Arc<Pool> {
+        self.pool.clone()
+    }
+
+    /// Waits until every started worker left (all jobs ran: see
+    /// [`Pool::new`]), then checks that the searcher count is balanced and
+    /// that no worker left an idle bit armed.
+    pub fn finish(self) {
+        for t in self.threads {
+            t.join().unwrap();
+        }
+        assert_eq!(self.pool.unfinished(), 0, "a worker left before a job ran");
+        assert_eq!(self.pool.sleep.searching(), 0, "searcher count balanced");
+        assert!(!self.pool.sleep.idle().any_idle(), "an idle bit left armed");
+    }
+}
+
+impl std::ops::Deref for Running {
+    type Target = Pool;
+    fn deref(&self) -> &Pool {
+        &self.pool
+    }
+}
+
 /// A stack frame holding a latch, whose freeing loom can see: reading it
 /// after the owner freed it, without being ordered before the free, is a
 /// data race loom reports.

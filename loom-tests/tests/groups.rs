@@ -10,7 +10,7 @@
 #![cfg(loom)]
 
 use locus::__loom::{IdleShape, LockLatch};
-use locus_loom_tests::{Kind, Pool, builder, spawn_worker};
+use locus_loom_tests::{Kind, Pool, builder};
 use loom::sync::Arc;
 
 /// One packed job pushed from outside into LLC 0's queue while worker 0
@@ -23,13 +23,9 @@ use loom::sync::Arc;
 #[test]
 fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
     builder(2).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Pack(0)], 1));
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 1)];
+        let pool = Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Pack(0)], 1).start(&[0, 1]);
         pool.push_pack(0, 0, None);
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -38,14 +34,10 @@ fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
 #[test]
 fn spread_push_is_taken_by_someone() {
     builder(2).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Shared], 1));
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 1)];
+        let pool = Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Shared], 1).start(&[0, 1]);
         pool.push(0);
         pool.sleep.notify_in(None, 0, false, true);
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -60,13 +52,9 @@ fn spread_push_is_taken_by_someone() {
 #[test]
 fn pack_queue_overload_and_forward_rules() {
     builder(2).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(4, 2, 0), &[Kind::Pack(0)], 1));
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 2)];
+        let pool = Pool::new(IdleShape::uniform(4, 2, 0), &[Kind::Pack(0)], 1).start(&[0, 2]);
         pool.push_pack(0, 0, Some(1));
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -94,14 +82,10 @@ fn forward_skipped_by_a_pass_that_finds_a_job() {
         };
         let kinds = [Kind::Shared, Kind::Pack(0)];
         let pool = Pool::new(IdleShape::uniform(4, 2, 0), &kinds, 2).with_body(body);
-        let pool = Arc::new(pool);
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 2)];
+        let pool = pool.start(&[0, 2]);
         pool.push(0);
         pool.sleep.notify(Some(1), 0);
         pool.push_pack(1, 0, Some(1));
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }

@@ -7,7 +7,7 @@
 #![cfg(loom)]
 
 use locus::__loom::{CoreLatch, CountLatch, IdleShape, Latch, LockLatch};
-use locus_loom_tests::{Frame, FrameOwner, Kind, Pool, builder, spawn_worker};
+use locus_loom_tests::{Frame, FrameOwner, Kind, Pool, builder};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::thread;
@@ -17,12 +17,10 @@ use loom::thread;
 #[test]
 fn push_versus_sleep_one_worker() {
     builder(3).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(1, 1, 0), &[Kind::Shared], 1));
-        let t = spawn_worker(&pool, 0);
+        let pool = Pool::new(IdleShape::uniform(1, 1, 0), &[Kind::Shared], 1).start(&[0]);
         pool.push(0);
         pool.sleep.notify(None, 0);
-        t.join().unwrap();
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -32,14 +30,10 @@ fn push_versus_sleep_one_worker() {
 #[test]
 fn push_versus_sleep_two_workers() {
     builder(2).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Shared], 1));
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 1)];
+        let pool = Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Shared], 1).start(&[0, 1]);
         pool.push(0);
         pool.sleep.notify(None, 0);
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -49,12 +43,10 @@ fn push_versus_sleep_two_workers() {
 #[test]
 fn push_by_a_worker_versus_sleep() {
     builder(3).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(1)], 1));
-        let t = spawn_worker(&pool, 0);
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(1)], 1).start(&[0]);
         pool.push(0);
         pool.sleep.notify(Some(1), 0);
-        t.join().unwrap();
-        assert_eq!(pool.sleep.searching(), 0, "searcher count balanced");
+        pool.finish();
     });
 }
 
@@ -65,14 +57,10 @@ fn push_by_a_worker_versus_sleep() {
 #[test]
 fn two_sleepers_one_job_skip_rule() {
     builder(2).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(3, 3, 0), &[Kind::Deque(2)], 1));
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 1)];
+        let pool = Pool::new(IdleShape::uniform(3, 3, 0), &[Kind::Deque(2)], 1).start(&[0, 1]);
         pool.push(0);
         pool.sleep.notify(Some(2), 0);
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -99,16 +87,12 @@ fn two_jobs_searcher_passes_the_notify_on() {
             }
         };
         let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 2).with_body(body);
-        let pool = Arc::new(pool);
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 1)];
+        let pool = pool.start(&[0, 1]);
         for _ in 0..2 {
             pool.push(0);
             pool.sleep.notify(None, 0);
         }
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -131,17 +115,14 @@ fn stale_tokens() {
             }
         };
         let pool = Pool::new(IdleShape::uniform(1, 1, 0), &[Kind::Shared], 2).with_body(body);
-        let pool = Arc::new(pool);
-        let t = spawn_worker(&pool, 0);
+        let pool = pool.start(&[0]);
         pool.sleep.wake_worker(0);
         pool.push(0);
         pool.sleep.notify(None, 0);
         first_ran.wait();
         pool.push(0);
         pool.sleep.notify(None, 0);
-        t.join().unwrap();
-        assert_eq!(pool.sleep.searching(), 0, "searcher count balanced");
-        assert!(!pool.sleep.idle().is_idle(0));
+        pool.finish();
     });
 }
 
@@ -191,16 +172,15 @@ fn latch_waiter_racing_pushes_and_claims() {
             move |_: &Pool, _, _| job_ran.set_now()
         };
         let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1).with_body(body);
-        let pool = Arc::new(pool);
+        let pool = pool.start(&[1]);
         let latch = Arc::new(CoreLatch::new());
         let waiter = {
-            let (pool, latch) = (pool.clone(), latch.clone());
+            let (pool, latch) = (pool.shared(), latch.clone());
             thread::spawn(move || {
                 pool.wait_until(0, &latch);
                 job_ran.wait();
             })
         };
-        let w1 = spawn_worker(&pool, 1);
         pool.push(0);
         pool.sleep.notify(None, 0);
         // SAFETY: the Arc keeps the latch alive for this call.
@@ -208,8 +188,7 @@ fn latch_waiter_racing_pushes_and_claims() {
             pool.sleep.wake_worker(0);
         }
         waiter.join().unwrap();
-        w1.join().unwrap();
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -223,14 +202,10 @@ fn latch_waiter_racing_pushes_and_claims() {
 #[test]
 fn clusters_claim_own_cluster_then_llc() {
     builder(2).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(4, 4, 2), &[Kind::Deque(3)], 1));
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 1)];
+        let pool = Pool::new(IdleShape::uniform(4, 4, 2), &[Kind::Deque(3)], 1).start(&[0, 1]);
         pool.push(0);
         pool.sleep.notify(Some(3), 0);
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -260,12 +235,10 @@ fn multi_word_masks() {
                 cluster_ranges: vec![],
                 capacity: vec![1024; 130],
             };
-            let pool = Arc::new(Pool::new(shape, &[Kind::Shared], 1));
-            let t = spawn_worker(&pool, sleeper);
+            let pool = Pool::new(shape, &[Kind::Shared], 1).start(&[sleeper]);
             pool.push(0);
             pool.sleep.notify(None, 0);
-            t.join().unwrap();
-            assert_eq!(pool.sleep.searching(), 0);
+            pool.finish();
         });
     }
 }
@@ -293,8 +266,7 @@ fn count_latch_frame_freed_by_the_waiter() {
             // the frame is not used after the owner freed it.
             move |_: &Pool, _, _| unsafe { CountLatch::set(&*latch) }
         };
-        let pool = Arc::new(pool.with_body(body));
-        let w1 = spawn_worker(&pool, 1);
+        let pool = pool.with_body(body).start(&[1]);
         for _ in 0..2 {
             latch.increment();
             pool.push(0);
@@ -305,8 +277,7 @@ fn count_latch_frame_freed_by_the_waiter() {
         pool.wait_until(0, &latch.core);
         assert!(latch.core.probe());
         frame.free();
-        w1.join().unwrap();
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
@@ -341,14 +312,9 @@ fn terminate_versus_spawns() {
             .running()
             .with_body(body);
         pool.push(0);
-        let pool = Arc::new(pool);
-        let ts = [spawn_worker(&pool, 0), spawn_worker(&pool, 1)];
+        let pool = pool.start(&[0, 1]);
         pool.terminate();
-        for t in ts {
-            t.join().unwrap();
-        }
-        assert_eq!(pool.unfinished(), 0);
-        assert_eq!(pool.sleep.searching(), 0);
+        pool.finish();
     });
 }
 
