@@ -5,7 +5,7 @@
 //! - **working**: running a job or popping its own deque;
 //! - **searching**: its deque is empty and it is looking elsewhere
 //!   (injectors, other workers' deques, its latch); counted in `searching`
-//!   (see "The count" for exactly when);
+//!   (see "The count" for exactly how);
 //! - **idle**: its bit is set in the [`IdleMasks`]; it re-checks every
 //!   queue once more and then **parks** on its [`Parker`].
 //!
@@ -49,36 +49,44 @@
 //! [`Sleep::prepare_sleep`]. An increment is *not* always followed by the
 //! decrement it pays for: a claimed worker may wake early (on a stale
 //! token, see below), find its bit already cleared (so it does not count
-//! itself), and stop searching before its claimer's increment lands. What
-//! holds instead, at every point of the modification order of `searching`:
+//! itself), and stop searching before its claimer's increment lands.
 //!
-//! > **I.** `searching` = (number of workers in the *searching state*) −
-//! > (number of claims whose increment has not happened yet),
+//! All these operations, the idle masks' and the fences are SeqCst, so they
+//! lie in one total order S, and a SeqCst load of `searching` reads the
+//! last change before it in S. What holds at every point of S:
 //!
-//! where a worker is in the searching state from its own increment
-//! (`start_searching`, or `cancel_sleep` after clearing its own bit) or from
-//! the claim of its bit (the claimer's `fetch_and`), until its next
-//! decrement (`stop_searching` or `prepare_sleep`). *Proof.* Each operation
-//! keeps both sides equal: an own increment adds one to each; a claim adds
-//! a searching worker and a pending increment (the count does not move);
-//! the claimer's increment then removes the pending one and adds one; a
-//! decrement removes one worker and one unit, whether or not the claim
-//! that made it searching has been counted yet; a claimed worker's
-//! `cancel_sleep` that finds its bit cleared changes nothing. The states do
-//! not overlap: a claimed worker is not idle, and a worker does not count
-//! itself while it is in the searching state. ∎
+//! > **I.** `searching` = (number of open *entries*) − (number of claims
+//! > whose increment has not happened yet).
 //!
-//! Consequences:
+//! An entry of worker `w` is opened by `w`'s own increment
+//! (`start_searching`, or `cancel_sleep` after clearing its own bit) or by
+//! a claim of `w`'s bit (the claimer's `fetch_and`); each decrement by `w`
+//! (`stop_searching` or `prepare_sleep`) closes one open entry of `w`.
+//! *Proof.* Each operation keeps both sides equal: an own increment opens
+//! an entry and adds one; a claim opens an entry and adds a pending
+//! increment (the count does not move); the claimer's increment removes the
+//! pending one and adds one; a decrement closes an entry and subtracts one,
+//! whether or not the claim that opened it has been counted yet; a claimed
+//! worker's `cancel_sleep` that finds its bit cleared changes nothing. A
+//! decrement always has an entry to close: the search loop decrements only
+//! after `start_searching` or after a `cancel_sleep`, which counted the
+//! worker or found its bit claimed. ∎
+//!
+//! A worker has at most two open entries, and two only in one window: it
+//! is claimed after `prepare_sleep` set its bit and before its decrement;
+//! that decrement then closes the older entry and the claim's stays open
+//! until its next one. With no open entry a worker is working or idle; with
+//! one it is in the *searching state* (perhaps still parked, its claimer's
+//! unpark pending). Consequences:
 //! - The count can be transiently too low, even negative (by the claims in
 //!   flight). That only causes extra wakeups.
-//! - A load that reads `searching = k > 0` proves that `k` workers are in
-//!   the searching state at that point, each with its leaving decrement
-//!   *later* in the modification order.
-//! - Every worker in the searching state reaches that decrement: each exit
-//!   of the search loop goes through `stop_searching`, every park through
-//!   `prepare_sleep`, and a claimed worker that is still parked gets its
-//!   claimer's unpark (after the increment) and resumes the loop, even a
-//!   latch waiter woken for its latch (it leaves through `stop_searching`).
+//! - A load that reads `searching = k > 0` proves that `k` entries are
+//!   open at that point of S, each to be closed by a decrement *later* in S.
+//! - Every open entry gets closed: each exit of the search loop goes
+//!   through `stop_searching`, every park through `prepare_sleep`, and a
+//!   claimed worker that is still parked gets its claimer's unpark (after
+//!   the increment) and resumes the loop, even a latch waiter woken for its
+//!   latch (it leaves through `stop_searching`).
 //! - With no claim in flight and no worker searching, the count is 0 (the
 //!   loom models check this at the end of every run).
 //!
@@ -99,9 +107,10 @@
 //!
 //! Suppose such a state Σ, with J pushed by W. Every worker is parked, each
 //! in a park that followed its *last* `prepare_sleep` before Σ (every park
-//! follows one); call that worker's operations S1..S5. The fences are
-//! totally ordered in the single order S of SeqCst operations.
-//! - No S3 follows W2: else J's push (before W2) is visible to that
+//! follows one); call that worker's operations S1..S5. No worker has an
+//! open entry in Σ (an entry opened by a claim means an unpark pending or
+//! done, and a worker that was unparked is not in its last park).
+//! - No S3 follows W2 in S: else J's push (before W2) is visible to that
 //!   worker's loads after S3 (C++ fence-fence rule), so its re-check S4
 //!   finds J or finds another job first or a contended queue (then it does
 //!   not park), or finds J already taken (then J is not in a queue in Σ).
@@ -114,11 +123,10 @@
 //!   of those S1 and, by the idle masks' invariant 3 ("a later claimer finds
 //!   an earlier idle worker"; every LLC is in every LLC's search order),
 //!   the claim clears some worker's bit after its S1: contradiction.
-//! - If W3 reads `searching > 0`, by I some worker X is in the searching
-//!   state at W3 and its leaving decrement D comes after W3 in the
-//!   modification order, hence after W2 in S. X is parked in Σ, so its last
-//!   `prepare_sleep` comes at or after D, and its S3 after W2:
-//!   contradiction with the first point. ∎
+//! - If W3 reads `searching > 0`, by I some worker X has an entry open at
+//!   W3, closed (it is closed in Σ) by a decrement D of X after W3 in S.
+//!   X's last `prepare_sleep` is D or comes after it, so its S3 follows W2
+//!   in S: contradiction with the first point. ∎
 //!
 //! **Property 2** (the hand-off): the skip of `notify` never leaves J to a
 //! searcher that stops without looking at it. Property 1 only needs the
@@ -126,37 +134,36 @@
 //! job J′, or whose latch is set, or whose pool lets it exit, leaves the
 //! searching state without a re-check, and may then run J′ for a long time
 //! or block in user code, while idle workers sleep next to J. So the
-//! stronger statement: after W's notify, J is taken, or a worker's pass
-//! starts after W2 in S (and so sees J), or no worker is idle at some point
-//! after W2 (then every worker that goes idle later re-checks after W2).
+//! stronger statement: after W's notify, J is taken, or a worker's
+//! re-check follows W2 in S (and so sees J), or no worker is idle at some
+//! point after W2 (then every worker that parks later re-checks after W2).
 //!
-//! *Proof.* If W3 reads `searching <= 0`, W4 claims an idle worker Y (its
-//! bit cleared after W2; Y is in the searching state, and goes on below as
-//! X) or finds none (the last case). If it reads `searching > 0`, by I some
-//! worker X is in the searching state with its leaving decrement D after W2
-//! in S. Then, by the form of D:
+//! *Proof.* If W3 reads `searching <= 0`, W4 claims an idle worker Y,
+//! which opens an entry of Y after W2, closed by a decrement D of Y after
+//! it (go on below with X = Y), or finds none (the last outcome). If W3
+//! reads `searching > 0`, by I some worker X has an entry open at W3,
+//! closed by a decrement D of X after W3, so after W2. By the form of D:
 //! - `prepare_sleep`: X's re-check fence follows D, hence W2. Its re-check
 //!   finds J, or another job (it cancels and returns it through
 //!   `stop_searching`: a new D after W2, repeat), or J gone.
 //! - `stop_searching` (X found another job, or X's latch is set, or X may
 //!   exit), which read `v` before its decrement: if `v <= 1`, X runs
 //!   `notify`, whose fence follows D and so W2: X plays W's part for J, and
-//!   the argument restarts from X's W3. If `v > 1`, the count is still
-//!   positive after D, so by I another worker is in the searching state with
-//!   its decrement later still: repeat with it.
+//!   the argument restarts from X's W3. If `v > 1`, the count is positive
+//!   after D, so by I an entry (of X or another worker) is open there,
+//!   closed by a decrement later still: repeat with it.
 //!
 //! Each step moves to a later operation in S; it ends in one of the three
-//! outcomes as long as workers eventually leave the searching state, which
-//! they do (see "The count"). This is what makes a claimed latch waiter
-//! safe: a waker that counted it may have skipped no one, but others may
-//! have skipped *because of* it; when its latch wakes it, it returns
-//! without searching, and its `stop_searching` hands the wakeup on. The
-//! loom models `two_jobs_searcher_passes_the_notify_on` and
+//! outcomes because open entries get closed (see "The count"). This is
+//! what makes a claimed latch waiter safe: pushers may have skipped their
+//! wakeup *because* its claimer counted it; when its latch wakes it, it
+//! returns without searching, and its `stop_searching` hands the wakeup on.
+//! The loom models `two_jobs_searcher_passes_the_notify_on` and
 //! `latch_waiter_racing_pushes_and_claims` deadlock without that `notify`.
 //!
 //! # Private `join` halves
 //!
-//! The property above needs the waker's fence for every job that sits in
+//! The properties above need the waker's fence for every job that sits in
 //! a queue: jobs injected from outside the pool, jobs aimed at other
 //! workers, spawns (the spawning job may block on them), and promoted
 //! `join` halves. All of these go through [`Sleep::notify`].
@@ -164,8 +171,8 @@
 //! `join` does not put its second half `b` in a queue at first: it keeps
 //! it in the worker's *private* list (`WorkerThread::push_private`),
 //! which no other thread reads, and takes it back after `a` without an
-//! atomic write. Such a half is never "a job in a queue", so the property
-//! says nothing about it; it needs its own argument:
+//! atomic write. Such a half is never "a job in a queue", so the properties
+//! say nothing about it; it needs its own argument:
 //!
 //! 1. **It is never stranded.** Its owner is running (it is inside `a`,
 //!    in the same frame) and, when `a` returns, either takes `b` back and
@@ -257,9 +264,10 @@
 //! shutdown) bypass the masks: they unpark the worker directly, which is
 //! safe because of the token and because the woken worker re-checks.
 //!
-//! Property 1 alone assumes running jobs eventually return (a job blocked
-//! forever keeps its worker busy, as in every work-stealing pool);
-//! Property 2 keeps the idle workers going meanwhile.
+//! Property 1 says nothing while some worker runs a job: by itself it gets
+//! J run only if running jobs eventually return (a job blocked forever
+//! keeps its worker busy, as in every work-stealing pool). Property 2 keeps
+//! the idle workers going meanwhile.
 //!
 //! # For loom
 //!
@@ -267,7 +275,14 @@
 //! [`super::search::search`], is generic over its sources: the models in
 //! `loom-tests/` run that very loop, as the pool does, over queues made of
 //! loom atomics, with pushes and `notify` on other threads; loom reports a
-//! deadlock if a wakeup is lost. Each property above names its models.
+//! deadlock if a wakeup is lost, and each run ends by checking that the
+//! count is back to 0 and no idle bit is left armed. Property 1:
+//! `tests/sleep.rs` (`push_versus_sleep_*`, `two_sleepers_one_job_skip_rule`,
+//! `stale_tokens`, `clusters_claim_own_cluster_then_llc`,
+//! `multi_word_masks`, and with latches `join_latch_never_loses_the_wakeup`,
+//! `count_latch_frame_freed_by_the_waiter`, with shutdown
+//! `terminate_versus_spawns`); Property 2: the two models named there;
+//! queues of one LLC: `tests/groups.rs`.
 
 use crossbeam_utils::CachePadded;
 
