@@ -5,9 +5,12 @@
 # LOOM_TARGET_DIR) because `--cfg loom` changes RUSTFLAGS, which would make
 # cargo rebuild every dependency in a shared target directory.
 # Extra arguments go to `cargo test`, e.g. `./run.sh --test idle claim`.
+#
+# Each model sets its own preemption bound (`builder(n)` in src/lib.rs),
+# chosen so that the whole step stays within a few minutes on a 2-core
+# machine; LOOM_MAX_PREEMPTIONS, if set, overrides it for every model.
 set -euo pipefail
 cd "$(dirname "$0")"
 export RUSTFLAGS="--cfg loom ${RUSTFLAGS:-}"
-export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-3}"
 export CARGO_TARGET_DIR="${LOOM_TARGET_DIR:-$PWD/target}"
 exec cargo test --release "$@"

@@ -61,11 +61,15 @@ pub mod __policy {
     }
 }
 
-/// Internals for the `loom-tests` crate, compiled only under `--cfg loom`.
+/// Internals for the `loom-tests` crate, compiled only under `--cfg loom`:
+/// the protocol types and the workers' search loop itself
+/// ([`search`](crate::runtime::search::search), generic over its sources),
+/// so the models run the code that ships.
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod __loom {
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
-    pub use crate::runtime::latch::{CoreLatch, LockLatch};
-    pub use crate::runtime::sleep::{Parker, Sleep};
+    pub use crate::runtime::latch::{CoreLatch, CountLatch, Latch, LatchOwner, LockLatch};
+    pub use crate::runtime::search::{Found, Sources, search};
+    pub use crate::runtime::sleep::{Idle, Parker, Sleep};
 }

@@ -3,9 +3,11 @@
 //!
 //! Normally these are `std` atomics and `parking_lot` locks; under
 //! `--cfg loom` they are loom's model-checked versions, so the protocols in
-//! `runtime::sleep`, `runtime::idle` and `runtime::latch` can be checked by the
-//! `loom-tests` crate exactly as they are compiled for users (the approach
-//! tokio takes). Code in those modules must not import `std::sync` directly.
+//! `runtime::sleep`, `runtime::search`, `runtime::idle` and `runtime::latch`
+//! can be checked by the `loom-tests` crate exactly as they are compiled for
+//! users (the approach tokio takes). Code in those modules must not import
+//! `std::sync` directly. The search loop's spin backoff goes through here too
+//! (crossbeam's normally; under loom one that yields to the model checker).
 
 #[cfg(not(loom))]
 mod imp {
@@ -16,7 +18,8 @@ mod imp {
     /// A condition variable with the `parking_lot` interface.
     pub(crate) type Condvar = parking_lot::Condvar;
 
-
+    /// Spin-then-yield backoff of a searching worker.
+    pub(crate) use crossbeam_utils::Backoff;
 }
 
 #[cfg(loom)]
@@ -77,7 +80,27 @@ mod imp {
         }
     }
 
-
+    /// The search loop's backoff under loom: completed from the start, so a
+    /// worker that found nothing goes idle after one pass (spinning only
+    /// repeats passes; the sleep proof does not rely on it, and every extra
+    /// pass multiplies the interleavings loom explores), and a spin after a
+    /// lost race yields to loom's scheduler, as a spin loop must under loom.
+    pub(crate) struct Backoff;
+    impl Backoff {
+        pub(crate) fn new() -> Self {
+            Backoff
+        }
+        pub(crate) fn spin(&self) {
+            loom::thread::yield_now();
+        }
+        pub(crate) fn snooze(&self) {
+            loom::thread::yield_now();
+        }
+        pub(crate) fn is_completed(&self) -> bool {
+            true
+        }
+        pub(crate) fn reset(&self) {}
+    }
 }
 
 pub(crate) use imp::*;

@@ -1,39 +1,31 @@
 //! loom models of the job-group additions to the sleep protocol
-//! (`Sleep::notify_in`, "Queues of one LLC" in `runtime::sleep`).
+//! (`Sleep::notify_in`, "Queues of one LLC" in `runtime::sleep`), run
+//! through the workers' real search loop.
 //!
-//! A packed group's queue of LLC 0 may be taken only by LLC 0's worker; a
-//! worker of LLC 1 searches, finds nothing it may take, and sleeps. The
-//! searching count is then no promise that someone takes the job, which is
-//! why `notify_in` claims a worker of LLC 0 without looking at it. A lost
-//! wakeup leaves worker 0 parked forever: loom reports a deadlock.
-//!
-//! The first model discriminates: with `sleep.notify(None, 0)` (the
-//! injector's rule, which skips the wakeup while someone searches) in place
-//! of `notify_in`, loom finds the deadlock (checked when the model was
-//! written).
+//! A packed group's queue of LLC `L` is taken by `L`'s workers, by others
+//! only while `L` is overloaded; otherwise a searcher of another LLC that
+//! sees it non-empty forwards a wakeup to `L` (`Sleep::wake_in`). A lost
+//! wakeup leaves a worker parked forever with the job queued: loom reports
+//! a deadlock.
 #![cfg(loom)]
 
-use locus_loom_tests::{Queue, builder, sleep_for, spawn_racer, spawn_worker};
+use locus::__loom::{IdleShape, LockLatch};
+use locus_loom_tests::{Kind, Pool, builder};
 use loom::sync::Arc;
-use loom::sync::atomic::{AtomicBool, Ordering::*};
 
 /// One packed job pushed from outside into LLC 0's queue while worker 0
-/// (LLC 0) goes to sleep and worker 1 (LLC 1, not allowed to take it) is
-/// searching: worker 0 runs the job.
+/// (LLC 0) goes to sleep and worker 1 (LLC 1) is searching: the pusher
+/// claims a worker of LLC 0 whether or not someone searches. Worker 1 may
+/// take the job only while LLC 0 is overloaded (worker 0 busy, worker 1
+/// idle). The job runs once. (With `sleep.notify(None, 0)`, the injector's
+/// rule, in place of `notify_in`, and no overload rule, loom found the
+/// deadlock when the model was written.)
 #[test]
 fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
-    builder(3).check(|| {
-        let sleep = sleep_for(2, 1);
-        let q0 = Arc::new(Queue::new());
-        let done = Arc::new(AtomicBool::new(false));
-        let w0 = spawn_worker(&sleep, Some(&q0), None, &done, 0, 0);
-        let w1 = spawn_worker(&sleep, None, None, &done, 1, 1);
-        q0.push();
-        sleep.notify_in(None, 0, false, false);
-        assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
-        done.store(true, Release);
-        sleep.wake_all();
-        assert!(!w1.join().unwrap());
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Pack(0)], 1).start(&[0, 1]);
+        pool.push_pack(0, 0, None);
+        pool.finish();
     });
 }
 
@@ -41,38 +33,59 @@ fn pack_push_wakes_the_llc_even_with_a_searcher_elsewhere() {
 /// fallback: one of the two workers runs it.
 #[test]
 fn spread_push_is_taken_by_someone() {
-    builder(3).check(|| {
-        let sleep = sleep_for(2, 1);
-        let q = Arc::new(Queue::new());
-        let done = Arc::new(AtomicBool::new(false));
-        let ts: Vec<_> = (0..2)
-            .map(|w| spawn_racer(&sleep, &q, &done, w, w))
-            .collect();
-        q.push();
-        sleep.notify_in(None, 0, false, true);
-        let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
-        assert_eq!(ran, 1, "exactly one worker runs the job");
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Shared], 1).start(&[0, 1]);
+        pool.push(0);
+        pool.sleep.notify_in(None, 0, false, true);
+        pool.finish();
     });
 }
 
-/// Rule 1 of "Queues of one LLC": the pusher skips the wakeup while someone
-/// searches (`if_none_searching`, as a worker of LLC 0 pushing to its own
-/// LLC's queue does), and the searcher of LLC 1, which may not take the
-/// job, forwards a wakeup to LLC 0. Worker 0 runs the job. (Without the
-/// forward, loom finds the deadlock: checked when the model was written.)
+/// The overload rule and the forward rule (rule 1 of "Queues of one LLC").
+/// Two LLCs of two workers; workers 1 (LLC 0) and 3 (LLC 1) are busy
+/// throughout. Worker 1 pushes a packed job on its own LLC's queue, which
+/// skips the wakeup while someone searches. Worker 0 (LLC 0) goes to
+/// sleep; worker 2 (LLC 1) searches: while worker 0 is busy LLC 0 is
+/// overloaded and worker 2 may take the job; while worker 0 is idle it is
+/// not, and worker 2 must forward a wakeup to LLC 0. (Without the forward,
+/// loom finds the deadlock: checked when the model was written.)
 #[test]
-fn searcher_elsewhere_forwards_the_wakeup() {
-    builder(3).check(|| {
-        let sleep = sleep_for(2, 1);
-        let q0 = Arc::new(Queue::new());
-        let done = Arc::new(AtomicBool::new(false));
-        let w0 = spawn_worker(&sleep, Some(&q0), None, &done, 0, 0);
-        let w1 = spawn_worker(&sleep, None, Some((&q0, 0)), &done, 1, 1);
-        q0.push();
-        sleep.notify_in(None, 0, true, false);
-        assert!(w0.join().unwrap(), "LLC 0's worker must run the job");
-        done.store(true, Release);
-        sleep.wake_all();
-        assert!(!w1.join().unwrap());
+fn pack_queue_overload_and_forward_rules() {
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(4, 2, 0), &[Kind::Pack(0)], 1).start(&[0, 2]);
+        pool.push_pack(0, 0, Some(1));
+        pool.finish();
+    });
+}
+
+/// The forward happens only in passes that find nothing. Same shape as the
+/// previous model; worker 1 pushes a shared job (which blocks until the
+/// packed job ran) and then the packed job, both skipping their wakeup
+/// while worker 2 searches. Worker 2's pass may find the shared job
+/// first, so it never reaches the pack queue in that pass and blocks in
+/// the job: the hand-off of `stop_searching` (worker 2 was the last
+/// searcher) wakes worker 0. (Without that notify loom finds the deadlock:
+/// checked when the model was written.)
+#[test]
+fn forward_skipped_by_a_pass_that_finds_a_job() {
+    builder(2).check(|| {
+        let pack_ran = Arc::new(LockLatch::new());
+        let body = {
+            let pack_ran = pack_ran.clone();
+            move |_: &Pool, _, q: usize| {
+                if q == 0 {
+                    pack_ran.wait();
+                } else {
+                    pack_ran.set_now();
+                }
+            }
+        };
+        let kinds = [Kind::Shared, Kind::Pack(0)];
+        let pool = Pool::new(IdleShape::uniform(4, 2, 0), &kinds, 2).with_body(body);
+        let pool = pool.start(&[0, 2]);
+        pool.push(0);
+        pool.sleep.notify(Some(1), 0);
+        pool.push_pack(1, 0, Some(1));
+        pool.finish();
     });
 }

@@ -1,11 +1,13 @@
-//! loom models of the sleep protocol (`runtime::sleep`) and of the join latch
-//! (`runtime::latch::CoreLatch`), driven the way `runtime::worker` drives
-//! them. A lost wakeup leaves a worker parked forever, which loom reports as
-//! a deadlock; the assertions check the rest.
+//! loom models of the sleep protocol (`runtime::sleep`), run through the
+//! workers' real search loop (`runtime::search`), and of the latches
+//! (`runtime::latch`). Every model's pool is terminating with its jobs
+//! announced (see `Pool::new`): a lost wakeup leaves a worker parked
+//! forever with a job queued, which loom reports as a deadlock; the
+//! assertions check the rest.
 #![cfg(loom)]
 
-use locus::__loom::{CoreLatch, LockLatch};
-use locus_loom_tests::{Queue, builder, sleep_for, spawn_racer, spawn_worker};
+use locus::__loom::{CoreLatch, CountLatch, IdleShape, Latch, LockLatch};
+use locus_loom_tests::{Frame, FrameOwner, Kind, Pool, builder};
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use loom::thread;
@@ -15,122 +17,308 @@ use loom::thread;
 #[test]
 fn push_versus_sleep_one_worker() {
     builder(3).check(|| {
-        let sleep = sleep_for(1, 1);
-        let queue = Arc::new(Queue::new());
-        let done = Arc::new(AtomicBool::new(false));
-        let t = spawn_worker(&sleep, Some(&queue), None, &done, 0, 0);
-        queue.push();
-        sleep.notify(None, 0);
-        assert!(t.join().unwrap(), "the worker must run the job");
-        assert!(queue.is_empty());
+        let pool = Pool::new(IdleShape::uniform(1, 1, 0), &[Kind::Shared], 1).start(&[0]);
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        pool.finish();
     });
 }
 
 /// (4b) Two workers in two LLCs going to sleep while a job is pushed from
-/// outside into LLC 0: one of them runs it (the other is then told to stop
-/// and woken, as at shutdown). Exercises the searching count and a remote
-/// claim.
+/// outside into LLC 0's injector: one of them runs it. Exercises the
+/// searching count and a remote claim.
 #[test]
 fn push_versus_sleep_two_workers() {
-    builder(3).check(|| {
-        let sleep = sleep_for(2, 1);
-        let queue = Arc::new(Queue::new());
-        let done = Arc::new(AtomicBool::new(false));
-        let ts: Vec<_> = (0..2)
-            .map(|w| spawn_racer(&sleep, &queue, &done, w, w))
-            .collect();
-        queue.push();
-        sleep.notify(None, 0);
-        let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
-        assert_eq!(ran, 1, "exactly one worker runs the job");
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 1, 0), &[Kind::Shared], 1).start(&[0, 1]);
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        pool.finish();
     });
 }
 
-/// (4c) A push by a busy worker (deque push + `notify`) while another
-/// worker of its LLC goes to sleep: the sleeper ends up with the job and
-/// the searcher count is balanced.
+/// (4c) A busy worker (1) pushes on its deque and notifies while another
+/// worker of its LLC goes to sleep: the sleeper steals the job, and the
+/// searcher count is balanced.
 #[test]
 fn push_by_a_worker_versus_sleep() {
     builder(3).check(|| {
-        let sleep = sleep_for(2, 2);
-        let queue = Arc::new(Queue::new());
-        let done = Arc::new(AtomicBool::new(false));
-        let t = spawn_worker(&sleep, Some(&queue), None, &done, 0, 0);
-        queue.push();
-        sleep.notify(Some(1), 0);
-        assert!(t.join().unwrap(), "the sleeper must take the job");
-        assert_eq!(sleep.searching(), 0, "searcher count balanced");
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(1)], 1).start(&[0]);
+        pool.push(0);
+        pool.sleep.notify(Some(1), 0);
+        pool.finish();
     });
 }
 
 /// (4d) Two workers of one LLC searching or sleeping, one job pushed by a
-/// third: exactly one takes it. If the pusher skipped its wakeup because a
-/// searcher was counted, that searcher found the job or re-checked (the
-/// skip rule).
+/// busy third on its deque: one of them runs it. If the pusher skipped
+/// its wakeup because a searcher was counted, that searcher found the job
+/// or re-checked (the skip rule).
 #[test]
 fn two_sleepers_one_job_skip_rule() {
     builder(2).check(|| {
-        let sleep = sleep_for(3, 3);
-        let queue = Arc::new(Queue::new());
-        let done = Arc::new(AtomicBool::new(false));
-        let a = spawn_racer(&sleep, &queue, &done, 0, 0);
-        let b = spawn_racer(&sleep, &queue, &done, 1, 0);
-        queue.push();
-        sleep.notify(Some(2), 0);
-        let (ga, gb) = (a.join().unwrap(), b.join().unwrap());
-        assert!(ga ^ gb, "exactly one worker takes the job: {ga} {gb}");
+        let pool = Pool::new(IdleShape::uniform(3, 3, 0), &[Kind::Deque(2)], 1).start(&[0, 1]);
+        pool.push(0);
+        pool.sleep.notify(Some(2), 0);
+        pool.finish();
     });
 }
 
-/// (5) The join latch: the owner searches, goes idle, announces sleep on
-/// the latch and parks (as `Worker::search` with a latch); another thread
-/// writes the result and sets the latch, waking the owner if it announced
-/// sleep. The owner never sleeps through the set, and sees the result.
+/// Two jobs, the first of which blocks until the second ran (a job
+/// waiting where the pool cannot see). Both pushes may skip their wakeup
+/// because worker 0 is counted as searching; worker 0 then finds the first
+/// job, not "the" job of either push, and blocks in it. Only the hand-off
+/// of `stop_searching` (the last searcher to leave wakes a helper) gets
+/// worker 1 up for the second. (Without that notify loom finds the
+/// deadlock: checked when the model was written.)
+#[test]
+fn two_jobs_searcher_passes_the_notify_on() {
+    builder(2).check(|| {
+        let started = Arc::new(AtomicUsize::new(0));
+        let second_ran = Arc::new(LockLatch::new());
+        let body = {
+            let second_ran = second_ran.clone();
+            move |_: &Pool, _, _| {
+                if started.fetch_add(1, SeqCst) == 0 {
+                    second_ran.wait();
+                } else {
+                    second_ran.set_now();
+                }
+            }
+        };
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 2).with_body(body);
+        let pool = pool.start(&[0, 1]);
+        for _ in 0..2 {
+            pool.push(0);
+            pool.sleep.notify(None, 0);
+        }
+        pool.finish();
+    });
+}
+
+/// Stale tokens: a stray unpark (a latch set after its owner stopped
+/// waiting) and unparks of claims that land after the claimed worker woke
+/// on its own leave tokens in the parker, so a later `park` returns at
+/// once; and a claimed worker may stop searching before its claimer counts
+/// it (the count dips below zero). The worker must go back to sleep
+/// properly (its second job is not lost) and the count must end balanced.
+#[test]
+fn stale_tokens() {
+    builder(3).check(|| {
+        let first_ran = Arc::new(LockLatch::new());
+        let body = {
+            let (first_ran, runs) = (first_ran.clone(), AtomicUsize::new(0));
+            move |_: &Pool, _, _| {
+                if runs.fetch_add(1, Relaxed) == 0 {
+                    first_ran.set_now();
+                }
+            }
+        };
+        let pool = Pool::new(IdleShape::uniform(1, 1, 0), &[Kind::Shared], 2).with_body(body);
+        let pool = pool.start(&[0]);
+        pool.sleep.wake_worker(0);
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        first_ran.wait();
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        pool.finish();
+    });
+}
+
+/// The join latch: the owner runs the real search with its latch (as
+/// `wait_until`), goes idle, announces sleep on the latch and parks;
+/// another thread writes the result and sets the latch, waking the owner if
+/// it announced sleep (as `SpinLatch::set`). The owner never sleeps
+/// through the set, and sees the result.
 #[test]
 fn join_latch_never_loses_the_wakeup() {
     builder(3).check(|| {
-        let sleep = sleep_for(2, 2);
+        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 2, 0), &[], 0));
         let latch = Arc::new(CoreLatch::new());
         let result = Arc::new(AtomicUsize::new(0));
         let setter = {
-            let (sleep, latch, result) = (sleep.clone(), latch.clone(), result.clone());
+            let (pool, latch, result) = (pool.clone(), latch.clone(), result.clone());
             thread::spawn(move || {
                 result.store(42, Relaxed);
                 // SAFETY: the Arc keeps the latch alive for this call.
                 if unsafe { CoreLatch::set(&*latch) } {
-                    sleep.wake_worker(0);
+                    pool.sleep.wake_worker(0);
                 }
             })
         };
-        // Owner: worker 0.
-        sleep.start_searching();
-        loop {
-            if latch.probe() {
-                break;
-            }
-            sleep.prepare_sleep(0);
-            if latch.probe() {
-                sleep.cancel_sleep(0);
-                continue;
-            }
-            if !latch.try_sleep() {
-                sleep.cancel_sleep(0);
-                break;
-            }
-            sleep.sleep(0);
-            if latch.wake_up() {
-                break;
-            }
-        }
-        sleep.stop_searching(0, 0);
+        pool.wait_until(0, &latch);
         assert!(latch.probe());
         assert_eq!(result.load(Relaxed), 42, "the setter's writes are visible");
         setter.join().unwrap();
-        assert_eq!(sleep.searching(), 0);
+        assert_eq!(pool.sleep.searching(), 0);
     });
 }
 
-/// (5b) The blocking latch of threads outside the pool (`install`).
+/// A latch waiter racing a push and its latch's set: worker 0 waits for
+/// its latch in the search loop (and may be claimed for the job, counted
+/// as a searcher by the pusher), worker 1 is idle. The pusher's notify may
+/// claim worker 0, whose latch is then set: worker 0 leaves without
+/// looking for the job, and then blocks until the job ran (user code that
+/// waits for other work). Only `stop_searching`'s hand-off wakes worker 1.
+/// (Without that notify loom finds the deadlock: checked when the model
+/// was written.)
+#[test]
+fn latch_waiter_racing_pushes_and_claims() {
+    builder(2).check(|| {
+        let job_ran = Arc::new(LockLatch::new());
+        let body = {
+            let job_ran = job_ran.clone();
+            move |_: &Pool, _, _| job_ran.set_now()
+        };
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1).with_body(body);
+        let pool = pool.start(&[1]);
+        let latch = Arc::new(CoreLatch::new());
+        let waiter = {
+            let (pool, latch) = (pool.shared(), latch.clone());
+            thread::spawn(move || {
+                pool.wait_until(0, &latch);
+                job_ran.wait();
+            })
+        };
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        // SAFETY: the Arc keeps the latch alive for this call.
+        if unsafe { CoreLatch::set(&*latch) } {
+            pool.sleep.wake_worker(0);
+        }
+        waiter.join().unwrap();
+        pool.finish();
+    });
+}
+
+/// Clusters in the idle masks (an LLC of 4 workers in clusters {0, 1} and
+/// {2, 3}): a busy worker of cluster 1 (3) pushes on its deque and
+/// notifies, which claims in its own cluster first (worker 2 is busy
+/// throughout), then in the rest of the LLC, where workers 0 and 1 go to
+/// sleep. One of them runs the job. (A claim that stopped at the cluster
+/// would leave them parked: loom finds the deadlock, checked when the
+/// model was written.)
+#[test]
+fn clusters_claim_own_cluster_then_llc() {
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(4, 4, 2), &[Kind::Deque(3)], 1).start(&[0, 1]);
+        pool.push(0);
+        pool.sleep.notify(Some(3), 0);
+        pool.finish();
+    });
+}
+
+/// Multi-word masks: LLC 0 has 66 workers (two idle words), followed by 64
+/// LLCs of one worker (7-bit summary fields, 9 LLCs per summary word: 8
+/// summary words). Every worker but one is busy throughout; the one that
+/// goes to sleep is worker 65 (in the second idle word of LLC 0), then, in
+/// a second model, worker 129 (the last LLC, in the last summary word). A
+/// job pushed from outside into LLC 0's injector must wake it: a claim
+/// that missed a word would leave it parked (loom reports the deadlock).
+#[test]
+fn multi_word_masks() {
+    for sleeper in [65, 129] {
+        builder(3).check(move || {
+            let llc_ranges = std::iter::once(0..66)
+                .chain((66..130).map(|w| w..w + 1))
+                .collect();
+            let shape = IdleShape {
+                llc_order: (0..65)
+                    .map(|l| {
+                        let mut o: Vec<usize> = (0..65).filter(|&m| m != l).collect();
+                        o.sort_by_key(|&m| (m.abs_diff(l), m));
+                        o
+                    })
+                    .collect(),
+                llc_ranges,
+                cluster_ranges: vec![],
+                capacity: vec![1024; 130],
+            };
+            let pool = Pool::new(shape, &[Kind::Shared], 1).start(&[sleeper]);
+            pool.push(0);
+            pool.sleep.notify(None, 0);
+            pool.finish();
+        });
+    }
+}
+
+/// A scope's counting latch whose frame the owner frees as soon as it sees
+/// the latch set: the owner (worker 0) spawns two jobs on its deque, sets
+/// its own share and waits in the search loop; worker 1 steals. Each job
+/// sets the latch when done. No setter touches the latch's frame after the
+/// owner may have freed it (loom checks the reads of `FrameOwner`, which
+/// `CountLatch::set` copies out), and the owner is never left asleep.
+#[test]
+fn count_latch_frame_freed_by_the_waiter() {
+    builder(3).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(0)], 2);
+        let frame = Arc::new(Frame::default());
+        let owner = FrameOwner {
+            sleep: pool.sleep.clone(),
+            worker: 0,
+            frame: frame.clone(),
+        };
+        let latch = Arc::new(CountLatch::with_owner(owner, 1));
+        let body = {
+            let latch = latch.clone();
+            // SAFETY: the Arc keeps the memory valid; `Frame` checks that
+            // the frame is not used after the owner freed it.
+            move |_: &Pool, _, _| unsafe { CountLatch::set(&*latch) }
+        };
+        let pool = pool.with_body(body).start(&[1]);
+        for _ in 0..2 {
+            latch.increment();
+            pool.push(0);
+            pool.sleep.notify(Some(0), 0);
+        }
+        // SAFETY: as above.
+        unsafe { CountLatch::set(&*latch) };
+        pool.wait_until(0, &latch.core);
+        assert!(latch.core.probe());
+        frame.free();
+        pool.finish();
+    });
+}
+
+/// Shutdown against a spawn: a detached job, on worker 0's deque from the
+/// start, spawns another onto the deque of the worker running it (counted
+/// first, then pushed and notified, as `spawn` does) and waits for it
+/// where the pool cannot see, while the pool terminates (`terminate`:
+/// flag, wake everyone). No worker leaves while a counted job is pending,
+/// so the other worker runs the second job; then both leave. (With an exit
+/// condition that ignores the count, loom finds the deadlock: checked when
+/// the model was written.)
+#[test]
+fn terminate_versus_spawns() {
+    builder(2).check(|| {
+        let second_ran = Arc::new(LockLatch::new());
+        let body = {
+            let second_ran = second_ran.clone();
+            let spawned = AtomicBool::new(false);
+            move |pool: &Pool, w: usize, _| {
+                if !spawned.swap(true, Relaxed) {
+                    pool.announce();
+                    pool.push(w);
+                    pool.sleep.notify(Some(w), pool.llc_of(w));
+                    second_ran.wait();
+                } else {
+                    second_ran.set_now();
+                }
+            }
+        };
+        let kinds = [Kind::Deque(0), Kind::Deque(1)];
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &kinds, 1)
+            .running()
+            .with_body(body);
+        pool.push(0);
+        let pool = pool.start(&[0, 1]);
+        pool.terminate();
+        pool.finish();
+    });
+}
+
+/// The blocking latch of threads outside the pool (`install`).
 #[test]
 fn lock_latch_never_loses_the_wakeup() {
     builder(3).check(|| {

@@ -35,7 +35,7 @@ use super::registry::Registry;
 use super::sleep::Parker;
 
 /// A latch that can be set once.
-pub(crate) trait Latch {
+pub trait Latch {
     /// Sets the latch.
     ///
     /// # Safety
@@ -163,25 +163,64 @@ impl Latch for SpinLatch<'_> {
     }
 }
 
-/// A counter latch: set when the count drops to zero.
-pub(crate) struct CountLatch {
-    /// Set at zero for a [`CountOwner::Worker`] owner (which waits on it
-    /// while running jobs); unused for a blocked owner.
-    pub(crate) core: CoreLatch,
-    count: AtomicUsize,
-    owner: CountOwner,
+/// Whom a [`CountLatch`] releases when its count reaches zero.
+pub trait LatchOwner {
+    /// Sets `core`, the latch's state word, and wakes the owner if it
+    /// announced sleep on it. Called once, by the setter that took the
+    /// count to zero.
+    ///
+    /// # Safety
+    /// `this` and `core` are valid on entry; the frame holding them may be
+    /// freed as soon as `core` is set (the owner returns), so an
+    /// implementation copies out what it needs *before* that store and
+    /// touches neither afterwards.
+    unsafe fn release(this: *const Self, core: *const CoreLatch);
 }
 
-/// Who waits for a [`CountLatch`].
-enum CountOwner {
+/// Who waits for a [`CountLatch`] in the pool.
+pub enum CountOwner {
     /// A worker (of any pool: an `in_place_scope` of pool B may be waited
     /// for on a worker of pool A) that runs jobs while it waits.
     Worker {
+        /// Its pool; cloned out before the set, so it stays alive while
+        /// the setter wakes the worker.
         registry: Arc<Registry>,
+        /// Its index there.
         index: usize,
     },
     /// A thread outside every pool, blocked on this latch.
     Blocked(LockLatch),
+}
+
+impl LatchOwner for CountOwner {
+    unsafe fn release(this: *const Self, core: *const CoreLatch) {
+        // SAFETY: valid on entry (caller); nothing here is mutated.
+        match unsafe { &*this } {
+            CountOwner::Worker { registry, index } => {
+                // Keep the registry alive across the set, which may free `*this`.
+                let (registry, index) = (Arc::clone(registry), *index);
+                // SAFETY: last access to the latch's frame.
+                if unsafe { CoreLatch::set(core) } {
+                    registry.sleep.wake_worker(index);
+                }
+            }
+            // SAFETY: the owner returns from `wait` only once `unpark` has
+            // released the parker's mutex, after which it touches nothing
+            // (see `LockLatch::set`).
+            CountOwner::Blocked(l) => unsafe { <LockLatch as Latch>::set(l) },
+        }
+    }
+}
+
+/// A counter latch: set when the count drops to zero. Generic over its
+/// owner so that the loom models can free the latch's frame as the owner
+/// does and check that no setter touches it afterwards.
+pub struct CountLatch<O = CountOwner> {
+    /// Set at zero for a worker owner (which waits on it while running
+    /// jobs); unused for a blocked owner.
+    pub core: CoreLatch,
+    count: AtomicUsize,
+    owner: O,
 }
 
 impl CountLatch {
@@ -192,35 +231,25 @@ impl CountLatch {
 
     /// A latch with count `n`.
     pub(crate) fn with_count(registry: &Arc<Registry>, owner: usize, n: usize) -> Self {
-        CountLatch {
-            core: CoreLatch::new(),
-            count: AtomicUsize::new(n),
-            owner: CountOwner::Worker {
+        Self::with_owner(
+            CountOwner::Worker {
                 registry: Arc::clone(registry),
                 index: owner,
             },
-        }
+            n,
+        )
     }
 
     /// A latch with count 1 for a thread outside every pool, which blocks
     /// in [`CountLatch::wait`].
     pub(crate) fn blocking() -> Self {
-        CountLatch {
-            core: CoreLatch::new(),
-            count: AtomicUsize::new(1),
-            owner: CountOwner::Blocked(LockLatch::new()),
-        }
+        Self::with_owner(CountOwner::Blocked(LockLatch::new()), 1)
     }
 
     /// Adds `n` pending completions.
     pub(crate) fn add(&self, n: usize) {
         let old = self.count.fetch_add(n, Ordering::Relaxed);
         debug_assert!(old > 0, "CountLatch incremented after reaching zero");
-    }
-
-    /// Adds one pending completion.
-    pub(crate) fn increment(&self) {
-        self.add(1);
     }
 
     /// Waits until the count is zero: the owner worker `wt` runs jobs
@@ -237,7 +266,25 @@ impl CountLatch {
     }
 }
 
-impl Latch for CountLatch {
+impl<O: LatchOwner> CountLatch<O> {
+    /// A latch with count `n`, released to `owner`.
+    pub fn with_owner(owner: O, n: usize) -> Self {
+        CountLatch {
+            core: CoreLatch::new(),
+            count: AtomicUsize::new(n),
+            owner,
+        }
+    }
+
+    /// Adds one pending completion (only while the count is positive: by
+    /// a holder of a share, before it sets its own).
+    pub fn increment(&self) {
+        let old = self.count.fetch_add(1, Ordering::Relaxed);
+        debug_assert!(old > 0, "CountLatch incremented after reaching zero");
+    }
+}
+
+impl<O: LatchOwner> Latch for CountLatch<O> {
     unsafe fn set(this: *const Self) {
         // SAFETY: valid until the count reaches zero and the core is set.
         // AcqRel: the completions before ours are visible to the owner.
@@ -246,21 +293,8 @@ impl Latch for CountLatch {
         }
         // We took the count to zero: nobody else touches the latch now but
         // the owner, who waits for it to be set.
-        // SAFETY: still before setting; `owner` is not mutated.
-        match unsafe { &(*this).owner } {
-            CountOwner::Worker { registry, index } => {
-                // Keep the registry alive across the set, which may free `*this`.
-                let (registry, index) = (Arc::clone(registry), *index);
-                // SAFETY: last access to `*this`.
-                if unsafe { CoreLatch::set(&raw const (*this).core) } {
-                    registry.sleep.wake_worker(index);
-                }
-            }
-            // SAFETY: the owner returns from `wait` only once `unpark` has
-            // released the parker's mutex, after which it touches nothing
-            // (see `LockLatch::set`).
-            CountOwner::Blocked(l) => unsafe { <LockLatch as Latch>::set(l) },
-        }
+        // SAFETY: both valid until the release sets the core.
+        unsafe { O::release(&raw const (*this).owner, &raw const (*this).core) }
     }
 }
 

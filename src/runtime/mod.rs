@@ -1,4 +1,4 @@
-//! The runtime: idle masks, workers, their deques and injectors, sleep/wake,
+//! The runtime: idle masks, workers, their deques and injectors, search and sleep/wake,
 //! latches, jobs, pinning and counters. The public API on top of it is in
 //! [`crate::pool`].
 
@@ -9,6 +9,7 @@ pub(crate) mod jobmem;
 pub(crate) mod latch;
 pub(crate) mod pin;
 pub(crate) mod registry;
+pub(crate) mod search;
 pub(crate) mod sleep;
 pub(crate) mod stats;
 pub(crate) mod unwind;

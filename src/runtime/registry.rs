@@ -513,6 +513,30 @@ impl Registry {
     }
 
     /// Records that spread queues are in use (before the push).
+    ///
+    /// What the sleep proof needs: a sleeper whose re-check fence follows
+    /// the pusher's `notify_in` fence in the SeqCst order `S` reads the flag
+    /// as `true` (else its pass would skip the other clusters' queues and
+    /// miss the job). The flag only ever goes from `false` to `true`, and
+    /// every store of it is `true`.
+    /// - The first load reads `false`: the pusher's own SeqCst store comes
+    ///   before its fence, and the fence-fence rule makes it (or a later
+    ///   store, also `true`) visible to every load after a later fence.
+    /// - The Relaxed load reads `true`, stored by another thread `T`: the
+    ///   pusher stores nothing, and no release/acquire pair orders `T`'s
+    ///   store before the sleeper's load. The C++20 SeqCst rule does
+    ///   ([atomics.order] p4.4, which Rust's model follows): if the
+    ///   sleeper's load read the initial `false`, it would be
+    ///   coherence-ordered before `T`'s store (it read a value earlier in
+    ///   the modification order), hence before the pusher's Relaxed load,
+    ///   which read that store; with a SeqCst fence sequenced before the
+    ///   sleeper's load and one sequenced after the pusher's load, p4.4 then
+    ///   puts the sleeper's fence before the pusher's in `S`, against the
+    ///   assumption. So the sleeper reads `true`.
+    ///
+    /// So the Relaxed fast path (one plain load per spread push once the
+    /// flag is set, no RMW, no cache line written) is as good as a SeqCst
+    /// store in every push.
     pub(crate) fn mark_spread_used(&self) {
         if !self.spread_used.load(Ordering::Relaxed) {
             self.spread_used.store(true, Ordering::SeqCst);

@@ -49,6 +49,15 @@ impl Parker {
     }
 }
 
+/// A worker between [`Sleep::prepare_sleep`] and its re-check's outcome:
+/// consumed by [`Sleep::cancel_sleep`] or [`Sleep::sleep`], so the compiler
+/// keeps the rule "after `prepare_sleep`, call one of them, once".
+#[must_use = "after prepare_sleep, call cancel_sleep or sleep"]
+#[derive(Debug)]
+pub struct Idle {
+    worker: usize,
+}
+
 /// The sleep state of a pool: idle masks, parkers and the searcher count.
 pub struct Sleep {
     idle: IdleMasks,
@@ -182,28 +191,30 @@ impl Sleep {
 
     /// A searching worker found nothing: it becomes idle. The caller must
     /// then re-check every queue (and its latch, and the exit condition),
-    /// and call [`Sleep::cancel_sleep`] if it found something, else
-    /// [`Sleep::sleep`].
-    pub fn prepare_sleep(&self, worker: usize) {
+    /// and hand the returned token to [`Sleep::cancel_sleep`] if it found
+    /// something, else to [`Sleep::sleep`].
+    pub fn prepare_sleep(&self, worker: usize) -> Idle {
         self.idle.set_idle(worker);
         self.searching.fetch_sub(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
+        Idle { worker }
     }
 
     /// The re-check after [`Sleep::prepare_sleep`] found something: the
     /// worker is searching again.
-    pub fn cancel_sleep(&self, worker: usize) {
-        if self.idle.clear_idle(worker) {
+    pub fn cancel_sleep(&self, idle: Idle) {
+        if self.idle.clear_idle(idle.worker) {
             // We cleared our own bit: nobody counted us.
             self.searching.fetch_add(1, Ordering::SeqCst);
         }
-        // Else a waker claimed us and already counted us as searching.
+        // Else a waker claimed us and counts us as searching (it may not
+        // have done so yet: see "The count" in the module docs).
     }
 
     /// Parks the worker until woken; it is searching again on return.
-    pub fn sleep(&self, worker: usize) {
-        self.parkers[worker].park();
-        self.cancel_sleep(worker);
+    pub fn sleep(&self, idle: Idle) {
+        self.parkers[idle.worker].park();
+        self.cancel_sleep(idle);
     }
 
     /// Wakes one specific worker (latch owner, broadcast target). Harmless

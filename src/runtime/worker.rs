@@ -20,7 +20,10 @@
 //!
 //! When a whole pass finds nothing the worker spins with backoff, then goes
 //! through the sleep protocol of [`super::sleep`]: announce idle, re-check
-//! everything (including its latch and the exit condition), park.
+//! everything (including its latch and the exit condition), park. That loop
+//! is [`super::search::search`], generic over its sources so that loom runs
+//! it too; this module supplies the sources ([`Sources`] for
+//! `WorkerThread`: its `find_work` pass).
 
 use std::cell::{Cell, UnsafeCell};
 use std::ptr;
@@ -38,6 +41,7 @@ use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
 use super::pin;
 use super::registry::Registry;
+use super::search::{self, Sources};
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
 
@@ -82,12 +86,7 @@ struct PrivateHalves {
 }
 
 /// What one pass over the sources found.
-enum Found {
-    Job(JobRef),
-    /// A source reported contention: try again before sleeping.
-    Retry,
-    Nothing,
-}
+type Found = search::Found<JobRef>;
 
 /// Entry point of a worker thread.
 pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<JobRef>) {
@@ -500,7 +499,9 @@ impl WorkerThread {
             if done(latch) {
                 return;
             }
-            match self.search(latch) {
+            self.flush_counts();
+            let sleep = &self.registry.sleep;
+            match search::search(self, sleep, self.index, self.llc, latch) {
                 // SAFETY: taken from a queue by this search.
                 Some(job) => unsafe { self.execute(job) },
                 None => return,
@@ -509,85 +510,6 @@ impl WorkerThread {
                 return;
             }
         }
-    }
-
-    /// Searches other sources; sleeps when there is nothing. Returns a job,
-    /// or `None` when the latch is set (or, without latch, the pool exits).
-    fn search(&self, latch: Option<&CoreLatch>) -> Option<JobRef> {
-        self.flush_counts();
-        let sleep = &self.registry.sleep;
-        let finished = || match latch {
-            Some(l) => l.probe(),
-            None => self.registry.may_exit(self.index),
-        };
-        // A first look without announcing ourselves: when it finds a job
-        // (the common case while work is plentiful) the shared `searching`
-        // count is not touched, so thieves and pushers do not bounce its
-        // cache line on every steal. Sound: the sleep proof relies only on
-        // *counted* searchers re-checking; an uncounted worker that finds
-        // a job is simply working.
-        if let Found::Job(job) = self.find_work() {
-            return Some(job);
-        }
-        sleep.start_searching();
-        let backoff = Backoff::new();
-        loop {
-            match self.find_work() {
-                Found::Job(job) => return self.found(Some(job)),
-                Found::Retry => {
-                    backoff.spin();
-                    continue;
-                }
-                Found::Nothing => {}
-            }
-            if finished() {
-                return self.found(None);
-            }
-            if !backoff.is_completed() && sleep.searching() <= self.max_spinners {
-                backoff.snooze();
-                continue;
-            }
-            // Nothing after spinning: go idle, re-check, park.
-            self.counters().failed_search();
-            sleep.prepare_sleep(self.index);
-            let recheck = self.find_work();
-            if let Found::Job(job) = recheck {
-                sleep.cancel_sleep(self.index);
-                return self.found(Some(job));
-            }
-            if finished() {
-                sleep.cancel_sleep(self.index);
-                return self.found(None);
-            }
-            if matches!(recheck, Found::Retry) {
-                sleep.cancel_sleep(self.index);
-                backoff.reset();
-                continue;
-            }
-            if let Some(l) = latch {
-                if !l.try_sleep() {
-                    sleep.cancel_sleep(self.index);
-                    return self.found(None);
-                }
-            }
-            self.counters().park();
-            sleep.sleep(self.index);
-            if let Some(l) = latch {
-                if l.wake_up() {
-                    return self.found(None);
-                }
-            }
-            backoff.reset();
-        }
-    }
-
-    /// Leaves the searching state (see `Sleep::stop_searching`).
-    #[inline]
-    fn found(&self, job: Option<JobRef>) -> Option<JobRef> {
-        if let Some((_, d)) = self.registry.sleep.stop_searching(self.index, self.llc) {
-            self.counters().wakeup(d);
-        }
-        job
     }
 
     fn next_random(&self) -> u64 {
@@ -753,6 +675,41 @@ impl WorkerThread {
 /// its next `join`. Measured on fib(30) and quicksort 1M (2 workers): 1
 /// cost quicksort about 1% against rayon; 4 cost fib about 2% more than 2.
 const PROMOTED_AHEAD: usize = 2;
+
+/// The worker's side of the search loop ([`search::search`]).
+impl Sources for WorkerThread {
+    type Job = JobRef;
+
+    #[inline]
+    fn find_work(&self) -> Found {
+        WorkerThread::find_work(self)
+    }
+
+    #[inline]
+    fn may_exit(&self) -> bool {
+        self.registry.may_exit(self.index)
+    }
+
+    #[inline]
+    fn max_spinners(&self) -> isize {
+        self.max_spinners
+    }
+
+    #[inline]
+    fn woke(&self, d: Distance) {
+        self.counters().wakeup(d);
+    }
+
+    #[inline]
+    fn failed_search(&self) {
+        self.counters().failed_search();
+    }
+
+    #[inline]
+    fn parked(&self) {
+        self.counters().park();
+    }
+}
 
 /// A victim deque at least this long is robbed of a batch even inside an
 /// LLC. Deques of recursive `join`s hold about one job per recursion level

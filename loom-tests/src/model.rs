@@ -1,0 +1,400 @@
+//! The model pool the loom models run the real search loop on.
+
+use locus::__loom::{CoreLatch, Found, IdleMasks, IdleShape, LatchOwner, Sleep, Sources, search};
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use loom::thread::{self, JoinHandle};
+
+/// Who may take a queue's jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An injector or a spread-group queue: anyone.
+    Shared,
+    /// Worker `w`'s deque: `w` pops it outside the search (as `run` pops
+    /// its deque), the others steal from it in their passes.
+    Deque(usize),
+    /// LLC `l`'s packed-group queue: taken by `l`'s workers (also outside
+    /// the search, as `take_own_group` does); by the others only while `l`
+    /// is overloaded, and otherwise they forward a wakeup to `l`.
+    Pack(usize),
+}
+
+/// A queue: a count of visible jobs, pushed with Release and taken with
+/// one CAS, like a crossbeam deque or injector (a lost race is a `Retry`);
+/// the protocol's fences do the rest.
+struct Queue {
+    kind: Kind,
+    jobs: AtomicUsize,
+}
+
+impl Queue {
+    fn is_empty(&self) -> bool {
+        self.jobs.load(Acquire) == 0
+    }
+
+    /// A thief's or a searcher's take: one attempt.
+    fn steal(&self) -> Found<()> {
+        let n = self.jobs.load(Acquire);
+        if n == 0 {
+            return Found::Nothing;
+        }
+        match self.jobs.compare_exchange(n, n - 1, AcqRel, Acquire) {
+            Ok(_) => Found::Job(()),
+            Err(_) => Found::Retry,
+        }
+    }
+
+    /// The owner's pop (or the own LLC's pack queue, `take_own_group`):
+    /// takes a job if there is one.
+    fn pop(&self) -> bool {
+        let mut n = self.jobs.load(Acquire);
+        while n > 0 {
+            match self.jobs.compare_exchange(n, n - 1, AcqRel, Acquire) {
+                Ok(_) => return true,
+                Err(m) => n = m,
+            }
+        }
+        false
+    }
+}
+
+/// The body of every job of a model: called with the pool, the worker
+/// running it and the queue it came from.
+type Body = Box<dyn Fn(&Pool, usize, usize) + Send + Sync>;
+
+/// A model pool: its [`Sleep`], its queues, and the registry's exit words
+/// (`terminating`, and `pending` for `Registry::detached`).
+pub struct Pool {
+    /// The sleep state, as the registry owns it.
+    pub sleep: Arc<Sleep>,
+    queues: Vec<Queue>,
+    terminating: AtomicBool,
+    pending: AtomicUsize,
+    body: Body,
+}
+
+impl Pool {
+    /// A pool of the workers of `shape` with queues of the given kinds, and
+    /// `pending` jobs announced (counted before they are pushed, as a
+    /// detached spawn is). The pool is terminating from the start: a worker
+    /// leaves once every pending job ran, so a model ends exactly when all
+    /// its jobs ran, and a lost wakeup leaves some worker parked forever
+    /// (loom reports the deadlock). Jobs do nothing unless [`Pool::with_body`].
+    pub fn new(shape: IdleShape, queues: &[Kind], pending: usize) -> Pool {
+        let workers = shape.capacity.len();
+        Pool {
+            sleep: Arc::new(Sleep::new(IdleMasks::new(shape), workers)),
+            queues: queues
+                .iter()
+                .map(|&kind| Queue {
+                    kind,
+                    jobs: AtomicUsize::new(0),
+                })
+                .collect(),
+            terminating: AtomicBool::new(true),
+            pending: AtomicUsize::new(pending),
+            body: Box::new(|_, _, _| {}),
+        }
+    }
+
+    /// The same pool, not yet terminating (see [`Pool::terminate`]).
+    pub fn running(self) -> Pool {
+        self.terminating.store(false, Relaxed);
+        self
+    }
+
+    /// The same pool, whose jobs run `body` (with the pool, the worker and
+    /// the index of the queue the job came from).
+    pub fn with_body(mut self, body: impl Fn(&Pool, usize, usize) + Send + Sync + 'static) -> Pool {
+        self.body = Box::new(body);
+        self
+    }
+
+    /// The LLC of worker `w`.
+    pub fn llc_of(&self, w: usize) -> usize {
+        self.sleep.idle().llc_of(w)
+    }
+
+    /// Makes one job visible in queue `q` (the caller then notifies, as
+    /// pushers do).
+    pub fn push(&self, q: usize) {
+        self.queues[q].jobs.fetch_add(1, Release);
+    }
+
+    /// Announces one more job, as `Registry::spawn_detached_in` does
+    /// (before its push).
+    pub fn announce(&self) {
+        self.pending.fetch_add(1, SeqCst);
+    }
+
+    /// Pushes a job of a packed group on LLC `llc`'s queue `q` from worker
+    /// `from` (`None`: from outside the pool), with the wakeups of the
+    /// `Destination::Pack` case of `Registry::push_group`.
+    pub fn push_pack(&self, q: usize, llc: usize, from: Option<usize>) {
+        self.push(q);
+        let own = from.is_some_and(|w| self.llc_of(w) == llc);
+        let _ = self.sleep.notify_in(from, llc, own, false).or_else(|| {
+            if self.overloaded(llc) {
+                self.sleep.notify(from, llc)
+            } else {
+                None
+            }
+        });
+    }
+
+    /// `Registry::llc_overloaded`: the overload rule over the idle masks.
+    pub fn overloaded(&self, l: usize) -> bool {
+        let idle = self.sleep.idle();
+        let n = idle.num_llcs();
+        let busy: Vec<usize> = (0..n)
+            .map(|m| idle.llc_len(m) - idle.idle_count(m))
+            .collect();
+        let size: Vec<usize> = (0..n).map(|m| idle.llc_len(m)).collect();
+        locus::groups::overloaded(&busy, &size, l)
+    }
+
+    /// Jobs announced and not finished yet.
+    pub fn unfinished(&self) -> usize {
+        self.pending.load(SeqCst)
+    }
+
+    /// `Registry::terminate`.
+    pub fn terminate(&self) {
+        self.terminating.store(true, SeqCst);
+        self.sleep.wake_all();
+    }
+
+    /// `Registry::may_exit`.
+    fn may_exit(&self) -> bool {
+        self.terminating.load(SeqCst) && self.pending.load(SeqCst) == 0
+    }
+
+    /// Runs a job taken from queue `q`, then `Registry::detached_done`.
+    fn execute(&self, w: usize, q: usize) {
+        (self.body)(self, w, q);
+        let before = self.pending.fetch_sub(1, SeqCst);
+        assert!(before > 0, "more jobs ran than were announced");
+        if before == 1 && self.terminating.load(SeqCst) {
+            self.sleep.wake_all();
+        }
+    }
+
+    /// The start of a pass of worker `w`: its deque, then its LLC's pack
+    /// queue (`take_local`, `take_own_group`). Returns the queue taken from.
+    fn take_own(&self, w: usize) -> Option<usize> {
+        let llc = self.llc_of(w);
+        self.queues.iter().position(|q| match q.kind {
+            Kind::Deque(o) => o == w && q.pop(),
+            Kind::Pack(l) => l == llc && q.pop(),
+            Kind::Shared => false,
+        })
+    }
+
+    /// `WorkerThread::run` for worker `w`: with a latch, until it is set;
+    /// without, until the pool may exit. Runs the real search loop.
+    pub fn run(&self, w: usize, latch: Option<&CoreLatch>) {
+        let me = Searcher {
+            pool: self,
+            w,
+            llc: self.llc_of(w),
+        };
+        let done = || latch.is_some_and(CoreLatch::probe);
+        loop {
+            while let Some(q) = self.take_own(w) {
+                self.execute(w, q);
+                if done() {
+                    return;
+                }
+            }
+            if done() {
+                return;
+            }
+            match search(&me, &self.sleep, w, me.llc, latch) {
+                Some(q) => self.execute(w, q),
+                None => return,
+            }
+            if done() {
+                return;
+            }
+        }
+    }
+
+    /// `WorkerThread::wait_until`: runs jobs until `latch` is set.
+    pub fn wait_until(&self, w: usize, latch: &CoreLatch) {
+        if !latch.probe() {
+            self.run(w, Some(latch));
+        }
+    }
+}
+
+/// Worker `w` of a [`Pool`] as the search loop sees it.
+struct Searcher<'a> {
+    pool: &'a Pool,
+    w: usize,
+    llc: usize,
+}
+
+impl Sources for Searcher<'_> {
+    /// The index of the queue the job came from.
+    type Job = usize;
+
+    /// `WorkerThread::find_work`: the queues it may take from in their
+    /// order (deques of others, shared queues, its LLC's pack queue), then
+    /// the other LLCs' pack queues: taken only while their LLC is
+    /// overloaded, else a wakeup is forwarded to that LLC.
+    fn find_work(&self) -> Found<usize> {
+        let pool = self.pool;
+        let mut retry = false;
+        for (i, q) in pool.queues.iter().enumerate() {
+            let mine = match q.kind {
+                Kind::Shared => true,
+                Kind::Deque(o) => o != self.w,
+                Kind::Pack(l) => l == self.llc,
+            };
+            if mine {
+                match q.steal() {
+                    Found::Job(()) => return Found::Job(i),
+                    Found::Retry => retry = true,
+                    Found::Nothing => {}
+                }
+            }
+        }
+        for (i, q) in pool.queues.iter().enumerate() {
+            let Kind::Pack(l) = q.kind else { continue };
+            if l == self.llc || q.is_empty() {
+                continue;
+            }
+            if !pool.overloaded(l) {
+                pool.sleep.wake_in(None, l);
+                continue;
+            }
+            match q.steal() {
+                Found::Job(()) => return Found::Job(i),
+                Found::Retry => retry = true,
+                Found::Nothing => {}
+            }
+        }
+        if retry { Found::Retry } else { Found::Nothing }
+    }
+
+    fn may_exit(&self) -> bool {
+        self.pool.may_exit()
+    }
+
+    fn max_spinners(&self) -> isize {
+        0
+    }
+}
+
+/// Runs worker `w`'s main loop on a new loom thread.
+pub fn spawn_worker(pool: &Arc<Pool>, w: usize) -> JoinHandle<()> {
+    let pool = pool.clone();
+    thread::spawn(move || pool.run(w, None))
+}
+
+/// A pool whose workers run on loom threads (see [`Pool::start`]).
+pub struct Running {
+    pool: Arc<Pool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Pool {
+    /// Starts the main loops of `workers` on loom threads.
+    pub fn start(self, workers: &[usize]) -> Running {
+        let pool = Arc::new(self);
+        let threads = workers.iter().map(|&w| spawn_worker(&pool, w)).collect();
+        Running { pool, threads }
+    }
+}
+
+impl Running {
+    /// The pool, to share with other threads of the model.
+    pub fn shared(&self) -> Arc<Pool> {
+        self.pool.clone()
+    }
+
+    /// Waits until every started worker left (all jobs ran: see
+    /// [`Pool::new`]), then checks that the searcher count is balanced and
+    /// that no worker left an idle bit armed.
+    pub fn finish(self) {
+        for t in self.threads {
+            t.join().unwrap();
+        }
+        assert_eq!(self.pool.unfinished(), 0, "a worker left before a job ran");
+        assert_eq!(self.pool.sleep.searching(), 0, "searcher count balanced");
+        assert!(!self.pool.sleep.idle().any_idle(), "an idle bit left armed");
+    }
+}
+
+impl std::ops::Deref for Running {
+    type Target = Pool;
+    fn deref(&self) -> &Pool {
+        &self.pool
+    }
+}
+
+/// A stack frame holding a latch, whose freeing loom can see: reading it
+/// after the owner freed it, without being ordered before the free, is a
+/// data race loom reports.
+pub struct Frame(UnsafeCell<bool>);
+
+// SAFETY: every access goes through loom's cell, which reports unordered
+// concurrent accesses instead of letting them race.
+unsafe impl Sync for Frame {}
+
+impl Default for Frame {
+    fn default() -> Self {
+        Frame(UnsafeCell::new(true))
+    }
+}
+
+impl Frame {
+    /// A setter reads the frame.
+    pub fn read(&self) {
+        // SAFETY: loom's cell checks the access.
+        self.0
+            .with(|p| assert!(unsafe { *p }, "latch read after its frame was freed"));
+    }
+
+    /// The owner frees the frame (it returned from its wait).
+    pub fn free(&self) {
+        // SAFETY: loom's cell checks the access.
+        self.0.with_mut(|p| unsafe { *p = false });
+    }
+}
+
+/// The owner of a model `CountLatch`: worker `worker` of `sleep`, whose
+/// latch lives in `frame`. Copying it out of the latch reads the frame.
+pub struct FrameOwner {
+    /// The pool's sleep state.
+    pub sleep: Arc<Sleep>,
+    /// The owner.
+    pub worker: usize,
+    /// The frame the latch lives in.
+    pub frame: Arc<Frame>,
+}
+
+impl Clone for FrameOwner {
+    fn clone(&self) -> Self {
+        self.frame.read();
+        FrameOwner {
+            sleep: self.sleep.clone(),
+            worker: self.worker,
+            frame: self.frame.clone(),
+        }
+    }
+}
+
+impl LatchOwner for FrameOwner {
+    unsafe fn release(this: *const Self, core: *const CoreLatch) {
+        // Copy out before the set, as the runtime's owner does: the clone
+        // reads the frame, which loom checks is still live.
+        // SAFETY: valid on entry (the caller's contract).
+        let owner = unsafe { (*this).clone() };
+        // SAFETY: last access to the latch's frame.
+        if unsafe { CoreLatch::set(core) } {
+            owner.sleep.wake_worker(owner.worker);
+        }
+    }
+}

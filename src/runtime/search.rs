@@ -1,0 +1,182 @@
+//! The search/sleep state machine of a worker whose own deque ran dry,
+//! generic over where it looks for work.
+//!
+//! [`search`] is the only driver of [`Sleep`]'s protocol in the pool: the
+//! states and the proof that no wakeup is lost are in [`super::sleep`]; this
+//! module is the loop that walks them:
+//!
+//! ```text
+//! pass, uncounted ─────────────────────────── job ──> return it
+//!   │ nothing
+//! start_searching
+//!   │
+//!   ├─> pass ── job ───────────────────────────────────> stop_searching, return it
+//!   │    │ retry: spin, pass again
+//!   │    │ nothing, finished ──────────────────────────> stop_searching, return None
+//!   │    │ nothing, may spin: spin, pass again
+//!   │    v
+//!   │  prepare_sleep, re-check pass
+//!   │    ├─ job / finished ──────────> cancel_sleep ───> stop_searching, return …
+//!   ├────┼─ retry ───────────────────> cancel_sleep
+//!   │    │ nothing; a latch waiter announces sleep on its latch:
+//!   │    ├─ latch already set ───────> cancel_sleep ───> stop_searching, return None
+//!   │    v
+//!   │  sleep (park; searching again on return)
+//!   │    ├─ latch set ─────────────────────────────────> stop_searching, return None
+//!   └────┘
+//! ```
+//!
+//! "Finished" is the latch being set when the worker waits for one (a
+//! `join`, `scope`, `broadcast` or cross-pool `install`), else the pool's
+//! exit condition ([`Sources::may_exit`]).
+//!
+//! The loop is generic over [`Sources`] so that the loom models in
+//! `loom-tests/` run this very function over model queues (crossbeam's
+//! deques are not loom-aware); the pool instantiates it once, for its
+//! `WorkerThread`, with the same code as when the loop was a method of it.
+
+use crate::sync::Backoff;
+
+use super::idle::Distance;
+use super::latch::CoreLatch;
+use super::sleep::Sleep;
+
+/// What one pass over a worker's sources found.
+pub enum Found<J> {
+    /// A job, already taken out of its queue (the caller runs it once).
+    Job(J),
+    /// A source reported contention (a lost race on a steal): pass again
+    /// before sleeping.
+    Retry,
+    /// Every source looked empty.
+    Nothing,
+}
+
+/// Where a worker looks for work beyond its own deque, and where the search
+/// reports what it did.
+///
+/// The sleep proof asks of [`Sources::find_work`] that one pass looks at
+/// every queue a sleeping worker could be responsible for, with the
+/// forward rule for queues the worker may not take from (see "Queues of one
+/// LLC" in [`super::sleep`]).
+pub trait Sources {
+    /// A job as the queues hold it.
+    type Job;
+
+    /// One pass over every source except the own deque.
+    fn find_work(&self) -> Found<Self::Job>;
+
+    /// For a worker waiting for no latch: whether it may leave the pool (it
+    /// shuts down and nothing is pending).
+    fn may_exit(&self) -> bool;
+
+    /// Above this many searching workers, a worker that found nothing goes
+    /// idle at once instead of spinning first.
+    fn max_spinners(&self) -> isize;
+
+    /// Counts a wakeup this worker made, at distance `d` (the pool's stats).
+    #[inline]
+    fn woke(&self, d: Distance) {
+        let _ = d;
+    }
+
+    /// Counts a search that found nothing and goes idle.
+    #[inline]
+    fn failed_search(&self) {}
+
+    /// Counts a park.
+    #[inline]
+    fn parked(&self) {}
+}
+
+/// Searches `src` for a job for worker `worker` of LLC `llc`, sleeping on
+/// `sleep` while there is none. Returns a job, or `None` once `latch` is set
+/// (with a latch) or the worker may exit (without one).
+///
+/// The caller's own deque is empty. On return the worker is not counted as
+/// searching and its idle bit is clear (it is *working*, see
+/// [`super::sleep`]).
+pub fn search<S: Sources>(
+    src: &S,
+    sleep: &Sleep,
+    worker: usize,
+    llc: usize,
+    latch: Option<&CoreLatch>,
+) -> Option<S::Job> {
+    let finished = || match latch {
+        Some(l) => l.probe(),
+        None => src.may_exit(),
+    };
+    // Leaves the searching state: the last searcher to leave wakes a helper
+    // (the hand-off that the `searching` skip of `notify` relies on).
+    let found = |job: Option<S::Job>| {
+        if let Some((_, d)) = sleep.stop_searching(worker, llc) {
+            src.woke(d);
+        }
+        job
+    };
+    // A first look without announcing ourselves: when it finds a job (the
+    // common case while work is plentiful) the shared `searching` count is
+    // not touched, so thieves and pushers do not bounce its cache line on
+    // every steal. Sound: the sleep proof relies only on *counted*
+    // searchers re-checking; an uncounted worker that finds a job is simply
+    // working.
+    if let Found::Job(job) = src.find_work() {
+        return Some(job);
+    }
+    sleep.start_searching();
+    let backoff = Backoff::new();
+    loop {
+        match src.find_work() {
+            Found::Job(job) => return found(Some(job)),
+            Found::Retry => {
+                backoff.spin();
+                continue;
+            }
+            Found::Nothing => {}
+        }
+        if finished() {
+            return found(None);
+        }
+        if !backoff.is_completed() && sleep.searching() <= src.max_spinners() {
+            backoff.snooze();
+            continue;
+        }
+        // Nothing after spinning: go idle, re-check, park.
+        src.failed_search();
+        let idle = sleep.prepare_sleep(worker);
+        let recheck = src.find_work();
+        if let Found::Job(job) = recheck {
+            sleep.cancel_sleep(idle);
+            return found(Some(job));
+        }
+        if finished() {
+            sleep.cancel_sleep(idle);
+            return found(None);
+        }
+        if matches!(recheck, Found::Retry) {
+            sleep.cancel_sleep(idle);
+            backoff.reset();
+            continue;
+        }
+        if let Some(l) = latch {
+            if !l.try_sleep() {
+                sleep.cancel_sleep(idle);
+                return found(None);
+            }
+        }
+        src.parked();
+        sleep.sleep(idle);
+        // Searching again (counted by ourselves or by our claimer). A
+        // latch waiter woken for its latch leaves at once, through
+        // `found`: if a claimer counted it (it may have been claimed for a
+        // job it will not look for), its `stop_searching` hands the wakeup
+        // on (see "Why no wakeup is lost" in `sleep`).
+        if let Some(l) = latch {
+            if l.wake_up() {
+                return found(None);
+            }
+        }
+        backoff.reset();
+    }
+}
