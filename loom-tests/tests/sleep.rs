@@ -228,7 +228,8 @@ fn multi_word_masks() {
                     .map(|l| {
                         let mut o: Vec<usize> = (0..65).filter(|&m| m != l).collect();
                         o.sort_by_key(|&m| (m.abs_diff(l), m));
-                        o
+                        // The order as runs of LLC indices, one per LLC.
+                        o.into_iter().map(|m| m..m + 1).collect()
                     })
                     .collect(),
                 llc_ranges,
