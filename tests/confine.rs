@@ -165,3 +165,57 @@ fn builder_cpus_pins_inside_the_set_on_this_machine() {
     assert!(w.cpus.is_subset(&one), "pinned to {} outside {one}", w.cpus);
     assert_eq!(pool.install(|| 1 + 1), 2);
 }
+
+#[test]
+fn broadcast_per_runs_once_per_domain_inside_it() {
+    let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:2 smt:2").unwrap();
+    // Leave out LLC 1 (CPUs 8-15): its domains get no worker.
+    let cpus = set("0-7,16-31");
+    let pool = ThreadPoolBuilder::new().topology(t).cpus(cpus).build().unwrap();
+    let l = pool.layout();
+    for (level, ranges) in [
+        (Level::Core, l.core_ranges()),
+        (Level::Cluster, l.cluster_ranges()),
+        (Level::Llc, l.llc_ranges()),
+        (Level::Numa, l.numa_ranges()),
+        (Level::Package, l.package_ranges()),
+    ] {
+        let got = pool.broadcast_per(level, |ctx| {
+            let me = locus::current_thread_index().expect("on a worker");
+            (ctx.domain(), ctx.num_domains(), ctx.workers(), ctx.index(), me)
+        });
+        assert_eq!(got.len(), ranges.len(), "{level:?}");
+        for (d, (domain, n, workers, index, me)) in got.into_iter().enumerate() {
+            assert_eq!((domain, n), (d, ranges.len()), "{level:?}");
+            assert_eq!(workers, ranges[d], "{level:?}");
+            assert_eq!(index, me, "{level:?}: ran on the worker it names");
+            assert!(ranges[d].contains(&me), "{level:?} {d}: worker {me} outside {:?}", ranges[d]);
+        }
+    }
+    assert_eq!(l.llc_ranges().len(), 3);
+    let machine = pool.broadcast_per(Level::Machine, |ctx| ctx.workers());
+    assert_eq!(machine.len(), 1);
+    assert_eq!(machine[0], 0..pool.current_num_threads());
+    // From inside the pool too (the caller is a worker of it).
+    let nested = pool.install(|| pool.broadcast_per(Level::Numa, |ctx| ctx.domain()));
+    assert_eq!(nested, [0, 1]);
+}
+
+#[test]
+fn broadcast_per_resumes_the_first_panic() {
+    let pool = ThreadPoolBuilder::new()
+        .topology(Topology::synthetic("llc:3 core:2").unwrap())
+        .build()
+        .unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.broadcast_per(Level::Llc, |ctx| {
+            if ctx.domain() >= 1 {
+                std::panic::panic_any(ctx.domain());
+            }
+        })
+    }));
+    let payload = r.expect_err("must panic");
+    assert_eq!(payload.downcast_ref::<usize>(), Some(&1));
+    // The pool still works.
+    assert_eq!(pool.broadcast_per(Level::Llc, |ctx| ctx.index()), [0, 2, 4]);
+}
