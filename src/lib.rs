@@ -25,7 +25,7 @@ pub mod topology;
 pub use groups::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
 pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
 pub use pool::{
-    BroadcastContext, BuildError, FnContext, JobGroup, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
+    BroadcastContext, BuildError, DomainContext, FnContext, JobGroup, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
     current_thread_index, join, join_context, outside_group, scope, spawn,
 };
 // The rest of rayon-core's surface (see the README's list of rayon names).

@@ -220,8 +220,10 @@ fn raptor_lake_spread_weights_clusters_by_capacity_and_wakes_p_cores_first() {
             assert!(win.iter().filter(|&&x| x == u).count() <= 3);
         }
     }
-    // One LLC: a pack wakeup takes a P-core thread first, E-cores only when
-    // all P-core threads are busy.
+    // One LLC: a pack wakeup takes a fully idle P-core first (one thread
+    // per core), then a fully idle E-core, and the idle sibling of a busy
+    // P-core only when no core is fully idle (runtime::idle, "Fully idle
+    // cores first").
     let pk = plan(&l, Affinity::Llc(0), Placement::Pack);
     assert_eq!(
         pk.destination(None, &no_busy, None, true),
@@ -231,12 +233,11 @@ fn raptor_lake_spread_weights_clusters_by_capacity_and_wakes_p_cores_first() {
         }
     );
     let m = all_idle(&l);
-    for _ in 0..12 {
-        let (w, _) = m.claim_in_llc(None, 0).unwrap();
-        assert!(w < 12, "worker {w} is an E-core");
+    for p in 0..6 {
+        assert_eq!(m.claim_in_llc(None, 0).unwrap().0, 2 * p, "P-core {p}");
     }
     let (w, _) = m.claim_in_llc(None, 0).unwrap();
-    assert!((12..20).contains(&w));
+    assert!((12..20).contains(&w), "worker {w} is no E-core");
     // From an E-core worker (15), its own E-cluster first.
     let m = all_idle(&l);
     assert_eq!(m.claim_in_llc(Some(15), 0), Some((12, Distance::Cluster)));

@@ -75,6 +75,7 @@ fn summary_has_no_false_negative() {
         let shape = IdleShape {
             llc_ranges: vec![0..1, 1..3],
             cluster_ranges: vec![],
+            core_ranges: vec![],
             capacity: vec![1024; 3],
             llc_order: vec![vec![1..2], vec![0..1]],
         };

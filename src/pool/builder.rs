@@ -9,6 +9,8 @@
 //! | `LOCUS_PINNING` | `cluster`, `core`, `cpu`, `none` | pinning granularity |
 //! | `LOCUS_TOPOLOGY` | a synthetic spec, e.g. `llc:2 core:4` | run a virtual pool on this topology |
 //! | `LOCUS_CLUSTER` | `0`, `1` | cluster awareness off/on |
+//! | `LOCUS_CPUS` | a cpulist of allowed CPUs, e.g. `0-7,16-23` | workers only on these CPUs (as [`ThreadPoolBuilder::cpus`]) |
+//! | `LOCUS_SMT` | `0`, `1` | `0`: one worker per core, SMT siblings left out (as `cpus(topology.one_per_core())`) |
 //!
 //! An empty variable counts as unset; any other invalid `LOCUS_*` value
 //! makes `build` fail with [`BuildError::Env`] (or [`BuildError::Topology`])
@@ -34,7 +36,7 @@ use crate::Topology;
 use crate::layout::{Layout, LayoutOptions, Pinning, StealOrder};
 use crate::runtime::registry::{Registry, RegistryConfig};
 use crate::runtime::worker::WorkerThread;
-use crate::topology::Source;
+use crate::topology::{CpuSet, Source};
 
 use super::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use super::{BuildError, ThreadPool};
@@ -80,6 +82,7 @@ struct Settings {
     pinning: Option<Pinning>,
     steal_order: Option<StealOrder>,
     cluster_aware: Option<bool>,
+    cpus: Option<CpuSet>,
     thread_name: Option<NameFn>,
     stack_size: Option<usize>,
     start_handler: Option<IndexFn>,
@@ -108,6 +111,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("pinning", &self.settings.pinning)
             .field("steal_order", &self.settings.steal_order)
             .field("cluster_aware", &self.settings.cluster_aware)
+            .field("cpus", &self.settings.cpus)
             .field("stack_size", &self.settings.stack_size)
             .field("use_current_thread", &self.settings.use_current_thread)
             .finish_non_exhaustive()
@@ -289,6 +293,34 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
+    /// Runs the workers only on these CPUs (OS indexes), a subset of the
+    /// topology's [`Topology::allowed`] CPUs; `build` fails with
+    /// [`BuildError::Cpus`] if the set is empty or is not. Sets to pass:
+    /// [`Topology::numa_cpus`], [`Topology::llc_cpus`],
+    /// [`Topology::kind_cpus`], [`Topology::one_per_core`], or any
+    /// [`CpuSet`]. Without [`num_threads`](ThreadPoolBuilder::num_threads)
+    /// the pool has one worker per CPU of the set. Overrides `LOCUS_CPUS`
+    /// and `LOCUS_SMT`.
+    ///
+    /// The set confines the topology's allowed CPUs, the set the layout
+    /// already places and pins workers in: so the steal tiers, LLC orders
+    /// and pin sets are computed as for a process whose affinity mask is
+    /// that set, and domains without a CPU of the set simply get no
+    /// worker. (For a topology that no longer shows the rest of the
+    /// machine, see [`Topology::restrict`].)
+    ///
+    /// ```
+    /// use locus::{ThreadPoolBuilder, Topology};
+    /// let t = Topology::synthetic("numa:2 core:4 smt:2").unwrap();
+    /// let node1 = t.numa_cpus(1).unwrap();
+    /// let pool = ThreadPoolBuilder::new().topology(t).cpus(node1).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 8);
+    /// ```
+    pub fn cpus(mut self, cpus: CpuSet) -> Self {
+        self.settings.cpus = Some(cpus);
+        self
+    }
+
     /// Names worker threads (default: `locus-{index}`). Called on the
     /// building thread, once per worker. A panic in it, or a name with a
     /// NUL byte, makes `build` fail with [`BuildError::ThreadName`].
@@ -398,6 +430,7 @@ impl<S> ThreadPoolBuilder<S> {
                 None => Topology::detect_for_pool(!WorkerThread::current().is_null()),
             },
         };
+        let topology = confine(topology, self.settings.cpus, env)?;
         // The default under a CPU quota (see `num_threads`).
         let num_threads = num_threads.or_else(|| {
             let cap = crate::topology::quota_workers(topology.cpu_quota()?);
@@ -431,6 +464,58 @@ impl<S> ThreadPoolBuilder<S> {
         };
         Ok((cfg, self.spawn_handler))
     }
+}
+
+/// Applies [`ThreadPoolBuilder::cpus`], else `LOCUS_CPUS` and
+/// `LOCUS_SMT`, to the topology's allowed set.
+fn confine(
+    mut topology: Cow<'static, Topology>,
+    cpus: Option<CpuSet>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Cow<'static, Topology>, BuildError> {
+    let (cpus, var) = match cpus {
+        Some(s) => (Some(s), None),
+        None => match env("LOCUS_CPUS") {
+            None => (None, None),
+            Some(v) => {
+                let s = CpuSet::from_cpulist(v.trim()).map_err(|_| BuildError::Env {
+                    var: "LOCUS_CPUS",
+                    value: v.clone(),
+                    accepted: "a cpulist of allowed CPUs, e.g. 0-7,16-23",
+                })?;
+                (Some(s), Some("LOCUS_CPUS"))
+            }
+        },
+    };
+    let from_builder = cpus.is_some() && var.is_none();
+    if let Some(set) = cpus {
+        if set.is_empty() || !set.is_subset(topology.allowed()) {
+            return Err(BuildError::Cpus { var, requested: set, allowed: topology.allowed().clone() });
+        }
+        if set != *topology.allowed() {
+            topology.to_mut().confine(set, var.unwrap_or("ThreadPoolBuilder::cpus"));
+        }
+    }
+    if from_builder {
+        return Ok(topology);
+    }
+    match env("LOCUS_SMT").as_deref().map(str::trim) {
+        None | Some("1") => {}
+        Some("0") => {
+            let one = topology.one_per_core();
+            if one != *topology.allowed() {
+                topology.to_mut().confine(one, "LOCUS_SMT=0");
+            }
+        }
+        Some(v) => {
+            return Err(BuildError::Env {
+                var: "LOCUS_SMT",
+                value: v.to_string(),
+                accepted: "0 (one worker per core), 1",
+            });
+        }
+    }
+    Ok(topology)
 }
 
 impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
@@ -480,7 +565,10 @@ pub(super) mod tests {
 
     #[test]
     fn env_errors_name_the_variable() {
-        let cases: [(&[(&str, &str)], &str); 4] = [
+        let cases: [(&[(&str, &str)], &str); 7] = [
+            (&[("LOCUS_CPUS", "0-x")], "LOCUS_CPUS"),
+            (&[("LOCUS_TOPOLOGY", "core:4"), ("LOCUS_CPUS", "2-9")], "LOCUS_CPUS"),
+            (&[("LOCUS_SMT", "off")], "LOCUS_SMT"),
             (&[("LOCUS_NUM_THREADS", "many")], "LOCUS_NUM_THREADS"),
             (&[("LOCUS_PINNING", "socket")], "LOCUS_PINNING"),
             (&[("LOCUS_CLUSTER", "yes")], "LOCUS_CLUSTER"),
@@ -535,5 +623,37 @@ pub(super) mod tests {
         assert_eq!(cfg.layout.workers().len(), 6);
         assert!(cfg.layout.options().virtual_topology);
         assert!(!cfg.layout.options().cluster_aware);
+    }
+
+    #[test]
+    fn env_cpus_and_smt_confine_the_workers() {
+        let workers = |pairs: &'static [(&'static str, &'static str)]| -> Vec<usize> {
+            let cfg = ThreadPoolBuilder::new().resolve(&env_of(pairs)).unwrap().0;
+            cfg.layout.workers().iter().map(|w| w.pu).collect()
+        };
+        const T: (&str, &str) = ("LOCUS_TOPOLOGY", "numa:2 core:4 smt:2");
+        assert_eq!(workers(&[T, ("LOCUS_CPUS", " 0-3,12 ")]), [0, 1, 2, 3, 12]);
+        assert_eq!(workers(&[T, ("LOCUS_SMT", "0")]), [0, 2, 4, 6, 8, 10, 12, 14]);
+        assert_eq!(workers(&[T, ("LOCUS_SMT", "1")]).len(), 16);
+        assert_eq!(workers(&[T, ("LOCUS_CPUS", "0-4"), ("LOCUS_SMT", "0")]), [0, 2, 4]);
+        // The builder's set wins over both variables.
+        let cfg = ThreadPoolBuilder::new()
+            .cpus("5-6".parse().unwrap())
+            .resolve(&env_of(&[T, ("LOCUS_CPUS", "bad"), ("LOCUS_SMT", "bad")]))
+            .unwrap()
+            .0;
+        let pus: Vec<usize> = cfg.layout.workers().iter().map(|w| w.pu).collect();
+        assert_eq!(pus, [5, 6]);
+    }
+
+    #[test]
+    fn env_cpus_outside_the_allowed_set_names_the_variable() {
+        let e = ThreadPoolBuilder::new()
+            .resolve(&env_of(&[("LOCUS_TOPOLOGY", "core:4"), ("LOCUS_CPUS", "3-5")]))
+            .err()
+            .expect("must fail");
+        assert!(matches!(e, BuildError::Cpus { var: Some("LOCUS_CPUS"), .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.starts_with("LOCUS_CPUS") && msg.contains("4-5"), "{msg}");
     }
 }

@@ -22,6 +22,16 @@ pub enum BuildError {
     },
     /// The synthetic topology in `LOCUS_TOPOLOGY` does not parse.
     Topology(TopologyError),
+    /// The CPUs given to [`crate::ThreadPoolBuilder::cpus`] (or in
+    /// `LOCUS_CPUS`) are empty or not all allowed.
+    Cpus {
+        /// `Some("LOCUS_CPUS")` when the set came from the environment.
+        var: Option<&'static str>,
+        /// The set asked for.
+        requested: crate::CpuSet,
+        /// The CPUs the topology allows.
+        allowed: crate::CpuSet,
+    },
     /// The layout could not be computed (e.g. zero threads).
     Layout(LayoutError),
     /// A worker thread could not be started: the OS refused it (on Linux:
@@ -81,6 +91,19 @@ impl fmt::Display for BuildError {
                 )
             }
             BuildError::Topology(e) => write!(f, "LOCUS_TOPOLOGY: {e}"),
+            BuildError::Cpus { var, requested, allowed } => {
+                let what = var.unwrap_or("cpus");
+                if requested.is_empty() {
+                    write!(f, "{what}: the CPU set is empty; give at least one of the allowed CPUs ({allowed})")
+                } else {
+                    write!(
+                        f,
+                        "{what}: CPUs {} of \"{requested}\" are not allowed to this pool; give a \
+                         subset of the allowed CPUs ({allowed})",
+                        requested.difference(allowed)
+                    )
+                }
+            }
             BuildError::Layout(e) => write!(f, "cannot lay out the pool: {e}"),
             BuildError::Spawn { index, error } => write!(
                 f,

@@ -55,6 +55,7 @@ fn build_implicit(env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<Registry>,
         let culprit = match &err {
             BuildError::Env { var, .. } => Some(*var),
             BuildError::Topology(_) => Some("LOCUS_TOPOLOGY"),
+            BuildError::Cpus { var, .. } => *var,
             BuildError::Layout(_) | BuildError::ThreadLimit { .. } | BuildError::Spawn { .. } => {
                 COUNT_VARS.into_iter().find(|v| lookup(v).is_some())
             }
@@ -135,6 +136,8 @@ mod tests {
             ("LOCUS_PINNING", "socket"),
             ("LOCUS_CLUSTER", "yes"),
             ("LOCUS_TOPOLOGY", "llc:x"),
+            ("LOCUS_CPUS", "x"),
+            ("LOCUS_SMT", "x"),
         ]);
         let r = build_implicit(&env).expect("the defaults build");
         assert!(r.num_threads() >= 1);
@@ -143,6 +146,15 @@ mod tests {
         let r = build_implicit(&env_of(&[
             ("LOCUS_TOPOLOGY", "core:3"),
             ("LOCUS_PINNING", "x"),
+        ]))
+        .unwrap();
+        assert_eq!(r.num_threads(), 3);
+        r.drop_handle();
+        // CPUs that are not allowed are ignored; a valid LOCUS_SMT is kept.
+        let r = build_implicit(&env_of(&[
+            ("LOCUS_TOPOLOGY", "core:3 smt:2"),
+            ("LOCUS_CPUS", "4-99"),
+            ("LOCUS_SMT", "0"),
         ]))
         .unwrap();
         assert_eq!(r.num_threads(), 3);

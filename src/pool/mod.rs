@@ -27,7 +27,7 @@ mod yield_now;
 use std::fmt;
 use std::sync::Arc;
 
-pub use broadcast::{BroadcastContext, broadcast, spawn_broadcast};
+pub use broadcast::{BroadcastContext, DomainContext, broadcast, spawn_broadcast};
 pub use builder::ThreadPoolBuilder;
 pub use error::{BuildError, ThreadPoolBuildError};
 pub use group::{JobGroup, outside_group};
@@ -37,6 +37,7 @@ pub use spawn::{spawn, spawn_fifo};
 pub use thread_builder::ThreadBuilder;
 pub use yield_now::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
 
+use crate::Level;
 use crate::layout::Layout;
 use crate::runtime::pin::PinStatus;
 use crate::runtime::registry::Registry;
@@ -213,6 +214,32 @@ impl ThreadPool {
     {
         self.registry
             .in_worker(|wt, _| broadcast::broadcast_on(wt, &op))
+    }
+
+    /// Runs `op` once per domain of `level` (core, cluster, LLC, NUMA
+    /// node, package; [`Level::Machine`] is one call) that has workers,
+    /// on a worker inside it (the domain's first), and returns the results
+    /// in domain order ([`DomainContext::domain`], the layout's dense ids).
+    /// For per-domain replicas and first-touch initialisation: memory `op`
+    /// allocates and writes is placed on the node of the CPU running it,
+    /// with the default Linux policy. Panics as in [`broadcast`].
+    ///
+    /// ```
+    /// use locus::{Level, ThreadPoolBuilder, Topology};
+    /// let t = Topology::synthetic("numa:2 llc:2 core:2").unwrap();
+    /// let pool = ThreadPoolBuilder::new().topology(t).build().unwrap();
+    /// let first = pool.broadcast_per(Level::Llc, |ctx| (ctx.domain(), ctx.index()));
+    /// assert_eq!(first, [(0, 0), (1, 2), (2, 4), (3, 6)]);
+    /// let per_node = pool.broadcast_per(Level::Numa, |ctx| vec![0u8; 16 * ctx.workers().len()]);
+    /// assert_eq!(per_node.iter().map(Vec::len).collect::<Vec<_>>(), [64, 64]);
+    /// ```
+    pub fn broadcast_per<OP, R>(&self, level: Level, op: OP) -> Vec<R>
+    where
+        OP: Fn(DomainContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        self.registry
+            .in_worker(|wt, _| broadcast::broadcast_per_on(wt, level, &op))
     }
 
     /// The index of the current thread in this pool, if it is one of its

@@ -164,6 +164,12 @@ pub struct IdleMasks {
     llc_order: Box<[Box<[Range<usize>]>]>,
     /// Owner-private: whether the worker is counted in its LLC's field.
     armed: Box<[AtomicBool]>,
+    /// Per worker: the bits of its core's workers in its idle word, or 0
+    /// when the core crosses a word boundary (see "Fully idle cores first").
+    core_mask: Box<[u64]>,
+    /// Whether some core has more than one worker: only then is the fully
+    /// idle pass made.
+    smt: bool,
     /// Whether the cluster step of a claim is taken (the pool's run-time
     /// cluster switch; a hint, read relaxed: either answer is a valid
     /// search order, so it plays no part in the invariants).
@@ -247,6 +253,25 @@ impl IdleMasks {
                 worker_cluster[w] = c as u32;
             }
         }
+        let mut core_mask: Vec<u64> = (0..n)
+            .map(|w| {
+                let l = &llcs[worker_llc[w] as usize];
+                1u64 << ((w - l.range.start) % 64)
+            })
+            .collect();
+        for r in &shape.core_ranges {
+            let l = &llcs[worker_llc[r.start] as usize];
+            let (lo, hi) = (r.start - l.range.start, r.end - l.range.start);
+            let mask = if lo / 64 == (hi - 1) / 64 {
+                bits(lo % 64, (hi - 1) % 64 + 1)
+            } else {
+                0
+            };
+            for w in r.clone() {
+                core_mask[w] = mask;
+            }
+        }
+        let smt = shape.core_ranges.iter().any(|r| r.len() > 1);
         let summary_words = shape.llc_ranges.len().div_ceil(per_word);
         IdleMasks {
             words: (0..word_base)
@@ -268,6 +293,8 @@ impl IdleMasks {
                 .map(Vec::into_boxed_slice)
                 .collect(),
             armed: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            core_mask: core_mask.into(),
+            smt,
             cluster_aware: AtomicBool::new(true),
         }
     }
@@ -360,9 +387,27 @@ impl IdleMasks {
         (self.summary[l.summary_word].load(Ordering::SeqCst) >> l.summary_shift) & self.field_mask
     }
 
+    /// Of the bits `cand` of word `i` of LLC `l` (whose value is `v`), those
+    /// whose whole core is idle in `v`.
+    #[inline]
+    fn whole_cores(&self, l: &LlcInfo, i: usize, v: u64, cand: u64) -> u64 {
+        let mut out = 0;
+        let mut rest = cand;
+        while rest != 0 {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let cm = self.core_mask[l.range.start + i * 64 + b];
+            if cm != 0 && v & cm == cm {
+                out |= 1u64 << b;
+            }
+        }
+        out
+    }
+
     /// Claims one idle bit among workers `range` (inside `l`), largest
-    /// capacity class first, lowest index first within a class.
-    fn claim_in(&self, l: &LlcInfo, range: Range<usize>) -> Option<usize> {
+    /// capacity class first, lowest index first within a class; with
+    /// `whole`, only a worker whose whole core is idle.
+    fn claim_in(&self, l: &LlcInfo, range: Range<usize>, whole: bool) -> Option<usize> {
         let lo = range.start - l.range.start;
         let hi = range.end - l.range.start;
         let (first, last) = (lo / 64, (hi - 1) / 64);
@@ -375,14 +420,21 @@ impl IdleMasks {
                     continue;
                 }
                 let atom = &self.words[word];
-                let mut cur = atom.load(Ordering::SeqCst) & m;
+                let pick = |v: u64| {
+                    if whole {
+                        self.whole_cores(l, i, v, v & m)
+                    } else {
+                        v & m
+                    }
+                };
+                let mut cur = pick(atom.load(Ordering::SeqCst));
                 while cur != 0 {
                     let b = cur.trailing_zeros() as usize;
                     let prev = atom.fetch_and(!(1u64 << b), Ordering::SeqCst);
                     if prev & (1u64 << b) != 0 {
                         return Some(l.range.start + i * 64 + b);
                     }
-                    cur = prev & m; // someone else took it: retry on what is left
+                    cur = pick(prev); // someone else took it: retry on what is left
                 }
             }
         }
@@ -392,7 +444,9 @@ impl IdleMasks {
     /// Claims (clears the bit of) the nearest idle worker and returns it with
     /// its distance; the caller then owns its wakeup.
     ///
-    /// Searched in order, each domain largest capacity first: the cluster of
+    /// Searched in order, each domain largest capacity first (and, where
+    /// cores have several workers, fully idle cores before all idle
+    /// workers: see the module docs): the cluster of
     /// `from_worker` (when given and inside `from_llc`), the rest of
     /// `from_llc`, then the LLCs of `llc_order[from_llc]` whose summary is
     /// set. Returns `None` if no idle worker was found (or `from_llc` is out
@@ -425,22 +479,19 @@ impl IdleMasks {
             .map(|w| self.worker_cluster[w])
             .filter(|&c| c != NO_CLUSTER)
             .map(|c| self.clusters[c as usize].clone());
-        if let Some(c) = &cluster {
-            if let Some(w) = self.claim_in(l, c.clone()) {
-                return Some((w, Distance::Cluster));
+        let passes: &[bool] = if self.smt { &[true, false] } else { &[false] };
+        for &whole in passes {
+            if let Some(c) = &cluster {
+                if let Some(w) = self.claim_in(l, c.clone(), whole) {
+                    return Some((w, Distance::Cluster));
+                }
             }
-        }
-        if cluster.as_ref() != Some(&l.range) {
-            if let Some(w) = self.claim_in(l, l.range.clone()) {
-                let near = cluster.is_some_and(|c| c.contains(&w));
-                return Some((
-                    w,
-                    if near {
-                        Distance::Cluster
-                    } else {
-                        Distance::Llc
-                    },
-                ));
+            if cluster.as_ref() != Some(&l.range) {
+                if let Some(w) = self.claim_in(l, l.range.clone(), whole) {
+                    let near = cluster.as_ref().is_some_and(|c| c.contains(&w));
+                    let d = if near { Distance::Cluster } else { Distance::Llc };
+                    return Some((w, d));
+                }
             }
         }
         None
@@ -472,10 +523,12 @@ impl IdleMasks {
         };
         for m in self.llc_order[from_llc].iter().flat_map(|r| r.clone()) {
             let ml = &self.llcs[m];
-            if armed(ml) {
-                if let Some(w) = self.claim_in(ml, ml.range.clone()) {
-                    return Some((w, Distance::Remote));
-                }
+            if !armed(ml) {
+                continue;
+            }
+            let whole = self.smt.then(|| self.claim_in(ml, ml.range.clone(), true)).flatten();
+            if let Some(w) = whole.or_else(|| self.claim_in(ml, ml.range.clone(), false)) {
+                return Some((w, Distance::Remote));
             }
         }
         None

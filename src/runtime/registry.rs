@@ -216,12 +216,13 @@ pub(crate) struct Registry {
 }
 
 /// The idle shape of a layout: its LLCs, always its clusters (the
-/// run-time switch turns their step off), capacities, LLC order.
+/// run-time switch turns their step off), cores, capacities, LLC order.
 pub(crate) fn idle_shape(layout: &Layout) -> IdleShape {
     let llcs = layout.llc_ranges().len();
     IdleShape {
         llc_ranges: layout.llc_ranges().to_vec(),
         cluster_ranges: layout.cluster_ranges().to_vec(),
+        core_ranges: layout.core_ranges().to_vec(),
         capacity: layout.workers().iter().map(|w| w.capacity).collect(),
         llc_order: (0..llcs).map(|l| layout.llc_order_runs(l).to_vec()).collect(),
     }

@@ -338,7 +338,7 @@ fn levels_seen(facts: &Facts, sets: &LevelSets) -> LevelsSeen {
 }
 
 /// The levels in refinement order, outermost first.
-fn level_order(package_inside_numa: bool) -> [Level; 5] {
+pub(super) fn level_order(package_inside_numa: bool) -> [Level; 5] {
     if package_inside_numa {
         [Level::Numa, Level::Package, Level::Llc, Level::Cluster, Level::Core]
     } else {

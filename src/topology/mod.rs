@@ -43,6 +43,7 @@
 mod build;
 mod cpuset;
 mod display;
+mod restrict;
 #[cfg(feature = "hwloc")]
 mod hwloc;
 mod synthetic;
@@ -219,6 +220,13 @@ pub enum TopologyError {
     },
     /// hwloc failed.
     Hwloc(String),
+    /// [`Topology::restrict`] was given a set it cannot restrict to.
+    Restrict {
+        /// The set given.
+        cpus: CpuSet,
+        /// What was wrong, and what to give instead.
+        message: String,
+    },
 }
 
 impl fmt::Display for TopologyError {
@@ -229,6 +237,9 @@ impl fmt::Display for TopologyError {
             TopologyError::NoPus { source } => write!(f, "no online CPU found in {source}"),
             TopologyError::Spec { spec, message } => write!(f, "invalid topology spec {spec:?}: {message}"),
             TopologyError::Hwloc(m) => write!(f, "hwloc: {m}"),
+            TopologyError::Restrict { cpus, message } => {
+                write!(f, "cannot restrict the topology to CPUs \"{cpus}\": {message}")
+            }
         }
     }
 }

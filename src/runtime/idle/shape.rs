@@ -17,6 +17,10 @@ pub struct IdleShape {
     /// one LLC. Workers outside every cluster are allowed; an empty list
     /// means "no clusters" (cluster awareness off): each LLC is one domain.
     pub cluster_ranges: Vec<Range<usize>>,
+    /// The workers of each core (SMT siblings, or workers sharing a PU):
+    /// non-empty, disjoint ranges, each inside one LLC; an empty list means
+    /// "no core information" (no preference for fully idle cores).
+    pub core_ranges: Vec<Range<usize>>,
     /// Capacity of each worker (its core's relative speed); larger is woken
     /// first within a domain. Capacities within 7/8 of each other count as
     /// one class (no preference between them).
@@ -64,6 +68,7 @@ impl IdleShape {
         IdleShape {
             llc_ranges,
             cluster_ranges,
+            core_ranges: Vec::new(),
             capacity: vec![1024; workers],
             llc_order,
         }
@@ -92,24 +97,11 @@ impl IdleShape {
                 capacities: n,
             });
         }
-        let mut sorted: Vec<(usize, &Range<usize>)> =
-            self.cluster_ranges.iter().enumerate().collect();
-        sorted.sort_by_key(|(_, r)| r.start);
-        let mut prev_end = 0;
-        for (cluster, r) in sorted {
-            // LLC ranges are contiguous and ascending (checked above): the
-            // only candidate is the last one starting at or before `r`.
-            let k = self.llc_ranges.partition_point(|l| l.start <= r.start);
-            let inside = k
-                .checked_sub(1)
-                .is_some_and(|k| r.end <= self.llc_ranges[k].end);
-            if r.end <= r.start || r.start < prev_end || !inside {
-                return Err(IdleShapeError::ClusterRange {
-                    cluster,
-                    range: r.clone(),
-                });
-            }
-            prev_end = r.end;
+        if let Some((cluster, range)) = self.outside_llcs(&self.cluster_ranges) {
+            return Err(IdleShapeError::ClusterRange { cluster, range });
+        }
+        if let Some((core, range)) = self.outside_llcs(&self.core_ranges) {
+            return Err(IdleShapeError::CoreRange { core, range });
         }
         let llcs = self.llc_ranges.len();
         if self.llc_order.len() != llcs {
@@ -131,6 +123,29 @@ impl IdleShape {
             }
         }
         Ok(())
+    }
+}
+
+impl IdleShape {
+    /// The first of `ranges` (by start) that is empty, overlaps another, or
+    /// straddles LLCs, with its index. Needs the LLC ranges checked.
+    fn outside_llcs(&self, ranges: &[Range<usize>]) -> Option<(usize, Range<usize>)> {
+        let mut sorted: Vec<(usize, &Range<usize>)> = ranges.iter().enumerate().collect();
+        sorted.sort_by_key(|(_, r)| r.start);
+        let mut prev_end = 0;
+        for (i, r) in sorted {
+            // LLC ranges are contiguous and ascending (checked first): the
+            // only candidate is the last one starting at or before `r`.
+            let k = self.llc_ranges.partition_point(|l| l.start <= r.start);
+            let inside = k
+                .checked_sub(1)
+                .is_some_and(|k| r.end <= self.llc_ranges[k].end);
+            if r.end <= r.start || r.start < prev_end || !inside {
+                return Some((i, r.clone()));
+            }
+            prev_end = r.end;
+        }
+        None
     }
 }
 
@@ -159,6 +174,13 @@ pub enum IdleShapeError {
     ClusterRange {
         /// Index of the offending cluster.
         cluster: usize,
+        /// Its range.
+        range: Range<usize>,
+    },
+    /// A core range is empty, overlaps another, or straddles LLCs.
+    CoreRange {
+        /// Index of the offending core.
+        core: usize,
         /// Its range.
         range: Range<usize>,
     },
@@ -203,6 +225,10 @@ impl fmt::Display for IdleShapeError {
             IdleShapeError::ClusterRange { cluster, range } => write!(
                 f,
                 "cluster {cluster} has worker range {range:?}; clusters must be non-empty, disjoint and inside one LLC"
+            ),
+            IdleShapeError::CoreRange { core, range } => write!(
+                f,
+                "core {core} has worker range {range:?}; cores must be non-empty, disjoint and inside one LLC"
             ),
             IdleShapeError::LlcOrderLen { got, llcs } => {
                 write!(

@@ -248,6 +248,13 @@ fn invalid_shapes_are_reported() {
     assert!(matches!(e, IdleShapeError::ClusterRange { .. }));
     assert!(e.to_string().contains("inside one LLC"), "{e}");
     let mut s = ok.clone();
+    s.core_ranges = vec![0..2, 3..5];
+    let e = s.validate().unwrap_err();
+    assert!(matches!(e, IdleShapeError::CoreRange { core: 1, .. }), "{e:?}");
+    assert!(e.to_string().contains("cores must be"), "{e}");
+    s.core_ranges = vec![0..2, 2..4];
+    assert_eq!(s.validate(), Ok(()));
+    let mut s = ok.clone();
     s.llc_order.pop();
     assert!(matches!(
         s.validate(),
