@@ -35,6 +35,7 @@ use super::job::{HeapJob, JobRef, StackJob};
 use super::jobmem::Depot;
 use super::latch::{LatchRef, LockLatch, SpinLatch};
 use super::pin::{self, PinStatus};
+use super::private::PrivateStack;
 use super::sleep::Sleep;
 use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::worker::{self, WorkerThread};
@@ -59,6 +60,8 @@ pub(crate) struct RegistryConfig {
 /// Per-worker shared state.
 pub(crate) struct ThreadInfo {
     pub(crate) stealer: Stealer<JobRef>,
+    /// The worker's private `join` halves (see `private`).
+    pub(crate) private: PrivateStack<JobRef>,
     /// Jobs that only this worker may run (broadcast).
     targeted: crate::sync::Mutex<VecDeque<JobRef>>,
     has_targeted: AtomicBool,
@@ -123,6 +126,8 @@ impl Registry {
     /// Builds the registry and starts its workers; returns once every worker
     /// has started (and pinned itself).
     pub(crate) fn new(mut cfg: RegistryConfig) -> Result<Arc<Registry>, SpawnFailure> {
+        // Before any worker runs: the private `join` halves' fences.
+        crate::sync::init_asymmetric_fences();
         let layout = cfg.layout;
         let n = layout.workers().len();
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
@@ -131,6 +136,7 @@ impl Registry {
             .map(|d| {
                 CachePadded::new(ThreadInfo {
                     stealer: d.stealer(),
+                    private: PrivateStack::new(),
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
                 })

@@ -19,9 +19,12 @@
 //!
 //! When a whole pass finds nothing the worker spins with backoff, then goes
 //! through the sleep protocol of [`super::sleep`]: announce idle, re-check
-//! everything (including its latch and the exit condition), park.
+//! everything (including its latch and the exit condition), park. The
+//! re-check also looks at the other workers' private `join` halves, the
+//! only time a worker does (see [`super::private`] and "Private `join`
+//! halves" in `sleep`): taking one costs a heavy fence.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::ptr;
 use std::sync::Arc;
 
@@ -36,6 +39,7 @@ use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
 use super::pin;
+use super::private::{Claim, Popped, PrivateStack};
 use super::registry::Registry;
 use super::stats::Counters;
 
@@ -65,18 +69,12 @@ pub(crate) struct WorkerThread {
     max_spinners: isize,
     /// Recycled blocks for heap jobs (see `jobmem`).
     jobmem: JobCache,
-    /// This worker's pending `join` halves (see `push_private`). Only
-    /// this thread touches it.
-    private: UnsafeCell<PrivateHalves>,
-}
-
-/// The second halves of a worker's pending `join`s, oldest first: a
-/// stack, because joins nest. The first `promoted` entries were promoted
-/// to the deque (always the oldest: promotion goes bottom-up); the rest no
-/// other thread can see yet.
-struct PrivateHalves {
-    halves: Vec<JobRef>,
-    promoted: usize,
+    /// This worker's private `join` halves: `registry.threads[index]
+    /// .private`, which this thread owns (see `push_private`).
+    private: *const PrivateStack<JobRef>,
+    /// `join` halves pushed on the deque because the private stack was
+    /// full (the newest ones: `pop_private` takes them first).
+    overflow: Cell<usize>,
 }
 
 /// What one pass over the sources found.
@@ -108,10 +106,8 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
             0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
         ),
         jobmem: JobCache::new(),
-        private: UnsafeCell::new(PrivateHalves {
-            halves: Vec::with_capacity(64),
-            promoted: 0,
-        }),
+        private: &registry.threads[index].private,
+        overflow: Cell::new(0),
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
@@ -214,37 +210,63 @@ impl WorkerThread {
         }
     }
 
+    /// Its private `join` halves.
+    #[inline]
+    fn private(&self) -> &PrivateStack<JobRef> {
+        // SAFETY: points into `self.registry.threads`, which lives as long
+        // as the registry this worker holds an `Arc` of.
+        unsafe { &*self.private }
+    }
+
     /// Records the second half of a `join` as *private*: only this worker
-    /// knows it, so recording and taking it back cost no atomic write and
-    /// no fence. Private halves become stealable through [`Self::promote`],
-    /// which this worker calls at `join` entry and exit while its deque
-    /// holds fewer than [`PROMOTED_AHEAD`] jobs: so while it holds private
-    /// halves, the oldest of them (the largest pieces of work) are on the
-    /// deque for thieves, and a steal is answered by a new promotion at
-    /// this worker's next `join`.
-    /// See "Private `join` halves" in `sleep` for why no job is stranded.
+    /// runs it unless it is promoted or claimed, so recording and taking
+    /// it back cost no atomic read-modify-write and no fence (see
+    /// [`super::private`]). Private halves become stealable in three ways:
+    /// - [`Self::promote`], at `join` entry and exit while the deque holds
+    ///   fewer than [`PROMOTED_AHEAD`] jobs, so thieves find the oldest
+    ///   halves (the largest pieces of work) on the deque, and a steal is
+    ///   answered by a new promotion at this worker's next `join`;
+    /// - [`Self::promote_all`], here when some worker is idle (it may
+    ///   have parked before this push: see "Private `join` halves" in
+    ///   `sleep`), and before this worker waits for a latch;
+    /// - a claim by a worker about to park ([`Self::find_private`]), which
+    ///   does not depend on this worker reaching its next `join`.
     #[inline]
     pub(crate) fn push_private(&self, job: JobRef) {
-        // SAFETY: `private` is only touched by this thread, and no other
-        // borrow of it is live (these methods call no user code).
-        unsafe { (*self.private.get()).halves.push(job) };
-        if self.deque.len() < PROMOTED_AHEAD {
+        // SAFETY: this thread owns its private stack.
+        if !unsafe { self.private().push(job) } {
+            // Nested deeper than the stack: public at once, like rayon.
+            self.overflow.set(self.overflow.get() + 1);
+            self.push(job);
+            return;
+        }
+        // After the push and its light fence: the idle check of the sleep
+        // proof ("Private `join` halves", rule 2).
+        if self.registry.sleep.idle().any_idle() {
+            self.promote_all();
+        } else if self.deque.len() < PROMOTED_AHEAD {
             self.promote();
         }
     }
 
     /// Takes back the newest private `join` half, which must be `id`
     /// (nested joins took theirs back before returning). Returns true if
-    /// it was never promoted; false if it was promoted to the deque.
+    /// it is still private (the caller runs it); false if it was promoted
+    /// to the deque or claimed by a thief.
     #[inline]
     pub(crate) fn pop_private(&self, id: *const ()) -> bool {
-        // SAFETY: as in `push_private`.
-        let p = unsafe { &mut *self.private.get() };
-        let top = p.halves.pop();
-        debug_assert!(top.is_some_and(|j| j.id() == id), "private halves out of order");
-        if p.halves.len() < p.promoted {
-            // Ours was promoted, and so was everything below it.
-            p.promoted = p.halves.len();
+        let overflow = self.overflow.get();
+        if overflow > 0 {
+            self.overflow.set(overflow - 1);
+            return false;
+        }
+        // SAFETY: this thread owns its private stack, which holds `id`.
+        debug_assert!(
+            unsafe { self.private().newest() }.is_some_and(|j| j.id() == id),
+            "private halves out of order"
+        );
+        // SAFETY: as above.
+        if unsafe { self.private().pop() } == Popped::Gone {
             return false;
         }
         // The exit is a second chance to refill the deque after a thief
@@ -257,23 +279,15 @@ impl WorkerThread {
         true
     }
 
-    /// Makes the *oldest* not yet promoted private `join` half stealable:
-    /// pushes it on the deque with the fenced [`Self::push`], which wakes
-    /// a helper if some worker is idle and none is searching. Does nothing
-    /// when every private half is already promoted.
+    /// Makes the *oldest* private `join` half stealable: pushes it on the
+    /// deque with the fenced [`Self::push`], which wakes a helper if some
+    /// worker is idle and none is searching. Does nothing when no half is
+    /// private.
     #[cold]
     #[inline(never)]
     fn promote(&self) {
-        // SAFETY: as in `push_private`.
-        let job = unsafe {
-            let p = &mut *self.private.get();
-            let job = p.halves.get(p.promoted).copied();
-            if job.is_some() {
-                p.promoted += 1;
-            }
-            job
-        };
-        if let Some(job) = job {
+        // SAFETY: this thread owns its private stack.
+        if let Some(job) = unsafe { self.private().promote_oldest() } {
             self.counters().promotion();
             self.push(job);
         }
@@ -353,18 +367,21 @@ impl WorkerThread {
 
     /// Promotes every private `join` half (oldest first, so the deque's
     /// steal end gets the largest), with one fenced `notify` for all.
+    #[cold]
+    #[inline(never)]
     fn promote_all(&self) {
-        // SAFETY: as in `push_private`.
-        let p = unsafe { &mut *self.private.get() };
-        if p.promoted == p.halves.len() {
-            return;
+        let mut any = false;
+        // SAFETY: this thread owns its private stack.
+        unsafe {
+            self.private().promote_all(|job| {
+                self.counters().promotion();
+                self.deque.push(job);
+                any = true;
+            })
+        };
+        if any {
+            self.notify();
         }
-        for &job in &p.halves[p.promoted..] {
-            self.counters().promotion();
-            self.deque.push(job);
-        }
-        p.promoted = p.halves.len();
-        self.notify();
     }
 
     /// The loop: with a latch, until it is set; without one (the main
@@ -555,7 +572,54 @@ impl WorkerThread {
                 found => return found,
             }
         }
-        if retry { Found::Retry } else { Found::Nothing }
+        if retry {
+            return Found::Retry;
+        }
+        self.find_private()
+    }
+
+    /// The last step of a pass that found nothing: in the re-check before
+    /// parking only (this worker's idle bit is set), take the oldest
+    /// private `join` half of another worker, nearest tier first. The
+    /// costly path: a heavy fence (a `membarrier` system call) for the
+    /// look, unless every other worker is idle too, and another for a
+    /// claim. So it runs at most once per park attempt, after a full
+    /// spin phase found nothing, and never in an idle pool (parked
+    /// workers do not search). See "Private `join` halves" in `sleep` for
+    /// why a parking worker misses no private half.
+    fn find_private(&self) -> Found {
+        let reg = &*self.registry;
+        let idle = reg.sleep.idle();
+        if !idle.is_idle(self.index) {
+            return Found::Nothing;
+        }
+        let armed: usize = (0..idle.num_llcs()).map(|l| idle.idle_count(l)).sum();
+        if armed < reg.num_threads() {
+            crate::sync::heavy_fence();
+        }
+        let mut busy = false;
+        for tier in &self.tiers[usize::from(reg.cluster_aware())] {
+            for victim in tier.ranges.iter().flat_map(|r| r.clone()) {
+                if victim == self.index {
+                    continue;
+                }
+                let stack = &reg.threads[victim].private;
+                if !stack.has_private() {
+                    continue;
+                }
+                match stack.try_claim() {
+                    Claim::Taken(job) => {
+                        let kind = reg.layout.relation(self.index, victim);
+                        self.counters().steal(kind);
+                        self.counters().claim();
+                        return Found::Job(job);
+                    }
+                    Claim::Busy => busy = true,
+                    Claim::Empty => {}
+                }
+            }
+        }
+        if busy { Found::Retry } else { Found::Nothing }
     }
 
     /// Takes one job from an injector-like queue, with `batch` also a
