@@ -231,29 +231,36 @@ impl WorkerThread {
     ///   `sleep`), and before this worker waits for a latch;
     /// - a claim by a worker about to park ([`Self::find_private`]), which
     ///   does not depend on this worker reaching its next `join`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) {
         // SAFETY: this thread owns its private stack.
         if !unsafe { self.private().push(job) } {
-            // Nested deeper than the stack: public at once, like rayon.
-            self.overflow.set(self.overflow.get() + 1);
-            self.push(job);
+            self.push_overflow(job);
             return;
         }
         // After the push and its light fence: the idle check of the sleep
         // proof ("Private `join` halves", rule 2).
-        if self.registry.sleep.idle().any_idle() {
+        if self.registry.sleep.idle().any_unclaimed() {
             self.promote_all();
         } else if self.deque.len() < PROMOTED_AHEAD {
             self.promote();
         }
     }
 
+    /// A `join` nested deeper than the private stack: its half goes on
+    /// the deque at once, like rayon's.
+    #[cold]
+    #[inline(never)]
+    fn push_overflow(&self, job: JobRef) {
+        self.overflow.set(self.overflow.get() + 1);
+        self.push(job);
+    }
+
     /// Takes back the newest private `join` half, which must be `id`
     /// (nested joins took theirs back before returning). Returns true if
     /// it is still private (the caller runs it); false if it was promoted
     /// to the deque or claimed by a thief.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop_private(&self, id: *const ()) -> bool {
         let overflow = self.overflow.get();
         if overflow > 0 {
