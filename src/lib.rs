@@ -93,6 +93,9 @@ pub mod __policy {
 pub mod __loom {
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
     pub use crate::runtime::latch::{CoreLatch, LockLatch};
+    pub use crate::runtime::private::{
+        CAPACITY, Claim, Popped, PrivateStack, claim_before_parking, must_publish,
+    };
     pub use crate::runtime::sleep::{Parker, Sleep};
 }
 

@@ -80,9 +80,12 @@ use crossbeam_utils::CachePadded;
 
 use crate::sync::{AtomicUsize, Ordering, UnsafeCell, heavy_fence, light_fence};
 
+use super::idle::IdleMasks;
+
 /// Private halves a worker holds at most; a `join` nested deeper pushes
-/// its `b` on the deque directly (as rayon does for every `join`).
-pub const CAPACITY: usize = 64;
+/// its `b` on the deque directly (as rayon does for every `join`). Small
+/// under loom, whose models push a few.
+pub const CAPACITY: usize = if cfg!(loom) { 4 } else { 64 };
 
 /// The `bottom` word's lock bit (see the module docs).
 const LOCKED: usize = 1;
@@ -345,6 +348,49 @@ impl<T: Copy> PrivateStack<T> {
             Claim::Empty
         }
     }
+}
+
+/// Owner, right after [`PrivateStack::push`] (whose light fence orders
+/// this read after the push): whether it must publish all its private
+/// halves because some worker is idle and unclaimed, so it may have parked
+/// without seeing them (rule 2 of "Private `join` halves" in `sleep`).
+#[inline]
+pub fn must_publish(idle: &IdleMasks) -> bool {
+    idle.any_unclaimed()
+}
+
+/// A worker's look at the other workers' private halves, in the re-check
+/// before it parks (rule 1 of "Private `join` halves" in `sleep`): if its
+/// idle bit `me` is still set (not claimed: a claimed worker does not
+/// stay parked), a heavy fence, unless every worker is armed (idle), then
+/// a claim on the first victim, in the order given, that shows a private
+/// half. Returns the victim's index with the claimed half; `Busy` if a
+/// claim was contended (look again before parking); `Empty` if there is
+/// nothing to take. Not called elsewhere: a heavy fence is a system call.
+pub fn claim_before_parking<'a, T: Copy + 'a>(
+    idle: &IdleMasks,
+    me: usize,
+    victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
+) -> Claim<(usize, T)> {
+    if !idle.is_idle(me) {
+        return Claim::Empty;
+    }
+    let armed: usize = (0..idle.num_llcs()).map(|l| idle.idle_count(l)).sum();
+    if armed < idle.num_workers() {
+        heavy_fence();
+    }
+    let mut busy = false;
+    for (v, stack) in victims {
+        if v == me || !stack.has_private() {
+            continue;
+        }
+        match stack.try_claim() {
+            Claim::Taken(job) => return Claim::Taken((v, job)),
+            Claim::Busy => busy = true,
+            Claim::Empty => {}
+        }
+    }
+    if busy { Claim::Busy } else { Claim::Empty }
 }
 
 #[cfg(all(test, not(loom)))]

@@ -39,7 +39,7 @@ use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
 use super::pin;
-use super::private::{Claim, Popped, PrivateStack};
+use super::private::{self, Claim, Popped, PrivateStack};
 use super::registry::Registry;
 use super::stats::Counters;
 
@@ -240,7 +240,7 @@ impl WorkerThread {
         }
         // After the push and its light fence: the idle check of the sleep
         // proof ("Private `join` halves", rule 2).
-        if self.registry.sleep.idle().any_unclaimed() {
+        if private::must_publish(self.registry.sleep.idle()) {
             self.promote_all();
         } else if self.deque.len() < PROMOTED_AHEAD {
             self.promote();
@@ -596,37 +596,20 @@ impl WorkerThread {
     /// why a parking worker misses no private half.
     fn find_private(&self) -> Found {
         let reg = &*self.registry;
-        let idle = reg.sleep.idle();
-        if !idle.is_idle(self.index) {
-            return Found::Nothing;
-        }
-        let armed: usize = (0..idle.num_llcs()).map(|l| idle.idle_count(l)).sum();
-        if armed < reg.num_threads() {
-            crate::sync::heavy_fence();
-        }
-        let mut busy = false;
-        for tier in &self.tiers[usize::from(reg.cluster_aware())] {
-            for victim in tier.ranges.iter().flat_map(|r| r.clone()) {
-                if victim == self.index {
-                    continue;
-                }
-                let stack = &reg.threads[victim].private;
-                if !stack.has_private() {
-                    continue;
-                }
-                match stack.try_claim() {
-                    Claim::Taken(job) => {
-                        let kind = reg.layout.relation(self.index, victim);
-                        self.counters().steal(kind);
-                        self.counters().claim();
-                        return Found::Job(job);
-                    }
-                    Claim::Busy => busy = true,
-                    Claim::Empty => {}
-                }
+        let victims = self.tiers[usize::from(reg.cluster_aware())]
+            .iter()
+            .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
+            .map(|v| (v, &reg.threads[v].private));
+        match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
+            Claim::Taken((victim, job)) => {
+                let kind = reg.layout.relation(self.index, victim);
+                self.counters().steal(kind);
+                self.counters().claim();
+                Found::Job(job)
             }
+            Claim::Busy => Found::Retry,
+            Claim::Empty => Found::Nothing,
         }
-        if busy { Found::Retry } else { Found::Nothing }
     }
 
     /// Takes one job from an injector-like queue, with `batch` also a
