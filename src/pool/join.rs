@@ -1,18 +1,25 @@
 //! `join` and `join_context`.
 //!
-//! The caller records `b` as a stack job (no allocation) in its *private*
-//! list of pending halves, runs `a`, and, if `b` is still there, takes it
-//! back and runs it inline: no atomic write, no fence, nothing shared.
-//! Other workers only see `b` once it is *promoted* to the caller's deque.
-//! A worker promotes at `join` entry and exit while its deque holds fewer
-//! than two jobs, and always its *oldest* private half, the biggest piece of a
-//! recursion: thieves find one large job waiting, and each steal is
-//! answered by the next promotion (lazy promotion in the spirit of Acar,
-//! Charguéraud and Rainey, PPoPP 2013, and of chili's heartbeat, but
-//! driven by the deque running low instead of a timer). A worker that
-//! starts waiting for a latch promotes all its private halves. A promoted `b` is
-//! popped back from the deque if nobody stole it; otherwise the caller
-//! runs other jobs until `b`'s latch is set.
+//! The caller records `b` as a stack job (no allocation) on its *private*
+//! stack of pending halves ([`crate::runtime::private`]), runs `a`, and,
+//! if `b` is still there, takes it back and runs it inline: no atomic
+//! read-modify-write, no fence. Other workers get `b` in two ways:
+//! - **promotion**: the caller pushes its *oldest* private half, the
+//!   biggest piece of a recursion, on its deque at `join` entry and exit
+//!   while the deque holds fewer than two jobs (lazy promotion in the
+//!   spirit of Acar, Charguéraud and Rainey, PPoPP 2013, and of chili's
+//!   heartbeat, but driven by the deque running low instead of a timer),
+//!   and all of them while some worker is idle or before it waits for a
+//!   latch;
+//! - **claim**: a worker about to park takes the oldest private half of a
+//!   busy worker directly from its stack, under a heavy fence
+//!   (`membarrier`), so `b` does not depend on the caller reaching its
+//!   next `join`: `a` may run long serial code, or block until `b` has
+//!   run (see "Private `join` halves" in `runtime::sleep`).
+//!
+//! A promoted `b` is popped back from the deque if nobody stole it;
+//! otherwise (stolen or claimed) the caller runs other jobs until `b`'s
+//! latch is set.
 
 use std::panic::{self, AssertUnwindSafe};
 
@@ -42,8 +49,12 @@ impl FnContext {
 ///
 /// Called from a worker, it uses that worker's pool; elsewhere it runs in
 /// the global pool and blocks. As in rayon, `a` and `b` *may* run in
-/// parallel but need not: `b` may run after `a` on the calling thread, so
-/// `a` must not block waiting for something `b` does. If either closure panics, the panic is
+/// parallel but need not: `b` may run after `a` on the calling thread.
+/// `a` may wait for something `b` does (a channel, a lock, a flag): an
+/// idle worker of the pool takes `b`, even though it has not been
+/// published yet, before it would go to sleep. That needs a worker free
+/// to take it: with a pool of one worker, or while every other worker is
+/// blocked too, `a` waits forever, as in rayon. If either closure panics, the panic is
 /// resumed in the caller after both have finished (or, for `b`, after it
 /// is known that `b` will not run); if both panic, `a`'s panic wins.
 ///
@@ -117,12 +128,12 @@ where
     };
 
     if wt.pop_private(id) {
-        // Never promoted: no other thread has seen b.
+        // Never promoted or claimed: no other thread runs b.
         return run_b_here(ra);
     }
 
-    // b was promoted to the deque: take it back, or help until whoever
-    // stole it is done.
+    // b was promoted to the deque (take it back, or help until whoever
+    // stole it is done) or claimed by another worker (help until done).
     while !job_b.latch.core.probe() {
         match wt.take_local() {
             // Promoted, but nobody stole b.

@@ -2,7 +2,9 @@
 //!
 //! Invariants:
 //! - worker `i` owns deque `i` (only it pushes and pops); `threads[i]`
-//!   holds the stealer and the targeted queue of worker `i`;
+//!   holds the stealer, the private `join` halves (only worker `i` pushes
+//!   and pops, others claim: see `private`) and the targeted queue of
+//!   worker `i`;
 //! - `injectors[l]` receives jobs from outside the pool aimed at LLC `l`;
 //! - `group_llc[l]` holds packed group jobs aimed at LLC `l` (taken by `l`'s
 //!   workers, by others only under the overload rule); `group_cluster[c]`

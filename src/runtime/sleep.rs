@@ -84,31 +84,85 @@
 //! `join` halves. All of these go through [`Sleep::notify`].
 //!
 //! `join` does not put its second half `b` in a queue at first: it keeps
-//! it in the worker's *private* list (`WorkerThread::push_private`),
-//! which no other thread reads, and takes it back after `a` without an
-//! atomic write. Such a half is never "a job in a queue", so the property
-//! says nothing about it; it needs its own argument:
+//! it on the worker's *private* stack ([`super::private`]), takes it back
+//! after `a` without a fence, and lets other workers take it by
+//! *promotion* (the owner pushes it on its deque, fenced, with `notify`)
+//! or by a *claim* (a thief takes it from the stack under a heavy fence).
+//! Such a half is not "a job in a queue", so it needs its own argument,
+//! and this one must not assume that the owner comes back: `a` may run
+//! serial code for a long time, or block on something the pool cannot see
+//! (a channel, a lock, another pool, a spin) until `b` has run. The
+//! property: **no worker stays parked while some worker holds a private
+//! half** (pushed, not popped, not promoted, not claimed). Two rules give
+//! it; both are Dekker pairs whose owner side is the light fence of the
+//! asymmetric pair (`sync::light_fence`, a compiler fence under
+//! `membarrier`) and whose other side is a SeqCst fence or the heavy one:
 //!
-//! 1. **It is never stranded.** Its owner is running (it is inside `a`,
-//!    in the same frame) and, when `a` returns, either takes `b` back and
-//!    runs it, or finds it promoted. A promoted half was pushed on the
-//!    owner's deque with [`Sleep::notify`]'s fence: from then on it is a
-//!    queued job like any other and the two-fence argument applies. This
-//!    assumes, as `join` documents (and rayon does), that `a` does not
-//!    block waiting for something `b` does.
-//! 2. **Idle workers get a share.** This is about parallelism, not
-//!    progress. At every `join` entry and exit, an owner whose deque holds
-//!    fewer than two jobs promotes its oldest private half, with the
-//!    fenced push and `notify` (which wakes an idle worker if none is
-//!    searching). So a worker holding private halves has its oldest ones
-//!    in its deque from its next `join` on, queued jobs for which the
-//!    argument above wakes a helper; when a thief takes one, the owner's
-//!    next `join` entry or exit puts up the next. A worker that starts to
-//!    wait for a latch (a `scope`, a stolen `join` half, `install`)
-//!    promotes all its private halves first, since it calls no `join`
-//!    while it waits. The length test is a
-//!    hint (plain loads, no fence): a stale read only moves a promotion to
-//!    a later `join`, it never loses a job.
+//! 1. **A parking worker looks.** In the re-check after `prepare_sleep`
+//!    (S1-S3 above), if its own idle bit is still set, the worker runs
+//!    `private::claim_before_parking`: a heavy fence H, then, for every
+//!    other worker, a read of its stack's ends, and a claim of the oldest
+//!    private half of the first one that shows one. A claim that is
+//!    contended (another thief, or the owner's promotion) makes the
+//!    re-check report `Retry`, so the worker does not park.
+//! 2. **A pushing owner publishes when someone is idle.** After each push
+//!    (slot, `top`, light fence L), the owner reads the idle bits
+//!    (`IdleMasks::any_unclaimed`, SeqCst loads: the summary, then the
+//!    words); if one is set it promotes *all* its private halves (fenced
+//!    deque pushes and `notify`).
+//!
+//! *Proof sketch.* Let worker `P` park for good at a point where worker
+//! `O` holds a private half `h`, pushed at depth `d` with store `Wtop`.
+//! `P`'s last re-check ran after its `set_idle` (S1), and (if its bit was
+//! claimed in between, the claimer's unpark makes the park return: not
+//! "for good") it ran rule 1 with `P`'s bit set. Pair `O`'s `Wtop ; L ;
+//! read idle bits` with `P`'s `set_idle ; H ; read O's top`:
+//! - If `P`'s read of `top` sees `Wtop` (or a later store): `top > d`,
+//!   and `index <= d` (the `bottom` index passes `d` only when depth `d`
+//!   is promoted or claimed, and `h` is neither), so `P` claims. The claim
+//!   takes a half (then `P` runs it: it does not park), or is contended
+//!   (`Retry`: `P` does not park), or finds `top <= index` after its own
+//!   heavy fence: `O` popped down past `index <= d`, so `h` was popped.
+//!   Each case contradicts the assumption.
+//! - Otherwise the fences order `H` before `L`, and `O`'s read of the
+//!   idle bits, after `L`, sees `P`'s bit (set before `H`) unless a
+//!   claimer cleared it (then `P` is woken: not parked for good) or `P`
+//!   did (awake). So `O` promoted all its halves, `h` with them: `h` is
+//!   not private. Contradiction.
+//!
+//! `P` skips `H` when every worker is armed (the summary counts all of
+//! them), which the idle pool's last worker to park would otherwise pay
+//! for nothing. Sound: an armed worker `Q` holds no private half (it is in
+//! a search: either in the main loop, where every `join` has returned, or
+//! waiting for a latch, which promotes all its halves first), and `P`'s
+//! SeqCst read of the summary precedes `Q`'s disarming RMW (it read the
+//! value before it), which precedes `Q`'s later read of the idle bits
+//! after any push: that read sees `P`'s `set_idle`, which came before
+//! `P`'s read, and rule 2 applies.
+//!
+//! Rule 2 is also cheap where it matters: while every worker is busy the
+//! summary is zero and the owner's check is one load; while a worker is
+//! idle, every `join` of a busy worker publishes its halves, as rayon
+//! does for every `join`. A worker that starts to wait for a latch (a
+//! `scope`, a stolen `join` half, `install`) promotes all its private
+//! halves as well, so that it can run them itself while it waits. And for
+//! parallelism rather than progress, an owner whose deque holds fewer
+//! than two jobs promotes its oldest private half at every `join` entry
+//! and exit (a hint read without a fence: a stale read only moves a
+//! promotion to a later `join`).
+//!
+//! The heavy fence is a system call that interrupts every CPU running a
+//! thread of the process, so it is rate-limited by where it sits: at most
+//! one per park attempt (plus one per claim), and a park attempt follows
+//! a full spin phase that found nothing. A parked worker makes none: an
+//! idle pool costs nothing. Without `membarrier` both fences are
+//! `fence(SeqCst)` and the argument is the same.
+//!
+//! Promotion never makes a job that is still referenced by a private
+//! stack runnable twice: promotions, claims and the owner's pops agree on
+//! one `bottom` word ([`super::private`] has that proof; loom checks it
+//! in `loom-tests/tests/private.rs`, along with a model of rules 1 and 2
+//! that deadlocks if either is removed).
 //!
 //! # Queues of one LLC (job groups)
 //!
