@@ -29,11 +29,13 @@
 //! [`init_asymmetric_fences`] registers the process for the command once,
 //! before the first pool starts its workers. Where the call does not
 //! exist (other systems, old kernels, seccomp filters) or registration
-//! fails, both fences are `fence(SeqCst)`: correct, the light side just
-//! costs a real fence. The choice is made once per process, before any
-//! worker runs, so a light fence and a heavy fence never come from
-//! different modes. Under loom both are `fence(SeqCst)`, which is the
-//! semantics the protocols are modelled with.
+//! fails, [`init_asymmetric_fences`] says so and the light fence must not
+//! be used (the private `join` halves are then disabled: every half is
+//! public at once, as in rayon, which is cheaper than a full fence on
+//! every `join`); the heavy fence is then a plain `fence(SeqCst)`. The
+//! choice is made once per process, before any worker runs. Under loom
+//! both are `fence(SeqCst)`, which is the semantics the protocols are
+//! modelled with.
 
 #[cfg(not(loom))]
 mod imp {
@@ -162,16 +164,17 @@ mod imp {
 mod asymmetric {
     use std::sync::atomic::{AtomicU8, Ordering, compiler_fence, fence};
 
-    /// Not decided yet: both fences are full fences.
+    /// Not decided yet.
     const UNDECIDED: u8 = 0;
-    /// `membarrier` is registered: light = compiler fence.
+    /// `membarrier` is registered: the heavy fence is the system call.
     const MEMBARRIER: u8 = 1;
-    /// No `membarrier`: both fences are full fences, for good.
+    /// No `membarrier`: the heavy fence is a full fence, and the light
+    /// fence must not be relied on (see [`light_fence`]).
     const SYMMETRIC: u8 = 2;
 
     /// The process-wide mode; moves once from `UNDECIDED`. Workers are
     /// started after it moved (thread spawn orders the store before all
-    /// their reads), so a light and a heavy fence always agree on it.
+    /// their reads).
     static MODE: AtomicU8 = AtomicU8::new(UNDECIDED);
 
     #[cfg(target_os = "linux")]
@@ -232,15 +235,14 @@ mod asymmetric {
         MODE.load(Ordering::Acquire) == MEMBARRIER
     }
 
-    /// The light side: a compiler fence under `membarrier`, else a full
-    /// fence.
+    /// The light side: a compiler fence. Paired with a heavy fence it
+    /// orders like `fence(SeqCst)` only under `membarrier`: callers must
+    /// not rely on it unless [`init_asymmetric_fences`] returned true (the
+    /// private `join` halves are disabled otherwise). A branch on the mode
+    /// here would cost the fast path it serves.
     #[inline(always)]
     pub(crate) fn light_fence() {
-        if MODE.load(Ordering::Relaxed) == MEMBARRIER {
-            compiler_fence(Ordering::SeqCst);
-        } else {
-            fence(Ordering::SeqCst);
-        }
+        compiler_fence(Ordering::SeqCst);
     }
 
     /// The heavy side: `membarrier` (a system call that interrupts every

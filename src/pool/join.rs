@@ -24,7 +24,7 @@
 use std::panic::{self, AssertUnwindSafe};
 
 use crate::runtime::job::StackJob;
-use crate::runtime::latch::SpinLatch;
+use crate::runtime::latch::{CoreLatch, SpinLatch};
 use crate::runtime::worker::WorkerThread;
 
 use super::global;
@@ -117,38 +117,46 @@ where
     wt.push_private(job_b_ref);
 
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
-    // b is ours again (never promoted, or popped back unstolen): run it
-    // here, unless a panicked (then b is not run: drop it and resume).
-    let run_b_here = |ra: std::thread::Result<RA>| match ra {
-        Ok(ra) => {
-            wt.count_job();
-            (ra, job_b.run_inline(injected))
-        }
-        Err(p) => panic::resume_unwind(p),
-    };
 
-    if wt.pop_private(id) {
-        // Never promoted or claimed: no other thread runs b.
-        return run_b_here(ra);
-    }
-
-    // b was promoted to the deque (take it back, or help until whoever
-    // stole it is done) or claimed by another worker (help until done).
-    while !job_b.latch.core.probe() {
-        match wt.take_local() {
-            // Promoted, but nobody stole b.
-            Some(job) if job.id() == id => return run_b_here(ra),
-            // A job pushed by `a` and left behind (e.g. a scope spawn).
-            // SAFETY: popped from our deque, so it runs once.
-            Some(job) => unsafe { wt.execute(job) },
-            None => {
-                wt.wait_until(&job_b.latch.core);
-                break;
+    // b is ours again if it was never promoted or claimed, or if it was
+    // promoted and nobody stole it: then run it here, unless a panicked
+    // (then b is not run: drop it and resume). One call site for that, and
+    // the waiting out of line, so that this frame stays small enough for
+    // the compiler to inline `a` and `b` into it.
+    if wt.pop_private(id) || take_back_or_wait(wt, &job_b.latch.core, id) {
+        return match ra {
+            Ok(ra) => {
+                wt.count_job();
+                (ra, job_b.run_inline(injected))
             }
-        }
+            Err(p) => panic::resume_unwind(p),
+        };
     }
     match ra {
         Ok(ra) => (ra, job_b.into_result()),
         Err(p) => panic::resume_unwind(p),
     }
+}
+
+/// `b` (the job `id` with latch `latch`) was promoted to the deque or
+/// claimed by another worker: take it back if it is still on the deque
+/// (returns true: the caller runs it), else help until whoever took it
+/// has set its latch (returns false).
+#[cold]
+#[inline(never)]
+fn take_back_or_wait(wt: &WorkerThread, latch: &CoreLatch, id: *const ()) -> bool {
+    while !latch.probe() {
+        match wt.take_local() {
+            // Promoted, but nobody stole b.
+            Some(job) if job.id() == id => return true,
+            // A job pushed by `a` and left behind (e.g. a scope spawn).
+            // SAFETY: popped from our deque, so it runs once.
+            Some(job) => unsafe { wt.execute(job) },
+            None => {
+                wt.wait_until(latch);
+                break;
+            }
+        }
+    }
+    false
 }

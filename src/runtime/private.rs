@@ -78,7 +78,7 @@ use std::mem::MaybeUninit;
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicUsize, Ordering, UnsafeCell, heavy_fence, light_fence};
+use crate::sync::{AtomicU64, AtomicUsize, Ordering, UnsafeCell, heavy_fence, light_fence};
 
 use super::idle::IdleMasks;
 
@@ -91,11 +91,15 @@ pub const CAPACITY: usize = if cfg!(loom) { 4 } else { 64 };
 const LOCKED: usize = 1;
 
 /// The two ends, in one cache line: the owner writes `top` and reads
-/// `bottom` on every pop, thieves rarely touch either.
+/// `bottom` on every pop, thieves rarely touch either. With them the
+/// capacity, which the owner reads on every push.
 #[derive(Debug)]
 struct Ends {
     top: AtomicUsize,
     bottom: AtomicUsize,
+    /// [`CAPACITY`], or 0 where the process has no `membarrier` (then
+    /// every half is public at once: see [`PrivateStack::disabled`]).
+    cap: usize,
 }
 
 /// One worker's private `join` halves (see the module docs).
@@ -141,14 +145,27 @@ impl<T: Copy> Default for PrivateStack<T> {
 }
 
 impl<T: Copy> PrivateStack<T> {
-    /// An empty stack.
+    /// An empty stack of [`CAPACITY`] halves.
     pub fn new() -> Self {
+        Self::with_capacity(CAPACITY)
+    }
+
+    /// A stack that holds nothing: every `push` fails, so `join` makes
+    /// every second half public at once, as rayon does. The mode of a
+    /// process without `membarrier`: there the light fence would have to
+    /// be a full fence, which costs more than it saves (see `sync`).
+    pub fn disabled() -> Self {
+        Self::with_capacity(0)
+    }
+
+    fn with_capacity(cap: usize) -> Self {
         PrivateStack {
             ends: CachePadded::new(Ends {
                 top: AtomicUsize::new(0),
                 bottom: AtomicUsize::new(0),
+                cap,
             }),
-            slots: (0..CAPACITY)
+            slots: (0..cap)
                 .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
                 .collect(),
         }
@@ -175,7 +192,8 @@ impl<T: Copy> PrivateStack<T> {
     /// Owner: pushes `job` and then runs the light fence, so that the
     /// owner's next loads are ordered after the push for any thief's heavy
     /// fence (the sleep protocol relies on it: see `sleep`, "Private `join`
-    /// halves"). Returns false, pushing nothing, when the stack is full.
+    /// halves"). Returns false, pushing nothing, when the stack is full
+    /// (or [disabled](Self::disabled)).
     ///
     /// # Safety
     /// Only the owning thread may call the owner methods (`push`, `pop`,
@@ -183,14 +201,16 @@ impl<T: Copy> PrivateStack<T> {
     #[inline]
     pub unsafe fn push(&self, job: T) -> bool {
         let t = self.ends.top.load(Ordering::Relaxed);
-        if t == CAPACITY {
+        if t == self.ends.cap {
             return false;
         }
         // SAFETY: slot `t` is not readable by thieves: `top == t`, and a
         // thief reads only below the `top` it loaded; a thief still
         // reading a slot holds `LOCKED`, and that slot is below `t` (the
         // owner's pop at its depth waited for the lock: module docs, 3).
-        self.slots[t].with_mut(|p| unsafe { (*p).write(job) });
+        // SAFETY (index): `t < cap == slots.len()`.
+        let slot = unsafe { self.slots.get_unchecked(t) };
+        slot.with_mut(|p| unsafe { (*p).write(job) });
         self.ends.top.store(t + 1, Ordering::Release);
         light_fence();
         true
@@ -351,12 +371,17 @@ impl<T: Copy> PrivateStack<T> {
 }
 
 /// Owner, right after [`PrivateStack::push`] (whose light fence orders
-/// this read after the push): whether it must publish all its private
+/// these reads after the push): whether it must publish all its private
 /// halves because some worker is idle and unclaimed, so it may have parked
 /// without seeing them (rule 2 of "Private `join` halves" in `sleep`).
-#[inline]
-pub fn must_publish(idle: &IdleMasks) -> bool {
-    idle.any_unclaimed()
+/// `sole` is `idle.sole_summary_word()`, kept by the caller: in most
+/// pools this is one load of a word that stays zero while all work.
+#[inline(always)]
+pub fn must_publish(sole: Option<&AtomicU64>, idle: &IdleMasks) -> bool {
+    match sole {
+        Some(w) => w.load(Ordering::SeqCst) != 0 && idle.any_bit_set(),
+        None => idle.any_unclaimed(),
+    }
 }
 
 /// A worker's look at the other workers' private halves, in the re-check
@@ -431,6 +456,14 @@ mod tests {
             assert_eq!(s.try_claim(), Claim::Taken(7));
             assert_eq!(s.pop(), Popped::Gone);
         }
+    }
+
+    #[test]
+    fn a_disabled_stack_refuses_every_push() {
+        let s = PrivateStack::<u32>::disabled();
+        // SAFETY: single-threaded owner.
+        assert!(!unsafe { s.push(1) });
+        assert_eq!(s.try_claim(), Claim::Empty);
     }
 
     #[test]

@@ -128,8 +128,9 @@ impl Registry {
     /// Builds the registry and starts its workers; returns once every worker
     /// has started (and pinned itself).
     pub(crate) fn new(mut cfg: RegistryConfig) -> Result<Arc<Registry>, SpawnFailure> {
-        // Before any worker runs: the private `join` halves' fences.
-        crate::sync::init_asymmetric_fences();
+        // Before any worker runs: the private `join` halves' fences, and
+        // without them no private halves (see `private`).
+        let private_halves = crate::sync::init_asymmetric_fences();
         let layout = cfg.layout;
         let n = layout.workers().len();
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
@@ -138,7 +139,11 @@ impl Registry {
             .map(|d| {
                 CachePadded::new(ThreadInfo {
                     stealer: d.stealer(),
-                    private: PrivateStack::new(),
+                    private: if private_halves {
+                        PrivateStack::new()
+                    } else {
+                        PrivateStack::disabled()
+                    },
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
                 })

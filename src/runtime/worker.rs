@@ -75,6 +75,9 @@ pub(crate) struct WorkerThread {
     /// `join` halves pushed on the deque because the private stack was
     /// full (the newest ones: `pop_private` takes them first).
     overflow: Cell<usize>,
+    /// The idle masks' summary word if there is only one, else null: read
+    /// after every private push (`private::must_publish`).
+    idle_word: *const crate::sync::AtomicU64,
 }
 
 /// What one pass over the sources found.
@@ -108,6 +111,11 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         jobmem: JobCache::new(),
         private: &registry.threads[index].private,
         overflow: Cell::new(0),
+        idle_word: registry
+            .sleep
+            .idle()
+            .sole_summary_word()
+            .map_or(ptr::null(), |w| w as *const _),
         registry,
     };
     CURRENT.with(|c| c.set(&wt));
@@ -240,7 +248,10 @@ impl WorkerThread {
         }
         // After the push and its light fence: the idle check of the sleep
         // proof ("Private `join` halves", rule 2).
-        if private::must_publish(self.registry.sleep.idle()) {
+        // SAFETY: `idle_word` is null or points into the registry's idle
+        // masks, which live as long as the registry this worker holds.
+        let sole = unsafe { self.idle_word.as_ref() };
+        if private::must_publish(sole, self.registry.sleep.idle()) {
             self.promote_all();
         } else if self.deque.len() < PROMOTED_AHEAD {
             self.promote();
