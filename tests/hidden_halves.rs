@@ -196,3 +196,38 @@ fn waiting_joins_run_every_half_once() {
         }
     });
 }
+
+/// Joins nested deeper than a worker's private stack holds (64): the
+/// deeper second halves go on the deque at once (as in a process without
+/// `membarrier`, where every half does). Every half runs once, and an
+/// innermost `a` that waits for its `b` still gets it.
+#[test]
+fn joins_nested_deeper_than_the_private_stack() {
+    fn chain(depth: usize, ran: &AtomicUsize) -> usize {
+        if depth == 0 {
+            let b_started = AtomicBool::new(false);
+            let (x, ()) = locus::join(
+                || usize::from(spin_until(&b_started)),
+                || b_started.store(true, Ordering::Release),
+            );
+            return x;
+        }
+        let (x, y) = locus::join(
+            || chain(depth - 1, ran),
+            || {
+                ran.fetch_add(1, Ordering::Relaxed);
+                1
+            },
+        );
+        x + y
+    }
+    with_watchdog("deep nesting", || {
+        let p = pool(2);
+        for depth in [63, 64, 65, 200] {
+            let ran = AtomicUsize::new(0);
+            let n = p.install(|| chain(depth, &ran));
+            assert_eq!(n, depth + 1, "depth {depth}: the innermost a did not see its b");
+            assert_eq!(ran.into_inner(), depth);
+        }
+    });
+}
