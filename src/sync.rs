@@ -70,10 +70,25 @@ mod imp {
 
     pub(crate) use super::asymmetric::{heavy_fence, init_asymmetric_fences, light_fence};
 
-    /// One step of a spin-wait.
-    #[inline(always)]
-    pub(crate) fn spin_loop_hint() {
-        std::hint::spin_loop();
+    /// A spin-wait for a word another thread holds briefly: spins with
+    /// exponential backoff, then yields the CPU (the holder may have been
+    /// preempted, e.g. in the middle of a system call).
+    #[derive(Default)]
+    pub(crate) struct SpinWait {
+        step: u32,
+    }
+
+    impl SpinWait {
+        pub(crate) fn spin(&mut self) {
+            if self.step < 7 {
+                for _ in 0..1u32 << self.step {
+                    std::hint::spin_loop();
+                }
+                self.step += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
     }
 }
 
@@ -148,9 +163,14 @@ mod imp {
         fence(Ordering::SeqCst);
     }
 
-    /// One step of a spin-wait: lets loom schedule another thread.
-    pub(crate) fn spin_loop_hint() {
-        loom::thread::yield_now();
+    /// A spin-wait: under loom each step lets another thread run.
+    #[derive(Default)]
+    pub(crate) struct SpinWait;
+
+    impl SpinWait {
+        pub(crate) fn spin(&mut self) {
+            loom::thread::yield_now();
+        }
     }
 
     /// Nothing to register under loom.

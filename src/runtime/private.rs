@@ -78,7 +78,9 @@ use std::mem::MaybeUninit;
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicU64, AtomicUsize, Ordering, UnsafeCell, heavy_fence, light_fence};
+use crate::sync::{
+    AtomicU64, AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence,
+};
 
 use super::idle::IdleMasks;
 
@@ -241,10 +243,11 @@ impl<T: Copy> PrivateStack<T> {
     #[cold]
     #[inline(never)]
     fn pop_slow(&self, t: usize) -> Popped {
+        let mut wait = SpinWait::default();
         loop {
             let w = self.ends.bottom.load(Ordering::Acquire);
             if w & LOCKED != 0 {
-                crate::sync::spin_loop_hint();
+                wait.spin();
                 continue;
             }
             if w >> 1 <= t {
@@ -270,6 +273,7 @@ impl<T: Copy> PrivateStack<T> {
     /// As [`PrivateStack::push`].
     pub unsafe fn promote_oldest(&self) -> Option<T> {
         let t = self.ends.top.load(Ordering::Relaxed);
+        let mut wait = SpinWait::default();
         loop {
             let w = self.ends.bottom.load(Ordering::Acquire);
             let i = w >> 1;
@@ -277,7 +281,7 @@ impl<T: Copy> PrivateStack<T> {
                 return None;
             }
             if w & LOCKED != 0 {
-                crate::sync::spin_loop_hint();
+                wait.spin();
                 continue;
             }
             if self
@@ -301,6 +305,7 @@ impl<T: Copy> PrivateStack<T> {
     /// As [`PrivateStack::push`].
     pub unsafe fn promote_all(&self, mut f: impl FnMut(T)) {
         let t = self.ends.top.load(Ordering::Relaxed);
+        let mut wait = SpinWait::default();
         loop {
             let w = self.ends.bottom.load(Ordering::Acquire);
             let i = w >> 1;
@@ -308,7 +313,7 @@ impl<T: Copy> PrivateStack<T> {
                 return;
             }
             if w & LOCKED != 0 {
-                crate::sync::spin_loop_hint();
+                wait.spin();
                 continue;
             }
             if self
