@@ -93,6 +93,29 @@ fn claim_versus_nested_joins_and_slot_reuse() {
     });
 }
 
+/// Two thieves against the owner's pops of two halves: the `LOCKED` bit
+/// serializes the claims (a contended one reports `Busy`), each half runs
+/// once.
+#[test]
+fn two_thieves_versus_pops() {
+    builder(2).check(|| {
+        let stack = Arc::new(PrivateStack::new());
+        let runs = Runs::new(2);
+        // SAFETY: this thread is the owner.
+        unsafe {
+            assert!(stack.push(0));
+            assert!(stack.push(1));
+        }
+        let thieves = [spawn_thief(&stack, &runs), spawn_thief(&stack, &runs)];
+        pop_and_run(&stack, 1, &runs);
+        pop_and_run(&stack, 0, &runs);
+        for t in thieves {
+            t.join().unwrap();
+        }
+        runs.assert_each_once();
+    });
+}
+
 /// A claim racing the owner's promotion of the oldest half (to a queue the
 /// thief also looks at) and its pops: every half runs once, whichever of
 /// the claim, the promotion and the pop gets it.
