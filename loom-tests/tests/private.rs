@@ -46,6 +46,16 @@ fn spawn_thief(stack: &Arc<PrivateStack<usize>>, runs: &Arc<Runs>) -> thread::Jo
     })
 }
 
+/// The owner pushes halves `0..n`, oldest first.
+fn push_halves(n: usize) -> Arc<PrivateStack<usize>> {
+    let stack = Arc::new(PrivateStack::new());
+    for h in 0..n {
+        // SAFETY: the calling thread is the owner.
+        assert!(unsafe { stack.push(h) });
+    }
+    stack
+}
+
 /// The owner takes a half back: runs it if it is still private.
 fn pop_and_run(stack: &PrivateStack<usize>, half: usize, runs: &Runs) {
     // SAFETY: called on the owner's thread only.
@@ -59,10 +69,8 @@ fn pop_and_run(stack: &PrivateStack<usize>, half: usize, runs: &Runs) {
 #[test]
 fn claim_versus_pop() {
     builder(3).check(|| {
-        let stack = Arc::new(PrivateStack::new());
+        let stack = push_halves(1);
         let runs = Runs::new(1);
-        // SAFETY: this thread is the owner.
-        assert!(unsafe { stack.push(0) });
         let thief = spawn_thief(&stack, &runs);
         pop_and_run(&stack, 0, &runs);
         thief.join().unwrap();
@@ -78,10 +86,9 @@ fn claim_versus_pop() {
 #[test]
 fn claim_versus_nested_joins_and_slot_reuse() {
     builder(3).check(|| {
-        let stack = Arc::new(PrivateStack::new());
+        let stack = push_halves(1);
         let runs = Runs::new(3);
         // SAFETY: this thread is the owner (all owner calls below).
-        assert!(unsafe { stack.push(0) });
         let thief = spawn_thief(&stack, &runs);
         assert!(unsafe { stack.push(1) });
         pop_and_run(&stack, 1, &runs);
@@ -99,13 +106,8 @@ fn claim_versus_nested_joins_and_slot_reuse() {
 #[test]
 fn two_thieves_versus_pops() {
     builder(2).check(|| {
-        let stack = Arc::new(PrivateStack::new());
+        let stack = push_halves(2);
         let runs = Runs::new(2);
-        // SAFETY: this thread is the owner.
-        unsafe {
-            assert!(stack.push(0));
-            assert!(stack.push(1));
-        }
         let thieves = [spawn_thief(&stack, &runs), spawn_thief(&stack, &runs)];
         pop_and_run(&stack, 1, &runs);
         pop_and_run(&stack, 0, &runs);
@@ -122,14 +124,9 @@ fn two_thieves_versus_pops() {
 #[test]
 fn claim_versus_promotion() {
     builder(3).check(|| {
-        let stack = Arc::new(PrivateStack::new());
+        let stack = push_halves(2);
         let queue = Arc::new(loom::sync::Mutex::new(Vec::new()));
         let runs = Runs::new(2);
-        // SAFETY: this thread is the owner.
-        unsafe {
-            assert!(stack.push(0));
-            assert!(stack.push(1));
-        }
         let thief = {
             let (stack, queue, runs) = (stack.clone(), queue.clone(), runs.clone());
             thread::spawn(move || {

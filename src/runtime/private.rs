@@ -272,6 +272,33 @@ impl<T: Copy> PrivateStack<T> {
     /// # Safety
     /// As [`PrivateStack::push`].
     pub unsafe fn promote_oldest(&self) -> Option<T> {
+        // SAFETY: the owner calls this.
+        let (i, _) = unsafe { self.promote(false) }?;
+        Some(self.read_promoted(i))
+    }
+
+    /// Owner: makes every private half the caller's to publish, oldest
+    /// first (`f` is called on each).
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`].
+    pub unsafe fn promote_all(&self, mut f: impl FnMut(T)) {
+        // SAFETY: the owner calls this.
+        if let Some((i, t)) = unsafe { self.promote(true) } {
+            for d in i..t {
+                f(self.read_promoted(d));
+            }
+        }
+    }
+
+    /// Owner: moves `index` over the oldest private half (`all`: over
+    /// every one) with a CAS from an unlocked value, waiting out a claim
+    /// in progress. Returns the depths handed over, `i..t` (`None`: no
+    /// private half).
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`].
+    unsafe fn promote(&self, all: bool) -> Option<(usize, usize)> {
         let t = self.ends.top.load(Ordering::Relaxed);
         let mut wait = SpinWait::default();
         loop {
@@ -284,51 +311,23 @@ impl<T: Copy> PrivateStack<T> {
                 wait.spin();
                 continue;
             }
+            let to = if all { t } else { i + 1 };
             if self
                 .ends
                 .bottom
-                .compare_exchange(w, (i + 1) << 1, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(w, to << 1, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
-                // SAFETY: slot `i` was written by this (owner) thread;
-                // thieves only read slots at or above the index they
-                // lock, which is now above `i`.
-                return Some(self.slots[i].with(|p| unsafe { (*p).assume_init() }));
+                return Some((i, to));
             }
         }
     }
 
-    /// Owner: makes every private half the caller's to publish, oldest
-    /// first (`f` is called on each).
-    ///
-    /// # Safety
-    /// As [`PrivateStack::push`].
-    pub unsafe fn promote_all(&self, mut f: impl FnMut(T)) {
-        let t = self.ends.top.load(Ordering::Relaxed);
-        let mut wait = SpinWait::default();
-        loop {
-            let w = self.ends.bottom.load(Ordering::Acquire);
-            let i = w >> 1;
-            if i >= t {
-                return;
-            }
-            if w & LOCKED != 0 {
-                wait.spin();
-                continue;
-            }
-            if self
-                .ends
-                .bottom
-                .compare_exchange(w, t << 1, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                for s in &self.slots[i..t] {
-                    // SAFETY: as in `promote_oldest`, for every slot below `t`.
-                    f(s.with(|p| unsafe { (*p).assume_init() }));
-                }
-                return;
-            }
-        }
+    /// Owner: the half at depth `d`, just promoted (below `index`).
+    fn read_promoted(&self, d: usize) -> T {
+        // SAFETY: slot `d` was written by this (owner) thread; thieves
+        // only read the slot at the index they lock, which is above `d`.
+        self.slots[d].with(|p| unsafe { (*p).assume_init() })
     }
 
     /// Anyone: whether the stack seemed to hold a private half at a recent
