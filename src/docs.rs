@@ -26,6 +26,8 @@
 ///   worker after a push; `Sleep::prepare_sleep` takes a searching worker
 ///   to *idle*, `Sleep::cancel_sleep` back to *searching*;
 ///   `Sleep::stop_searching` leaves *searching* for *working*.
+/// - `private` (`src/runtime/private.rs`): each worker's stack of private
+///   `join` halves, with the claim protocol and its proof.
 /// - `Parker` (`src/runtime/sleep.rs`): one worker's place to sleep, a
 ///   wake token under a mutex and a condition variable.
 /// - `IdleMasks` (`src/runtime/idle.rs`): the per-LLC bitmasks of idle
@@ -34,6 +36,7 @@
 ///   docs state the invariants the proof cites ("invariant 3").
 ///
 /// [`Sleep`]: #names-used-above
+/// [`super::private`]: #names-used-above
 /// [`Sleep::notify`]: #names-used-above
 /// [`Sleep::notify_in`]: #names-used-above
 /// [`Sleep::wake_in`]: #names-used-above

@@ -70,6 +70,9 @@ pub mod __policy {
 pub mod __loom {
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
     pub use crate::runtime::latch::{CoreLatch, CountLatch, Latch, LatchOwner, LockLatch};
+    pub use crate::runtime::private::{
+        CAPACITY, Claim, Popped, PrivateStack, claim_before_parking, must_publish,
+    };
     pub use crate::runtime::search::{Found, Sources, search};
     pub use crate::runtime::sleep::{Idle, Parker, Sleep};
 }

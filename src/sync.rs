@@ -3,11 +3,42 @@
 //!
 //! Normally these are `std` atomics and `parking_lot` locks; under
 //! `--cfg loom` they are loom's model-checked versions, so the protocols in
-//! `runtime::sleep`, `runtime::search`, `runtime::idle` and `runtime::latch`
-//! can be checked by the `loom-tests` crate exactly as they are compiled for
-//! users (the approach tokio takes). Code in those modules must not import
-//! `std::sync` directly. The search loop's spin backoff goes through here too
-//! (crossbeam's normally; under loom one that yields to the model checker).
+//! `runtime::sleep`, `runtime::search`, `runtime::idle`, `runtime::latch`
+//! and `runtime::private` can be checked by the `loom-tests` crate exactly
+//! as they are compiled for users (the approach tokio takes). Code in those
+//! modules must not import `std::sync` directly. The search loop's spin
+//! backoff goes through here too (crossbeam's normally; under loom one that
+//! yields to the model checker).
+//!
+//! # Asymmetric fences
+//!
+//! [`light_fence`] and [`heavy_fence`] are a pair: a light fence on one
+//! thread and a heavy fence on another order memory as if both were
+//! `fence(SeqCst)` (the store-buffering guarantee: of two threads that each
+//! store, fence, then load the other's location, at least one sees the
+//! other's store). The light side is cheap and runs on a fast path (a
+//! worker's private `join` halves, `runtime::private`); the heavy side is
+//! rare (a thief about to take such a half or to park).
+//!
+//! On Linux with `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)` the light
+//! fence is only a compiler fence and the heavy fence is the system call,
+//! which makes every running thread of the process execute a full memory
+//! barrier (an interrupt) before it returns: whatever program point a
+//! light-fencing thread is at, its accesses before that point are visible
+//! after the heavy fence, and none after it were performed before (the
+//! compiler fence keeps the compiler from moving them across). This is the
+//! design of Folly's `asymmetric_thread_fence_{light,heavy}` and of
+//! fence-free work stealing (Morrison and Afek, ASPLOS 2014).
+//! [`init_asymmetric_fences`] registers the process for the command once,
+//! before the first pool starts its workers. Where the call does not
+//! exist (other systems, old kernels, seccomp filters) or registration
+//! fails, [`init_asymmetric_fences`] says so and the light fence must not
+//! be used (the private `join` halves are then disabled: every half is
+//! public at once, as in rayon, which is cheaper than a full fence on
+//! every `join`); the heavy fence is then a plain `fence(SeqCst)`. The
+//! choice is made once per process, before any worker runs. Under loom
+//! both are `fence(SeqCst)`, which is the semantics the protocols are
+//! modelled with.
 
 #[cfg(not(loom))]
 mod imp {
@@ -20,6 +51,51 @@ mod imp {
 
     /// Spin-then-yield backoff of a searching worker.
     pub(crate) use crossbeam_utils::Backoff;
+
+    /// `std`'s `UnsafeCell` with loom's closure interface, so that loom
+    /// can check the accesses of protocols that hand data over through
+    /// one (`runtime::private`).
+    #[derive(Debug)]
+    pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+    impl<T> UnsafeCell<T> {
+        pub(crate) fn new(t: T) -> Self {
+            UnsafeCell(std::cell::UnsafeCell::new(t))
+        }
+        /// Calls `f` with a pointer for reading.
+        #[inline(always)]
+        pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+            f(self.0.get())
+        }
+        /// Calls `f` with a pointer for writing.
+        #[inline(always)]
+        pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+            f(self.0.get())
+        }
+    }
+
+    pub(crate) use super::asymmetric::{heavy_fence, init_asymmetric_fences, light_fence};
+
+    /// A spin-wait for a word another thread holds briefly: spins with
+    /// exponential backoff, then yields the CPU (the holder may have been
+    /// preempted, e.g. in the middle of a system call).
+    #[derive(Default)]
+    pub(crate) struct SpinWait {
+        step: u32,
+    }
+
+    impl SpinWait {
+        pub(crate) fn spin(&mut self) {
+            if self.step < 7 {
+                for _ in 0..1u32 << self.step {
+                    std::hint::spin_loop();
+                }
+                self.step += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
 }
 
 #[cfg(loom)]
@@ -100,6 +176,139 @@ mod imp {
             true
         }
         pub(crate) fn reset(&self) {}
+    }
+
+    pub(crate) use loom::cell::UnsafeCell;
+
+    /// The light side of an asymmetric fence pair: modelled as what it
+    /// guarantees, `fence(SeqCst)` (see the module docs).
+    pub(crate) fn light_fence() {
+        fence(Ordering::SeqCst);
+    }
+
+    /// The heavy side: `fence(SeqCst)` as well.
+    pub(crate) fn heavy_fence() {
+        fence(Ordering::SeqCst);
+    }
+
+    /// A spin-wait: under loom each step lets another thread run.
+    #[derive(Default)]
+    pub(crate) struct SpinWait;
+
+    impl SpinWait {
+        pub(crate) fn spin(&mut self) {
+            loom::thread::yield_now();
+        }
+    }
+
+    /// Nothing to register under loom.
+    pub(crate) fn init_asymmetric_fences() -> bool {
+        false
+    }
+}
+
+/// The asymmetric fences outside loom (see the module docs).
+#[cfg(not(loom))]
+mod asymmetric {
+    use std::sync::atomic::{AtomicU8, Ordering, compiler_fence, fence};
+
+    /// Not decided yet.
+    const UNDECIDED: u8 = 0;
+    /// `membarrier` is registered: the heavy fence is the system call.
+    const MEMBARRIER: u8 = 1;
+    /// No `membarrier`: the heavy fence is a full fence, and the light
+    /// fence must not be relied on (see [`light_fence`]).
+    const SYMMETRIC: u8 = 2;
+
+    /// The process-wide mode; moves once from `UNDECIDED`. Workers are
+    /// started after it moved (thread spawn orders the store before all
+    /// their reads).
+    static MODE: AtomicU8 = AtomicU8::new(UNDECIDED);
+
+    #[cfg(target_os = "linux")]
+    mod sys {
+        /// `MEMBARRIER_CMD_PRIVATE_EXPEDITED` (linux/membarrier.h).
+        const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+        /// `MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED`.
+        const REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
+
+        fn membarrier(cmd: libc::c_long) -> bool {
+            // SAFETY: membarrier takes (cmd, flags, cpu_id) integers and
+            // touches no memory of ours.
+            unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_long, 0 as libc::c_long) == 0 }
+        }
+
+        /// Registers the process (idempotent); false if unsupported.
+        pub(super) fn register() -> bool {
+            membarrier(REGISTER_PRIVATE_EXPEDITED)
+        }
+
+        /// The barrier on every running thread of the process.
+        pub(super) fn expedited() -> bool {
+            membarrier(PRIVATE_EXPEDITED)
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    mod sys {
+        pub(super) fn register() -> bool {
+            false
+        }
+        pub(super) fn expedited() -> bool {
+            false
+        }
+    }
+
+    /// Chooses the mode (first call), registering the process for
+    /// `membarrier` where it exists. Call before starting workers that use
+    /// the fences; later calls re-register (cheap, idempotent: it also
+    /// covers a child process after `fork`, should the kernel not carry
+    /// the registration over). Returns whether the light fence is a
+    /// compiler fence.
+    pub(crate) fn init_asymmetric_fences() -> bool {
+        let registered = sys::register();
+        match MODE.load(Ordering::Acquire) {
+            UNDECIDED => {
+                let mode = if registered { MEMBARRIER } else { SYMMETRIC };
+                // A racing first call decides the same way (same process).
+                let _ = MODE.compare_exchange(UNDECIDED, mode, Ordering::AcqRel, Ordering::Acquire);
+            }
+            MEMBARRIER if !registered => {
+                // Cannot happen on a kernel that registered us once.
+                eprintln!("locus: membarrier registration failed after it had succeeded; aborting");
+                std::process::abort();
+            }
+            _ => {}
+        }
+        MODE.load(Ordering::Acquire) == MEMBARRIER
+    }
+
+    /// The light side: a compiler fence. Paired with a heavy fence it
+    /// orders like `fence(SeqCst)` only under `membarrier`: callers must
+    /// not rely on it unless [`init_asymmetric_fences`] returned true (the
+    /// private `join` halves are disabled otherwise). A branch on the mode
+    /// here would cost the fast path it serves.
+    #[inline(always)]
+    pub(crate) fn light_fence() {
+        compiler_fence(Ordering::SeqCst);
+    }
+
+    /// The heavy side: `membarrier` (a system call that interrupts every
+    /// CPU running a thread of this process), else a full fence.
+    pub(crate) fn heavy_fence() {
+        if MODE.load(Ordering::Relaxed) == MEMBARRIER {
+            // Our own accesses, ordered around the call as well.
+            fence(Ordering::SeqCst);
+            if !sys::expedited() {
+                // Registered, so the kernel cannot refuse it; going on
+                // would break the protocol's ordering.
+                eprintln!("locus: membarrier(PRIVATE_EXPEDITED) failed after registration; aborting");
+                std::process::abort();
+            }
+            fence(Ordering::SeqCst);
+        } else {
+            fence(Ordering::SeqCst);
+        }
     }
 }
 

@@ -1,23 +1,30 @@
 //! `join` and `join_context`.
 //!
-//! The caller records `b` as a stack job (no allocation) in its *private*
-//! list of pending halves, runs `a`, and, if `b` is still there, takes it
-//! back and runs it inline: no atomic write, no fence, nothing shared.
-//! Other workers only see `b` once it is *promoted* to the caller's deque.
-//! A worker promotes at `join` entry and exit while its deque holds fewer
-//! than two jobs, and always its *oldest* private half, the biggest piece of a
-//! recursion: thieves find one large job waiting, and each steal is
-//! answered by the next promotion (lazy promotion in the spirit of Acar,
-//! Charguéraud and Rainey, PPoPP 2013, and of chili's heartbeat, but
-//! driven by the deque running low instead of a timer). A worker that
-//! starts waiting for a latch promotes all its private halves. A promoted `b` is
-//! popped back from the deque if nobody stole it; otherwise the caller
-//! runs other jobs until `b`'s latch is set.
+//! The caller records `b` as a stack job (no allocation) on its *private*
+//! stack of pending halves ([`crate::runtime::private`]), runs `a`, and,
+//! if `b` is still there, takes it back and runs it inline: no atomic
+//! read-modify-write, no fence. Other workers get `b` in two ways:
+//! - **promotion**: the caller pushes its *oldest* private half, the
+//!   biggest piece of a recursion, on its deque at `join` entry and exit
+//!   while the deque holds fewer than two jobs (lazy promotion in the
+//!   spirit of Acar, Charguéraud and Rainey, PPoPP 2013, and of chili's
+//!   heartbeat, but driven by the deque running low instead of a timer),
+//!   and all of them while some worker is idle or before it waits for a
+//!   latch;
+//! - **claim**: a worker about to park takes the oldest private half of a
+//!   busy worker directly from its stack, under a heavy fence
+//!   (`membarrier`), so `b` does not depend on the caller reaching its
+//!   next `join`: `a` may run long serial code, or block until `b` has
+//!   run (see "Private `join` halves" in `runtime::sleep`).
+//!
+//! A promoted `b` is popped back from the deque if nobody stole it;
+//! otherwise (stolen or claimed) the caller runs other jobs until `b`'s
+//! latch is set.
 
 use std::panic::{self, AssertUnwindSafe};
 
 use crate::runtime::job::StackJob;
-use crate::runtime::latch::SpinLatch;
+use crate::runtime::latch::{CoreLatch, SpinLatch};
 use crate::runtime::unwind::{self, AbortOnUnwind};
 use crate::runtime::worker::WorkerThread;
 
@@ -43,10 +50,14 @@ impl FnContext {
 ///
 /// Called from a worker, it uses that worker's pool; elsewhere it runs in
 /// the global pool and blocks. As in rayon, `a` and `b` *may* run in
-/// parallel but need not: `b` may run after `a` on the calling thread, so
-/// `a` must not block waiting for something `b` does. Both closures always
-/// run, also when one panics (as in rayon); a panic is resumed in the
-/// caller after both have finished; if both panic, `a`'s panic wins.
+/// parallel but need not: `b` may run after `a` on the calling thread.
+/// `a` may wait for something `b` does (a channel, a lock, a flag): an
+/// idle worker of the pool takes `b`, even though it has not been
+/// published yet, before it would go to sleep. That needs a worker free
+/// to take it: with a pool of one worker, or while every other worker is
+/// blocked too, `a` waits forever, as in rayon. Both closures always run,
+/// also when one panics (as in rayon); a panic is resumed in the caller
+/// after both have finished; if both panic, `a`'s panic wins.
 ///
 /// ```
 /// fn fib(n: u64) -> u64 {
@@ -111,12 +122,16 @@ where
     let guard = AbortOnUnwind::new("`join` while its second half may run on another worker");
 
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
-    // b is ours again (never promoted, or popped back unstolen): run it
-    // here. If a panicked, b still runs (as in rayon: both closures always
-    // run), its own panic is dropped, and a's is resumed.
-    let run_b_here = |ra: std::thread::Result<RA>| {
+    // b is ours again if it was never promoted or claimed, or if it was
+    // promoted and nobody stole it: then run it here. If a panicked, b
+    // still runs (as in rayon: both closures always run), its own panic is
+    // dropped, and a's is resumed. One call site for that, and the waiting
+    // out of line, so that this frame stays small enough for the compiler
+    // to inline `a` and `b` into it.
+    if wt.pop_private(id) || take_back_or_wait(wt, &job_b.latch.core, id) {
+        guard.disarm();
         wt.count_job();
-        match ra {
+        return match ra {
             Ok(ra) => (ra, job_b.run_inline(injected)),
             Err(p) => {
                 let rb = panic::catch_unwind(AssertUnwindSafe(|| job_b.run_inline(injected)));
@@ -125,32 +140,7 @@ where
                 }
                 panic::resume_unwind(p)
             }
-        }
-    };
-
-    if wt.pop_private(id) {
-        // Never promoted: no other thread has seen b.
-        guard.disarm();
-        return run_b_here(ra);
-    }
-
-    // b was promoted to the deque: take it back, or help until whoever
-    // stole it is done.
-    while !job_b.latch.core.probe() {
-        match wt.take_local() {
-            // Promoted, but nobody stole b.
-            Some(job) if job.id() == id => {
-                guard.disarm();
-                return run_b_here(ra);
-            }
-            // A job pushed by `a` and left behind (e.g. a scope spawn).
-            // SAFETY: popped from our deque, so it runs once.
-            Some(job) => unsafe { wt.execute(job) },
-            None => {
-                wt.wait_until(&job_b.latch.core);
-                break;
-            }
-        }
+        };
     }
     guard.disarm();
     match ra {
@@ -162,4 +152,27 @@ where
             panic::resume_unwind(p)
         }
     }
+}
+
+/// `b` (the job `id` with latch `latch`) was promoted to the deque or
+/// claimed by another worker: take it back if it is still on the deque
+/// (returns true: the caller runs it), else help until whoever took it
+/// has set its latch (returns false).
+#[cold]
+#[inline(never)]
+fn take_back_or_wait(wt: &WorkerThread, latch: &CoreLatch, id: *const ()) -> bool {
+    while !latch.probe() {
+        match wt.take_local() {
+            // Promoted, but nobody stole b.
+            Some(job) if job.id() == id => return true,
+            // A job pushed by `a` and left behind (e.g. a scope spawn).
+            // SAFETY: popped from our deque, so it runs once.
+            Some(job) => unsafe { wt.execute(job) },
+            None => {
+                wt.wait_until(latch);
+                break;
+            }
+        }
+    }
+    false
 }

@@ -382,6 +382,35 @@ impl IdleMasks {
         self.summary.iter().any(|s| s.load(Ordering::SeqCst) != 0)
     }
 
+    /// Whether some worker's idle bit is set (idle and not yet claimed):
+    /// the summary first (zero while every worker is busy), then, only if
+    /// it shows an armed worker, the idle words. No false negatives for a
+    /// `set_idle` ordered before the call (invariant 2: a set bit has a
+    /// non-zero field); a worker that was claimed is not reported (its
+    /// claimer wakes it).
+    #[inline]
+    pub fn any_unclaimed(&self) -> bool {
+        self.any_idle() && self.any_bit_set()
+    }
+
+    /// The summary word, when there is only one (pools of up to a dozen
+    /// LLCs or so): a caller that asks [`Self::any_unclaimed`] very often
+    /// (every `join`) keeps a reference to it, loads it, and calls
+    /// [`Self::any_bit_set`] only when it is non-zero.
+    pub fn sole_summary_word(&self) -> Option<&AtomicU64> {
+        match &*self.summary {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// Whether some idle bit is set (SeqCst loads of every idle word).
+    #[cold]
+    #[inline(never)]
+    pub fn any_bit_set(&self) -> bool {
+        self.words.iter().any(|w| w.load(Ordering::SeqCst) != 0)
+    }
+
     /// The armed count of LLC `l` (a summary field).
     fn llc_count(&self, l: &LlcInfo) -> u64 {
         (self.summary[l.summary_word].load(Ordering::SeqCst) >> l.summary_shift) & self.field_mask

@@ -8,6 +8,7 @@ pub(crate) mod job;
 pub(crate) mod jobmem;
 pub(crate) mod latch;
 pub(crate) mod pin;
+pub(crate) mod private;
 pub(crate) mod registry;
 pub(crate) mod search;
 pub(crate) mod sleep;

@@ -2,7 +2,9 @@
 //!
 //! Invariants:
 //! - worker `i` owns deque `i` (only it pushes and pops); `threads[i]`
-//!   holds the stealer and the targeted queue of worker `i`;
+//!   holds the stealer, the private `join` halves (only worker `i` pushes
+//!   and pops, others claim: see `private`) and the targeted queue of
+//!   worker `i`;
 //! - `injectors[l]` receives jobs from outside the pool aimed at LLC `l`;
 //! - `group_llc[l]` holds packed group jobs aimed at LLC `l` (taken by `l`'s
 //!   workers, by others only under the overload rule); `group_cluster[c]`
@@ -122,6 +124,7 @@ use super::job::{HeapJob, JobRef, StackJob};
 use super::jobmem::Depot;
 use super::latch::{LatchRef, LockLatch, SpinLatch};
 use super::pin::{self, PinStatus};
+use super::private::PrivateStack;
 use super::sleep::Sleep;
 use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::unwind::{self, AbortOnUnwind};
@@ -158,6 +161,8 @@ pub(crate) type SpawnFn<'a> = dyn FnMut(ThreadBuilder) -> std::io::Result<()> + 
 /// Per-worker shared state.
 pub(crate) struct ThreadInfo {
     pub(crate) stealer: Stealer<JobRef>,
+    /// The worker's private `join` halves (see `private`).
+    pub(crate) private: PrivateStack<JobRef>,
     /// Jobs that only this worker may run (broadcast).
     targeted: crate::sync::Mutex<VecDeque<JobRef>>,
     has_targeted: AtomicBool,
@@ -243,6 +248,9 @@ impl Registry {
         mut cfg: RegistryConfig,
         spawn: &mut SpawnFn<'_>,
     ) -> Result<Arc<Registry>, BuildError> {
+        // Before any worker runs: the private `join` halves' fences, and
+        // without them no private halves (see `private`).
+        let private_halves = crate::sync::init_asymmetric_fences();
         let layout = cfg.layout;
         let n = layout.workers().len();
         let adopted = cfg.use_current_thread;
@@ -258,6 +266,11 @@ impl Registry {
             .map(|d| {
                 CachePadded::new(ThreadInfo {
                     stealer: d.stealer(),
+                    private: if private_halves {
+                        PrivateStack::new()
+                    } else {
+                        PrivateStack::disabled()
+                    },
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
                     exit_handler_ran: StdAtomicBool::new(false),

@@ -45,6 +45,7 @@ pub(crate) struct Counters {
     jobs_run: AtomicU64,
     local_pops: AtomicU64,
     promoted: AtomicU64,
+    claimed: AtomicU64,
     steals: [AtomicU64; TIERS],
     injector_pulls: AtomicU64,
     wakeups: [AtomicU64; DISTANCES],
@@ -79,6 +80,10 @@ impl Counters {
         bump(&self.promoted)
     }
     #[inline]
+    pub(crate) fn claim(&self) {
+        bump(&self.claimed)
+    }
+    #[inline]
     pub(crate) fn steal(&self, kind: TierKind) {
         bump(&self.steals[tier_slot(kind)])
     }
@@ -108,6 +113,7 @@ impl Counters {
             jobs_run: self.jobs_run.load(Relaxed),
             local_pops: self.local_pops.load(Relaxed),
             promoted: self.promoted.load(Relaxed),
+            claimed: self.claimed.load(Relaxed),
             steals: std::array::from_fn(|i| self.steals[i].load(Relaxed)),
             injector_pulls: self.injector_pulls.load(Relaxed),
             wakeups: std::array::from_fn(|i| self.wakeups[i].load(Relaxed)),
@@ -150,8 +156,13 @@ pub struct WorkerStats {
     /// never promoted are not in the deque and not counted here).
     pub local_pops: u64,
     /// `join` halves this worker made stealable (promoted from its private
-    /// list to its deque, which it does while the deque runs low).
+    /// list to its deque, which it does while the deque runs low, while
+    /// some worker is idle, and before it waits).
     pub promoted: u64,
+    /// `join` halves this worker took from another worker's private list
+    /// (not promoted: the owner was busy in long serial code or blocked),
+    /// just before it would have parked. Also counted in `steals`.
+    pub claimed: u64,
     /// Successful steals by how near the victim was (the tier kind it has
     /// in a hierarchical order, see [`Layout::relation`](crate::Layout::relation),
     /// also for `Flat` pools), indexed like [`TIER_KINDS`]; use
@@ -195,6 +206,7 @@ impl WorkerStats {
         self.jobs_run += o.jobs_run;
         self.local_pops += o.local_pops;
         self.promoted += o.promoted;
+        self.claimed += o.claimed;
         for i in 0..TIERS {
             self.steals[i] += o.steals[i];
         }
@@ -279,8 +291,8 @@ impl PoolStats {
 }
 
 /// The columns of the table, in order; `stats_legend.txt` explains each.
-const COLUMNS: [&str; 17] = [
-    "worker", "jobs", "local", "promo", "st:smt", "st:clu", "st:llc", "st:numa", "st:pkg",
+const COLUMNS: [&str; 18] = [
+    "worker", "jobs", "local", "promo", "claim", "st:smt", "st:clu", "st:llc", "st:numa", "st:pkg",
     "st:rem", "inject", "wk:clu", "wk:llc", "wk:rem", "parks", "failed", "panics",
 ];
 
@@ -288,7 +300,11 @@ const COLUMNS: [&str; 17] = [
 const LEGEND: &str = include_str!("stats_legend.txt");
 
 fn row(f: &mut fmt::Formatter<'_>, name: &str, s: &WorkerStats) -> fmt::Result {
-    write!(f, "{name:>6} {:>9} {:>9} {:>7}", s.jobs_run, s.local_pops, s.promoted)?;
+    write!(
+        f,
+        "{name:>6} {:>9} {:>9} {:>7} {:>7}",
+        s.jobs_run, s.local_pops, s.promoted, s.claimed
+    )?;
     for v in s.steals {
         write!(f, " {v:>7}")?;
     }

@@ -23,9 +23,12 @@
 //! everything (including its latch and the exit condition), park. That loop
 //! is [`super::search::search`], generic over its sources so that loom runs
 //! it too; this module supplies the sources ([`Sources`] for
-//! `WorkerThread`: its `find_work` pass).
+//! `WorkerThread`: its `find_work` pass). The re-check also looks at the
+//! other workers' private `join` halves, the only time a worker does (see
+//! [`super::private`] and "Private `join` halves" in `sleep`): taking one
+//! costs a heavy fence.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::ptr;
 use std::sync::Arc;
 
@@ -40,6 +43,7 @@ use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
 use super::pin;
+use super::private::{self, Claim, Popped, PrivateStack};
 use super::registry::Registry;
 use super::search::{self, Sources};
 use super::stats::Counters;
@@ -71,18 +75,15 @@ pub(crate) struct WorkerThread {
     max_spinners: isize,
     /// Recycled blocks for heap jobs (see `jobmem`).
     jobmem: JobCache,
-    /// This worker's pending `join` halves (see `push_private`). Only
-    /// this thread touches it.
-    private: UnsafeCell<PrivateHalves>,
-}
-
-/// The second halves of a worker's pending `join`s, oldest first: a
-/// stack, because joins nest. The first `promoted` entries were promoted
-/// to the deque (always the oldest: promotion goes bottom-up); the rest no
-/// other thread can see yet.
-struct PrivateHalves {
-    halves: Vec<JobRef>,
-    promoted: usize,
+    /// This worker's private `join` halves: `registry.threads[index]
+    /// .private`, which this thread owns (see `push_private`).
+    private: *const PrivateStack<JobRef>,
+    /// `join` halves pushed on the deque because the private stack was
+    /// full (the newest ones: `pop_private` takes them first).
+    overflow: Cell<usize>,
+    /// The idle masks' summary word if there is only one, else null: read
+    /// after every private push (`private::must_publish`).
+    idle_word: *const crate::sync::AtomicU64,
 }
 
 /// What one pass over the sources found.
@@ -154,10 +155,13 @@ impl WorkerThread {
                 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
             ),
             jobmem: JobCache::new(),
-            private: UnsafeCell::new(PrivateHalves {
-                halves: Vec::with_capacity(64),
-                promoted: 0,
-            }),
+            private: &registry.threads[index].private,
+            overflow: Cell::new(0),
+            idle_word: registry
+                .sleep
+                .idle()
+                .sole_summary_word()
+                .map_or(ptr::null(), |w| w as *const _),
             registry,
         };
         (wt, pin)
@@ -265,37 +269,73 @@ impl WorkerThread {
         }
     }
 
-    /// Records the second half of a `join` as *private*: only this worker
-    /// knows it, so recording and taking it back cost no atomic write and
-    /// no fence. Private halves become stealable through [`Self::promote`],
-    /// which this worker calls at `join` entry and exit while its deque
-    /// holds fewer than [`PROMOTED_AHEAD`] jobs: so while it holds private
-    /// halves, the oldest of them (the largest pieces of work) are on the
-    /// deque for thieves, and a steal is answered by a new promotion at
-    /// this worker's next `join`.
-    /// See "Private `join` halves" in `sleep` for why no job is stranded.
+    /// Its private `join` halves.
     #[inline]
+    fn private(&self) -> &PrivateStack<JobRef> {
+        // SAFETY: points into `self.registry.threads`, which lives as long
+        // as the registry this worker holds an `Arc` of.
+        unsafe { &*self.private }
+    }
+
+    /// Records the second half of a `join` as *private*: only this worker
+    /// runs it unless it is promoted or claimed, so recording and taking
+    /// it back cost no atomic read-modify-write and no fence (see
+    /// [`super::private`]). Private halves become stealable in three ways:
+    /// - [`Self::promote`], at `join` entry and exit while the deque holds
+    ///   fewer than [`PROMOTED_AHEAD`] jobs, so thieves find the oldest
+    ///   halves (the largest pieces of work) on the deque, and a steal is
+    ///   answered by a new promotion at this worker's next `join`;
+    /// - [`Self::promote_all`], here when some worker is idle (it may
+    ///   have parked before this push: see "Private `join` halves" in
+    ///   `sleep`), and before this worker waits for a latch;
+    /// - a claim by a worker about to park ([`Self::find_private`]), which
+    ///   does not depend on this worker reaching its next `join`.
+    #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) {
-        // SAFETY: `private` is only touched by this thread, and no other
-        // borrow of it is live (these methods call no user code).
-        unsafe { (*self.private.get()).halves.push(job) };
-        if self.deque.len() < PROMOTED_AHEAD {
+        // SAFETY: this thread owns its private stack.
+        if !unsafe { self.private().push(job) } {
+            self.push_overflow(job);
+            return;
+        }
+        // After the push and its light fence: the idle check of the sleep
+        // proof ("Private `join` halves", rule 2).
+        // SAFETY: `idle_word` is null or points into the registry's idle
+        // masks, which live as long as the registry this worker holds.
+        let sole = unsafe { self.idle_word.as_ref() };
+        if private::must_publish(sole, self.registry.sleep.idle()) {
+            self.promote_all();
+        } else if self.deque.len() < PROMOTED_AHEAD {
             self.promote();
         }
     }
 
+    /// A `join` nested deeper than the private stack: its half goes on
+    /// the deque at once, like rayon's.
+    #[cold]
+    #[inline(never)]
+    fn push_overflow(&self, job: JobRef) {
+        self.overflow.set(self.overflow.get() + 1);
+        self.push(job);
+    }
+
     /// Takes back the newest private `join` half, which must be `id`
     /// (nested joins took theirs back before returning). Returns true if
-    /// it was never promoted; false if it was promoted to the deque.
-    #[inline]
+    /// it is still private (the caller runs it); false if it was promoted
+    /// to the deque or claimed by a thief.
+    #[inline(always)]
     pub(crate) fn pop_private(&self, id: *const ()) -> bool {
-        // SAFETY: as in `push_private`.
-        let p = unsafe { &mut *self.private.get() };
-        let top = p.halves.pop();
-        debug_assert!(top.is_some_and(|j| j.id() == id), "private halves out of order");
-        if p.halves.len() < p.promoted {
-            // Ours was promoted, and so was everything below it.
-            p.promoted = p.halves.len();
+        let overflow = self.overflow.get();
+        if overflow > 0 {
+            self.overflow.set(overflow - 1);
+            return false;
+        }
+        // SAFETY: this thread owns its private stack, which holds `id`.
+        debug_assert!(
+            unsafe { self.private().newest() }.is_some_and(|j| j.id() == id),
+            "private halves out of order"
+        );
+        // SAFETY: as above.
+        if unsafe { self.private().pop() } == Popped::Gone {
             return false;
         }
         // The exit is a second chance to refill the deque after a thief
@@ -308,23 +348,15 @@ impl WorkerThread {
         true
     }
 
-    /// Makes the *oldest* not yet promoted private `join` half stealable:
-    /// pushes it on the deque with the fenced [`Self::push`], which wakes
-    /// a helper if some worker is idle and none is searching. Does nothing
-    /// when every private half is already promoted.
+    /// Makes the *oldest* private `join` half stealable: pushes it on the
+    /// deque with the fenced [`Self::push`], which wakes a helper if some
+    /// worker is idle and none is searching. Does nothing when no half is
+    /// private.
     #[cold]
     #[inline(never)]
     fn promote(&self) {
-        // SAFETY: as in `push_private`.
-        let job = unsafe {
-            let p = &mut *self.private.get();
-            let job = p.halves.get(p.promoted).copied();
-            if job.is_some() {
-                p.promoted += 1;
-            }
-            job
-        };
-        if let Some(job) = job {
+        // SAFETY: this thread owns its private stack.
+        if let Some(job) = unsafe { self.private().promote_oldest() } {
             self.counters().promotion();
             self.push(job);
         }
@@ -462,25 +494,27 @@ impl WorkerThread {
     /// holds jobs it has not run yet, in its deque or as private `join`
     /// halves (which rayon would keep in the deque).
     pub(crate) fn has_pending_tasks(&self) -> bool {
-        // SAFETY: as in `push_private`.
-        let p = unsafe { &*self.private.get() };
-        !self.deque.is_empty() || p.halves.len() > p.promoted
+        // The owner's own loads of its stack's ends are current.
+        !self.deque.is_empty() || self.private().has_private()
     }
 
     /// Promotes every private `join` half (oldest first, so the deque's
     /// steal end gets the largest), with one fenced `notify` for all.
+    #[cold]
+    #[inline(never)]
     fn promote_all(&self) {
-        // SAFETY: as in `push_private`.
-        let p = unsafe { &mut *self.private.get() };
-        if p.promoted == p.halves.len() {
-            return;
+        let mut any = false;
+        // SAFETY: this thread owns its private stack.
+        unsafe {
+            self.private().promote_all(|job| {
+                self.counters().promotion();
+                self.deque.push(job);
+                any = true;
+            })
+        };
+        if any {
+            self.notify();
         }
-        for &job in &p.halves[p.promoted..] {
-            self.counters().promotion();
-            self.deque.push(job);
-        }
-        p.promoted = p.halves.len();
-        self.notify();
     }
 
     /// The loop: with a latch, until it is set; without one (the main
@@ -595,7 +629,37 @@ impl WorkerThread {
                 found => return found,
             }
         }
-        if retry { Found::Retry } else { Found::Nothing }
+        if retry {
+            return Found::Retry;
+        }
+        self.find_private()
+    }
+
+    /// The last step of a pass that found nothing: in the re-check before
+    /// parking only (this worker's idle bit is set), take the oldest
+    /// private `join` half of another worker, nearest tier first. The
+    /// costly path: a heavy fence (a `membarrier` system call) for the
+    /// look, unless every other worker is idle too, and another for a
+    /// claim. So it runs at most once per park attempt, after a full
+    /// spin phase found nothing, and never in an idle pool (parked
+    /// workers do not search). See "Private `join` halves" in `sleep` for
+    /// why a parking worker misses no private half.
+    fn find_private(&self) -> Found {
+        let reg = &*self.registry;
+        let victims = self.tiers[usize::from(reg.cluster_aware())]
+            .iter()
+            .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
+            .map(|v| (v, &reg.threads[v].private));
+        match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
+            Claim::Taken((victim, job)) => {
+                let kind = reg.layout.relation(self.index, victim);
+                self.counters().steal(kind);
+                self.counters().claim();
+                Found::Job(job)
+            }
+            Claim::Busy => Found::Retry,
+            Claim::Empty => Found::Nothing,
+        }
     }
 
     /// Takes one job from an injector-like queue, with `batch` also a

@@ -1,0 +1,222 @@
+//! loom models of the private `join` halves (`runtime::private`, and
+//! "Private `join` halves" in `runtime::sleep`). Both sides of the
+//! asymmetric fence are `fence(SeqCst)` under loom (the guarantee a
+//! `membarrier` heavy fence gives a compiler-fenced light side), and the
+//! slots are loom cells, so a slot read racing its write is reported.
+//!
+//! The first models race the owner's push/pop (and promotions) against a
+//! thief's claim and check that every half runs exactly once. The last
+//! one is the sleep side: an owner that pushes a half and then blocks
+//! until it has run (the `a` that waits for its `b`), and a worker going
+//! to sleep; loom reports a deadlock if the worker can park for good
+//! while the half stays private.
+#![cfg(loom)]
+
+use locus::__loom::{Claim, Popped, PrivateStack, claim_before_parking, must_publish};
+use locus::__loom::{LockLatch, Sleep};
+use locus_loom_tests::{Queue, builder, sleep_for};
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicUsize, Ordering::*};
+use loom::thread;
+
+/// How often each half ran, by value (halves are numbered 0..N).
+struct Runs(Vec<AtomicUsize>);
+
+impl Runs {
+    fn new(n: usize) -> Arc<Self> {
+        Arc::new(Runs((0..n).map(|_| AtomicUsize::new(0)).collect()))
+    }
+    fn run(&self, half: usize) {
+        self.0[half].fetch_add(1, Relaxed);
+    }
+    fn assert_each_once(&self) {
+        for (h, n) in self.0.iter().enumerate() {
+            assert_eq!(n.load(Relaxed), 1, "half {h} ran {} times", n.load(Relaxed));
+        }
+    }
+}
+
+/// A thief's claim, running what it got.
+fn spawn_thief(stack: &Arc<PrivateStack<usize>>, runs: &Arc<Runs>) -> thread::JoinHandle<()> {
+    let (stack, runs) = (stack.clone(), runs.clone());
+    thread::spawn(move || {
+        if let Claim::Taken(h) = stack.try_claim() {
+            runs.run(h);
+        }
+    })
+}
+
+/// The owner pushes halves `0..n`, oldest first.
+fn push_halves(n: usize) -> Arc<PrivateStack<usize>> {
+    let stack = Arc::new(PrivateStack::new());
+    for h in 0..n {
+        // SAFETY: the calling thread is the owner.
+        assert!(unsafe { stack.push(h) });
+    }
+    stack
+}
+
+/// The owner takes a half back: runs it if it is still private.
+fn pop_and_run(stack: &PrivateStack<usize>, half: usize, runs: &Runs) {
+    // SAFETY: called on the owner's thread only.
+    if unsafe { stack.pop() } == Popped::Mine {
+        runs.run(half);
+    }
+}
+
+/// Push, pop against one claim: the half runs exactly once (by the owner
+/// on its fast or slow path, or by the thief), never twice, never lost.
+#[test]
+fn claim_versus_pop() {
+    builder(3).check(|| {
+        let stack = push_halves(1);
+        let runs = Runs::new(1);
+        let thief = spawn_thief(&stack, &runs);
+        pop_and_run(&stack, 0, &runs);
+        thief.join().unwrap();
+        runs.assert_each_once();
+        assert!(!stack.has_private());
+    });
+}
+
+/// Two nested halves, the outer one pushed before the thief starts, the
+/// inner one while it claims, then slot 1 reused by a third half: the
+/// thief takes at most the oldest, each half runs once, and a reused slot
+/// is never read while written.
+#[test]
+fn claim_versus_nested_joins_and_slot_reuse() {
+    builder(3).check(|| {
+        let stack = push_halves(1);
+        let runs = Runs::new(3);
+        // SAFETY: this thread is the owner (all owner calls below).
+        let thief = spawn_thief(&stack, &runs);
+        assert!(unsafe { stack.push(1) });
+        pop_and_run(&stack, 1, &runs);
+        assert!(unsafe { stack.push(2) });
+        pop_and_run(&stack, 2, &runs);
+        pop_and_run(&stack, 0, &runs);
+        thief.join().unwrap();
+        runs.assert_each_once();
+    });
+}
+
+/// Two thieves against the owner's pops of two halves: the `LOCKED` bit
+/// serializes the claims (a contended one reports `Busy`), each half runs
+/// once.
+#[test]
+fn two_thieves_versus_pops() {
+    builder(2).check(|| {
+        let stack = push_halves(2);
+        let runs = Runs::new(2);
+        let thieves = [spawn_thief(&stack, &runs), spawn_thief(&stack, &runs)];
+        pop_and_run(&stack, 1, &runs);
+        pop_and_run(&stack, 0, &runs);
+        for t in thieves {
+            t.join().unwrap();
+        }
+        runs.assert_each_once();
+    });
+}
+
+/// A claim racing the owner's promotion of the oldest half (to a queue the
+/// thief also looks at) and its pops: every half runs once, whichever of
+/// the claim, the promotion and the pop gets it.
+#[test]
+fn claim_versus_promotion() {
+    builder(3).check(|| {
+        let stack = push_halves(2);
+        let queue = Arc::new(loom::sync::Mutex::new(Vec::new()));
+        let runs = Runs::new(2);
+        let thief = {
+            let (stack, queue, runs) = (stack.clone(), queue.clone(), runs.clone());
+            thread::spawn(move || {
+                if let Claim::Taken(h) = stack.try_claim() {
+                    runs.run(h);
+                }
+                if let Some(h) = queue.lock().unwrap().pop() {
+                    runs.run(h);
+                }
+            })
+        };
+        // SAFETY: owner.
+        if let Some(h) = unsafe { stack.promote_oldest() } {
+            queue.lock().unwrap().push(h);
+        }
+        pop_and_run(&stack, 1, &runs);
+        pop_and_run(&stack, 0, &runs);
+        thief.join().unwrap();
+        // The owner takes back a promoted half nobody stole (as `join` pops
+        // it from its deque).
+        while let Some(h) = queue.lock().unwrap().pop() {
+            runs.run(h);
+        }
+        runs.assert_each_once();
+    });
+}
+
+/// The sleep side. Worker 0 pushes half 0 privately, then publishes
+/// everything if some worker is idle (`must_publish`, as `push_private`
+/// does), then blocks until the half has run: `a` waiting for `b` where
+/// the pool cannot see it. Worker 1 searches the queue, goes idle, and in
+/// its re-check runs `claim_before_parking` (heavy fence, claim) before it
+/// parks. If worker 1 could park while the half stays private, both would
+/// block for good and loom would report a deadlock.
+#[test]
+fn parking_worker_gets_a_private_half_of_a_blocked_owner() {
+    builder(3).check(|| {
+        let sleep: Arc<Sleep> = sleep_for(2, 2);
+        let stacks = Arc::new([PrivateStack::new(), PrivateStack::new()]);
+        let queue = Arc::new(Queue::new());
+        let ran = Arc::new(LockLatch::new());
+        let runs = Runs::new(1);
+        let thief = {
+            let (sleep, stacks, queue, ran, runs) =
+                (sleep.clone(), stacks.clone(), queue.clone(), ran.clone(), runs.clone());
+            thread::spawn(move || {
+                let run = || {
+                    runs.run(0);
+                    ran.set_now();
+                };
+                sleep.start_searching();
+                loop {
+                    if queue.try_take() {
+                        sleep.stop_searching(1, 0);
+                        return run();
+                    }
+                    sleep.prepare_sleep(1);
+                    if queue.try_take() {
+                        sleep.cancel_sleep(1);
+                        sleep.stop_searching(1, 0);
+                        return run();
+                    }
+                    let victims = stacks.iter().enumerate();
+                    match claim_before_parking(sleep.idle(), 1, victims) {
+                        Claim::Taken((0, 0)) => {
+                            sleep.cancel_sleep(1);
+                            sleep.stop_searching(1, 0);
+                            return run();
+                        }
+                        Claim::Taken(other) => panic!("claimed {other:?}"),
+                        Claim::Busy => {
+                            sleep.cancel_sleep(1);
+                            continue;
+                        }
+                        Claim::Empty => {}
+                    }
+                    sleep.sleep(1);
+                }
+            })
+        };
+        // Worker 0, the owner.
+        // SAFETY: this thread owns stacks[0].
+        assert!(unsafe { stacks[0].push(0) });
+        if must_publish(sleep.idle().sole_summary_word(), sleep.idle()) {
+            // SAFETY: owner.
+            unsafe { stacks[0].promote_all(|_| queue.push()) };
+            sleep.notify(Some(0), 0);
+        }
+        ran.wait();
+        thief.join().unwrap();
+        runs.assert_each_once();
+    });
+}

@@ -1,0 +1,491 @@
+//! A worker's private `join` halves, which idle workers can still take.
+//!
+//! `join(a, b)` records `b` here, runs `a`, and takes `b` back: a stack
+//! (joins nest) of at most [`CAPACITY`] halves per worker. The owner's
+//! push and pop are *fence-free*: plain stores and loads plus the light
+//! side of an asymmetric fence (`sync::light_fence`, a compiler fence
+//! under `membarrier`). Other threads take halves from the *bottom* (the
+//! oldest, the largest pieces of work) in two ways:
+//!
+//! - the owner **promotes** the oldest one to its deque (`promote_oldest`,
+//!   `promote_all`), after which it is an ordinary queued job;
+//! - a thief **claims** the oldest one ([`PrivateStack::try_claim`]) under
+//!   the heavy side of the fence (`membarrier`): the costly path, taken
+//!   only by a worker about to park.
+//!
+//! # State
+//!
+//! - `slots[i]`: the half at depth `i`; written by the owner only, before
+//!   it publishes `top > i`.
+//! - `top`: the number of halves pushed and not popped; written by the
+//!   owner only (Release, so a thief that reads it also reads the slots
+//!   below it).
+//! - `bottom`: `index << 1 | LOCKED`. Halves below `index` are gone
+//!   (promoted or claimed); halves in `index..top` are private. `LOCKED`
+//!   is held by a thief for the duration of one claim; every change of
+//!   `index` is a CAS from an unlocked value (owner: promote, or reset
+//!   after its half was taken; thief: lock), or a store by the lock holder.
+//!
+//! # The claim (thief) against the pop (owner)
+//!
+//! ```text
+//! owner pops depth t                     thief claims depth i
+//! O1 top := t            (Release)       T1 CAS bottom (i, free) -> (i+1, LOCKED)
+//! O2 light fence                         T2 heavy fence
+//! O3 w := bottom         (Relaxed)       T3 n := top       (Acquire)
+//! O4 index(w) <= t: mine, done           T4 n > i: read slots[i], bottom := (i+1, free)
+//!    else: slow path (below)                else: bottom := (i, free) (give up)
+//! ```
+//!
+//! O1-O3 against T1-T3 is the store-buffering pattern, and the two fences
+//! act as `fence(SeqCst)`s: if T3 does not read O1 or a later store, then
+//! T2 precedes O2 in the fences' order and O3 reads T1 or a later value of
+//! `bottom`. Hence:
+//!
+//! 1. **No half is run twice.** If the thief takes depth `i` (T3 reads
+//!    `n > i`) and the owner pops depth `i` (O1 stores `i`), T3 did not
+//!    read O1 or anything after it up to the owner's next push; so O3
+//!    reads an index `> i` (T1's, or a later one: only the lock holder and
+//!    the owner change `index`, and nothing lowers it below `i + 1`
+//!    before the owner's slow path), and the owner does not take the fast
+//!    path. On the slow path it waits while `LOCKED` is set, then sees
+//!    `index > t`: the half is gone (the thief runs it; `join` waits for
+//!    its latch). If T3 reads a store *after* O1 (the owner pushed a new
+//!    half at depth `i` after taking the old one back), the thief takes
+//!    the new half, which is as private as the old one was; T3's Acquire
+//!    pairs with that push's Release, so it reads the new slot.
+//! 2. **No half is lost.** If the owner takes the fast path it runs the
+//!    half itself. If the thief gives up at T4 it restores `bottom`, and an
+//!    owner on its slow path (which waited for `LOCKED` to clear) reads
+//!    `index <= t`: the half is its own.
+//! 3. **Slots are not overwritten while read.** A thief reads
+//!    `slots[i]` while it holds `LOCKED`, so the owner's slow path (which
+//!    waits for an unlocked value with Acquire) does not return, and the
+//!    owner does not push at depth `i` again, before the read is done; the
+//!    fast path at depth `i` is excluded by (1).
+//!
+//! Promotions are CASes from unlocked values, so they never run during a
+//! claim; they only move `index` up, over halves the owner itself hands to
+//! its deque. The owner's slow path resets `index` from `t + 1` to `t`
+//! (with a CAS, against a thief locking at the same moment), keeping
+//! `index <= top` outside claims.
+//!
+//! Under loom both fences are `fence(SeqCst)` and `loom-tests/tests/
+//! private.rs` checks this protocol (every half runs exactly once, no data
+//! race on a slot).
+
+use std::mem::MaybeUninit;
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::{
+    AtomicU64, AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence,
+};
+
+use super::idle::IdleMasks;
+
+/// Private halves a worker holds at most; a `join` nested deeper pushes
+/// its `b` on the deque directly (as rayon does for every `join`). Small
+/// under loom, whose models push a few.
+pub const CAPACITY: usize = if cfg!(loom) { 4 } else { 64 };
+
+/// The `bottom` word's lock bit (see the module docs).
+const LOCKED: usize = 1;
+
+/// The two ends, in one cache line: the owner writes `top` and reads
+/// `bottom` on every pop, thieves rarely touch either. With them the
+/// capacity, which the owner reads on every push.
+#[derive(Debug)]
+struct Ends {
+    top: AtomicUsize,
+    bottom: AtomicUsize,
+    /// [`CAPACITY`], or 0 where the process has no `membarrier` (then
+    /// every half is public at once: see [`PrivateStack::disabled`]).
+    cap: usize,
+}
+
+/// One worker's private `join` halves (see the module docs).
+#[derive(Debug)]
+pub struct PrivateStack<T> {
+    ends: CachePadded<Ends>,
+    slots: Box<[UnsafeCell<MaybeUninit<T>>]>,
+}
+
+// SAFETY: the slots are written only by the owner and read by a thief only
+// under the protocol of the module docs (after an Acquire load of `top`
+// that publishes them, while holding `LOCKED`, which keeps the owner from
+// writing that slot); `T: Send` because a claimed half moves to the thief.
+unsafe impl<T: Send> Sync for PrivateStack<T> {}
+// SAFETY: as above; the stack owns its halves' values.
+unsafe impl<T: Send> Send for PrivateStack<T> {}
+
+/// What the owner's pop found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Popped {
+    /// The half was still private: the owner runs it.
+    Mine,
+    /// It was promoted or claimed: whoever has it runs it.
+    Gone,
+}
+
+/// What a thief's claim found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim<T> {
+    /// The oldest private half, now the thief's.
+    Taken(T),
+    /// Another thief holds the lock, or the word changed under us: the
+    /// stack may still hold a half (look again before parking).
+    Busy,
+    /// No private half (or the owner took the last one back meanwhile).
+    Empty,
+}
+
+impl<T: Copy> Default for PrivateStack<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy> PrivateStack<T> {
+    /// An empty stack of [`CAPACITY`] halves.
+    pub fn new() -> Self {
+        Self::with_capacity(CAPACITY)
+    }
+
+    /// A stack that holds nothing: every `push` fails, so `join` makes
+    /// every second half public at once, as rayon does. The mode of a
+    /// process without `membarrier`: there the light fence would have to
+    /// be a full fence, which costs more than it saves (see `sync`).
+    pub fn disabled() -> Self {
+        Self::with_capacity(0)
+    }
+
+    fn with_capacity(cap: usize) -> Self {
+        PrivateStack {
+            ends: CachePadded::new(Ends {
+                top: AtomicUsize::new(0),
+                bottom: AtomicUsize::new(0),
+                cap,
+            }),
+            slots: (0..cap)
+                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
+                .collect(),
+        }
+    }
+
+    /// Owner: the number of halves pushed and not popped.
+    #[inline]
+    pub fn depth(&self) -> usize {
+        // Only the owner writes `top`: its own load is current.
+        self.ends.top.load(Ordering::Relaxed)
+    }
+
+    /// Owner: the newest half, whether still private or not (for checks).
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`].
+    pub unsafe fn newest(&self) -> Option<T> {
+        let t = self.depth();
+        // SAFETY: slot `t - 1` was written by this (owner) thread, and
+        // other threads only read slots.
+        (t > 0).then(|| self.slots[t - 1].with(|p| unsafe { (*p).assume_init() }))
+    }
+
+    /// Owner: pushes `job` and then runs the light fence, so that the
+    /// owner's next loads are ordered after the push for any thief's heavy
+    /// fence (the sleep protocol relies on it: see `sleep`, "Private `join`
+    /// halves"). Returns false, pushing nothing, when the stack is full
+    /// (or [disabled](Self::disabled)).
+    ///
+    /// # Safety
+    /// Only the owning thread may call the owner methods (`push`, `pop`,
+    /// `promote_oldest`, `promote_all`).
+    #[inline]
+    pub unsafe fn push(&self, job: T) -> bool {
+        let t = self.ends.top.load(Ordering::Relaxed);
+        if t == self.ends.cap {
+            return false;
+        }
+        // SAFETY: slot `t` is not readable by thieves: `top == t`, and a
+        // thief reads only below the `top` it loaded; a thief still
+        // reading a slot holds `LOCKED`, and that slot is below `t` (the
+        // owner's pop at its depth waited for the lock: module docs, 3).
+        // SAFETY (index): `t < cap == slots.len()`.
+        let slot = unsafe { self.slots.get_unchecked(t) };
+        slot.with_mut(|p| unsafe { (*p).write(job) });
+        self.ends.top.store(t + 1, Ordering::Release);
+        light_fence();
+        true
+    }
+
+    /// Owner: pops the newest half. Fence-free unless a thief or a
+    /// promotion took it (then the slow path, which may wait for a thief's
+    /// claim to finish).
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`]; the stack must not be empty.
+    #[inline]
+    pub unsafe fn pop(&self) -> Popped {
+        let t = self.ends.top.load(Ordering::Relaxed);
+        debug_assert!(t > 0, "pop of an empty private stack");
+        let t = t - 1;
+        self.ends.top.store(t, Ordering::Release);
+        light_fence();
+        let w = self.ends.bottom.load(Ordering::Relaxed);
+        if w >> 1 <= t {
+            return Popped::Mine;
+        }
+        self.pop_slow(t)
+    }
+
+    /// The pop's slow path: `bottom` said depth `t` may be gone. Waits for
+    /// a claim in progress, then decides; if gone, resets `index` to `t`.
+    #[cold]
+    #[inline(never)]
+    fn pop_slow(&self, t: usize) -> Popped {
+        let mut wait = SpinWait::default();
+        loop {
+            let w = self.ends.bottom.load(Ordering::Acquire);
+            if w & LOCKED != 0 {
+                wait.spin();
+                continue;
+            }
+            if w >> 1 <= t {
+                // A thief gave up on it (module docs, 2).
+                return Popped::Mine;
+            }
+            // Depth `t` is gone; nothing private is left above it.
+            if self
+                .ends
+                .bottom
+                .compare_exchange(w, t << 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Popped::Gone;
+            }
+        }
+    }
+
+    /// Owner: makes the oldest private half the caller's to publish (it
+    /// will push it on its deque). `None` if every half is gone already.
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`].
+    pub unsafe fn promote_oldest(&self) -> Option<T> {
+        // SAFETY: the owner calls this.
+        let (i, _) = unsafe { self.promote(false) }?;
+        Some(self.read_promoted(i))
+    }
+
+    /// Owner: makes every private half the caller's to publish, oldest
+    /// first (`f` is called on each).
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`].
+    pub unsafe fn promote_all(&self, mut f: impl FnMut(T)) {
+        // SAFETY: the owner calls this.
+        if let Some((i, t)) = unsafe { self.promote(true) } {
+            for d in i..t {
+                f(self.read_promoted(d));
+            }
+        }
+    }
+
+    /// Owner: moves `index` over the oldest private half (`all`: over
+    /// every one) with a CAS from an unlocked value, waiting out a claim
+    /// in progress. Returns the depths handed over, `i..t` (`None`: no
+    /// private half).
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`].
+    unsafe fn promote(&self, all: bool) -> Option<(usize, usize)> {
+        let t = self.ends.top.load(Ordering::Relaxed);
+        let mut wait = SpinWait::default();
+        loop {
+            let w = self.ends.bottom.load(Ordering::Acquire);
+            let i = w >> 1;
+            if i >= t {
+                return None;
+            }
+            if w & LOCKED != 0 {
+                wait.spin();
+                continue;
+            }
+            let to = if all { t } else { i + 1 };
+            if self
+                .ends
+                .bottom
+                .compare_exchange(w, to << 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Some((i, to));
+            }
+        }
+    }
+
+    /// Owner: the half at depth `d`, just promoted (below `index`).
+    fn read_promoted(&self, d: usize) -> T {
+        // SAFETY: slot `d` was written by this (owner) thread; thieves
+        // only read the slot at the index they lock, which is above `d`.
+        self.slots[d].with(|p| unsafe { (*p).assume_init() })
+    }
+
+    /// Anyone: whether the stack seemed to hold a private half at a recent
+    /// point (plain loads; exact only after a heavy fence, as the module
+    /// docs and `sleep` use it).
+    #[inline]
+    pub fn has_private(&self) -> bool {
+        let w = self.ends.bottom.load(Ordering::Relaxed);
+        self.ends.top.load(Ordering::Relaxed) > w >> 1
+    }
+
+    /// A thief: takes the oldest private half, if there is one (T1-T4 of
+    /// the module docs). Runs one heavy fence when it tries.
+    pub fn try_claim(&self) -> Claim<T> {
+        let w = self.ends.bottom.load(Ordering::Acquire);
+        if w & LOCKED != 0 {
+            return Claim::Busy;
+        }
+        let i = w >> 1;
+        if self.ends.top.load(Ordering::Relaxed) <= i {
+            return Claim::Empty;
+        }
+        if self
+            .ends
+            .bottom
+            .compare_exchange(w, ((i + 1) << 1) | LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return Claim::Busy;
+        }
+        heavy_fence();
+        if self.ends.top.load(Ordering::Acquire) > i {
+            // SAFETY: `top > i` was published with Release after slot `i`
+            // was written (Acquire above), and the owner does not write
+            // slot `i` again while we hold `LOCKED` (module docs, 3).
+            let job = self.slots[i].with(|p| unsafe { (*p).assume_init() });
+            self.ends.bottom.store((i + 1) << 1, Ordering::Release);
+            Claim::Taken(job)
+        } else {
+            // The owner took it back (module docs, 2).
+            self.ends.bottom.store(w, Ordering::Release);
+            Claim::Empty
+        }
+    }
+}
+
+/// Owner, right after [`PrivateStack::push`] (whose light fence orders
+/// these reads after the push): whether it must publish all its private
+/// halves because some worker is idle and unclaimed, so it may have parked
+/// without seeing them (rule 2 of "Private `join` halves" in `sleep`).
+/// `sole` is `idle.sole_summary_word()`, kept by the caller: in most
+/// pools this is one load of a word that stays zero while all work.
+#[inline(always)]
+pub fn must_publish(sole: Option<&AtomicU64>, idle: &IdleMasks) -> bool {
+    match sole {
+        Some(w) => w.load(Ordering::SeqCst) != 0 && idle.any_bit_set(),
+        None => idle.any_unclaimed(),
+    }
+}
+
+/// A worker's look at the other workers' private halves, in the re-check
+/// before it parks (rule 1 of "Private `join` halves" in `sleep`): if its
+/// idle bit `me` is still set (not claimed: a claimed worker does not
+/// stay parked), a heavy fence, unless every worker is armed (idle), then
+/// a claim on the first victim, in the order given, that shows a private
+/// half. Returns the victim's index with the claimed half; `Busy` if a
+/// claim was contended (look again before parking); `Empty` if there is
+/// nothing to take. Not called elsewhere: a heavy fence is a system call.
+pub fn claim_before_parking<'a, T: Copy + 'a>(
+    idle: &IdleMasks,
+    me: usize,
+    victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
+) -> Claim<(usize, T)> {
+    if !idle.is_idle(me) {
+        return Claim::Empty;
+    }
+    let armed: usize = (0..idle.num_llcs()).map(|l| idle.idle_count(l)).sum();
+    if armed < idle.num_workers() {
+        heavy_fence();
+    }
+    let mut busy = false;
+    for (v, stack) in victims {
+        if v == me || !stack.has_private() {
+            continue;
+        }
+        match stack.try_claim() {
+            Claim::Taken(job) => return Claim::Taken((v, job)),
+            Claim::Busy => busy = true,
+            Claim::Empty => {}
+        }
+    }
+    if busy { Claim::Busy } else { Claim::Empty }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owner_push_pop_is_lifo_and_private() {
+        let s = PrivateStack::<u32>::new();
+        // SAFETY: this thread is the only user (the owner).
+        unsafe {
+            assert!(s.push(1));
+            assert!(s.push(2));
+            assert!(s.has_private());
+            assert_eq!(s.pop(), Popped::Mine);
+            assert_eq!(s.pop(), Popped::Mine);
+        }
+        assert!(s.depth() == 0 && !s.has_private());
+    }
+
+    #[test]
+    fn claims_take_the_oldest_and_the_owner_sees_them_gone() {
+        let s = PrivateStack::<u32>::new();
+        // SAFETY: one thread plays owner and thief in turn.
+        unsafe {
+            for v in 0..3 {
+                assert!(s.push(v));
+            }
+            assert_eq!(s.try_claim(), Claim::Taken(0));
+            assert_eq!(s.promote_oldest(), Some(1));
+            assert_eq!(s.pop(), Popped::Mine); // 2
+            assert!(!s.has_private());
+            assert_eq!(s.try_claim(), Claim::Empty);
+            assert_eq!(s.pop(), Popped::Gone); // 1, promoted
+            assert_eq!(s.pop(), Popped::Gone); // 0, claimed
+            // Reset: depth 0 is private again.
+            assert!(s.push(7));
+            assert_eq!(s.try_claim(), Claim::Taken(7));
+            assert_eq!(s.pop(), Popped::Gone);
+        }
+    }
+
+    #[test]
+    fn a_disabled_stack_refuses_every_push() {
+        let s = PrivateStack::<u32>::disabled();
+        // SAFETY: single-threaded owner.
+        assert!(!unsafe { s.push(1) });
+        assert_eq!(s.try_claim(), Claim::Empty);
+    }
+
+    #[test]
+    fn promote_all_hands_over_oldest_first_and_fills_up() {
+        let s = PrivateStack::<usize>::new();
+        let mut got = Vec::new();
+        // SAFETY: single-threaded owner.
+        unsafe {
+            for v in 0..CAPACITY {
+                assert!(s.push(v));
+            }
+            assert!(!s.push(CAPACITY), "a full stack refuses");
+            s.promote_all(|v| got.push(v));
+            assert_eq!(s.promote_oldest(), None);
+            for _ in 0..CAPACITY {
+                assert_eq!(s.pop(), Popped::Gone);
+            }
+        }
+        assert_eq!(got, (0..CAPACITY).collect::<Vec<_>>());
+    }
+}
