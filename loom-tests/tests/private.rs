@@ -13,11 +13,45 @@
 #![cfg(loom)]
 
 use locus::__loom::{Claim, Popped, PrivateStack, claim_before_parking, must_publish};
-use locus::__loom::{LockLatch, Sleep};
-use locus_loom_tests::{Queue, builder, sleep_for};
+use locus::__loom::{IdleMasks, IdleShape, LockLatch, Sleep};
+use locus_loom_tests::builder;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering::*};
 use loom::thread;
+
+/// "The queue" of the sleep-side model: a count of visible jobs.
+struct Queue(AtomicUsize);
+
+impl Queue {
+    fn new() -> Self {
+        Queue(AtomicUsize::new(0))
+    }
+    /// Makes one job visible (the caller then notifies, as pushers do).
+    fn push(&self) {
+        self.0.fetch_add(1, Release);
+    }
+    /// Takes one job if there is one.
+    fn try_take(&self) -> bool {
+        let mut n = self.0.load(Acquire);
+        while n > 0 {
+            match self.0.compare_exchange(n, n - 1, AcqRel, Acquire) {
+                Ok(_) => return true,
+                Err(m) => n = m,
+            }
+        }
+        false
+    }
+    /// Whether no job is visible.
+    #[allow(dead_code)]
+    fn is_empty(&self) -> bool {
+        self.0.load(Acquire) == 0
+    }
+}
+
+/// The sleep state of `workers` workers in LLCs of `per_llc`.
+fn sleep_for(workers: usize, per_llc: usize) -> Arc<Sleep> {
+    Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(workers, per_llc, 0)), workers))
+}
 
 /// How often each half ran, by value (halves are numbered 0..N).
 struct Runs(Vec<AtomicUsize>);
@@ -183,27 +217,27 @@ fn parking_worker_gets_a_private_half_of_a_blocked_owner() {
                         sleep.stop_searching(1, 0);
                         return run();
                     }
-                    sleep.prepare_sleep(1);
+                    let idle = sleep.prepare_sleep(1);
                     if queue.try_take() {
-                        sleep.cancel_sleep(1);
+                        sleep.cancel_sleep(idle);
                         sleep.stop_searching(1, 0);
                         return run();
                     }
                     let victims = stacks.iter().enumerate();
                     match claim_before_parking(sleep.idle(), 1, victims) {
                         Claim::Taken((0, 0)) => {
-                            sleep.cancel_sleep(1);
+                            sleep.cancel_sleep(idle);
                             sleep.stop_searching(1, 0);
                             return run();
                         }
                         Claim::Taken(other) => panic!("claimed {other:?}"),
                         Claim::Busy => {
-                            sleep.cancel_sleep(1);
+                            sleep.cancel_sleep(idle);
                             continue;
                         }
                         Claim::Empty => {}
                     }
-                    sleep.sleep(1);
+                    sleep.sleep(idle);
                 }
             })
         };

@@ -234,6 +234,7 @@ fn multi_word_masks() {
                     .collect(),
                 llc_ranges,
                 cluster_ranges: vec![],
+                core_ranges: vec![],
                 capacity: vec![1024; 130],
             };
             let pool = Pool::new(shape, &[Kind::Shared], 1).start(&[sleeper]);
