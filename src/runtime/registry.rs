@@ -107,8 +107,11 @@ use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::unwind::{self, AbortOnUnwind};
 use super::worker::{self, WorkerThread};
 
+mod aimed;
 mod groups;
 mod lifecycle;
+
+pub(crate) use aimed::{Aim, run_aimed};
 
 use lifecycle::StartGate;
 

@@ -16,11 +16,24 @@
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Splitter {
     splits: usize,
+    /// Whether the tree runs on a pool with several LLCs, inside an
+    /// iterator: its migrated halves mark their thread as nested (see
+    /// `run_split`).
+    pub(super) nested: bool,
 }
 
 impl Splitter {
     pub(super) fn new() -> Self {
-        Splitter { splits: crate::current_num_threads() }
+        Splitter {
+            splits: crate::current_num_threads(),
+            nested: false,
+        }
+    }
+
+    /// Marks the tree as nested (see `nested`).
+    pub(super) fn nested(mut self, nested: bool) -> Self {
+        self.nested = nested;
+        self
     }
 
     /// Whether to split now; updates the budget.
@@ -57,6 +70,33 @@ impl LengthSplitter {
         LengthSplitter { inner, min: min.max(1) }
     }
 
+    /// For a piece of the first split (see `run_split`): a budget of
+    /// `workers` (the workers of the piece's domain) instead of the whole
+    /// pool's thread count, raised for `max` as in [`LengthSplitter::new`];
+    /// nested.
+    pub(super) fn for_piece(min: usize, max: usize, len: usize, workers: usize) -> Self {
+        let needed = len / max.max(1);
+        LengthSplitter {
+            inner: Splitter {
+                splits: workers.max(1).max(needed),
+                nested: true,
+            },
+            min: min.max(1),
+        }
+    }
+
+    /// Marks the tree as nested (see [`Splitter::nested`]).
+    pub(super) fn nested(mut self, nested: bool) -> Self {
+        self.inner.nested = nested;
+        self
+    }
+
+    /// Whether the tree is nested.
+    #[inline]
+    pub(super) fn is_nested(&self) -> bool {
+        self.inner.nested
+    }
+
     /// Whether to split a piece of `len` items now.
     #[inline]
     pub(super) fn try_split(&mut self, len: usize, migrated: bool) -> bool {
@@ -70,7 +110,7 @@ mod tests {
 
     #[test]
     fn unstolen_budget_runs_out_after_log_levels() {
-        let mut s = Splitter { splits: 8 };
+        let mut s = Splitter { splits: 8, nested: false };
         let mut levels = 0;
         while s.try_split(false) {
             levels += 1;
@@ -80,7 +120,7 @@ mod tests {
 
     #[test]
     fn migration_renews_the_budget() {
-        let mut s = Splitter { splits: 0 };
+        let mut s = Splitter { splits: 0, nested: false };
         assert!(s.try_split(true));
         assert!(s.splits >= 1);
     }

@@ -1,0 +1,239 @@
+//! Affinity replay: [`Replay`] and the [`WithReplay`] adapter.
+//!
+//! The idea is oneTBB's `affinity_partitioner`: an iterator run over the
+//! same data again and again (a stencil sweep, an iterative solver) is
+//! fastest when each worker gets the items it had last time, still in its
+//! caches (and, on NUMA machines, on the node that first touched them).
+//!
+//! A run with a [`Replay`] cuts the iterator down to one piece per worker
+//! (see [`plumbing::hierarchy`](super::plumbing::hierarchy), depth
+//! [`SplitDepth::Worker`](super::plumbing::hierarchy::SplitDepth)) and
+//! records which worker started each piece. The next run of the same
+//! length on the same pool sends each piece back to that worker: the
+//! worker is preferred (a copy of the job in its own queue, woken if
+//! idle), its LLC is the fallback (a copy in the LLC's queue, which the
+//! LLC's other workers take when it is busy, and other LLCs only under the
+//! overload rule of job groups). A run of another length (or with another
+//! number of pieces, or on another pool) records afresh; its first aim is
+//! each piece's own worker in the split.
+//!
+//! Invariants: a replay never changes results (only where pieces run);
+//! the record of a run is kept only if the run finished without a panic;
+//! a replayed iterator started inside a piece of another first split (a
+//! nested iterator) is split adaptively and leaves the record alone (its
+//! stats show 0 pieces).
+
+use std::cell::Cell;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use super::plumbing::*;
+use super::*;
+
+/// A record of where the pieces of an iterator ran, kept across runs to
+/// send them back there: see [`IndexedParallelIterator::with_replay`].
+///
+/// `Send + Sync`: one handle may serve runs from several threads (each
+/// run replays the record it finds and leaves its own).
+///
+/// ```
+/// use locus::prelude::*;
+/// use locus::iter::Replay;
+///
+/// let pool = locus::ThreadPoolBuilder::new()
+///     .topology(locus::Topology::synthetic("llc:2 core:2").unwrap())
+///     .build()
+///     .unwrap();
+/// let replay = Replay::new();
+/// let mut v = vec![0u32; 10_000];
+/// for _ in 0..3 {
+///     pool.install(|| v.par_iter_mut().with_replay(&replay).for_each(|x| *x += 1));
+/// }
+/// assert!(v.iter().all(|&x| x == 3));
+/// let s = replay.stats();
+/// assert_eq!(s.pieces, 4); // one per worker
+/// assert!(s.same_llc <= s.pieces && s.same_worker <= s.same_llc);
+/// ```
+#[derive(Default)]
+pub struct Replay {
+    core: Arc<ReplayCore>,
+}
+
+impl Replay {
+    /// A handle with no record: the first run records.
+    pub fn new() -> Self {
+        Replay::default()
+    }
+
+    /// How the last run that used this handle compares with the run
+    /// before it.
+    pub fn stats(&self) -> ReplayStats {
+        self.core.lock().stats
+    }
+}
+
+impl fmt::Debug for Replay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let st = self.core.lock();
+        f.debug_struct("Replay")
+            .field("recorded_len", &st.key.map(|k| k.len))
+            .field("stats", &st.stats)
+            .finish()
+    }
+}
+
+/// Where the pieces of the last run of a [`Replay`] ran, compared with
+/// the run before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ReplayStats {
+    /// Pieces of the last run (one per worker when the iterator is long
+    /// enough; 0 when it was not split: too short, a pool of one worker,
+    /// or a nested iterator).
+    pub pieces: usize,
+    /// Pieces started by the same worker as in the previous run (0 when
+    /// the previous run had another length: nothing to compare with).
+    pub same_worker: usize,
+    /// Pieces started in the same LLC as in the previous run (includes
+    /// `same_worker`).
+    pub same_llc: usize,
+}
+
+impl fmt::Display for ReplayStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} pieces, {} on the same worker and {} in the same LLC as in the previous run",
+            self.pieces, self.same_worker, self.same_llc
+        )
+    }
+}
+
+/// What a record is valid for: the pool, the length, the number of pieces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReplayKey {
+    pub(crate) pool: usize,
+    pub(crate) len: usize,
+    pub(crate) pieces: usize,
+}
+
+/// The shared state of a [`Replay`].
+#[derive(Default)]
+pub(crate) struct ReplayCore {
+    state: Mutex<ReplayState>,
+}
+
+#[derive(Default)]
+struct ReplayState {
+    key: Option<ReplayKey>,
+    /// The worker that started each piece in the recorded run.
+    ran: Vec<usize>,
+    stats: ReplayStats,
+}
+
+impl ReplayCore {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
+        // A panic while holding the lock cannot leave the state half
+        // written in a way that matters (it is a hint): go on.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The workers to aim the pieces at: the record if it is valid for
+    /// `key`, else `None`.
+    pub(crate) fn targets(&self, key: ReplayKey) -> Option<Vec<usize>> {
+        let st = self.lock();
+        (st.key == Some(key)).then(|| st.ran.clone())
+    }
+
+    /// Records a finished run: who started each piece (`llc_of` maps a
+    /// worker to its LLC, for the stats).
+    pub(crate) fn record(&self, key: ReplayKey, ran: Vec<usize>, llc_of: impl Fn(usize) -> usize) {
+        let mut st = self.lock();
+        let mut stats = ReplayStats {
+            pieces: ran.len(),
+            ..ReplayStats::default()
+        };
+        if st.key == Some(key) {
+            for (&a, &b) in st.ran.iter().zip(&ran) {
+                stats.same_worker += usize::from(a == b);
+                stats.same_llc += usize::from(llc_of(a) == llc_of(b));
+            }
+        }
+        st.key = Some(key);
+        st.ran = ran;
+        st.stats = stats;
+    }
+
+    /// A run that was not split: its stats, the record kept.
+    pub(crate) fn unsplit(&self) {
+        self.lock().stats = ReplayStats::default();
+    }
+}
+
+std::thread_local! {
+    /// The replay handle of the indexed run this thread is about to start
+    /// (set by [`WithReplay`] around its base's `with_producer`, taken by
+    /// the first `bridge_producer_consumer` inside).
+    static PENDING: Cell<Option<Arc<ReplayCore>>> = const { Cell::new(None) };
+}
+
+/// Takes the replay handle set for the run starting on this thread.
+#[inline]
+pub(crate) fn take_pending() -> Option<Arc<ReplayCore>> {
+    PENDING.with(Cell::take)
+}
+
+/// Restores the previous pending handle (`WithReplay::with_producer`),
+/// also when unwinding.
+struct RestorePending(Option<Arc<ReplayCore>>);
+
+impl Drop for RestorePending {
+    fn drop(&mut self) {
+        let prev = self.0.take();
+        PENDING.with(|p| p.set(prev));
+    }
+}
+
+/// Runs its base with affinity replay. Made by
+/// [`IndexedParallelIterator::with_replay`].
+#[must_use = "iterator adapters are lazy"]
+pub struct WithReplay<'r, I> {
+    base: I,
+    replay: &'r Replay,
+}
+
+impl<I: fmt::Debug> fmt::Debug for WithReplay<'_, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WithReplay").field("base", &self.base).finish_non_exhaustive()
+    }
+}
+
+impl<'r, I> WithReplay<'r, I> {
+    pub(super) fn new(base: I, replay: &'r Replay) -> Self {
+        WithReplay { base, replay }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for WithReplay<'_, I> {
+    type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.base.len())
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for WithReplay<'_, I> {
+    fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let core = Arc::clone(&self.replay.core);
+        let _restore = RestorePending(PENDING.with(|p| p.replace(Some(core))));
+        self.base.with_producer(callback)
+    }
+}
