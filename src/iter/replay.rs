@@ -158,6 +158,9 @@ impl ReplayCore {
                 stats.same_llc += usize::from(llc_of(a) == llc_of(b));
             }
         }
+        if std::env::var_os("LOCUS_REPLAY_DEBUG").is_some() {
+            eprintln!("DEBUG replay prev {:?} now {:?}", st.ran, ran);
+        }
         st.key = Some(key);
         st.ran = ran;
         st.stats = stats;
@@ -166,6 +169,68 @@ impl ReplayCore {
     /// A run that was not split: its stats, the record kept.
     pub(crate) fn unsplit(&self) {
         self.lock().stats = ReplayStats::default();
+    }
+}
+
+/// Turns the record of a run into the aims of the next: one piece per
+/// worker where the record gave a worker several (it ran a slow
+/// neighbour's piece, or helped another LLC) and left others with none.
+/// Without this a worker that once ran two pieces would get both for
+/// good, and its neighbour nothing. Extra pieces move (the last ones
+/// first) to a free worker of the same LLC, whose cache they share; what
+/// is left moves home, pieces away from their own LLC first: to their
+/// `natural` worker if free, else to a free worker of their own LLC,
+/// else to the first free worker. Entries that are no worker of `layout`
+/// are replaced by `natural` first.
+pub(crate) fn balance(targets: &mut [usize], natural: &[usize], layout: &crate::Layout) {
+    let workers = layout.workers();
+    let llc = |w: usize| workers[w].llc;
+    let mut count = vec![0usize; workers.len()];
+    for (t, &home) in targets.iter_mut().zip(natural) {
+        if *t >= workers.len() {
+            *t = home;
+        }
+        count[*t] += 1;
+    }
+    // Free workers (count 0) only ever become busy here, so a cursor per
+    // LLC, and one over all workers, find the next free one.
+    let mut cursor: Vec<usize> = layout.llc_ranges().iter().map(|r| r.start).collect();
+    let mut any = 0;
+    let mut free_in = |count: &[usize], l: usize| {
+        let r = &layout.llc_ranges()[l];
+        while cursor[l] < r.end && count[cursor[l]] > 0 {
+            cursor[l] += 1;
+        }
+        (cursor[l] < r.end).then_some(cursor[l])
+    };
+    let mut move_to = |count: &mut [usize], t: &mut usize, f: usize| {
+        count[*t] -= 1;
+        *t = f;
+        count[f] += 1;
+    };
+    for t in targets.iter_mut().rev() {
+        if count[*t] > 1 {
+            if let Some(f) = free_in(&count, llc(*t)) {
+                move_to(&mut count, t, f);
+            }
+        }
+    }
+    for foreign in [true, false] {
+        for (t, &home) in targets.iter_mut().zip(natural).rev() {
+            if count[*t] < 2 || (llc(*t) != llc(home)) != foreign {
+                continue;
+            }
+            let f = if count[home] == 0 { Some(home) } else { free_in(&count, llc(home)) };
+            let f = f.or_else(|| {
+                while any < workers.len() && count[any] > 0 {
+                    any += 1;
+                }
+                (any < workers.len()).then_some(any)
+            });
+            if let Some(f) = f {
+                move_to(&mut count, t, f);
+            }
+        }
     }
 }
 
@@ -235,5 +300,54 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for WithReplay<'_, I> {
         let core = Arc::clone(&self.replay.core);
         let _restore = RestorePending(PENDING.with(|p| p.replace(Some(core))));
         self.base.with_producer(callback)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Layout, LayoutOptions, Topology};
+
+    #[test]
+    fn balance_gives_one_piece_per_worker() {
+        let l = Layout::new(&Topology::synthetic("llc:2 core:3").unwrap(), &LayoutOptions::default()).unwrap();
+        let natural = [0, 1, 2, 3, 4, 5];
+        // Worker 0 ran three pieces, worker 3 two; 1, 2 and 5 none: the
+        // extras go to free neighbours in the same LLC.
+        let mut t = vec![0, 0, 0, 3, 3, 4];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [0, 2, 1, 3, 5, 4]);
+        // A record that already is one piece per worker stays as it is.
+        let mut t = vec![1, 0, 2, 5, 4, 3];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [1, 0, 2, 5, 4, 3]);
+        // LLC 0 ran four pieces, one of them LLC 1's: that one goes home
+        // (its own worker 4 is free); unknown workers become natural.
+        let mut t = vec![0, 1, 2, 3, 1, usize::MAX];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [0, 1, 2, 3, 4, 5]);
+        // No free worker in the LLC: to the first free one.
+        let mut t = vec![0, 0, 1, 2, 4, 5];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [0, 3, 1, 2, 4, 5]);
+    }
+
+    #[test]
+    fn stats_compare_with_the_previous_record_of_the_same_key() {
+        let core = ReplayCore::default();
+        let key = ReplayKey { pool: 1, len: 10, pieces: 3 };
+        assert_eq!(core.targets(key), None);
+        core.record(key, vec![0, 1, 2], |w| w / 2);
+        assert_eq!(core.lock().stats, ReplayStats { pieces: 3, same_worker: 0, same_llc: 0 });
+        core.record(key, vec![0, 0, 3], |w| w / 2);
+        assert_eq!(core.lock().stats, ReplayStats { pieces: 3, same_worker: 1, same_llc: 3 });
+        assert_eq!(core.targets(key), Some(vec![0, 0, 3]));
+        let other = ReplayKey { len: 11, ..key };
+        assert_eq!(core.targets(other), None);
+        core.record(other, vec![0, 1, 2], |w| w / 2);
+        assert_eq!(core.lock().stats.same_llc, 0);
+        core.unsplit();
+        assert_eq!(core.lock().stats, ReplayStats::default());
+        assert_eq!(core.targets(other), Some(vec![0, 1, 2]));
     }
 }

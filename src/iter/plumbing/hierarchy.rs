@@ -26,13 +26,15 @@ use std::ops::Range;
 
 use crate::layout::Layout;
 
-/// How far down the hierarchy [`first_split`] cuts.
+/// How far down the hierarchy [`first_split`] cuts. An LLC whose clusters
+/// are single cores (no cluster level on the machine) is not cut per
+/// cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SplitDepth {
     /// One piece per LLC.
     Llc,
-    /// One piece per cluster (per LLC where the layout has no clusters
-    /// below it).
+    /// One piece per cluster (per LLC where the machine has no cluster
+    /// level: every cluster a single core).
     Cluster,
     /// One piece per worker (affinity replay records who ran each).
     Worker,
@@ -166,7 +168,7 @@ fn cut(layout: &Layout, piece: Piece, min: usize, depth: SplitDepth, out: &mut V
 fn children(layout: &Layout, d: Domain, depth: SplitDepth) -> Vec<Domain> {
     match d {
         Domain::Pool => (0..layout.llc_ranges().len()).map(Domain::Llc).collect(),
-        Domain::Llc(l) if depth >= SplitDepth::Cluster => {
+        Domain::Llc(l) if depth >= SplitDepth::Cluster && has_clusters(layout, l) => {
             let r = &layout.llc_ranges()[l];
             let first = layout.workers()[r.start].cluster;
             let last = layout.workers()[r.end - 1].cluster;
@@ -178,6 +180,19 @@ fn children(layout: &Layout, d: Domain, depth: SplitDepth) -> Vec<Domain> {
         }
         _ => Vec::new(),
     }
+}
+
+/// Whether LLC `l` has a cluster level: some cluster of it spans more
+/// than one core (where the machine reports none, each core is its own
+/// cluster, and cutting per cluster would be cutting per core).
+pub(crate) fn has_clusters(layout: &Layout, l: usize) -> bool {
+    let w = layout.workers();
+    let r = &layout.llc_ranges()[l];
+    let (first, last) = (w[r.start].cluster, w[r.end - 1].cluster);
+    (first..=last).any(|c| {
+        let cr = &layout.cluster_ranges()[c];
+        w[cr.start].core != w[cr.end - 1].core
+    })
 }
 
 /// Summed capacity of workers `r` (each at least 1).
@@ -259,6 +274,20 @@ mod tests {
         let p = first_split(&l, 100, 1, SplitDepth::Worker);
         check(&l, 100, 1, &p);
         assert_eq!(p.len(), 4);
+    }
+
+    #[test]
+    fn single_core_clusters_are_no_level() {
+        // No cluster level in the spec: each core is its own cluster.
+        let l = layout("llc:4 core:2");
+        let p = first_split(&l, 800, 1, SplitDepth::Cluster);
+        assert_eq!(p.iter().map(|p| p.domain).collect::<Vec<_>>(), (0..4).map(Domain::Llc).collect::<Vec<_>>());
+        let p = first_split(&l, 800, 1, SplitDepth::Worker);
+        assert_eq!(p.len(), 8);
+        // SMT siblings share a core: a cluster of one core with two PUs is
+        // still no level.
+        let l = layout("llc:2 core:2 smt:2");
+        assert_eq!(first_split(&l, 800, 1, SplitDepth::Cluster).len(), 2);
     }
 
     #[test]

@@ -211,10 +211,16 @@ where
         pieces: pieces.len(),
     };
     // First run (or a new length): each piece at the first worker of its
-    // own domain.
+    // own domain; later runs: where it ran, one piece per worker.
     let targets = replay.as_ref().map(|r| {
-        r.targets(key)
-            .unwrap_or_else(|| pieces.iter().map(|p| p.domain.workers(layout).start).collect())
+        let natural: Vec<usize> = pieces.iter().map(|p| p.domain.workers(layout).start).collect();
+        match r.targets(key) {
+            Some(mut t) => {
+                replay::balance(&mut t, &natural, layout);
+                t
+            }
+            None => natural,
+        }
     });
     let ran: Vec<AtomicUsize> = match &replay {
         Some(_) => (0..pieces.len()).map(|_| AtomicUsize::new(usize::MAX)).collect(),
@@ -315,11 +321,22 @@ where
     let mut reducers = Vec::with_capacity(groups.len() - 1);
     cut(producer, consumer, &cuts, 0, &mut parts, &mut reducers);
     let below = level.below();
+    let mut inline = false;
     let tasks: Vec<_> = groups
         .into_iter()
         .zip(parts)
         .map(|(g, (p, c))| {
-            let aim = ctx.aim(wt, &g, level);
+            let aim = match ctx.aim(wt, &g, level) {
+                // Several replayed pieces aimed at this worker: one runs
+                // inline, the others are queued to it like any aimed piece,
+                // so that its neighbours can take them.
+                Aim::Here if inline => Aim::Worker(wt.index()),
+                Aim::Here => {
+                    inline = true;
+                    Aim::Here
+                }
+                aim => aim,
+            };
             let task = move |_migrated: bool| {
                 // SAFETY: see `here`; tasks run on workers (inline on `wt`,
                 // or taken from a queue by a worker).
