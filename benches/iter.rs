@@ -88,6 +88,8 @@ fn bench_iter(c: &mut Criterion) {
         black_box(grid[12345])
     });
 
+    stencil_sweep(c);
+
     both!(c, "nested/1000x1000", |_x| {
         let s: u64 = (0..1000u64).into_par_iter().map(|i| (0..1000u64).into_par_iter().map(|j| i ^ j).sum::<u64>()).sum();
         black_box(s)
@@ -97,6 +99,80 @@ fn bench_iter(c: &mut Criterion) {
         let s: u64 = (0..100_000u64).par_bridge().map(|x| x % 7).sum();
         black_box(s)
     });
+}
+
+/// One pass of a 3-point stencil from `src` into `dst`, chunk by chunk
+/// (`$p`: the prelude in scope; `$wrap`: what to do with the chunk
+/// iterator before `enumerate`, e.g. add a replay).
+macro_rules! stencil_pass {
+    ($src:expr, $dst:expr, |$it:ident| $wrap:expr) => {{
+        let src: &[f64] = $src;
+        let $it = $dst.par_chunks_mut(STENCIL_CHUNK);
+        $wrap.enumerate().for_each(|(i, chunk)| {
+            let base = i * STENCIL_CHUNK;
+            for (j, cell) in chunk.iter_mut().enumerate() {
+                let k = base + j;
+                let l = src[k.saturating_sub(1)];
+                let r = src[(k + 1).min(src.len() - 1)];
+                *cell = 0.25 * l + 0.5 * src[k] + 0.25 * r;
+            }
+        });
+    }};
+}
+
+const STENCIL_CHUNK: usize = 4096;
+const STENCIL_PASSES: usize = 10;
+
+/// Repeated sweeps over the same two grids (ping-pong), the case affinity
+/// replay is for: locus with and without `with_replay`, and rayon, in one
+/// group.
+fn stencil_sweep(c: &mut Criterion) {
+    let (lp, rp) = pools();
+    let mut a = vec![1.0f64; 1 << 20];
+    let mut b = vec![0.0f64; 1 << 20];
+    a[1 << 19] = 1e6;
+    let mut g = c.benchmark_group("stencil_sweep/1Mx10");
+    g.sample_size(20);
+    g.measurement_time(std::time::Duration::from_secs(3));
+    g.bench_function("locus", |bch| {
+        use locus::prelude::*;
+        bch.iter(|| {
+            lp.install(|| {
+                for _ in 0..STENCIL_PASSES {
+                    stencil_pass!(&a, b, |it| it);
+                    std::mem::swap(&mut a, &mut b);
+                }
+            });
+            black_box(a[12345])
+        })
+    });
+    let replay = locus::iter::Replay::new();
+    g.bench_function("locus_replay", |bch| {
+        use locus::prelude::*;
+        bch.iter(|| {
+            lp.install(|| {
+                for _ in 0..STENCIL_PASSES {
+                    stencil_pass!(&a, b, |it| it.with_replay(&replay));
+                    std::mem::swap(&mut a, &mut b);
+                }
+            });
+            black_box(a[12345])
+        })
+    });
+    g.bench_function("rayon", |bch| {
+        use rayon::prelude::*;
+        bch.iter(|| {
+            rp.install(|| {
+                for _ in 0..STENCIL_PASSES {
+                    stencil_pass!(&a, b, |it| it);
+                    std::mem::swap(&mut a, &mut b);
+                }
+            });
+            black_box(a[12345])
+        })
+    });
+    g.finish();
+    eprintln!("stencil_sweep replay: {}", replay.stats());
 }
 
 criterion_group!(benches, bench_iter);

@@ -158,9 +158,6 @@ impl ReplayCore {
                 stats.same_llc += usize::from(llc_of(a) == llc_of(b));
             }
         }
-        if std::env::var_os("LOCUS_REPLAY_DEBUG").is_some() {
-            eprintln!("DEBUG replay prev {:?} now {:?}", st.ran, ran);
-        }
         st.key = Some(key);
         st.ran = ran;
         st.stats = stats;
@@ -170,6 +167,13 @@ impl ReplayCore {
     pub(crate) fn unsplit(&self) {
         self.lock().stats = ReplayStats::default();
     }
+}
+
+/// Moves a piece aimed at `*t` to worker `f` (`count`: pieces per worker).
+fn move_to(count: &mut [usize], t: &mut usize, f: usize) {
+    count[*t] -= 1;
+    *t = f;
+    count[f] += 1;
 }
 
 /// Turns the record of a run into the aims of the next: one piece per
@@ -202,11 +206,6 @@ pub(crate) fn balance(targets: &mut [usize], natural: &[usize], layout: &crate::
             cursor[l] += 1;
         }
         (cursor[l] < r.end).then_some(cursor[l])
-    };
-    let mut move_to = |count: &mut [usize], t: &mut usize, f: usize| {
-        count[*t] -= 1;
-        *t = f;
-        count[f] += 1;
     };
     for t in targets.iter_mut().rev() {
         if count[*t] > 1 {

@@ -159,6 +159,14 @@
 //!    pushed while every worker of `L` blocks and every other worker
 //!    sleeps would wait for `L`'s jobs to return.
 //!
+//! Pieces of parallel iterators aimed at an LLC or a worker
+//! (`registry::aimed`) go into the same pack queues with the same wakeups
+//! ([`Sleep::wake_if_idle`] on the aimed worker is a claim restricted to
+//! one worker of `L`, an instance of rule 2, with the general rule-2/3
+//! wakeup when it fails), so all of the above holds for them; the copy an
+//! aimed piece also puts in its worker's targeted queue is never needed
+//! for progress (the pack copy is), only for placement.
+//!
 //! A spread job group's cluster queues may be taken by any worker (every
 //! worker looks at every cluster queue in its pass), so for them the
 //! general argument holds as for injectors; `notify_in` with `fallback`
