@@ -6,6 +6,8 @@
 //! bounds that leave room for what the OS does to oversubscribed threads
 //! (see each test); nothing here depends on timing.
 
+// Shared with the other `iter_*` tests; this one uses its lengths and data.
+#[allow(dead_code)]
 mod iter_util;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,7 +43,9 @@ fn within_deadline<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) ->
         r
     });
     match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+        Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        }
         Err(mpsc::RecvTimeoutError::Timeout) => panic!("hung for 60 s"),
     }
 }
@@ -66,7 +70,10 @@ fn in_own_llc(pool: &ThreadPool, ran: &[usize], depth: SplitDepth) -> Vec<(usize
         .iter()
         .map(|p| {
             let llc = p.domain.llc(layout).unwrap();
-            let home = ran[p.range.clone()].iter().filter(|&&w| layout.workers()[w].llc == llc).count();
+            let home = ran[p.range.clone()]
+                .iter()
+                .filter(|&&w| layout.workers()[w].llc == llc)
+                .count();
             (home, p.range.len())
         })
         .collect()
@@ -93,7 +100,7 @@ fn items_of_a_piece_run_in_its_llc() {
     within_deadline(|| {
         let pool = virtual_pool("llc:4 core:2");
         const N: usize = 512;
-        let mut per_piece = vec![(0, 0); 4];
+        let mut per_piece = [(0, 0); 4];
         for _ in 0..4 {
             let ran: Vec<AtomicUsize> = (0..N).map(|_| AtomicUsize::new(usize::MAX)).collect();
             pool.install(|| {
@@ -103,18 +110,36 @@ fn items_of_a_piece_run_in_its_llc() {
                 })
             });
             let ran: Vec<usize> = ran.into_iter().map(AtomicUsize::into_inner).collect();
-            for (acc, (home, all)) in per_piece.iter_mut().zip(in_own_llc(&pool, &ran, SplitDepth::Cluster)) {
+            for (acc, (home, all)) in
+                per_piece
+                    .iter_mut()
+                    .zip(in_own_llc(&pool, &ran, SplitDepth::Cluster))
+            {
                 acc.0 += home;
                 acc.1 += all;
             }
         }
         let frac = |(home, all): (usize, usize)| home as f64 / all as f64;
         let overall = frac(per_piece.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)));
-        let pieces: Vec<String> = per_piece.iter().map(|&p| format!("{:.1}%", frac(p) * 100.0)).collect();
-        eprintln!("items in their piece's LLC: {:.1}% overall, per piece {pieces:?}", overall * 100.0);
-        assert!(overall >= 0.8, "only {:.1}% of the items ran in their piece's LLC", overall * 100.0);
+        let pieces: Vec<String> = per_piece
+            .iter()
+            .map(|&p| format!("{:.1}%", frac(p) * 100.0))
+            .collect();
+        eprintln!(
+            "items in their piece's LLC: {:.1}% overall, per piece {pieces:?}",
+            overall * 100.0
+        );
+        assert!(
+            overall >= 0.8,
+            "only {:.1}% of the items ran in their piece's LLC",
+            overall * 100.0
+        );
         for (i, &p) in per_piece.iter().enumerate() {
-            assert!(frac(p) >= 1.0 / 3.0, "piece {i} ran only {:.1}% in its LLC", frac(p) * 100.0);
+            assert!(
+                frac(p) >= 1.0 / 3.0,
+                "piece {i} ran only {:.1}% in its LLC",
+                frac(p) * 100.0
+            );
         }
     });
 }
@@ -140,20 +165,29 @@ fn replay_keeps_pieces_in_their_llc() {
         let mut same = (0, 0, 0);
         for run in 0..5 {
             pool.install(|| {
-                v.par_iter_mut().with_replay(&replay).enumerate().for_each(|(i, x)| *x += heavy(i, 100_000) % 2 + 1)
+                v.par_iter_mut()
+                    .with_replay(&replay)
+                    .enumerate()
+                    .for_each(|(i, x)| *x += heavy(i, 100_000) % 2 + 1)
             });
             let s = replay.stats();
             assert_eq!(s.pieces, 8, "one piece per worker");
             assert!(s.same_worker <= s.same_llc && s.same_llc <= s.pieces);
             if run == 0 {
-                assert_eq!((s.same_worker, s.same_llc), (0, 0), "nothing to compare the first run with");
+                assert_eq!(
+                    (s.same_worker, s.same_llc),
+                    (0, 0),
+                    "nothing to compare the first run with"
+                );
             } else {
                 same.0 += s.same_worker;
                 same.1 += s.same_llc;
                 same.2 += s.pieces;
             }
         }
-        let expect: Vec<u64> = (0..128).map(|i| (0..5).map(|_| heavy(i, 100_000) % 2 + 1).sum()).collect();
+        let expect: Vec<u64> = (0..128)
+            .map(|i| (0..5).map(|_| heavy(i, 100_000) % 2 + 1).sum())
+            .collect();
         assert_eq!(v, expect);
         let frac = same.1 as f64 / same.2 as f64;
         eprintln!(
@@ -161,7 +195,11 @@ fn replay_keeps_pieces_in_their_llc() {
             frac * 100.0,
             same.0 as f64 / same.2 as f64 * 100.0
         );
-        assert!(frac >= 0.8, "only {:.1}% of the pieces stayed in their LLC", frac * 100.0);
+        assert!(
+            frac >= 0.8,
+            "only {:.1}% of the pieces stayed in their LLC",
+            frac * 100.0
+        );
     });
 }
 
@@ -171,12 +209,24 @@ fn replay_keeps_pieces_in_their_llc() {
 fn replay_records_per_length() {
     let pool = virtual_pool("llc:2 core:2");
     let replay = Replay::new();
-    let run = |n: usize| pool.install(|| (0..n).into_par_iter().with_replay(&replay).map(|x| x as u64).sum::<u64>());
+    let run = |n: usize| {
+        pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .with_replay(&replay)
+                .map(|x| x as u64)
+                .sum::<u64>()
+        })
+    };
     assert_eq!(run(1000), 499_500);
     assert_eq!(run(1000), 499_500);
     assert_eq!(replay.stats().pieces, 4);
     assert_eq!(run(2000), 1_999_000);
-    assert_eq!(replay.stats().same_llc, 0, "a new length has nothing to compare with");
+    assert_eq!(
+        replay.stats().same_llc,
+        0,
+        "a new length has nothing to compare with"
+    );
     assert_eq!(run(1), 0);
     assert_eq!(replay.stats().pieces, 0, "one item is not split");
     assert_eq!(run(2000), 1_999_000);
@@ -209,28 +259,29 @@ fn reduction_combines_inside_an_llc_first() {
             let llc_of_item = |i: usize| llc_starts.iter().rposition(|&s| s <= i).unwrap();
             let crossings = AtomicUsize::new(0);
             let (lo, hi) = pool.install(|| {
-                (0..N)
-                    .into_par_iter()
-                    .map(|i| (i, i))
-                    .reduce(
-                        || (usize::MAX, 0),
-                        |a, b| {
-                            if a.0 == usize::MAX {
-                                return b;
-                            }
-                            if b.0 == usize::MAX {
-                                return a;
-                            }
-                            assert_eq!(a.1 + 1, b.0, "left before right, contiguous");
-                            if llc_of_item(a.0) != llc_of_item(b.1) {
-                                crossings.fetch_add(1, Ordering::Relaxed);
-                            }
-                            (a.0, b.1)
-                        },
-                    )
+                (0..N).into_par_iter().map(|i| (i, i)).reduce(
+                    || (usize::MAX, 0),
+                    |a, b| {
+                        if a.0 == usize::MAX {
+                            return b;
+                        }
+                        if b.0 == usize::MAX {
+                            return a;
+                        }
+                        assert_eq!(a.1 + 1, b.0, "left before right, contiguous");
+                        if llc_of_item(a.0) != llc_of_item(b.1) {
+                            crossings.fetch_add(1, Ordering::Relaxed);
+                        }
+                        (a.0, b.1)
+                    },
+                )
             });
             assert_eq!((lo, hi), (0, N - 1));
-            assert_eq!(crossings.into_inner(), llcs - 1, "{spec}: cross-LLC combines");
+            assert_eq!(
+                crossings.into_inner(),
+                llcs - 1,
+                "{spec}: cross-LLC combines"
+            );
         }
     });
 }
@@ -243,14 +294,21 @@ fn stats_show_the_split() {
     within_deadline(|| {
         let pool = virtual_pool("llc:4 core:2");
         let before = pool.stats();
-        pool.install(|| (0..256usize).into_par_iter().for_each(|i| drop(heavy(i, 5_000))));
+        pool.install(|| {
+            (0..256usize).into_par_iter().for_each(|i| {
+                heavy(i, 5_000);
+            })
+        });
         // A worker publishes its job count when it next searches: after a
         // broadcast every worker has searched since the iterator's jobs.
         pool.broadcast(|_| ());
         let after = pool.stats();
         let layout = pool.layout();
         for (l, r) in layout.llc_ranges().iter().enumerate() {
-            let jobs: u64 = r.clone().map(|w| after.workers[w].jobs_run - before.workers[w].jobs_run).sum();
+            let jobs: u64 = r
+                .clone()
+                .map(|w| after.workers[w].jobs_run - before.workers[w].jobs_run)
+                .sum();
             assert!(jobs >= 1, "LLC {l} ran no job of the iterator");
         }
         let pulls = after.total().injector_pulls - before.total().injector_pulls;
@@ -280,7 +338,11 @@ fn one_llc_pool_has_no_first_split() {
 #[test]
 fn results_on_multi_llc_pools() {
     within_deadline(|| {
-        for spec in ["llc:4 core:2", "llc:2 cluster:2 core:2 big:1", "numa:2 llc:2 core:2"] {
+        for spec in [
+            "llc:4 core:2",
+            "llc:2 cluster:2 core:2 big:1",
+            "numa:2 llc:2 core:2",
+        ] {
             let pool = virtual_pool(spec);
             for &n in iter_util::LENS.iter().chain(&[100_003]) {
                 let v = iter_util::data(n, n as u64);
@@ -295,8 +357,16 @@ fn check_consumers(v: &[u64]) {
     let c: Vec<u64> = v.par_iter().map(|x| x * 2).collect();
     assert_eq!(c, v.iter().map(|x| x * 2).collect::<Vec<_>>());
     assert_eq!(v.par_iter().sum::<u64>(), v.iter().sum());
-    let s: String = v.par_iter().map(|x| char::from(b'a' + (x % 26) as u8)).collect();
-    assert_eq!(s, v.iter().map(|x| char::from(b'a' + (x % 26) as u8)).collect::<String>());
+    let s: String = v
+        .par_iter()
+        .map(|x| char::from(b'a' + (x % 26) as u8))
+        .collect();
+    assert_eq!(
+        s,
+        v.iter()
+            .map(|x| char::from(b'a' + (x % 26) as u8))
+            .collect::<String>()
+    );
     let cat = v.par_iter().map(|&x| vec![x]).reduce(Vec::new, |mut a, b| {
         a.extend(b);
         a
@@ -313,22 +383,70 @@ fn check_consumers(v: &[u64]) {
             a
         });
     assert_eq!(folded, v);
-    assert_eq!(v.par_iter().position_first(|&x| x == 999), v.iter().position(|&x| x == 999));
-    assert_eq!(v.par_iter().position_last(|&x| x == 0), v.iter().rposition(|&x| x == 0));
-    assert_eq!(v.par_iter().find_first(|&&x| x > 990), v.iter().find(|&&x| x > 990));
+    assert_eq!(
+        v.par_iter().position_first(|&x| x == 999),
+        v.iter().position(|&x| x == 999)
+    );
+    assert_eq!(
+        v.par_iter().position_last(|&x| x == 0),
+        v.iter().rposition(|&x| x == 0)
+    );
+    assert_eq!(
+        v.par_iter().find_first(|&&x| x > 990),
+        v.iter().find(|&&x| x > 990)
+    );
     assert_eq!(v.par_iter().any(|&x| x == 500), v.contains(&500));
-    let z: Vec<(usize, u64)> = v.par_iter().rev().enumerate().zip(v.par_iter()).map(|((i, a), b)| (i, a + b)).collect();
-    let zs: Vec<(usize, u64)> = v.iter().rev().enumerate().zip(v.iter()).map(|((i, a), b)| (i, a + b)).collect();
+    let z: Vec<(usize, u64)> = v
+        .par_iter()
+        .rev()
+        .enumerate()
+        .zip(v.par_iter())
+        .map(|((i, a), b)| (i, a + b))
+        .collect();
+    let zs: Vec<(usize, u64)> = v
+        .iter()
+        .rev()
+        .enumerate()
+        .zip(v.iter())
+        .map(|((i, a), b)| (i, a + b))
+        .collect();
     assert_eq!(z, zs);
-    let m: Vec<u64> = v.par_iter().copied().with_min_len(1000).skip(n / 3).take(n / 2).collect();
-    assert_eq!(m, v.iter().copied().skip(n / 3).take(n / 2).collect::<Vec<_>>());
+    let m: Vec<u64> = v
+        .par_iter()
+        .copied()
+        .with_min_len(1000)
+        .skip(n / 3)
+        .take(n / 2)
+        .collect();
+    assert_eq!(
+        m,
+        v.iter()
+            .copied()
+            .skip(n / 3)
+            .take(n / 2)
+            .collect::<Vec<_>>()
+    );
     let mut w = v.to_vec();
-    w.par_chunks_mut(7).enumerate().for_each(|(i, c)| c.iter_mut().for_each(|x| *x += i as u64));
-    let ws: Vec<u64> = v.iter().enumerate().map(|(i, x)| x + (i / 7) as u64).collect();
+    w.par_chunks_mut(7)
+        .enumerate()
+        .for_each(|(i, c)| c.iter_mut().for_each(|x| *x += i as u64));
+    let ws: Vec<u64> = v
+        .iter()
+        .enumerate()
+        .map(|(i, x)| x + (i / 7) as u64)
+        .collect();
     assert_eq!(w, ws);
     // Nested: the inner iterators split adaptively, results unchanged.
-    let nested: u64 = (0..64u64).into_par_iter().map(|i| v.par_iter().map(|x| x ^ i).sum::<u64>()).sum();
-    assert_eq!(nested, (0..64u64).map(|i| v.iter().map(|x| x ^ i).sum::<u64>()).sum());
+    let nested: u64 = (0..64u64)
+        .into_par_iter()
+        .map(|i| v.par_iter().map(|x| x ^ i).sum::<u64>())
+        .sum();
+    assert_eq!(
+        nested,
+        (0..64u64)
+            .map(|i| v.iter().map(|x| x ^ i).sum::<u64>())
+            .sum()
+    );
     // Replayed, the same.
     let r = Replay::new();
     for _ in 0..2 {
@@ -366,7 +484,11 @@ fn panic_in_a_piece_drops_each_item_once() {
                 })
             }));
             assert!(r.is_err());
-            assert_eq!(LIVE.load(Ordering::SeqCst), 0, "every item dropped once (bad = {bad})");
+            assert_eq!(
+                LIVE.load(Ordering::SeqCst),
+                0,
+                "every item dropped once (bad = {bad})"
+            );
         }
     });
 }
@@ -378,7 +500,14 @@ fn split_shapes_of_the_test_pool() {
     let pool = virtual_pool("llc:4 core:2");
     let p = first_split(pool.layout(), 512, 1, SplitDepth::Cluster);
     assert_eq!(p.len(), 4);
-    assert!(p.iter().enumerate().all(|(i, p)| p.domain.llc(pool.layout()) == Some(i) && p.range.len() == 128));
+    assert!(
+        p.iter()
+            .enumerate()
+            .all(|(i, p)| p.domain.llc(pool.layout()) == Some(i) && p.range.len() == 128)
+    );
     let p = first_split(pool.layout(), 256, 1, SplitDepth::Worker);
-    assert_eq!(p.iter().map(|p| p.domain).collect::<Vec<_>>(), (0..8).map(Domain::Worker).collect::<Vec<_>>());
+    assert_eq!(
+        p.iter().map(|p| p.domain).collect::<Vec<_>>(),
+        (0..8).map(Domain::Worker).collect::<Vec<_>>()
+    );
 }

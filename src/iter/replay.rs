@@ -219,7 +219,11 @@ pub(crate) fn balance(targets: &mut [usize], natural: &[usize], layout: &crate::
             if count[*t] < 2 || (llc(*t) != llc(home)) != foreign {
                 continue;
             }
-            let f = if count[home] == 0 { Some(home) } else { free_in(&count, llc(home)) };
+            let f = if count[home] == 0 {
+                Some(home)
+            } else {
+                free_in(&count, llc(home))
+            };
             let f = f.or_else(|| {
                 while any < workers.len() && count[any] > 0 {
                     any += 1;
@@ -267,7 +271,9 @@ pub struct WithReplay<'r, I> {
 
 impl<I: fmt::Debug> fmt::Debug for WithReplay<'_, I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WithReplay").field("base", &self.base).finish_non_exhaustive()
+        f.debug_struct("WithReplay")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
     }
 }
 
@@ -309,7 +315,11 @@ mod tests {
 
     #[test]
     fn balance_gives_one_piece_per_worker() {
-        let l = Layout::new(&Topology::synthetic("llc:2 core:3").unwrap(), &LayoutOptions::default()).unwrap();
+        let l = Layout::new(
+            &Topology::synthetic("llc:2 core:3").unwrap(),
+            &LayoutOptions::default(),
+        )
+        .unwrap();
         let natural = [0, 1, 2, 3, 4, 5];
         // Worker 0 ran three pieces, worker 3 two; 1, 2 and 5 none: the
         // extras go to free neighbours in the same LLC.
@@ -334,12 +344,30 @@ mod tests {
     #[test]
     fn stats_compare_with_the_previous_record_of_the_same_key() {
         let core = ReplayCore::default();
-        let key = ReplayKey { pool: 1, len: 10, pieces: 3 };
+        let key = ReplayKey {
+            pool: 1,
+            len: 10,
+            pieces: 3,
+        };
         assert_eq!(core.targets(key), None);
         core.record(key, vec![0, 1, 2], |w| w / 2);
-        assert_eq!(core.lock().stats, ReplayStats { pieces: 3, same_worker: 0, same_llc: 0 });
+        assert_eq!(
+            core.lock().stats,
+            ReplayStats {
+                pieces: 3,
+                same_worker: 0,
+                same_llc: 0
+            }
+        );
         core.record(key, vec![0, 0, 3], |w| w / 2);
-        assert_eq!(core.lock().stats, ReplayStats { pieces: 3, same_worker: 1, same_llc: 3 });
+        assert_eq!(
+            core.lock().stats,
+            ReplayStats {
+                pieces: 3,
+                same_worker: 1,
+                same_llc: 3
+            }
+        );
         assert_eq!(core.targets(key), Some(vec![0, 0, 3]));
         let other = ReplayKey { len: 11, ..key };
         assert_eq!(core.targets(other), None);

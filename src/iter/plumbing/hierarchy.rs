@@ -148,7 +148,10 @@ fn cut(layout: &Layout, piece: Piece, min: usize, depth: SplitDepth, out: &mut V
             out,
         ),
         _ => {
-            let weights: Vec<u64> = kids.iter().map(|d| capacity(layout, d.workers(layout))).collect();
+            let weights: Vec<u64> = kids
+                .iter()
+                .map(|d| capacity(layout, d.workers(layout)))
+                .collect();
             let sizes = apportion(piece.range.len(), &weights);
             if sizes.iter().any(|&s| s < min) {
                 out.push(piece);
@@ -174,10 +177,13 @@ fn children(layout: &Layout, d: Domain, depth: SplitDepth) -> Vec<Domain> {
             let last = layout.workers()[r.end - 1].cluster;
             (first..=last).map(Domain::Cluster).collect()
         }
-        Domain::Llc(l) if depth == SplitDepth::Worker => layout.llc_ranges()[l].clone().map(Domain::Worker).collect(),
-        Domain::Cluster(c) if depth == SplitDepth::Worker => {
-            layout.cluster_ranges()[c].clone().map(Domain::Worker).collect()
+        Domain::Llc(l) if depth == SplitDepth::Worker => {
+            layout.llc_ranges()[l].clone().map(Domain::Worker).collect()
         }
+        Domain::Cluster(c) if depth == SplitDepth::Worker => layout.cluster_ranges()[c]
+            .clone()
+            .map(Domain::Worker)
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -197,7 +203,10 @@ pub(crate) fn has_clusters(layout: &Layout, l: usize) -> bool {
 
 /// Summed capacity of workers `r` (each at least 1).
 fn capacity(layout: &Layout, r: Range<usize>) -> u64 {
-    layout.workers()[r].iter().map(|w| u64::from(w.capacity.max(1))).sum()
+    layout.workers()[r]
+        .iter()
+        .map(|w| u64::from(w.capacity.max(1)))
+        .sum()
 }
 
 /// `n` split in proportion to `weights` (largest remainders, ties to the
@@ -228,7 +237,11 @@ mod tests {
     use crate::{LayoutOptions, Topology};
 
     fn layout(spec: &str) -> Layout {
-        Layout::new(&Topology::synthetic(spec).unwrap(), &LayoutOptions::default()).unwrap()
+        Layout::new(
+            &Topology::synthetic(spec).unwrap(),
+            &LayoutOptions::default(),
+        )
+        .unwrap()
     }
 
     /// The invariants of the module docs.
@@ -238,7 +251,10 @@ mod tests {
         assert_eq!(p.last().unwrap().range.end, len);
         for w in p.windows(2) {
             assert_eq!(w[0].range.end, w[1].range.start, "contiguous");
-            assert!(w[0].domain.workers(l).end <= w[1].domain.workers(l).start, "in worker order");
+            assert!(
+                w[0].domain.workers(l).end <= w[1].domain.workers(l).start,
+                "in worker order"
+            );
         }
         if p.len() > 1 {
             assert!(p.iter().all(|p| p.range.len() >= min.max(1)), "{p:?}");
@@ -251,7 +267,10 @@ mod tests {
         let l = layout("llc:4 cluster:2 core:2");
         let p = first_split(&l, 1000, 1, SplitDepth::Llc);
         check(&l, 1000, 1, &p);
-        assert_eq!(p.iter().map(|p| p.domain).collect::<Vec<_>>(), (0..4).map(Domain::Llc).collect::<Vec<_>>());
+        assert_eq!(
+            p.iter().map(|p| p.domain).collect::<Vec<_>>(),
+            (0..4).map(Domain::Llc).collect::<Vec<_>>()
+        );
         assert!(p.iter().all(|p| p.range.len() == 250));
         let p = first_split(&l, 1000, 1, SplitDepth::Cluster);
         check(&l, 1000, 1, &p);
@@ -263,14 +282,23 @@ mod tests {
         assert_eq!(p.len(), 16);
         assert_eq!(p[5].domain, Domain::Worker(5));
         // 1001 = 251 + 250 * 3 at the LLC level: the extra item goes first.
-        assert_eq!(p[0].range.len() + p[1].range.len() + p[2].range.len() + p[3].range.len(), 251);
+        assert_eq!(
+            p[0].range.len() + p[1].range.len() + p[2].range.len() + p[3].range.len(),
+            251
+        );
     }
 
     #[test]
     fn single_llc_single_piece_at_llc_depth() {
         let l = layout("core:4");
         let p = first_split(&l, 100, 1, SplitDepth::Llc);
-        assert_eq!(p, [Piece { range: 0..100, domain: Domain::Llc(0) }]);
+        assert_eq!(
+            p,
+            [Piece {
+                range: 0..100,
+                domain: Domain::Llc(0)
+            }]
+        );
         let p = first_split(&l, 100, 1, SplitDepth::Worker);
         check(&l, 100, 1, &p);
         assert_eq!(p.len(), 4);
@@ -281,7 +309,10 @@ mod tests {
         // No cluster level in the spec: each core is its own cluster.
         let l = layout("llc:4 core:2");
         let p = first_split(&l, 800, 1, SplitDepth::Cluster);
-        assert_eq!(p.iter().map(|p| p.domain).collect::<Vec<_>>(), (0..4).map(Domain::Llc).collect::<Vec<_>>());
+        assert_eq!(
+            p.iter().map(|p| p.domain).collect::<Vec<_>>(),
+            (0..4).map(Domain::Llc).collect::<Vec<_>>()
+        );
         let p = first_split(&l, 800, 1, SplitDepth::Worker);
         assert_eq!(p.len(), 8);
         // SMT siblings share a core: a cluster of one core with two PUs is
@@ -293,8 +324,20 @@ mod tests {
     #[test]
     fn short_inputs_are_not_cut() {
         let l = layout("llc:4 core:2");
-        assert_eq!(first_split(&l, 3, 1, SplitDepth::Llc), [Piece { range: 0..3, domain: Domain::Pool }]);
-        assert_eq!(first_split(&l, 0, 1, SplitDepth::Worker), [Piece { range: 0..0, domain: Domain::Pool }]);
+        assert_eq!(
+            first_split(&l, 3, 1, SplitDepth::Llc),
+            [Piece {
+                range: 0..3,
+                domain: Domain::Pool
+            }]
+        );
+        assert_eq!(
+            first_split(&l, 0, 1, SplitDepth::Worker),
+            [Piece {
+                range: 0..0,
+                domain: Domain::Pool
+            }]
+        );
         // Per LLC yes, per worker not: 10 items, min 2.
         let p = first_split(&l, 10, 2, SplitDepth::Worker);
         check(&l, 10, 2, &p);
@@ -308,7 +351,12 @@ mod tests {
 
     #[test]
     fn sizes_sum_to_len_on_many_layouts() {
-        for spec in ["llc:3 core:3", "numa:2 llc:2 cluster:2 core:4 smt:2", "llc:2 cluster:3 core:4 big:1", "llc:5 core:1"] {
+        for spec in [
+            "llc:3 core:3",
+            "numa:2 llc:2 cluster:2 core:4 smt:2",
+            "llc:2 cluster:3 core:4 big:1",
+            "llc:5 core:1",
+        ] {
             let l = layout(spec);
             for len in [0, 1, 2, 7, 97, 1000, 65_537, usize::MAX] {
                 for min in [1, 3, 1000] {
@@ -331,7 +379,10 @@ mod tests {
         assert_eq!(sizes, [1000, 500, 500, 500, 1000, 500, 500, 500]);
         // Per cluster at cluster depth: both clusters weigh the same.
         let p = first_split(&l, 5000, 1, SplitDepth::Cluster);
-        assert_eq!(p.iter().map(|p| p.range.len()).collect::<Vec<_>>(), [2500, 2500]);
+        assert_eq!(
+            p.iter().map(|p| p.range.len()).collect::<Vec<_>>(),
+            [2500, 2500]
+        );
         // Two big cores of four per cluster: 2:2:1:1 within each.
         let l = layout("llc:2 core:4 big:2");
         let p = first_split(&l, 1200, 1, SplitDepth::Worker);
@@ -344,7 +395,10 @@ mod tests {
         assert_eq!(apportion(10, &[1, 1, 1]), [4, 3, 3]);
         assert_eq!(apportion(10, &[2, 1, 1]), [5, 3, 2]);
         assert_eq!(apportion(0, &[5, 7]), [0, 0]);
-        assert_eq!(apportion(usize::MAX, &[1, 1]).iter().sum::<usize>(), usize::MAX);
+        assert_eq!(
+            apportion(usize::MAX, &[1, 1]).iter().sum::<usize>(),
+            usize::MAX
+        );
         assert_eq!(apportion(7, &[1024, 512]), [5, 2]);
     }
 }

@@ -213,7 +213,10 @@ where
     // First run (or a new length): each piece at the first worker of its
     // own domain; later runs: where it ran, one piece per worker.
     let targets = replay.as_ref().map(|r| {
-        let natural: Vec<usize> = pieces.iter().map(|p| p.domain.workers(layout).start).collect();
+        let natural: Vec<usize> = pieces
+            .iter()
+            .map(|p| p.domain.workers(layout).start)
+            .collect();
         match r.targets(key) {
             Some(mut t) => {
                 replay::balance(&mut t, &natural, layout);
@@ -223,7 +226,9 @@ where
         }
     });
     let ran: Vec<AtomicUsize> = match &replay {
-        Some(_) => (0..pieces.len()).map(|_| AtomicUsize::new(usize::MAX)).collect(),
+        Some(_) => (0..pieces.len())
+            .map(|_| AtomicUsize::new(usize::MAX))
+            .collect(),
         None => Vec::new(),
     };
     let ctx = Ctx {
@@ -236,7 +241,9 @@ where
     let result = run_group(wt, &ctx, 0..pieces.len(), Level::Pool, producer, consumer);
     if let Some(r) = replay {
         let ran = ran.into_iter().map(AtomicUsize::into_inner).collect();
-        r.record(key, ran, |w| layout.workers().get(w).map_or(usize::MAX, |p| p.llc));
+        r.record(key, ran, |w| {
+            layout.workers().get(w).map_or(usize::MAX, |p| p.llc)
+        });
     }
     result
 }
@@ -290,7 +297,11 @@ impl Ctx<'_> {
                     Some(c) if g.len() > 1 => self.layout.cluster_ranges()[c].clone(),
                     _ => d.workers(self.layout),
                 };
-                (workers.clone(), d.llc(self.layout).unwrap_or(0), Some(workers.start))
+                (
+                    workers.clone(),
+                    d.llc(self.layout).unwrap_or(0),
+                    Some(workers.start),
+                )
             }
         };
         if workers.contains(&me) {
@@ -303,7 +314,14 @@ impl Ctx<'_> {
 
 /// Runs pieces `idx` (the items of `producer`/`consumer`) on `wt` and the
 /// workers of their domains: see the module docs.
-fn run_group<P, C>(wt: &WorkerThread, ctx: &Ctx<'_>, idx: Range<usize>, level: Level, producer: P, consumer: C) -> C::Result
+fn run_group<P, C>(
+    wt: &WorkerThread,
+    ctx: &Ctx<'_>,
+    idx: Range<usize>,
+    level: Level,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -316,7 +334,10 @@ where
         return run_group(wt, ctx, idx, level.below(), producer, consumer);
     }
     let base = ctx.pieces[idx.start].range.start;
-    let cuts: Vec<usize> = groups.iter().map(|g| ctx.pieces[g.start].range.start - base).collect();
+    let cuts: Vec<usize> = groups
+        .iter()
+        .map(|g| ctx.pieces[g.start].range.start - base)
+        .collect();
     let mut parts = Vec::with_capacity(groups.len());
     let mut reducers = Vec::with_capacity(groups.len() - 1);
     cut(producer, consumer, &cuts, 0, &mut parts, &mut reducers);
@@ -340,7 +361,8 @@ where
             let task = move |_migrated: bool| {
                 // SAFETY: see `here`; tasks run on workers (inline on `wt`,
                 // or taken from a queue by a worker).
-                let wt = unsafe { WorkerThread::current().as_ref() }.expect("an iterator piece ran outside a worker");
+                let wt = unsafe { WorkerThread::current().as_ref() }
+                    .expect("an iterator piece ran outside a worker");
                 let _nested = NestedGuard::enter();
                 run_group(wt, ctx, g, below, p, c)
             };
@@ -369,7 +391,13 @@ where
 /// The leaf: the adaptive split tree of one piece, its split budget the
 /// number of workers of its domain (so that each gets about one leaf, as
 /// rayon's budget of one per thread for the whole pool).
-fn run_piece<P, C>(wt: &WorkerThread, ctx: &Ctx<'_>, i: usize, producer: P, consumer: C) -> C::Result
+fn run_piece<P, C>(
+    wt: &WorkerThread,
+    ctx: &Ctx<'_>,
+    i: usize,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -388,8 +416,14 @@ where
 /// group's) into parts starting at `cuts` (`cuts[0] == offset`), as a
 /// balanced binary tree: parts in order into `parts`, the reducers of the
 /// tree's inner nodes in pre-order into `reducers`.
-fn cut<P, C>(producer: P, consumer: C, cuts: &[usize], offset: usize, parts: &mut Vec<(P, C)>, reducers: &mut Vec<C::Reducer>)
-where
+fn cut<P, C>(
+    producer: P,
+    consumer: C,
+    cuts: &[usize],
+    offset: usize,
+    parts: &mut Vec<(P, C)>,
+    reducers: &mut Vec<C::Reducer>,
+) where
     P: Producer,
     C: Consumer<P::Item>,
 {
@@ -408,7 +442,11 @@ where
 
 /// Reduces `n` results along the tree [`cut`] built (same shape, reducers
 /// in pre-order).
-fn combine<T, R: Reducer<T>>(results: &mut impl Iterator<Item = T>, reducers: &mut impl Iterator<Item = R>, n: usize) -> T {
+fn combine<T, R: Reducer<T>>(
+    results: &mut impl Iterator<Item = T>,
+    reducers: &mut impl Iterator<Item = R>,
+    n: usize,
+) -> T {
     if n == 1 {
         return results.next().expect("one result per part");
     }
@@ -478,10 +516,18 @@ mod tests {
             let cuts: Vec<usize> = (0..k).map(|i| i * 10).collect();
             let mut parts = Vec::new();
             let mut reducers = Vec::new();
-            cut(Items(0..k * 10), Collect, &cuts, 0, &mut parts, &mut reducers);
+            cut(
+                Items(0..k * 10),
+                Collect,
+                &cuts,
+                0,
+                &mut parts,
+                &mut reducers,
+            );
             assert_eq!(parts.len(), k);
             assert_eq!(reducers.len(), k - 1);
-            let results: Vec<Vec<Range<usize>>> = parts.into_iter().map(|(p, _)| vec![p.0]).collect();
+            let results: Vec<Vec<Range<usize>>> =
+                parts.into_iter().map(|(p, _)| vec![p.0]).collect();
             let all = combine(&mut results.into_iter(), &mut reducers.into_iter(), k);
             let want: Vec<Range<usize>> = (0..k).map(|i| i * 10..i * 10 + 10).collect();
             assert_eq!(all, want);
