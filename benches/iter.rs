@@ -101,75 +101,59 @@ fn bench_iter(c: &mut Criterion) {
     });
 }
 
-/// One pass of a 3-point stencil from `src` into `dst`, chunk by chunk
-/// (`$p`: the prelude in scope; `$wrap`: what to do with the chunk
-/// iterator before `enumerate`, e.g. add a replay).
-macro_rules! stencil_pass {
-    ($src:expr, $dst:expr, |$it:ident| $wrap:expr) => {{
-        let src: &[f64] = $src;
-        let $it = $dst.par_chunks_mut(STENCIL_CHUNK);
-        $wrap.enumerate().for_each(|(i, chunk)| {
-            let base = i * STENCIL_CHUNK;
-            for (j, cell) in chunk.iter_mut().enumerate() {
-                let k = base + j;
-                let l = src[k.saturating_sub(1)];
-                let r = src[(k + 1).min(src.len() - 1)];
-                *cell = 0.25 * l + 0.5 * src[k] + 0.25 * r;
-            }
-        });
-    }};
+/// `STENCIL_PASSES` passes of a 3-point stencil, ping-pong between `$a`
+/// and `$b`, chunk by chunk, on `$pool` (the prelude in scope decides
+/// whose `par_chunks_mut`); `$wrap` is applied to the chunk iterator
+/// before `enumerate` (e.g. a replay).
+macro_rules! sweeps {
+    ($bch:expr, $pool:expr, $a:ident, $b:ident, |$it:ident| $wrap:expr) => {
+        $bch.iter(|| {
+            $pool.install(|| {
+                for _ in 0..STENCIL_PASSES {
+                    let src: &[f64] = &$a;
+                    let $it = $b.par_chunks_mut(STENCIL_CHUNK);
+                    $wrap.enumerate().for_each(|(i, chunk)| {
+                        let base = i * STENCIL_CHUNK;
+                        for (j, cell) in chunk.iter_mut().enumerate() {
+                            let k = base + j;
+                            let l = src[k.saturating_sub(1)];
+                            let r = src[(k + 1).min(src.len() - 1)];
+                            *cell = 0.25 * l + 0.5 * src[k] + 0.25 * r;
+                        }
+                    });
+                    std::mem::swap(&mut $a, &mut $b);
+                }
+            });
+            black_box($a[12345])
+        })
+    };
 }
 
 const STENCIL_CHUNK: usize = 4096;
 const STENCIL_PASSES: usize = 10;
 
-/// Repeated sweeps over the same two grids (ping-pong), the case affinity
-/// replay is for: locus with and without `with_replay`, and rayon, in one
-/// group.
+/// Repeated sweeps over the same two grids, the case affinity replay is
+/// for: locus with and without `with_replay`, and rayon, in one group.
 fn stencil_sweep(c: &mut Criterion) {
     let (lp, rp) = pools();
     let mut a = vec![1.0f64; 1 << 20];
     let mut b = vec![0.0f64; 1 << 20];
     a[1 << 19] = 1e6;
+    let replay = locus::iter::Replay::new();
     let mut g = c.benchmark_group("stencil_sweep/1Mx10");
     g.sample_size(20);
     g.measurement_time(std::time::Duration::from_secs(3));
     g.bench_function("locus", |bch| {
         use locus::prelude::*;
-        bch.iter(|| {
-            lp.install(|| {
-                for _ in 0..STENCIL_PASSES {
-                    stencil_pass!(&a, b, |it| it);
-                    std::mem::swap(&mut a, &mut b);
-                }
-            });
-            black_box(a[12345])
-        })
+        sweeps!(bch, lp, a, b, |it| it)
     });
-    let replay = locus::iter::Replay::new();
     g.bench_function("locus_replay", |bch| {
         use locus::prelude::*;
-        bch.iter(|| {
-            lp.install(|| {
-                for _ in 0..STENCIL_PASSES {
-                    stencil_pass!(&a, b, |it| it.with_replay(&replay));
-                    std::mem::swap(&mut a, &mut b);
-                }
-            });
-            black_box(a[12345])
-        })
+        sweeps!(bch, lp, a, b, |it| it.with_replay(&replay))
     });
     g.bench_function("rayon", |bch| {
         use rayon::prelude::*;
-        bch.iter(|| {
-            rp.install(|| {
-                for _ in 0..STENCIL_PASSES {
-                    stencil_pass!(&a, b, |it| it);
-                    std::mem::swap(&mut a, &mut b);
-                }
-            });
-            black_box(a[12345])
-        })
+        sweeps!(bch, rp, a, b, |it| it)
     });
     g.finish();
     eprintln!("stencil_sweep replay: {}", replay.stats());

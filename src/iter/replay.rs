@@ -349,25 +349,15 @@ mod tests {
             len: 10,
             pieces: 3,
         };
+        let stats = |c: &ReplayCore| {
+            let s = c.lock().stats;
+            (s.pieces, s.same_worker, s.same_llc)
+        };
         assert_eq!(core.targets(key), None);
         core.record(key, vec![0, 1, 2], |w| w / 2);
-        assert_eq!(
-            core.lock().stats,
-            ReplayStats {
-                pieces: 3,
-                same_worker: 0,
-                same_llc: 0
-            }
-        );
+        assert_eq!(stats(&core), (3, 0, 0));
         core.record(key, vec![0, 0, 3], |w| w / 2);
-        assert_eq!(
-            core.lock().stats,
-            ReplayStats {
-                pieces: 3,
-                same_worker: 1,
-                same_llc: 3
-            }
-        );
+        assert_eq!(stats(&core), (3, 1, 3));
         assert_eq!(core.targets(key), Some(vec![0, 0, 3]));
         let other = ReplayKey { len: 11, ..key };
         assert_eq!(core.targets(other), None);
