@@ -240,23 +240,37 @@ pub(crate) fn balance(targets: &mut [usize], natural: &[usize], layout: &crate::
 std::thread_local! {
     /// The replay handle of the indexed run this thread is about to start
     /// (set by [`WithReplay`] around its base's `with_producer`, taken by
-    /// the first `bridge_producer_consumer` inside).
-    static PENDING: Cell<Option<Arc<ReplayCore>>> = const { Cell::new(None) };
+    /// the first `bridge_producer_consumer` inside). A raw pointer, not an
+    /// `Arc`: no destructor, so every indexed run's look at it is a plain
+    /// load and store.
+    static PENDING: Cell<*const ReplayCore> = const { Cell::new(std::ptr::null()) };
 }
 
 /// Takes the replay handle set for the run starting on this thread.
 #[inline]
 pub(crate) fn take_pending() -> Option<Arc<ReplayCore>> {
-    PENDING.with(Cell::take)
+    let p = PENDING.with(|c| c.replace(std::ptr::null()));
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null pointer was stored by `WithReplay::with_producer`,
+    // from `Arc::as_ptr` of the `Arc` of a `Replay` it borrows; that call
+    // is still running on this thread (it puts the previous value back
+    // before it returns, also when unwinding), so the `Arc` is alive and
+    // one more strong count for the caller is sound.
+    unsafe {
+        Arc::increment_strong_count(p);
+        Some(Arc::from_raw(p))
+    }
 }
 
-/// Restores the previous pending handle (`WithReplay::with_producer`),
+/// Puts the previous pending handle back (`WithReplay::with_producer`),
 /// also when unwinding.
-struct RestorePending(Option<Arc<ReplayCore>>);
+struct RestorePending(*const ReplayCore);
 
 impl Drop for RestorePending {
     fn drop(&mut self) {
-        let prev = self.0.take();
+        let prev = self.0;
         PENDING.with(|p| p.set(prev));
     }
 }
@@ -302,8 +316,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for WithReplay<'_, I> {
         self.base.len()
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        let core = Arc::clone(&self.replay.core);
-        let _restore = RestorePending(PENDING.with(|p| p.replace(Some(core))));
+        let core = Arc::as_ptr(&self.replay.core);
+        let _restore = RestorePending(PENDING.with(|p| p.replace(core)));
         self.base.with_producer(callback)
     }
 }

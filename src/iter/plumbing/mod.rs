@@ -411,8 +411,6 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    // A half that migrated out of a nested tree keeps its thread nested.
-    let _nested = (migrated && splitter.is_nested()).then(NestedGuard::enter);
     if consumer.full() {
         return consumer.into_folder().complete();
     }
@@ -423,10 +421,35 @@ where
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
     let (left, right) = crate::join_context(
-        move |ctx| split_indexed(mid, ctx.migrated(), splitter, left_p, left_c),
-        move |ctx| split_indexed(len - mid, ctx.migrated(), splitter, right_p, right_c),
+        move |ctx| split_half(mid, ctx.migrated(), splitter, left_p, left_c),
+        move |ctx| split_half(len - mid, ctx.migrated(), splitter, right_p, right_c),
     );
     reducer.reduce(left, right)
+}
+
+/// A half of [`split_indexed`]: one that migrated out of a nested tree
+/// keeps its new thread nested while it runs (see `run_split`).
+#[inline]
+fn split_half<P, C>(len: usize, migrated: bool, splitter: LengthSplitter, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if migrated && splitter.is_nested() {
+        return split_nested_half(len, splitter, producer, consumer);
+    }
+    split_indexed(len, migrated, splitter, producer, consumer)
+}
+
+#[cold]
+#[inline(never)]
+fn split_nested_half<P, C>(len: usize, splitter: LengthSplitter, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let _nested = NestedGuard::enter();
+    split_indexed(len, true, splitter, producer, consumer)
 }
 
 /// Runs an unindexed producer into an unindexed consumer, splitting
@@ -439,8 +462,8 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let nested = run_split::mark_tree();
-    split_unindexed(false, Splitter::new().nested(nested.is_some()), producer, consumer)
+    let (threads, nested) = run_split::unindexed_start();
+    split_unindexed(false, Splitter::new(threads).nested(nested.is_some()), producer, consumer)
 }
 
 /// One node of the unindexed split tree.
@@ -449,7 +472,6 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let _nested = (migrated && splitter.nested).then(NestedGuard::enter);
     if consumer.full() {
         return consumer.into_folder().complete();
     }
@@ -460,9 +482,15 @@ where
         (left_p, Some(right_p)) => {
             let reducer = consumer.to_reducer();
             let left_c = consumer.split_off_left();
+            let half = |migrated: bool, p: P, c: C| {
+                // A half that migrated out of a nested tree keeps its new
+                // thread nested while it runs (see `run_split`).
+                let _nested = (migrated && splitter.nested).then(NestedGuard::enter);
+                split_unindexed(migrated, splitter, p, c)
+            };
             let (left, right) = crate::join_context(
-                move |ctx| split_unindexed(ctx.migrated(), splitter, left_p, left_c),
-                move |ctx| split_unindexed(ctx.migrated(), splitter, right_p, consumer),
+                move |ctx| half(ctx.migrated(), left_p, left_c),
+                move |ctx| half(ctx.migrated(), right_p, consumer),
             );
             reducer.reduce(left, right)
         }

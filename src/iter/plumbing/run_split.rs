@@ -77,12 +77,15 @@ fn here<'a>() -> (Option<&'a WorkerThread>, &'a Arc<Registry>) {
     }
 }
 
-/// Whether a new split tree on this thread should be marked as nested
-/// (several LLCs, not marked yet): a guard to hold while it runs.
+/// The start of an unindexed split tree on this thread: the pool's
+/// thread count (the split budget), and whether the tree is marked as
+/// nested (several LLCs, not marked yet), with the guard to hold while it
+/// runs.
 #[inline]
-pub(super) fn mark_tree() -> Option<NestedGuard> {
+pub(super) fn unindexed_start() -> (usize, Option<NestedGuard>) {
     let (_, registry) = here();
-    (registry.layout.llc_ranges().len() > 1 && !NESTED.with(Cell::get)).then(NestedGuard::enter)
+    let mark = registry.layout.llc_ranges().len() > 1 && !NESTED.with(Cell::get);
+    (registry.num_threads(), mark.then(NestedGuard::enter))
 }
 
 /// `bridge_producer_consumer`: the first split where it applies, else the
@@ -97,20 +100,21 @@ where
     let (wt, registry) = here();
     if replay.is_none() && registry.layout.llc_ranges().len() < 2 {
         // One LLC and no replay: the adaptive split tree, as rayon's.
-        return adaptive(len, producer, consumer, false);
+        return adaptive(registry, len, producer, consumer, false);
     }
     first_split_cold(wt, registry, len, producer, consumer, replay)
 }
 
-/// The adaptive split tree of the whole iterator (`nested`: mark the
-/// migrated halves).
+/// The adaptive split tree of the whole iterator on `registry`'s pool
+/// (`nested`: mark the migrated halves).
 #[inline]
-fn adaptive<P, C>(len: usize, producer: P, consumer: C, nested: bool) -> C::Result
+fn adaptive<P, C>(registry: &Registry, len: usize, producer: P, consumer: C, nested: bool) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let splitter = LengthSplitter::new(producer.min_len(), producer.max_len(), len).nested(nested);
+    let budget = registry.num_threads();
+    let splitter = LengthSplitter::new(producer.min_len(), producer.max_len(), len, budget).nested(nested);
     split_indexed(len, false, splitter, producer, consumer)
 }
 
@@ -148,7 +152,7 @@ where
             r.unsplit();
         }
         let _nested = (!nested).then(NestedGuard::enter);
-        return adaptive(len, producer, consumer, true);
+        return adaptive(registry, len, producer, consumer, true);
     }
     let top = move |wt: &WorkerThread| {
         let _nested = NestedGuard::enter();
@@ -408,7 +412,7 @@ where
     let piece = &ctx.pieces[i];
     let len = piece.range.len();
     let workers = piece.domain.workers(ctx.layout).len();
-    let splitter = LengthSplitter::for_piece(producer.min_len(), producer.max_len(), len, workers);
+    let splitter = LengthSplitter::new(producer.min_len(), producer.max_len(), len, workers).nested(true);
     split_indexed(len, false, splitter, producer, consumer)
 }
 

@@ -23,9 +23,10 @@ pub(super) struct Splitter {
 }
 
 impl Splitter {
-    pub(super) fn new() -> Self {
+    /// A budget of `threads` splits (the pool's thread count).
+    pub(super) fn new(threads: usize) -> Self {
         Splitter {
-            splits: crate::current_num_threads(),
+            splits: threads,
             nested: false,
         }
     }
@@ -60,26 +61,18 @@ pub(super) struct LengthSplitter {
 }
 
 impl LengthSplitter {
-    /// For `len` items whose producer wants pieces of `min..=max` items.
-    pub(super) fn new(min: usize, max: usize, len: usize) -> Self {
-        let mut inner = Splitter::new();
+    /// For `len` items whose producer wants pieces of `min..=max` items,
+    /// with a split budget of `budget` (rayon's: the pool's thread count;
+    /// a piece of the first split: its domain's workers), raised so that
+    /// no leaf is longer than `max`.
+    pub(super) fn new(min: usize, max: usize, len: usize, budget: usize) -> Self {
         // Enough splits that the leaves are at most `max` long (a tree of
         // `len / max` leaves needs about as many splits in its budget).
         let needed = len / max.max(1);
-        inner.splits = inner.splits.max(needed);
-        LengthSplitter { inner, min: min.max(1) }
-    }
-
-    /// For a piece of the first split (see `run_split`): a budget of
-    /// `workers` (the workers of the piece's domain) instead of the whole
-    /// pool's thread count, raised for `max` as in [`LengthSplitter::new`];
-    /// nested.
-    pub(super) fn for_piece(min: usize, max: usize, len: usize, workers: usize) -> Self {
-        let needed = len / max.max(1);
         LengthSplitter {
             inner: Splitter {
-                splits: workers.max(1).max(needed),
-                nested: true,
+                splits: budget.max(needed),
+                nested: false,
             },
             min: min.max(1),
         }
@@ -127,11 +120,11 @@ mod tests {
 
     #[test]
     fn length_bounds() {
-        let mut l = LengthSplitter::new(10, usize::MAX, 100);
+        let mut l = LengthSplitter::new(10, usize::MAX, 100, 4);
         assert!(l.try_split(20, false));
         assert!(!l.try_split(19, false));
         // max_len 1 over 1000 items: a budget of at least 1000.
-        let l = LengthSplitter::new(1, 1, 1000);
+        let l = LengthSplitter::new(1, 1, 1000, 4);
         assert!(l.inner.splits >= 1000);
     }
 }
