@@ -45,12 +45,15 @@
 //! LLC as fallback): see [`crate::iter::Replay`].
 //!
 //! Not cut along the hierarchy, and split adaptively only: unindexed
-//! iterators; iterators on a pool with one LLC (unless replayed: exactly
-//! the code path of rayon's design, no extra cost); iterators too short
-//! to give every domain `min_len` items; iterators started inside another
-//! iterator's split tree on a multi-LLC pool (only the outermost iterator
-//! is spread over the machine); iterators started inside a job of a
-//! [`JobGroup`](crate::JobGroup) (the group's placement decides).
+//! iterators; iterators on a pool with one LLC, unless replayed (their
+//! path is the adaptive split alone, as before the first split existed,
+//! at the cost of one thread-local look for a pending replay); iterators
+//! too short to give every domain `min_len` items; iterators started
+//! inside another iterator's split tree on a multi-LLC pool, or inside a
+//! replayed one (only the outermost iterator is spread over the machine);
+//! iterators started inside a job of a [`JobGroup`](crate::JobGroup) (the
+//! group's placement decides). A replayed iterator that is not cut
+//! reports 0 pieces in its [`ReplayStats`](crate::iter::ReplayStats).
 //!
 //! Invariants every implementation keeps:
 //! - `Producer::split_at(i)` yields exactly the items `0..i` on the left and
