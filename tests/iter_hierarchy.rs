@@ -89,7 +89,7 @@ fn in_own_llc(pool: &ThreadPool, ran: &[usize], depth: SplitDepth) -> Vec<(usize
 /// once those are done with their own. Heavy items (several OS time
 /// slices per piece) and four runs average that out for the total, which
 /// is asserted at the 80% (measured here, 2 cores, 7 other builds
-/// running: 81 to 96%). A single piece can still lose most of one run's
+/// running: 81 to 97%). A single piece can still lose most of one run's
 /// items to the OS (worst piece of one run measured: 37 to 92%), so per
 /// piece, over the four runs, the test asserts a third: clearly above the
 /// quarter that a split blind to the LLCs would give. On a machine with a
