@@ -117,6 +117,8 @@ fn bench_iter(c: &mut Criterion) {
         black_box((grid[12345], grid[(1 << 20) - 1]))
     });
 
+    stencil_sweep(c);
+
     both!(c, "nested/1000x1000", |_x| {
         let s: u64 = (0..black_box(1000u64)).into_par_iter().map(|i| (0..1000u64).into_par_iter().map(|j| i ^ j).sum::<u64>()).sum();
         black_box(s)
@@ -126,6 +128,69 @@ fn bench_iter(c: &mut Criterion) {
         let s: u64 = (0..black_box(100_000u64)).par_bridge().map(|x| x % 7).sum();
         black_box(s)
     });
+}
+
+/// `STENCIL_PASSES` passes of a 3-point stencil, ping-pong between `$a`
+/// and `$b`, chunk by chunk, on `$pool` (the prelude in scope decides
+/// whose `par_chunks_mut`); `$wrap` is applied to the chunk iterator
+/// before `enumerate` (e.g. a replay).
+macro_rules! sweeps {
+    ($bch:expr, $pool:expr, $a:ident, $b:ident, |$it:ident| $wrap:expr) => {
+        $bch.iter(|| {
+            $pool.install(|| {
+                for _ in 0..STENCIL_PASSES {
+                    let src: &[f64] = &$a;
+                    let $it = $b.par_chunks_mut(STENCIL_CHUNK);
+                    $wrap.enumerate().for_each(|(i, chunk)| {
+                        let base = i * STENCIL_CHUNK;
+                        for (j, cell) in chunk.iter_mut().enumerate() {
+                            let k = base + j;
+                            let l = src[k.saturating_sub(1)];
+                            let r = src[(k + 1).min(src.len() - 1)];
+                            *cell = 0.25 * l + 0.5 * src[k] + 0.25 * r;
+                        }
+                    });
+                    std::mem::swap(&mut $a, &mut $b);
+                }
+            });
+            black_box($a[12345])
+        })
+    };
+}
+
+const STENCIL_CHUNK: usize = 4096;
+const STENCIL_PASSES: usize = 10;
+
+/// Repeated sweeps over the same two grids, the case affinity replay is
+/// for: locus with and without `with_replay`, and rayon, in one group.
+/// Two sizes: grids of 1 MiB each (128K cells: a worker's share of both
+/// fits a core's L2 on most machines, so keeping it on its core pays) and
+/// of 8 MiB each (1M cells: L3-resident).
+fn stencil_sweep(c: &mut Criterion) {
+    let (lp, rp) = pools();
+    for (name, cells) in [("stencil_sweep/128Kx10", 1 << 17), ("stencil_sweep/1Mx10", 1 << 20)] {
+        let mut a = vec![1.0f64; cells];
+        let mut b = vec![0.0f64; cells];
+        a[cells / 2] = 1e6;
+        let replay = locus::iter::Replay::new();
+        let mut g = c.benchmark_group(name);
+        g.sample_size(20);
+        g.measurement_time(std::time::Duration::from_secs(3));
+        g.bench_function("locus", |bch| {
+            use locus::prelude::*;
+            sweeps!(bch, lp, a, b, |it| it)
+        });
+        g.bench_function("locus_replay", |bch| {
+            use locus::prelude::*;
+            sweeps!(bch, lp, a, b, |it| it.with_replay(&replay))
+        });
+        g.bench_function("rayon", |bch| {
+            use rayon::prelude::*;
+            sweeps!(bch, rp, a, b, |it| it)
+        });
+        g.finish();
+        eprintln!("{name} replay: {}", replay.stats());
+    }
 }
 
 criterion_group!(benches, bench_iter);

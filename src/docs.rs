@@ -25,7 +25,8 @@
 ///   `Sleep::notify`, `Sleep::notify_in` and `Sleep::wake_in` wake a
 ///   worker after a push; `Sleep::prepare_sleep` takes a searching worker
 ///   to *idle*, `Sleep::cancel_sleep` back to *searching*;
-///   `Sleep::stop_searching` leaves *searching* for *working*.
+///   `Sleep::stop_searching` leaves *searching* for *working*;
+///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle.
 /// - `private` (`src/runtime/private.rs`): each worker's stack of private
 ///   `join` halves, with the claim protocol and its proof.
 /// - `Parker` (`src/runtime/sleep.rs`): one worker's place to sleep, a
@@ -43,6 +44,7 @@
 /// [`Sleep::cancel_sleep`]: #names-used-above
 /// [`Sleep::prepare_sleep`]: #names-used-above
 /// [`Sleep::stop_searching`]: #names-used-above
+/// [`Sleep::wake_if_idle`]: #names-used-above
 /// [`Parker`]: #names-used-above
 /// [`IdleMasks`]: #names-used-above
 /// [`IdleMasks::claim_nearest`]: #names-used-above

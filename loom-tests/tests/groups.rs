@@ -89,3 +89,30 @@ fn forward_skipped_by_a_pass_that_finds_a_job() {
         pool.finish();
     });
 }
+
+/// A piece of a parallel iterator aimed at worker 0 (`registry::aimed`,
+/// `Aim::Worker`): pushed into LLC 0's pack queue (the copy that matters
+/// for progress; the copy in worker 0's targeted queue only helps
+/// placement), then, after the pusher's fence, worker 0 itself is claimed
+/// if idle (`Sleep::wake_if_idle`), else the pack queue's wakeup runs.
+/// Both workers of LLC 0 race for it: exactly one runs it, none stays
+/// parked with the job queued. With `if_none_searching` as for a pusher of
+/// the same LLC, and without.
+#[test]
+fn aimed_push_claims_its_worker_or_wakes_the_llc() {
+    for own in [false, true] {
+        builder(3).check(move || {
+            let sleep = sleep_for(2, 2);
+            let q = Arc::new(Queue::new());
+            let done = Arc::new(AtomicBool::new(false));
+            let ts: Vec<_> = (0..2).map(|w| spawn_racer(&sleep, &q, &done, w, 0)).collect();
+            q.push();
+            loom::sync::atomic::fence(SeqCst);
+            if sleep.wake_if_idle(0, locus::__loom::Distance::Cluster).is_none() {
+                sleep.notify_in(Some(0), 0, own, false);
+            }
+            let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
+            assert_eq!(ran, 1, "exactly one worker runs the piece");
+        });
+    }
+}

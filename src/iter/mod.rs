@@ -65,6 +65,7 @@ mod parallel_iterator;
 mod positions;
 mod reduce;
 mod repeat;
+mod replay;
 mod rev;
 mod skip;
 mod skip_any;
@@ -112,6 +113,7 @@ pub use once::{Once, once};
 pub use panic_fuse::PanicFuse;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use parallel_iterator::ParallelIterator;
+pub use replay::{Replay, ReplayStats, WithReplay};
 pub use positions::Positions;
 #[allow(deprecated)]
 pub use repeat::{Repeat, RepeatN, repeat, repeat_n, repeatn};

@@ -526,6 +526,17 @@ impl IdleMasks {
         None
     }
 
+    /// Claims worker `w` itself if its bit is set (a claim like the others,
+    /// restricted to one worker: invariant 1 holds, the caller owns its
+    /// wakeup). Used to aim a job at one worker (affinity replay of
+    /// parallel iterators). False if `w` is out of range or not claimable.
+    pub fn claim_worker(&self, w: usize) -> bool {
+        let Some(&l) = self.worker_llc.get(w) else {
+            return false;
+        };
+        self.claim_in(&self.llcs[l as usize], w..w + 1, false).is_some()
+    }
+
     /// The remote step of [`claim_nearest`](Self::claim_nearest): the LLCs of
     /// `llc_order[from_llc]` whose field is non-zero, in order.
     ///

@@ -6,8 +6,9 @@
 //!   and pops, others claim: see `private`) and the targeted queue of
 //!   worker `i`;
 //! - `injectors[l]` receives jobs from outside the pool aimed at LLC `l`;
-//! - `group_llc[l]` holds packed group jobs aimed at LLC `l` (taken by `l`'s
-//!   workers, by others only under the overload rule); `group_cluster[c]`
+//! - `group_llc[l]` holds packed group jobs aimed at LLC `l`, and pieces
+//!   of parallel iterators aimed at `l` (see `aimed`) (taken by `l`'s
+//!   workers, by others only under the help rule); `group_cluster[c]`
 //!   holds spread group jobs dealt to cluster `c` (taken by anyone, `c`'s
 //!   workers first); every worker's find-work pass looks at all of them, so
 //!   switching cluster awareness at run time strands no job;
@@ -133,8 +134,11 @@ use crate::pool::BroadcastContext;
 use crate::pool::fifo::JobFifo;
 use crate::pool::thread_builder::ThreadBuilder;
 
+mod aimed;
 mod groups;
 mod lifecycle;
+
+pub(crate) use aimed::{Aim, run_aimed};
 
 use lifecycle::StartGate;
 
@@ -163,7 +167,8 @@ pub(crate) struct ThreadInfo {
     pub(crate) stealer: Stealer<JobRef>,
     /// The worker's private `join` halves (see `private`).
     pub(crate) private: PrivateStack<JobRef>,
-    /// Jobs that only this worker may run (broadcast).
+    /// Jobs that only this worker may run (broadcast), and the preferred
+    /// copies of jobs aimed at it (see `aimed`).
     targeted: crate::sync::Mutex<VecDeque<JobRef>>,
     has_targeted: AtomicBool,
     /// Set by worker `i` once its exit handler returned (step 1 of the

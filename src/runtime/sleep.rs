@@ -165,6 +165,14 @@ impl Sleep {
         Some(self.wake_claimed(claimed))
     }
 
+    /// Claims and wakes worker `w` if it is idle (a claim restricted to
+    /// one worker, see [`IdleMasks::claim_worker`]); `d` is only reported
+    /// back. A pusher that aims a job at `w` calls this after its fence
+    /// (the claim is one of the claims of rule 2 in "Queues of one LLC").
+    pub fn wake_if_idle(&self, w: usize, d: Distance) -> Option<(usize, Distance)> {
+        self.idle.claim_worker(w).then(|| self.wake_claimed((w, d)))
+    }
+
     /// The idle masks (for load estimates and the cluster switch).
     pub fn idle(&self) -> &IdleMasks {
         &self.idle

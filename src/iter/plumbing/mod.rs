@@ -22,6 +22,39 @@
 //! capacity to feed). A producer's [`min_len`](Producer::min_len) and
 //! [`max_len`](Producer::max_len) bound the leaf sizes.
 //!
+//! # The first split
+//!
+//! On a pool with several LLCs, an indexed iterator is first cut along the
+//! cache hierarchy ([`hierarchy::first_split`]): one contiguous piece per
+//! LLC, sized by the summed capacity of its workers, then per cluster.
+//! Each piece starts in its domain: the caller's own piece runs on the
+//! caller, every other is queued to its LLC's pack queue (the queue of
+//! packed job groups: that LLC's workers take it right after their own
+//! deque, another LLC's only when the pack help rule allows, i.e. that LLC
+//! overloaded, or saturated while the helper is idle, so a piece never
+//! waits for ever on an LLC whose workers all block). Inside a piece the
+//! adaptive split above runs, with a budget of the piece's workers;
+//! stealing between LLCs stays allowed (at the tail, when a domain ran
+//! out of work). Results combine inside a cluster, then inside an LLC,
+//! then across LLCs: the reduction tree is the hierarchy (`reduce`, `sum`,
+//! `fold`+`reduce` and `collect` cross an LLC boundary with one result per
+//! LLC).
+//!
+//! With [affinity replay](crate::iter::Replay) the cut goes down to one
+//! piece per worker, each sent to the worker that ran it last time (its
+//! LLC as fallback): see [`crate::iter::Replay`].
+//!
+//! Not cut along the hierarchy, and split adaptively only: unindexed
+//! iterators; iterators on a pool with one LLC, unless replayed (their
+//! path is the adaptive split alone, as before the first split existed,
+//! at the cost of one thread-local look for a pending replay); iterators
+//! too short to give every domain `min_len` items; iterators started
+//! inside another iterator's split tree on a multi-LLC pool, or inside a
+//! replayed one (only the outermost iterator is spread over the machine);
+//! iterators started inside a job of a [`JobGroup`](crate::JobGroup) (the
+//! group's placement decides). A replayed iterator that is not cut
+//! reports 0 pieces in its [`ReplayStats`](crate::iter::ReplayStats).
+//!
 //! Invariants every implementation keeps:
 //! - `Producer::split_at(i)` yields exactly the items `0..i` on the left and
 //!   `i..len` on the right, in order; `Consumer::split_at(i)` gives a left
@@ -30,9 +63,12 @@
 //! - once `full()` is true, feeding more items is allowed but useless: the
 //!   result will not change, so callers stop early.
 
+pub mod hierarchy;
+mod run_split;
 mod splitter;
 
 use crate::iter::IndexedParallelIterator;
+use run_split::NestedGuard;
 use splitter::{LengthSplitter, Splitter};
 
 /// A source of items that can be split at any index: the producer side of
@@ -339,12 +375,10 @@ where
     }
 }
 
-/// Runs `len` items of `producer` into `consumer`, split into jobs
-/// adaptively: the single entry point of every indexed execution.
-///
-/// The top of the split tree is where a topology-aware first cut belongs
-/// (one piece per cache domain); below it, pieces split while their
-/// split budget allows, as described in the module docs.
+/// Runs `len` items of `producer` into `consumer`, split into jobs: the
+/// single entry point of every indexed execution. First along the cache
+/// hierarchy where that applies, then adaptively (see the module docs,
+/// "The first split").
 ///
 /// ```
 /// use locus::iter::plumbing::{bridge_producer_consumer, Producer};
@@ -371,8 +405,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let splitter = LengthSplitter::new(producer.min_len(), producer.max_len(), len);
-    split_indexed(len, false, splitter, producer, consumer)
+    run_split::bridge(len, producer, consumer)
 }
 
 /// One node of the indexed split tree.
@@ -391,10 +424,35 @@ where
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
     let (left, right) = crate::join_context(
-        move |ctx| split_indexed(mid, ctx.migrated(), splitter, left_p, left_c),
-        move |ctx| split_indexed(len - mid, ctx.migrated(), splitter, right_p, right_c),
+        move |ctx| split_half(mid, ctx.migrated(), splitter, left_p, left_c),
+        move |ctx| split_half(len - mid, ctx.migrated(), splitter, right_p, right_c),
     );
     reducer.reduce(left, right)
+}
+
+/// A half of [`split_indexed`]: one that migrated out of a nested tree
+/// keeps its new thread nested while it runs (see `run_split`).
+#[inline]
+fn split_half<P, C>(len: usize, migrated: bool, splitter: LengthSplitter, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if migrated && splitter.is_nested() {
+        return split_nested_half(len, splitter, producer, consumer);
+    }
+    split_indexed(len, migrated, splitter, producer, consumer)
+}
+
+#[cold]
+#[inline(never)]
+fn split_nested_half<P, C>(len: usize, splitter: LengthSplitter, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let _nested = NestedGuard::enter();
+    split_indexed(len, true, splitter, producer, consumer)
 }
 
 /// Runs an unindexed producer into an unindexed consumer, splitting
@@ -407,7 +465,8 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    split_unindexed(false, Splitter::new(), producer, consumer)
+    let (threads, nested) = run_split::unindexed_start();
+    split_unindexed(false, Splitter::new(threads).nested(nested.is_some()), producer, consumer)
 }
 
 /// One node of the unindexed split tree.
@@ -426,9 +485,15 @@ where
         (left_p, Some(right_p)) => {
             let reducer = consumer.to_reducer();
             let left_c = consumer.split_off_left();
+            let half = |migrated: bool, p: P, c: C| {
+                // A half that migrated out of a nested tree keeps its new
+                // thread nested while it runs (see `run_split`).
+                let _nested = (migrated && splitter.nested).then(NestedGuard::enter);
+                split_unindexed(migrated, splitter, p, c)
+            };
             let (left, right) = crate::join_context(
-                move |ctx| split_unindexed(ctx.migrated(), splitter, left_p, left_c),
-                move |ctx| split_unindexed(ctx.migrated(), splitter, right_p, consumer),
+                move |ctx| half(ctx.migrated(), left_p, left_c),
+                move |ctx| half(ctx.migrated(), right_p, consumer),
             );
             reducer.reduce(left, right)
         }

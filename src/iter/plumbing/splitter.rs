@@ -16,11 +16,25 @@
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Splitter {
     splits: usize,
+    /// Whether the tree runs on a pool with several LLCs, inside an
+    /// iterator: its migrated halves mark their thread as nested (see
+    /// `run_split`).
+    pub(super) nested: bool,
 }
 
 impl Splitter {
-    pub(super) fn new() -> Self {
-        Splitter { splits: crate::current_num_threads() }
+    /// A budget of `threads` splits (the pool's thread count).
+    pub(super) fn new(threads: usize) -> Self {
+        Splitter {
+            splits: threads,
+            nested: false,
+        }
+    }
+
+    /// Marks the tree as nested (see `nested`).
+    pub(super) fn nested(mut self, nested: bool) -> Self {
+        self.nested = nested;
+        self
     }
 
     /// Whether to split now; updates the budget.
@@ -47,14 +61,33 @@ pub(super) struct LengthSplitter {
 }
 
 impl LengthSplitter {
-    /// For `len` items whose producer wants pieces of `min..=max` items.
-    pub(super) fn new(min: usize, max: usize, len: usize) -> Self {
-        let mut inner = Splitter::new();
+    /// For `len` items whose producer wants pieces of `min..=max` items,
+    /// with a split budget of `budget` (rayon's: the pool's thread count;
+    /// a piece of the first split: its domain's workers), raised so that
+    /// no leaf is longer than `max`.
+    pub(super) fn new(min: usize, max: usize, len: usize, budget: usize) -> Self {
         // Enough splits that the leaves are at most `max` long (a tree of
         // `len / max` leaves needs about as many splits in its budget).
         let needed = len / max.max(1);
-        inner.splits = inner.splits.max(needed);
-        LengthSplitter { inner, min: min.max(1) }
+        LengthSplitter {
+            inner: Splitter {
+                splits: budget.max(needed),
+                nested: false,
+            },
+            min: min.max(1),
+        }
+    }
+
+    /// Marks the tree as nested (see [`Splitter::nested`]).
+    pub(super) fn nested(mut self, nested: bool) -> Self {
+        self.inner.nested = nested;
+        self
+    }
+
+    /// Whether the tree is nested.
+    #[inline]
+    pub(super) fn is_nested(&self) -> bool {
+        self.inner.nested
     }
 
     /// Whether to split a piece of `len` items now.
@@ -70,7 +103,7 @@ mod tests {
 
     #[test]
     fn unstolen_budget_runs_out_after_log_levels() {
-        let mut s = Splitter { splits: 8 };
+        let mut s = Splitter { splits: 8, nested: false };
         let mut levels = 0;
         while s.try_split(false) {
             levels += 1;
@@ -80,18 +113,18 @@ mod tests {
 
     #[test]
     fn migration_renews_the_budget() {
-        let mut s = Splitter { splits: 0 };
+        let mut s = Splitter { splits: 0, nested: false };
         assert!(s.try_split(true));
         assert!(s.splits >= 1);
     }
 
     #[test]
     fn length_bounds() {
-        let mut l = LengthSplitter::new(10, usize::MAX, 100);
+        let mut l = LengthSplitter::new(10, usize::MAX, 100, 4);
         assert!(l.try_split(20, false));
         assert!(!l.try_split(19, false));
         // max_len 1 over 1000 items: a budget of at least 1000.
-        let l = LengthSplitter::new(1, 1, 1000);
+        let l = LengthSplitter::new(1, 1, 1000, 4);
         assert!(l.inner.splits >= 1000);
     }
 }

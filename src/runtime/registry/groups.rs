@@ -100,24 +100,7 @@ impl Registry {
             Destination::Ordinary => self.push_from(job, from),
             Destination::Pack { llc, wake_from } => {
                 self.group_llc[llc].push(job);
-                // A worker of `llc` pushing will look at the queue itself:
-                // wake a helper only if nobody searches (as for a deque
-                // push). Anyone else must wake a worker of `llc`.
-                let own = from.is_some_and(|wt| wt.llc() == llc);
-                let woken = self
-                    .sleep
-                    .notify_in(wake_from, llc, own, false)
-                    .or_else(|| {
-                        // A helper from another LLC only if it may take the
-                        // job: `llc` overloaded, or saturated (no idle worker
-                        // left to wake there). See `sleep`, "Queues of one LLC".
-                        if self.may_help(llc, None) {
-                            self.sleep.notify(wake_from, llc)
-                        } else {
-                            None
-                        }
-                    });
-                wake(woken);
+                wake(self.notify_pack(llc, wake_from, from));
             }
             Destination::Cluster {
                 cluster,
@@ -133,6 +116,31 @@ impl Registry {
                 wake(self.sleep.notify_in(None, llc, false, true));
             }
         }
+    }
+
+    /// The wakeup after a push into LLC `llc`'s pack queue (a group job, or
+    /// a piece of a parallel iterator aimed at `llc`): a worker of `llc`,
+    /// the cluster of `wake_from` first, else a helper if the help rule
+    /// would let one take the job. See `sleep`, "Queues of one LLC".
+    pub(crate) fn notify_pack(
+        &self,
+        llc: usize,
+        wake_from: Option<usize>,
+        from: Option<&WorkerThread>,
+    ) -> Option<(usize, Distance)> {
+        // A worker of `llc` pushing will look at the queue itself: wake a
+        // helper only if nobody searches (as for a deque push). Anyone else
+        // must wake a worker of `llc`.
+        let own = from.is_some_and(|wt| wt.llc() == llc);
+        self.sleep.notify_in(wake_from, llc, own, false).or_else(|| {
+            // A helper from another LLC only if it may take the job: `llc`
+            // overloaded, or saturated (no idle worker left to wake there).
+            if self.may_help(llc, None) {
+                self.sleep.notify(wake_from, llc)
+            } else {
+                None
+            }
+        })
     }
 
     /// As [`Registry::in_worker`], with `op` running as a job of group `g`:

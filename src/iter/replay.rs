@@ -1,0 +1,384 @@
+//! Affinity replay: [`Replay`] and the [`WithReplay`] adapter.
+//!
+//! The idea is oneTBB's `affinity_partitioner`: an iterator run over the
+//! same data again and again (a stencil sweep, an iterative solver) is
+//! fastest when each worker gets the items it had last time, still in its
+//! caches (and, on NUMA machines, on the node that first touched them).
+//!
+//! A run with a [`Replay`] cuts the iterator down to one piece per worker
+//! (see [`plumbing::hierarchy`](super::plumbing::hierarchy), depth
+//! [`SplitDepth::Worker`](super::plumbing::hierarchy::SplitDepth)) and
+//! records which worker started each piece. The next run of the same
+//! length on the same pool sends each piece back to that worker: the
+//! worker is preferred (a copy of the job in its own queue, woken if
+//! idle), its LLC is the fallback (a copy in the LLC's queue, which the
+//! LLC's other workers take when it is busy, and other LLCs only under the
+//! overload rule of job groups). A run of another length (or with another
+//! number of pieces, or on another pool) records afresh; its first aim is
+//! each piece's own worker in the split.
+//!
+//! Invariants: a replay never changes results (only where pieces run);
+//! the record of a run is kept only if the run finished without a panic;
+//! a replayed iterator started inside a piece of another first split (a
+//! nested iterator) is split adaptively and leaves the record alone (its
+//! stats show 0 pieces).
+
+use std::cell::Cell;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use super::plumbing::*;
+use super::*;
+
+/// A record of where the pieces of an iterator ran, kept across runs to
+/// send them back there: see [`IndexedParallelIterator::with_replay`].
+///
+/// `Send + Sync`: one handle may serve runs from several threads (each
+/// run replays the record it finds and leaves its own).
+///
+/// ```
+/// use locus::prelude::*;
+/// use locus::iter::Replay;
+///
+/// let pool = locus::ThreadPoolBuilder::new()
+///     .topology(locus::Topology::synthetic("llc:2 core:2").unwrap())
+///     .build()
+///     .unwrap();
+/// let replay = Replay::new();
+/// let mut v = vec![0u32; 10_000];
+/// for _ in 0..3 {
+///     pool.install(|| v.par_iter_mut().with_replay(&replay).for_each(|x| *x += 1));
+/// }
+/// assert!(v.iter().all(|&x| x == 3));
+/// let s = replay.stats();
+/// assert_eq!(s.pieces, 4); // one per worker
+/// assert!(s.same_llc <= s.pieces && s.same_worker <= s.same_llc);
+/// ```
+#[derive(Default)]
+pub struct Replay {
+    core: Arc<ReplayCore>,
+}
+
+impl Replay {
+    /// A handle with no record: the first run records.
+    pub fn new() -> Self {
+        Replay::default()
+    }
+
+    /// How the last run that used this handle compares with the run
+    /// before it.
+    pub fn stats(&self) -> ReplayStats {
+        self.core.lock().stats
+    }
+}
+
+impl fmt::Debug for Replay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let st = self.core.lock();
+        f.debug_struct("Replay")
+            .field("recorded_len", &st.key.map(|k| k.len))
+            .field("stats", &st.stats)
+            .finish()
+    }
+}
+
+/// Where the pieces of the last run of a [`Replay`] ran, compared with
+/// the run before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ReplayStats {
+    /// Pieces of the last run (one per worker when the iterator is long
+    /// enough; 0 when it was not split: too short, a pool of one worker,
+    /// or a nested iterator).
+    pub pieces: usize,
+    /// Pieces started by the same worker as in the previous run (0 when
+    /// the previous run had another length: nothing to compare with).
+    pub same_worker: usize,
+    /// Pieces started in the same LLC as in the previous run (includes
+    /// `same_worker`).
+    pub same_llc: usize,
+}
+
+impl fmt::Display for ReplayStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} pieces, {} on the same worker and {} in the same LLC as in the previous run",
+            self.pieces, self.same_worker, self.same_llc
+        )
+    }
+}
+
+/// What a record is valid for: the pool, the length, the number of pieces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReplayKey {
+    pub(crate) pool: usize,
+    pub(crate) len: usize,
+    pub(crate) pieces: usize,
+}
+
+/// The shared state of a [`Replay`].
+#[derive(Default)]
+pub(crate) struct ReplayCore {
+    state: Mutex<ReplayState>,
+}
+
+#[derive(Default)]
+struct ReplayState {
+    key: Option<ReplayKey>,
+    /// The worker that started each piece in the recorded run.
+    ran: Vec<usize>,
+    stats: ReplayStats,
+}
+
+impl ReplayCore {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
+        // A panic while holding the lock cannot leave the state half
+        // written in a way that matters (it is a hint): go on.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The workers to aim the pieces at: the record if it is valid for
+    /// `key`, else `None`.
+    pub(crate) fn targets(&self, key: ReplayKey) -> Option<Vec<usize>> {
+        let st = self.lock();
+        (st.key == Some(key)).then(|| st.ran.clone())
+    }
+
+    /// Records a finished run: who started each piece (`llc_of` maps a
+    /// worker to its LLC, for the stats).
+    pub(crate) fn record(&self, key: ReplayKey, ran: Vec<usize>, llc_of: impl Fn(usize) -> usize) {
+        let mut st = self.lock();
+        let mut stats = ReplayStats {
+            pieces: ran.len(),
+            ..ReplayStats::default()
+        };
+        if st.key == Some(key) {
+            for (&a, &b) in st.ran.iter().zip(&ran) {
+                stats.same_worker += usize::from(a == b);
+                stats.same_llc += usize::from(llc_of(a) == llc_of(b));
+            }
+        }
+        st.key = Some(key);
+        st.ran = ran;
+        st.stats = stats;
+    }
+
+    /// A run that was not split: its stats, the record kept.
+    pub(crate) fn unsplit(&self) {
+        self.lock().stats = ReplayStats::default();
+    }
+}
+
+/// Moves a piece aimed at `*t` to worker `f` (`count`: pieces per worker).
+fn move_to(count: &mut [usize], t: &mut usize, f: usize) {
+    count[*t] -= 1;
+    *t = f;
+    count[f] += 1;
+}
+
+/// Turns the record of a run into the aims of the next: one piece per
+/// worker where the record gave a worker several (it ran a slow
+/// neighbour's piece, or helped another LLC) and left others with none.
+/// Without this a worker that once ran two pieces would get both for
+/// good, and its neighbour nothing. Extra pieces move (the last ones
+/// first) to a free worker of the same LLC, whose cache they share; what
+/// is left moves home, pieces away from their own LLC first: to their
+/// `natural` worker if free, else to a free worker of their own LLC,
+/// else to the first free worker. Entries that are no worker of `layout`
+/// are replaced by `natural` first.
+pub(crate) fn balance(targets: &mut [usize], natural: &[usize], layout: &crate::Layout) {
+    let workers = layout.workers();
+    let llc = |w: usize| workers[w].llc;
+    let mut count = vec![0usize; workers.len()];
+    for (t, &home) in targets.iter_mut().zip(natural) {
+        if *t >= workers.len() {
+            *t = home;
+        }
+        count[*t] += 1;
+    }
+    // Free workers (count 0) only ever become busy here, so a cursor per
+    // LLC, and one over all workers, find the next free one.
+    let mut cursor: Vec<usize> = layout.llc_ranges().iter().map(|r| r.start).collect();
+    let mut any = 0;
+    let mut free_in = |count: &[usize], l: usize| {
+        let r = &layout.llc_ranges()[l];
+        while cursor[l] < r.end && count[cursor[l]] > 0 {
+            cursor[l] += 1;
+        }
+        (cursor[l] < r.end).then_some(cursor[l])
+    };
+    for t in targets.iter_mut().rev() {
+        if count[*t] > 1 {
+            if let Some(f) = free_in(&count, llc(*t)) {
+                move_to(&mut count, t, f);
+            }
+        }
+    }
+    for foreign in [true, false] {
+        for (t, &home) in targets.iter_mut().zip(natural).rev() {
+            if count[*t] < 2 || (llc(*t) != llc(home)) != foreign {
+                continue;
+            }
+            let f = if count[home] == 0 {
+                Some(home)
+            } else {
+                free_in(&count, llc(home))
+            };
+            let f = f.or_else(|| {
+                while any < workers.len() && count[any] > 0 {
+                    any += 1;
+                }
+                (any < workers.len()).then_some(any)
+            });
+            if let Some(f) = f {
+                move_to(&mut count, t, f);
+            }
+        }
+    }
+}
+
+std::thread_local! {
+    /// The replay handle of the indexed run this thread is about to start
+    /// (set by [`WithReplay`] around its base's `with_producer`, taken by
+    /// the first `bridge_producer_consumer` inside). A raw pointer, not an
+    /// `Arc`: no destructor, so every indexed run's look at it is a plain
+    /// load and store.
+    static PENDING: Cell<*const ReplayCore> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Takes the replay handle set for the run starting on this thread.
+#[inline]
+pub(crate) fn take_pending() -> Option<Arc<ReplayCore>> {
+    let p = PENDING.with(|c| c.replace(std::ptr::null()));
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null pointer was stored by `WithReplay::with_producer`,
+    // from `Arc::as_ptr` of the `Arc` of a `Replay` it borrows; that call
+    // is still running on this thread (it puts the previous value back
+    // before it returns, also when unwinding), so the `Arc` is alive and
+    // one more strong count for the caller is sound.
+    unsafe {
+        Arc::increment_strong_count(p);
+        Some(Arc::from_raw(p))
+    }
+}
+
+/// Puts the previous pending handle back (`WithReplay::with_producer`),
+/// also when unwinding.
+struct RestorePending(*const ReplayCore);
+
+impl Drop for RestorePending {
+    fn drop(&mut self) {
+        let prev = self.0;
+        PENDING.with(|p| p.set(prev));
+    }
+}
+
+/// Runs its base with affinity replay. Made by
+/// [`IndexedParallelIterator::with_replay`].
+#[must_use = "iterator adapters are lazy"]
+pub struct WithReplay<'r, I> {
+    base: I,
+    replay: &'r Replay,
+}
+
+impl<I: fmt::Debug> fmt::Debug for WithReplay<'_, I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WithReplay")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'r, I> WithReplay<'r, I> {
+    pub(super) fn new(base: I, replay: &'r Replay) -> Self {
+        WithReplay { base, replay }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for WithReplay<'_, I> {
+    type Item = I::Item;
+
+    fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.base.len())
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for WithReplay<'_, I> {
+    fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let core = Arc::as_ptr(&self.replay.core);
+        let _restore = RestorePending(PENDING.with(|p| p.replace(core)));
+        self.base.with_producer(callback)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Layout, LayoutOptions, Topology};
+
+    #[test]
+    fn balance_gives_one_piece_per_worker() {
+        let l = Layout::new(
+            &Topology::synthetic("llc:2 core:3").unwrap(),
+            &LayoutOptions::default(),
+        )
+        .unwrap();
+        let natural = [0, 1, 2, 3, 4, 5];
+        // Worker 0 ran three pieces, worker 3 two; 1, 2 and 5 none: the
+        // extras go to free neighbours in the same LLC.
+        let mut t = vec![0, 0, 0, 3, 3, 4];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [0, 2, 1, 3, 5, 4]);
+        // A record that already is one piece per worker stays as it is.
+        let mut t = vec![1, 0, 2, 5, 4, 3];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [1, 0, 2, 5, 4, 3]);
+        // LLC 0 ran four pieces, one of them LLC 1's: that one goes home
+        // (its own worker 4 is free); unknown workers become natural.
+        let mut t = vec![0, 1, 2, 3, 1, usize::MAX];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [0, 1, 2, 3, 4, 5]);
+        // No free worker in the LLC: to the first free one.
+        let mut t = vec![0, 0, 1, 2, 4, 5];
+        balance(&mut t, &natural, &l);
+        assert_eq!(t, [0, 3, 1, 2, 4, 5]);
+    }
+
+    #[test]
+    fn stats_compare_with_the_previous_record_of_the_same_key() {
+        let core = ReplayCore::default();
+        let key = ReplayKey {
+            pool: 1,
+            len: 10,
+            pieces: 3,
+        };
+        let stats = |c: &ReplayCore| {
+            let s = c.lock().stats;
+            (s.pieces, s.same_worker, s.same_llc)
+        };
+        assert_eq!(core.targets(key), None);
+        core.record(key, vec![0, 1, 2], |w| w / 2);
+        assert_eq!(stats(&core), (3, 0, 0));
+        core.record(key, vec![0, 0, 3], |w| w / 2);
+        assert_eq!(stats(&core), (3, 1, 3));
+        assert_eq!(core.targets(key), Some(vec![0, 0, 3]));
+        let other = ReplayKey { len: 11, ..key };
+        assert_eq!(core.targets(other), None);
+        core.record(other, vec![0, 1, 2], |w| w / 2);
+        assert_eq!(core.lock().stats.same_llc, 0);
+        core.unsplit();
+        assert_eq!(core.lock().stats, ReplayStats::default());
+        assert_eq!(core.targets(other), Some(vec![0, 1, 2]));
+    }
+}

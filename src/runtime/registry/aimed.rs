@@ -1,0 +1,195 @@
+//! Jobs aimed at a cache domain or at one worker, and a caller that waits
+//! for them: the runtime side of the first split of parallel iterators
+//! (`iter::plumbing::hierarchy`).
+//!
+//! [`run_aimed`] takes a list of closures, each with an [`Aim`]: the
+//! [`Aim::Here`] ones run inline on the calling worker, the others are
+//! pushed as stack jobs where they are aimed, and the caller waits for all
+//! of them on a counting latch (helping meanwhile, like `scope`). Results
+//! come back in list order, panics caught, so the caller resumes them only
+//! after every job finished.
+//!
+//! Where an aimed job goes:
+//! - [`Aim::Llc`]: into that LLC's *pack queue*, the queue packed job
+//!   groups use: its own workers take it (right after their own deque),
+//!   another LLC's workers only under the help rule
+//!   ([`crate::groups::may_help`]: that LLC overloaded, or saturated while
+//!   the helper is idle). So a piece stays in its LLC while that LLC has a
+//!   worker to run it, and never waits for ever on an LLC whose workers
+//!   all block. The wakeup is the pack queue's ([`Registry::notify_pack`]),
+//!   the cluster of `wake_from` first.
+//! - [`Aim::Worker`]: worker `w` is preferred, its LLC is the fallback.
+//!   One job, two *copies* (a heap proxy referenced twice, as oneTBB's
+//!   affinity proxies): one in `w`'s targeted queue (only `w` looks
+//!   there, first in each search), one in `w`'s LLC's pack queue. The
+//!   first copy executed runs the job; the other finds it taken and only
+//!   frees the proxy. `w` is woken if it is idle (claimed like any idle
+//!   worker); if it is not, the pack queue's wakeup gets another worker of
+//!   the LLC. Trade-off: a busy `w` loses its piece to a neighbour in its
+//!   LLC (warm L3, cold L1/L2) instead of the job waiting for `w`; a
+//!   targeted-only job would keep the piece for `w` but hang if `w`
+//!   blocks, and nobody else could ever run it.
+//!
+//! Invariants: every pushed job is executed exactly once (a proxy copy
+//! that loses executes nothing but its own release); the caller's frame,
+//! which holds the stack jobs, is left only after the count latch is set
+//! (no unwinding before: see `runtime::unwind`); the pushes follow the
+//! pack queue's wake rules, so the proof of "Queues of one LLC" in `sleep`
+//! covers them. Claiming `w` itself for an [`Aim::Worker`] push is a claim
+//! restricted to one worker of the LLC, an instance of that proof's rule 2;
+//! when it fails the general pack wakeup runs. A proxy copy left in a
+//! queue when the job already ran is executed by a later search (workers
+//! drain every queue they look at before exiting: their own targeted
+//! queue, their LLC's pack queue), so its memory is freed before the pool
+//! exits.
+
+use crate::runtime::idle::Distance;
+use crate::runtime::job::{Job, JobRef, JobResult, StackJob};
+use crate::runtime::latch::{CountLatch, LatchRef};
+use crate::runtime::unwind::AbortOnUnwind;
+use crate::runtime::worker::WorkerThread;
+use crate::sync::{AtomicBool, AtomicUsize, Ordering, fence};
+
+use super::Registry;
+
+/// Where [`run_aimed`] runs a closure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Aim {
+    /// Inline, on the calling worker.
+    Here,
+    /// Into LLC `llc`'s pack queue; the wakeup tries the cluster of
+    /// `wake_from` first.
+    Llc {
+        /// Dense LLC index.
+        llc: usize,
+        /// A worker whose cluster is woken first.
+        wake_from: Option<usize>,
+    },
+    /// Worker `w` first, else any worker of its LLC (module docs).
+    Worker(usize),
+}
+
+/// Runs `tasks`: the [`Aim::Here`] ones inline on `wt`, in order, after
+/// pushing the others where they are aimed; returns once all have run,
+/// with their outcomes in list order (the closures get `migrated`: false
+/// inline, true elsewhere).
+pub(crate) fn run_aimed<F, R>(wt: &WorkerThread, tasks: Vec<(Aim, F)>) -> Vec<JobResult<R>>
+where
+    F: FnOnce(bool) -> R + Send,
+    R: Send,
+{
+    let registry = wt.registry();
+    let remote = tasks.iter().filter(|(a, _)| *a != Aim::Here).count();
+    let latch = CountLatch::with_count(registry, wt.index(), remote);
+    let (aims, jobs): (Vec<Aim>, Vec<_>) = tasks
+        .into_iter()
+        .map(|(aim, f)| (aim, StackJob::new(f, LatchRef(&latch))))
+        .unzip();
+    // From the first push until the latch is set, workers use `jobs`: no
+    // unwinding out of this frame (the inline closures' panics are caught).
+    let guard = AbortOnUnwind::new("a parallel iterator while its pieces run on other workers");
+    for (&aim, job) in aims.iter().zip(&jobs) {
+        if aim != Aim::Here {
+            // SAFETY: `jobs` is neither moved nor dropped until the latch,
+            // which every pushed job sets, is observed below.
+            registry.push_aimed(aim, unsafe { job.as_job_ref() }, wt);
+        }
+    }
+    let mut here: Vec<JobResult<R>> = Vec::with_capacity(aims.len() - remote);
+    for (&aim, job) in aims.iter().zip(&jobs) {
+        if aim == Aim::Here {
+            here.push(JobResult::call(|| job.run_inline(false)));
+        }
+    }
+    if remote > 0 {
+        wt.wait_until(&latch.core);
+    }
+    guard.disarm();
+    let mut here = here.into_iter();
+    aims.into_iter()
+        .zip(jobs)
+        .map(|(aim, job)| match aim {
+            Aim::Here => here.next().expect("one outcome per inline task"),
+            _ => job.into_job_result(),
+        })
+        .collect()
+}
+
+/// One job referenced by two queues (module docs, [`Aim::Worker`]).
+struct AffineProxy {
+    job: JobRef,
+    /// Set by the copy that runs the job.
+    taken: AtomicBool,
+    /// Copies not yet executed; the last one frees the proxy.
+    copies: AtomicUsize,
+}
+
+impl Job for AffineProxy {
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: the proxy lives until its last copy ran (below); this is
+        // one of its copies.
+        let p = unsafe { &*this };
+        // Only the first copy runs the job (exactly-once); AcqRel so the
+        // losing copy's release below is ordered after the winner's claim.
+        if !p.taken.swap(true, Ordering::AcqRel) {
+            // SAFETY: the job is run once, by the copy that claimed it.
+            unsafe { p.job.execute() };
+        }
+        if p.copies.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // SAFETY: the last copy: nobody else refers to the proxy. It was
+            // made by `Box::into_raw` in `push_aimed`.
+            drop(unsafe { Box::from_raw(this.cast_mut()) });
+        }
+    }
+}
+
+impl Registry {
+    /// Pushes `job` from worker `from` where `aim` says and wakes a worker
+    /// for it (module docs). `aim` must not be [`Aim::Here`].
+    pub(crate) fn push_aimed(&self, aim: Aim, job: JobRef, from: &WorkerThread) {
+        let woken = match aim {
+            Aim::Here => unreachable!("inline tasks are not pushed"),
+            Aim::Llc { llc, wake_from } => {
+                self.group_llc[llc].push(job);
+                self.notify_pack(llc, wake_from, Some(from))
+            }
+            Aim::Worker(w) => {
+                let llc = self.layout.workers()[w].llc;
+                let proxy = Box::into_raw(Box::new(AffineProxy {
+                    job,
+                    taken: AtomicBool::new(false),
+                    copies: AtomicUsize::new(2),
+                }));
+                // SAFETY: the proxy lives until both copies were executed
+                // (`AffineProxy::execute`); each copy is queued once.
+                let copy = unsafe { JobRef::new(proxy.cast_const()) };
+                let t = &self.threads[w];
+                t.targeted.lock().push_back(copy);
+                t.has_targeted.store(true, Ordering::SeqCst);
+                self.group_llc[llc].push(copy);
+                // The pusher's fence of the sleep protocol, then a claim of
+                // `w` itself, else the pack queue's wakeup (module docs).
+                fence(Ordering::SeqCst);
+                let d = self.distance(from.index(), w);
+                self.sleep
+                    .wake_if_idle(w, d)
+                    .or_else(|| self.notify_pack(llc, Some(w), Some(from)))
+            }
+        };
+        if let Some((_, d)) = woken {
+            self.counters[from.index()].wakeup(d);
+        }
+    }
+
+    /// How far worker `b` is from worker `a`, as wakeups are counted.
+    fn distance(&self, a: usize, b: usize) -> Distance {
+        let w = self.layout.workers();
+        if w[a].cluster == w[b].cluster {
+            Distance::Cluster
+        } else if w[a].llc == w[b].llc {
+            Distance::Llc
+        } else {
+            Distance::Remote
+        }
+    }
+}
