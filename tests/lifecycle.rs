@@ -496,10 +496,14 @@ fn spawn_failure_child() {
     let r = ThreadPoolBuilder::new()
         .num_threads(6)
         .topology(Topology::synthetic("core:6").unwrap())
-        .stack_size(256 << 20)
+        .stack_size(1 << 30)
         .thread_name(move |i| {
             if i == 3 {
-                *s.lock().unwrap() = Some(limit_address_space(16 << 20));
+                // Room for what the three threads already spawned may still
+                // map as they start (an alternate signal stack and a malloc
+                // arena of 64 MiB each: `build` does not wait for them), but
+                // not for a fourth 1 GiB stack.
+                *s.lock().unwrap() = Some(limit_address_space(512 << 20));
             }
             format!("lc-rl-{i}")
         })
