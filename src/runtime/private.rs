@@ -20,8 +20,10 @@
 //! - `top`: the number of halves pushed and not popped; written by the
 //!   owner only (Release, so a thief that reads it also reads the slots
 //!   below it).
-//! - `bottom`: `index << 1 | LOCKED`. Halves below `index` are gone
-//!   (promoted or claimed); halves in `index..top` are private. `LOCKED`
+//! - `bottom`: `index | LOCKED` (the top bit, so that the owner's fast
+//!   path is one comparison: an unlocked `index <= t`). Halves below
+//!   `index` are gone (promoted or claimed); halves in `index..top` are
+//!   private. `LOCKED`
 //!   is held by a thief for the duration of one claim; every change of
 //!   `index` is a CAS from an unlocked value (owner: promote, or reset
 //!   after its half was taken; thief: lock), or a store by the lock holder.
@@ -33,7 +35,7 @@
 //! O1 top := t            (Release)       T1 CAS bottom (i, free) -> (i+1, LOCKED)
 //! O2 light fence                         T2 heavy fence
 //! O3 w := bottom         (Relaxed)       T3 n := top       (Acquire)
-//! O4 index(w) <= t: mine, done           T4 n > i: read slots[i], bottom := (i+1, free)
+//! O4 w <= t (free, index <= t): mine      T4 n > i: read slots[i], bottom := (i+1, free)
 //!    else: slow path (below)                else: bottom := (i, free) (give up)
 //! ```
 //!
@@ -90,7 +92,7 @@ use super::idle::IdleMasks;
 pub const CAPACITY: usize = if cfg!(loom) { 4 } else { 64 };
 
 /// The `bottom` word's lock bit (see the module docs).
-const LOCKED: usize = 1;
+const LOCKED: usize = 1 << (usize::BITS - 1);
 
 /// The two ends, in one cache line: the owner writes `top` and reads
 /// `bottom` on every pop, thieves rarely touch either. With them the
@@ -108,7 +110,9 @@ struct Ends {
 #[derive(Debug)]
 pub struct PrivateStack<T> {
     ends: CachePadded<Ends>,
-    slots: Box<[UnsafeCell<MaybeUninit<T>>]>,
+    /// Inline, so that the owner's push needs no pointer load to reach
+    /// them.
+    slots: [UnsafeCell<MaybeUninit<T>>; CAPACITY],
 }
 
 // SAFETY: the slots are written only by the owner and read by a thief only
@@ -167,9 +171,7 @@ impl<T: Copy> PrivateStack<T> {
                 bottom: AtomicUsize::new(0),
                 cap,
             }),
-            slots: (0..cap)
-                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
-                .collect(),
+            slots: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
         }
     }
 
@@ -210,7 +212,7 @@ impl<T: Copy> PrivateStack<T> {
         // thief reads only below the `top` it loaded; a thief still
         // reading a slot holds `LOCKED`, and that slot is below `t` (the
         // owner's pop at its depth waited for the lock: module docs, 3).
-        // SAFETY (index): `t < cap == slots.len()`.
+        // SAFETY (index): `t < cap <= slots.len()`.
         let slot = unsafe { self.slots.get_unchecked(t) };
         slot.with_mut(|p| unsafe { (*p).write(job) });
         self.ends.top.store(t + 1, Ordering::Release);
@@ -232,7 +234,8 @@ impl<T: Copy> PrivateStack<T> {
         self.ends.top.store(t, Ordering::Release);
         light_fence();
         let w = self.ends.bottom.load(Ordering::Relaxed);
-        if w >> 1 <= t {
+        // Unlocked and `index <= t` (a locked word is above every depth).
+        if w <= t {
             return Popped::Mine;
         }
         self.pop_slow(t)
@@ -246,19 +249,20 @@ impl<T: Copy> PrivateStack<T> {
         let mut wait = SpinWait::default();
         loop {
             let w = self.ends.bottom.load(Ordering::Acquire);
+            if w & !LOCKED <= t {
+                // A thief gave up on it (module docs, 2), or is claiming
+                // a half below it.
+                return Popped::Mine;
+            }
             if w & LOCKED != 0 {
                 wait.spin();
                 continue;
-            }
-            if w >> 1 <= t {
-                // A thief gave up on it (module docs, 2).
-                return Popped::Mine;
             }
             // Depth `t` is gone; nothing private is left above it.
             if self
                 .ends
                 .bottom
-                .compare_exchange(w, t << 1, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(w, t, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
                 return Popped::Gone;
@@ -303,7 +307,7 @@ impl<T: Copy> PrivateStack<T> {
         let mut wait = SpinWait::default();
         loop {
             let w = self.ends.bottom.load(Ordering::Acquire);
-            let i = w >> 1;
+            let i = w & !LOCKED;
             if i >= t {
                 return None;
             }
@@ -315,7 +319,7 @@ impl<T: Copy> PrivateStack<T> {
             if self
                 .ends
                 .bottom
-                .compare_exchange(w, to << 1, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(w, to, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
                 return Some((i, to));
@@ -336,7 +340,7 @@ impl<T: Copy> PrivateStack<T> {
     #[inline]
     pub fn has_private(&self) -> bool {
         let w = self.ends.bottom.load(Ordering::Relaxed);
-        self.ends.top.load(Ordering::Relaxed) > w >> 1
+        self.ends.top.load(Ordering::Relaxed) > w & !LOCKED
     }
 
     /// A thief: takes the oldest private half, if there is one (T1-T4 of
@@ -346,14 +350,14 @@ impl<T: Copy> PrivateStack<T> {
         if w & LOCKED != 0 {
             return Claim::Busy;
         }
-        let i = w >> 1;
+        let i = w;
         if self.ends.top.load(Ordering::Relaxed) <= i {
             return Claim::Empty;
         }
         if self
             .ends
             .bottom
-            .compare_exchange(w, ((i + 1) << 1) | LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(w, (i + 1) | LOCKED, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
             return Claim::Busy;
@@ -364,7 +368,7 @@ impl<T: Copy> PrivateStack<T> {
             // was written (Acquire above), and the owner does not write
             // slot `i` again while we hold `LOCKED` (module docs, 3).
             let job = self.slots[i].with(|p| unsafe { (*p).assume_init() });
-            self.ends.bottom.store((i + 1) << 1, Ordering::Release);
+            self.ends.bottom.store(i + 1, Ordering::Release);
             Claim::Taken(job)
         } else {
             // The owner took it back (module docs, 2).
@@ -378,13 +382,14 @@ impl<T: Copy> PrivateStack<T> {
 /// these reads after the push): whether it must publish all its private
 /// halves because some worker is idle and unclaimed, so it may have parked
 /// without seeing them (rule 2 of "Private `join` halves" in `sleep`).
-/// `sole` is `idle.sole_summary_word()`, kept by the caller: in most
-/// pools this is one load of a word that stays zero while all work.
+/// `sole` is `idle().sole_summary_word()`, kept by the caller: in most
+/// pools this is one load of a word that stays zero while all work, and
+/// `idle` is only called when it is not.
 #[inline(always)]
-pub fn must_publish(sole: Option<&AtomicU64>, idle: &IdleMasks) -> bool {
+pub fn must_publish<'a>(sole: Option<&AtomicU64>, idle: impl FnOnce() -> &'a IdleMasks) -> bool {
     match sole {
-        Some(w) => w.load(Ordering::SeqCst) != 0 && idle.any_bit_set(),
-        None => idle.any_unclaimed(),
+        Some(w) => w.load(Ordering::SeqCst) != 0 && idle().any_bit_set(),
+        None => idle().any_unclaimed(),
     }
 }
 

@@ -302,7 +302,7 @@ impl WorkerThread {
         // SAFETY: `idle_word` is null or points into the registry's idle
         // masks, which live as long as the registry this worker holds.
         let sole = unsafe { self.idle_word.as_ref() };
-        if private::must_publish(sole, self.registry.sleep.idle()) {
+        if private::must_publish(sole, || self.registry.sleep.idle()) {
             self.promote_all();
         } else if self.deque.len() < PROMOTED_AHEAD {
             self.promote();
