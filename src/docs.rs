@@ -26,7 +26,12 @@
 ///   worker after a push; `Sleep::prepare_sleep` takes a searching worker
 ///   to *idle*, `Sleep::cancel_sleep` back to *searching*;
 ///   `Sleep::stop_searching` leaves *searching* for *working*;
-///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle.
+///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle;
+///   `Sleep::start_searching` enters *searching*, `Sleep::sleep` parks.
+/// - `Idle` (`src/runtime/sleep.rs`): the token `prepare_sleep` returns,
+///   consumed by `cancel_sleep` or `sleep`.
+/// - `search::search` (`src/runtime/search.rs`): the workers' search and
+///   sleep loop, generic over its sources so loom runs it too.
 /// - `private` (`src/runtime/private.rs`): each worker's stack of private
 ///   `join` halves, with the claim protocol and its proof.
 /// - `Parker` (`src/runtime/sleep.rs`): one worker's place to sleep, a
@@ -37,6 +42,10 @@
 ///   docs state the invariants the proof cites ("invariant 3").
 ///
 /// [`Sleep`]: #names-used-above
+/// [`Sleep::sleep`]: #names-used-above
+/// [`Sleep::start_searching`]: #names-used-above
+/// [`Idle`]: #names-used-above
+/// [`super::search::search`]: #names-used-above
 /// [`super::private`]: #names-used-above
 /// [`Sleep::notify`]: #names-used-above
 /// [`Sleep::notify_in`]: #names-used-above
