@@ -95,24 +95,19 @@ fn forward_skipped_by_a_pass_that_finds_a_job() {
 /// for progress; the copy in worker 0's targeted queue only helps
 /// placement), then, after the pusher's fence, worker 0 itself is claimed
 /// if idle (`Sleep::wake_if_idle`), else the pack queue's wakeup runs.
-/// Both workers of LLC 0 race for it: exactly one runs it, none stays
-/// parked with the job queued. With `if_none_searching` as for a pusher of
-/// the same LLC, and without.
+/// Both workers of LLC 0 run the real search loop: the piece runs once and
+/// nobody stays parked with it queued. With `if_none_searching` as for a
+/// pusher of the same LLC, and without.
 #[test]
 fn aimed_push_claims_its_worker_or_wakes_the_llc() {
     for own in [false, true] {
-        builder(3).check(move || {
-            let sleep = sleep_for(2, 2);
-            let q = Arc::new(Queue::new());
-            let done = Arc::new(AtomicBool::new(false));
-            let ts: Vec<_> = (0..2).map(|w| spawn_racer(&sleep, &q, &done, w, 0)).collect();
-            q.push();
-            loom::sync::atomic::fence(SeqCst);
-            if sleep.wake_if_idle(0, locus::__loom::Distance::Cluster).is_none() {
-                sleep.notify_in(Some(0), 0, own, false);
+        builder(2).check(move || {
+            let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Pack(0)], 1).start(&[0, 1]);
+            pool.push(0);
+            if pool.sleep.wake_if_idle(0, locus::__loom::Distance::Cluster).is_none() {
+                pool.sleep.notify_in(Some(0), 0, own, false);
             }
-            let ran: usize = ts.into_iter().map(|t| t.join().unwrap() as usize).sum();
-            assert_eq!(ran, 1, "exactly one worker runs the piece");
+            pool.finish();
         });
     }
 }
