@@ -374,8 +374,28 @@ impl Topology {
     /// snapshot. The affinity mask of this process is not applied (it belongs
     /// to the running machine, not the snapshot); cpuset restrictions found in
     /// the tree are.
+    ///
+    /// A `root` that is not a directory is a [`TopologyError::Io`] naming
+    /// it (not "no online CPU found"), so a mistyped path says so:
+    ///
+    /// ```
+    /// let e = locus::Topology::from_sysfs("/no/such/snapshot").unwrap_err();
+    /// assert!(e.to_string().contains("/no/such/snapshot"), "{e}");
+    /// assert!(matches!(e, locus::TopologyError::Io { .. }));
+    /// ```
     pub fn from_sysfs(root: impl AsRef<Path>) -> Result<Topology, TopologyError> {
-        sysfs::read(root.as_ref(), false)
+        let root = root.as_ref();
+        match std::fs::metadata(root) {
+            Ok(m) if m.is_dir() => sysfs::read(root, false),
+            Ok(_) => Err(TopologyError::Io {
+                path: root.to_path_buf(),
+                error: std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    "not a directory: give the directory that holds sys/ (and proc/)",
+                ),
+            }),
+            Err(error) => Err(TopologyError::Io { path: root.to_path_buf(), error }),
+        }
     }
 
     /// A synthetic topology from a spec: space-separated `level:count`, levels
