@@ -82,16 +82,7 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
 fn load(from: From) -> Result<Topology, String> {
     match from {
         From::Detect => Ok(Topology::detect()),
-        From::Sysfs(dir) => {
-            // The reader takes a missing tree for a machine without CPUs;
-            // say what is wrong instead.
-            match std::fs::metadata(&dir) {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => return Err(format!("--sysfs-root {dir}: not a directory")),
-                Err(e) => return Err(format!("--sysfs-root {dir}: {e}")),
-            }
-            Topology::from_sysfs(&dir).map_err(|e| e.to_string())
-        }
+        From::Sysfs(dir) => Topology::from_sysfs(&dir).map_err(|e| format!("--sysfs-root: {e}")),
         From::Synthetic(spec) => Topology::synthetic(&spec).map_err(|e| e.to_string()),
         #[cfg(feature = "hwloc")]
         From::HwlocXml(file) => Topology::from_hwloc_xml(&file).map_err(|e| e.to_string()),
