@@ -107,10 +107,10 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     );
     if !real {
         what.push_str(&format!(
-            "; this machine reports one core kind, so the pools run on the virtual topology {VIRTUAL:?}: unpinned threads on {} real CPU(s), where the share shows the policy and the time cannot show faster cores",
-            crate::env::real_cpus()
+            "; this machine reports one core kind, so the locus pools run on the virtual topology {VIRTUAL:?} (the share shows the policy; the time cannot show faster cores)"
         ));
     }
-    finish(&mut sc, env, what, false, false, false);
+    let limits = crate::env::Limits::of(pools[0].layout().topology(), !real || env.spec.is_some());
+    finish(&mut sc, limits, what, false, false, true);
     Ok(sc)
 }

@@ -126,15 +126,9 @@ impl Env {
     }
 
     /// What the topology of the locus pools lacks for the scenarios'
-    /// effects to show, one sentence each.
+    /// effects to show.
     pub fn limits(&self) -> Limits {
-        let t = &self.topology;
-        Limits {
-            llcs: t.llcs().len(),
-            clusters: t.levels_seen().cluster && t.clusters().len() > t.llcs().len(),
-            hybrid: t.kinds().len() > 1,
-            virtual_cpus: self.spec.as_ref().map(|_| real_cpus()),
-        }
+        Limits::of(&self.topology, self.spec.is_some())
     }
 
     /// The machine description of the JSON report.
@@ -176,6 +170,7 @@ pub fn cache_bytes(level: u32) -> Option<u64> {
             continue;
         }
         let s = read("size")?;
+        // "2048K", "300M", or bytes.
         let (n, mult) = match s.as_bytes().last() {
             Some(b'K') => (&s[..s.len() - 1], 1 << 10),
             Some(b'M') => (&s[..s.len() - 1], 1 << 20),
@@ -192,7 +187,7 @@ pub fn cache_bytes(level: u32) -> Option<u64> {
 pub struct Limits {
     /// LLCs.
     pub llcs: usize,
-    /// More clusters than LLCs (clusters are a level of their own).
+    /// Clusters are a level of their own (several cores each, several per LLC).
     pub clusters: bool,
     /// Cores of several capacities.
     pub hybrid: bool,
@@ -201,6 +196,17 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The limits of `t`; `virtual_topology`: its workers share the real CPUs.
+    pub fn of(t: &Topology, virtual_topology: bool) -> Limits {
+        Limits {
+            llcs: t.llcs().len(),
+            // A level of its own: more clusters than LLCs, fewer than cores.
+            clusters: t.clusters().len() > t.llcs().len() && t.clusters().len() < t.cores().len(),
+            hybrid: t.kinds().len() > 1,
+            virtual_cpus: virtual_topology.then(real_cpus),
+        }
+    }
+
     /// The sentences that apply, for a scenario that needs `several_llcs`,
     /// `clusters` and/or `hybrid` to show its effect.
     pub fn say(&self, several_llcs: bool, clusters: bool, hybrid: bool) -> Vec<String> {
@@ -270,18 +276,15 @@ pub fn with(mut c: Value, extra: Value) -> Value {
 /// cannot show on this topology and why.
 pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<String> {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let far = if l.llcs < 2 {
-        " (one LLC: steals and wakeups beyond it cannot happen here, so numa/package/remote are 0 by construction)"
-    } else {
-        ""
-    };
-    let near = if l.clusters { "" } else { " (no clusters: the cluster tier is the core's own, so cluster and llc counts cannot be told apart by a cache)" };
+    let far = if l.llcs < 2 { " [one LLC here: numa/package/remote cannot be non-zero]" } else { "" };
+    let near = if l.clusters { "" } else { " [no clusters of several cores here: cluster cannot be non-zero]" };
+    let far2 = if l.llcs < 2 { " [one LLC here: remote cannot be non-zero]" } else { "" };
     let mut out = Vec::new();
     for (config, c) in counters {
         let st = &c["steals"];
         let wk = &c["wakeups"];
         let mut line = format!(
-            "{config}: {} jobs; steals smt {} / cluster {} / llc {} / numa {} / package {} / remote {}; wakeups cluster {} / llc {} / remote {}{far}{near}",
+            "{config}: {} jobs; steals smt {} / cluster {} / llc {} / numa {} / package {} / remote {}{far}{near}; wakeups cluster {} / llc {} / remote {}{far2}{near}",
             n(c, "jobs_run"),
             n(st, "smt"), n(st, "cluster"), n(st, "llc"), n(st, "numa"), n(st, "package"), n(st, "remote"),
             n(wk, "cluster"), n(wk, "llc"), n(wk, "remote"),
@@ -290,7 +293,7 @@ pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<St
             let per: Vec<String> = gs.iter().map(|g| format!("{}", g["jobs_per_llc"])).collect();
             let _ = write!(line, "; group jobs per LLC {}", per.join(" "));
             if l.llcs < 2 {
-                line.push_str(" (one LLC: every group job is in LLC 0, packing and spreading over LLCs cannot differ)");
+                line.push_str(" [one LLC here: every group job is in LLC 0, packing and spreading over LLCs cannot differ]");
             }
         }
         if let Some(r) = c.get("replay") {
@@ -300,11 +303,14 @@ pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<St
                 n(r, "pieces"), n(r, "same_worker"), n(r, "same_llc")
             );
             if l.llcs < 2 {
-                line.push_str(" (one LLC: same-LLC is every piece by construction)");
+                line.push_str(" [one LLC here: same-LLC counts every piece by construction]");
             }
         }
         if let Some(b) = c.get("big_share").and_then(Value::as_f64) {
             let _ = write!(line, "; {:.0}% of the jobs on big cores", b * 100.0);
+            if !l.hybrid {
+                line.push_str(" [one core kind here: every core is big]");
+            }
         }
         out.push(line);
     }
@@ -314,8 +320,7 @@ pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<St
 /// Sets the scenario's note (`what`, then what this topology cannot show
 /// of an effect that needs several LLCs, clusters or big/little cores) and
 /// the lines describing its counters.
-pub fn finish(sc: &mut crate::report::Scenario, env: &Env, what: String, llcs: bool, clusters: bool, hybrid: bool) {
-    let l = env.limits();
+pub fn finish(sc: &mut crate::report::Scenario, l: Limits, what: String, llcs: bool, clusters: bool, hybrid: bool) {
     let mut note = what;
     for s in l.say(llcs, clusters, hybrid) {
         note.push_str("; ");

@@ -181,6 +181,6 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         sc.counters(c.name(), counters(p));
     }
     let what = "scheduling overhead of join, iterators and sort; locus should match rayon here on any machine (no cache effect to gain)".to_string();
-    finish(&mut sc, env, what, false, false, false);
+    finish(&mut sc, env.limits(), what, false, false, false);
     Ok(sc)
 }

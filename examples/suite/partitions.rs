@@ -117,6 +117,6 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     let what = format!(
         "{nmodels} models of {parts} partitions, {steps} steps per sample; the gain needs several LLCs: a model's partitions in one LLC exchange boundaries through it"
     );
-    finish(&mut sc, env, what, true, false, false);
+    finish(&mut sc, env.limits(), what, true, false, false);
     Ok(sc)
 }

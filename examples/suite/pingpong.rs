@@ -102,6 +102,6 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     for (cfg, p) in [(Config::Locus, &lp), (Config::ClusterOff, &off), (Config::Flat, &flat), (Config::Group, &gp)] {
         sc.counters(cfg.name(), counters(p));
     }
-    finish(&mut sc, env, "each hand-off is an LLC hit when the pair stays in one LLC, a cross-LLC (or cross-socket) transfer otherwise".to_string(), true, false, false);
+    finish(&mut sc, env.limits(), "each hand-off is an LLC hit when the pair stays in one LLC, a cross-LLC (or cross-socket) transfer otherwise".to_string(), true, false, false);
     Ok(sc)
 }

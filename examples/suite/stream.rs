@@ -86,7 +86,7 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     for (cfg, p) in [(Config::Locus, &lp), (Config::ClusterOff, &off), (Config::Flat, &flat), (Config::Group, &gp)] {
         sc.counters(cfg.name(), counters(p));
     }
-    finish(&mut sc, env, format!(
+    finish(&mut sc, env.limits(), format!(
         "{parts} chunk jobs per pass over {} MiB; the gain needs fewer bandwidth-bound jobs in flight than cores and several clusters or LLCs, each with its own path to memory",
         3 * n * 8 >> 20
     ), true, true, false);

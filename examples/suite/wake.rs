@@ -21,9 +21,9 @@ const PER_LLC: usize = 16;
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// Mean ns from handing a job to a settled pool until it starts, over `n`.
+/// Median ns from handing a job to a settled pool until it starts, over `n`.
 fn latency(n: usize, settle: Duration, spawn: &dyn Fn(Job)) -> f64 {
-    let mut total = Duration::ZERO;
+    let mut ns = Vec::with_capacity(n);
     for _ in 0..n {
         std::thread::sleep(settle);
         let (tx, rx) = mpsc::channel();
@@ -32,10 +32,10 @@ fn latency(n: usize, settle: Duration, spawn: &dyn Fn(Job)) -> f64 {
             let _ = tx.send(Instant::now());
         }));
         if let Ok(t1) = rx.recv() {
-            total += t1 - t0;
+            ns.push((t1 - t0).as_nanos() as f64);
         }
     }
-    total.as_nanos() as f64 / n as f64
+    median(&ns)
 }
 
 /// The scan baseline: one flag per worker, claimed with a CAS.
@@ -83,7 +83,7 @@ fn idle_search(workers: usize, iters: usize, rounds: usize) -> (f64, f64) {
 /// Runs the scenario.
 pub fn run(env: &Env) -> Result<Scenario, String> {
     let mut sc = Scenario::new("wake", SEED, "ns", Better::Lower);
-    let wakes = env.pick(2, 4, 10);
+    let wakes = env.pick(2, 5, 11);
     let settle = Duration::from_millis(env.pick(2, 8, 20));
     let lp = env.locus(Config::Locus)?;
     let off = env.locus(Config::ClusterOff)?;
@@ -114,9 +114,9 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         });
     }
     let what = format!(
-        "latency: mean of {wakes} wakes per sample, each after {} ms of idleness (every worker parked); idle search: virtual shapes of {PER_LLC} workers per LLC, clusters of 4, the idle workers in the farthest LLC, so both searches go all the way (this machine can show it: it needs no big machine)",
+        "latency: median of {wakes} wakes per sample, each after {} ms of idleness (every worker parked); idle search: virtual shapes of {PER_LLC} workers per LLC, clusters of 4, the idle workers in the farthest LLC, so both searches go all the way (this machine can show it: it needs no big machine)",
         settle.as_millis()
     );
-    finish(&mut sc, env, what, false, false, false);
+    finish(&mut sc, env.limits(), what, false, false, false);
     Ok(sc)
 }

@@ -134,7 +134,7 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         }
         sc.counters(cfg.name(), c);
     }
-    finish(&mut sc, env, format!(
+    finish(&mut sc, env.limits(), format!(
         "{jobs} private sets, {sharing} worker(s) per L2 here; a set walked on another L2 than last time misses in L2 (replay keeps it on its worker); cluster awareness matters where several cores share an L2"
     ), false, true, false);
     Ok(sc)
