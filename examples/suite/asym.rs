@@ -17,14 +17,17 @@ use crate::env::{Env, counters, finish, with};
 use crate::measure::{Better, Config, Runner, measure};
 use crate::report::Scenario;
 
-const SEED: &str = "DynamiQ asymmetric packing and x86 hybrid cluster scheduling: fill the big cores first";
+const SEED: &str =
+    "DynamiQ asymmetric packing and x86 hybrid cluster scheduling: fill the big cores first";
 
 /// The virtual machine used when the real one has one core kind.
 const VIRTUAL: &str = "cluster:2 core:4 big:2";
 
 /// A fixed amount of arithmetic.
 fn work(n: u64) -> u64 {
-    (0..n).fold(black_box(1u64), |a, i| a.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i))
+    (0..n).fold(black_box(1u64), |a, i| {
+        a.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i)
+    })
 }
 
 /// Jobs counted on big and on all workers of a locus pool.
@@ -68,38 +71,64 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         (Some(t), n)
     };
     let cfgs = [Config::Locus, Config::ClusterOff, Config::Flat];
-    let pools: Vec<ThreadPool> =
-        cfgs.iter().map(|c| env.locus_on(*c, topo.as_ref(), threads)).collect::<Result<_, _>>()?;
+    let pools: Vec<ThreadPool> = cfgs
+        .iter()
+        .map(|c| env.locus_on(*c, topo.as_ref(), threads))
+        .collect::<Result<_, _>>()?;
     let rp = env.rayon_with(threads)?;
-    let max_cap = pools[0].layout().workers().iter().map(|w| w.capacity).max().unwrap_or(1024);
-    let bigs: Vec<bool> = pools[0].layout().workers().iter().map(|w| w.capacity == max_cap).collect();
-    let jobs = bigs.iter().filter(|b| **b).count().clamp(1, threads.saturating_sub(1).max(1));
+    let max_cap = pools[0]
+        .layout()
+        .workers()
+        .iter()
+        .map(|w| w.capacity)
+        .max()
+        .unwrap_or(1024);
+    let bigs: Vec<bool> = pools[0]
+        .layout()
+        .workers()
+        .iter()
+        .map(|w| w.capacity == max_cap)
+        .collect();
+    let jobs = bigs
+        .iter()
+        .filter(|b| **b)
+        .count()
+        .clamp(1, threads.saturating_sub(1).max(1));
     let (n, per) = env.pick((1000, 1), (200_000, 4), (500_000, 8));
     let places: Vec<Arc<Where>> = cfgs.iter().map(|_| Arc::new(Where::default())).collect();
     let mut runners: Vec<(Config, Runner)> = Vec::new();
     for ((cfg, pool), place) in cfgs.iter().zip(&pools).zip(&places) {
         let bigs = bigs.clone();
-        runners.push((*cfg, Box::new(move || {
-            batches(per, jobs, n, &|f| {
-                let (place, bigs) = (place.clone(), bigs.clone());
-                pool.spawn(move || {
-                    let i = locus::current_thread_index().unwrap_or(0);
-                    place.all.fetch_add(1, Ordering::Relaxed);
-                    if bigs.get(i).copied().unwrap_or(false) {
-                        place.big.fetch_add(1, Ordering::Relaxed);
-                    }
-                    f();
+        runners.push((
+            *cfg,
+            Box::new(move || {
+                batches(per, jobs, n, &|f| {
+                    let (place, bigs) = (place.clone(), bigs.clone());
+                    pool.spawn(move || {
+                        let i = locus::current_thread_index().unwrap_or(0);
+                        place.all.fetch_add(1, Ordering::Relaxed);
+                        if bigs.get(i).copied().unwrap_or(false) {
+                            place.big.fetch_add(1, Ordering::Relaxed);
+                        }
+                        f();
+                    })
                 })
-            })
-        })));
+            }),
+        ));
     }
-    runners.push((Config::Rayon, Box::new(|| batches(per, jobs, n, &|f| rp.spawn(f)))));
+    runners.push((
+        Config::Rayon,
+        Box::new(|| batches(per, jobs, n, &|f| rp.spawn(f))),
+    ));
     let case = format!("{jobs} jobs on {threads} workers");
     sc.runs = measure(&case, Better::Higher, env.budget(1), &env.progress, runners);
     for ((cfg, pool), place) in cfgs.iter().zip(&pools).zip(&places) {
         let all = place.all.load(Ordering::Relaxed).max(1);
         let share = place.big.load(Ordering::Relaxed) as f64 / all as f64;
-        sc.counters(cfg.name(), with(counters(pool), json!({"big_share": share})));
+        sc.counters(
+            cfg.name(),
+            with(counters(pool), json!({"big_share": share})),
+        );
     }
     let big = bigs.iter().filter(|b| **b).count();
     let mut what = format!(

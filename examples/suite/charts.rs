@@ -20,21 +20,39 @@ const COLORS: [RGBColor; 6] = [
 ];
 
 fn color(config: &str) -> RGBColor {
-    let i = ["locus", "locus-cluster-off", "locus-flat", "locus-group", "rayon", "chili"]
-        .iter()
-        .position(|c| *c == config)
-        .unwrap_or(5);
+    let i = [
+        "locus",
+        "locus-cluster-off",
+        "locus-flat",
+        "locus-group",
+        "rayon",
+        "chili",
+    ]
+    .iter()
+    .position(|c| *c == config)
+    .unwrap_or(5);
     COLORS[i]
 }
 
 /// Horizontal bars: `(label, value, color)`, with a reference line at `mark`.
-fn bars(path: &Path, title: &str, axis: &str, rows: &[(String, f64, RGBColor)], mark: Option<f64>) -> Result<(), String> {
+fn bars(
+    path: &Path,
+    title: &str,
+    axis: &str,
+    rows: &[(String, f64, RGBColor)],
+    mark: Option<f64>,
+) -> Result<(), String> {
     let err = |e: String| format!("{}: {e}", path.display());
     let n = rows.len().max(1);
     let height = 80 + 22 * n as u32;
     let root = SVGBackend::new(path, (820, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let top = rows.iter().map(|r| r.1).fold(mark.unwrap_or(0.0), f64::max).max(1e-9) * 1.1;
+    let top = rows
+        .iter()
+        .map(|r| r.1)
+        .fold(mark.unwrap_or(0.0), f64::max)
+        .max(1e-9)
+        * 1.1;
     let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 16))
@@ -56,7 +74,13 @@ fn bars(path: &Path, title: &str, axis: &str, rows: &[(String, f64, RGBColor)], 
         .map_err(|e| err(e.to_string()))?;
     chart
         .draw_series(rows.iter().enumerate().map(|(i, (_, v, c))| {
-            Rectangle::new([(0.0, SegmentValue::Exact(i)), (*v, SegmentValue::Exact(i + 1))], c.filled())
+            Rectangle::new(
+                [
+                    (0.0, SegmentValue::Exact(i)),
+                    (*v, SegmentValue::Exact(i + 1)),
+                ],
+                c.filled(),
+            )
         }))
         .map_err(|e| err(e.to_string()))?;
     if let Some(m) = mark {
@@ -74,13 +98,29 @@ fn ratios(s: &Scenario, dir: &Path) -> Result<(), String> {
     let mut rows: Vec<(String, f64, RGBColor)> = s
         .runs
         .iter()
-        .filter_map(|r| r.ratio_vs_rayon.map(|x| (format!("{} · {}", r.case, r.config), x, color(r.config))))
+        .filter_map(|r| {
+            r.ratio_vs_rayon
+                .map(|x| (format!("{} · {}", r.case, r.config), x, color(r.config)))
+        })
         .collect();
     for c in &s.comparisons {
-        rows.push((format!("{} · locus vs {}", c.case, c.baseline_name), c.ratio, color("locus")));
+        rows.push((
+            format!("{} · locus vs {}", c.case, c.baseline_name),
+            c.ratio,
+            color("locus"),
+        ));
     }
-    let title = format!("{}: ratio to rayon in the same run (above 1 is better)", s.name);
-    bars(&dir.join(format!("{}.svg", s.name)), &title, "ratio vs rayon", &rows, Some(1.0))
+    let title = format!(
+        "{}: ratio to rayon in the same run (above 1 is better)",
+        s.name
+    );
+    bars(
+        &dir.join(format!("{}.svg", s.name)),
+        &title,
+        "ratio vs rayon",
+        &rows,
+        Some(1.0),
+    )
 }
 
 /// Steals by tier kind and wakeups by distance, per locus configuration,
@@ -88,13 +128,23 @@ fn ratios(s: &Scenario, dir: &Path) -> Result<(), String> {
 fn distances(r: &Report, dir: &Path) -> Result<(), String> {
     let configs = ["locus", "locus-cluster-off", "locus-flat", "locus-group"];
     let kinds = [
-        ("steals", "smt"), ("steals", "cluster"), ("steals", "llc"), ("steals", "numa"),
-        ("steals", "package"), ("steals", "remote"), ("wakeups", "cluster"), ("wakeups", "llc"),
+        ("steals", "smt"),
+        ("steals", "cluster"),
+        ("steals", "llc"),
+        ("steals", "numa"),
+        ("steals", "package"),
+        ("steals", "remote"),
+        ("wakeups", "cluster"),
+        ("wakeups", "llc"),
         ("wakeups", "remote"),
     ];
     let mut rows = Vec::new();
     for cfg in configs {
-        let cs: Vec<&Value> = r.scenarios.iter().filter_map(|s| s.counters.get(cfg)).collect();
+        let cs: Vec<&Value> = r
+            .scenarios
+            .iter()
+            .filter_map(|s| s.counters.get(cfg))
+            .collect();
         if cs.is_empty() {
             continue;
         }
@@ -103,7 +153,13 @@ fn distances(r: &Report, dir: &Path) -> Result<(), String> {
             rows.push((format!("{cfg} · {what} {d}"), sum as f64, color(cfg)));
         }
     }
-    bars(&dir.join("distances.svg"), "where steals and wakeups went, by distance (counts)", "count", &rows, None)
+    bars(
+        &dir.join("distances.svg"),
+        "where steals and wakeups went, by distance (counts)",
+        "count",
+        &rows,
+        None,
+    )
 }
 
 /// Writes every chart into `dir` (created if missing).

@@ -8,8 +8,15 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// The scenarios, in the order they run and are reported.
-pub const SCENARIOS: [&str; 7] =
-    ["stream", "working-set", "pingpong", "partitions", "wake", "asym", "forkjoin"];
+pub const SCENARIOS: [&str; 7] = [
+    "stream",
+    "working-set",
+    "pingpong",
+    "partitions",
+    "wake",
+    "asym",
+    "forkjoin",
+];
 
 /// What the command line asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -110,7 +117,10 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a str>) -> Result<Command, Cli
             "--scenario" => {
                 let v = val()?;
                 let name = SCENARIOS.iter().find(|s| **s == v).ok_or_else(|| {
-                    CliError(format!("--scenario {v:?}: unknown; accepted: {}", SCENARIOS.join(", ")))
+                    CliError(format!(
+                        "--scenario {v:?}: unknown; accepted: {}",
+                        SCENARIOS.join(", ")
+                    ))
                 })?;
                 if !a.scenarios.contains(name) {
                     a.scenarios.push(name);
@@ -119,7 +129,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a str>) -> Result<Command, Cli
             "--threads" => {
                 let v = val()?;
                 let n: usize = v.parse().map_err(|_| {
-                    CliError(format!("--threads {v:?}: not a number; give a count of at least 1"))
+                    CliError(format!(
+                        "--threads {v:?}: not a number; give a count of at least 1"
+                    ))
                 })?;
                 if n == 0 || n > locus::max_num_threads() {
                     return Err(CliError(format!(
@@ -140,7 +152,8 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a str>) -> Result<Command, Cli
             _ => return Err(CliError(format!("unknown argument {arg:?}"))),
         }
     }
-    a.scenarios.sort_by_key(|s| SCENARIOS.iter().position(|x| x == s));
+    a.scenarios
+        .sort_by_key(|s| SCENARIOS.iter().position(|x| x == s));
     if a.scenarios.is_empty() {
         a.scenarios = SCENARIOS.to_vec();
     }
@@ -169,8 +182,19 @@ mod tests {
     #[test]
     fn options_parse() {
         let a = run(&[
-            "--quick", "--scenario", "wake", "--scenario=stream", "--threads", "3",
-            "--topology", "llc:2 core:2", "--json", "x.json", "--markdown=x.md", "--svg", "d",
+            "--quick",
+            "--scenario",
+            "wake",
+            "--scenario=stream",
+            "--threads",
+            "3",
+            "--topology",
+            "llc:2 core:2",
+            "--json",
+            "x.json",
+            "--markdown=x.md",
+            "--svg",
+            "d",
         ])
         .unwrap();
         assert!(a.quick);

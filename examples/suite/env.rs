@@ -42,7 +42,12 @@ pub struct Env {
 impl Env {
     /// From the command line's `--threads` and `--topology` (already
     /// validated by the parser).
-    pub fn new(quick: bool, threads: Option<usize>, spec: Option<String>, progress: ProgressBar) -> Env {
+    pub fn new(
+        quick: bool,
+        threads: Option<usize>,
+        spec: Option<String>,
+        progress: ProgressBar,
+    ) -> Env {
         let size = if quick { Size::Quick } else { Size::Full };
         let topology = match &spec {
             Some(s) => Topology::synthetic(s).unwrap_or_else(|_| Topology::detect()),
@@ -53,7 +58,13 @@ impl Env {
         } else {
             std::thread::available_parallelism().map_or(2, |n| n.get())
         };
-        Env { size, threads: threads.unwrap_or(default), spec, topology, progress }
+        Env {
+            size,
+            threads: threads.unwrap_or(default),
+            spec,
+            topology,
+            progress,
+        }
     }
 
     /// The tests' environment: tiny workloads on 2 workers in a virtual
@@ -77,14 +88,26 @@ impl Env {
 
     /// The measuring budget of a scenario with `cases` cases.
     pub fn budget(&self, cases: usize) -> Budget {
-        let (scenario, min_rounds, max_rounds) =
-            self.pick((Duration::ZERO, 1, 2), (Duration::from_millis(3500), 3, 7), (Duration::from_secs(30), 5, 40));
-        Budget { per_case: scenario / cases.max(1) as u32, min_rounds, max_rounds }
+        let (scenario, min_rounds, max_rounds) = self.pick(
+            (Duration::ZERO, 1, 2),
+            (Duration::from_millis(3500), 3, 7),
+            (Duration::from_secs(30), 5, 40),
+        );
+        Budget {
+            per_case: scenario / cases.max(1) as u32,
+            min_rounds,
+            max_rounds,
+        }
     }
 
     /// A locus pool of configuration `c` (`Group` is the default pool:
     /// the group is made by the scenario), on `topology` (else the run's).
-    pub fn locus_on(&self, c: Config, topology: Option<&Topology>, threads: usize) -> Result<ThreadPool, String> {
+    pub fn locus_on(
+        &self,
+        c: Config,
+        topology: Option<&Topology>,
+        threads: usize,
+    ) -> Result<ThreadPool, String> {
         let mut b = locus::ThreadPoolBuilder::new().num_threads(threads);
         if let Some(t) = topology {
             b = b.topology(t.clone());
@@ -96,7 +119,8 @@ impl Env {
             Config::Flat => b.steal_order(StealOrder::Flat),
             _ => b,
         };
-        b.build().map_err(|e| format!("building the {} pool: {e}", c.name()))
+        b.build()
+            .map_err(|e| format!("building the {} pool: {e}", c.name()))
     }
 
     /// A locus pool of configuration `c` on the run's topology.
@@ -165,8 +189,14 @@ pub fn cache_bytes(level: u32) -> Option<u64> {
     let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
     for e in dir.flatten() {
         let p = e.path();
-        let read = |f: &str| std::fs::read_to_string(p.join(f)).ok().map(|s| s.trim().to_string());
-        if read("level").as_deref() != Some(&level.to_string()) || read("type").as_deref() == Some("Instruction") {
+        let read = |f: &str| {
+            std::fs::read_to_string(p.join(f))
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
+        if read("level").as_deref() != Some(&level.to_string())
+            || read("type").as_deref() == Some("Instruction")
+        {
             continue;
         }
         let s = read("size")?;
@@ -234,8 +264,10 @@ impl Limits {
 pub fn counters(pool: &ThreadPool) -> Value {
     let st = pool.stats();
     let t = st.total();
-    let steals: serde_json::Map<String, Value> =
-        TIER_KINDS.iter().map(|k| (k.name().to_string(), json!(t.steals(*k)))).collect();
+    let steals: serde_json::Map<String, Value> = TIER_KINDS
+        .iter()
+        .map(|k| (k.name().to_string(), json!(t.steals(*k))))
+        .collect();
     let wakeups = json!({
         "cluster": t.wakeups(Distance::Cluster),
         "llc": t.wakeups(Distance::Llc),
@@ -276,9 +308,21 @@ pub fn with(mut c: Value, extra: Value) -> Value {
 /// cannot show on this topology and why.
 pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<String> {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let far = if l.llcs < 2 { " [one LLC here: numa/package/remote cannot be non-zero]" } else { "" };
-    let near = if l.clusters { "" } else { " [no clusters of several cores here: cluster cannot be non-zero]" };
-    let far2 = if l.llcs < 2 { " [one LLC here: remote cannot be non-zero]" } else { "" };
+    let far = if l.llcs < 2 {
+        " [one LLC here: numa/package/remote cannot be non-zero]"
+    } else {
+        ""
+    };
+    let near = if l.clusters {
+        ""
+    } else {
+        " [no clusters of several cores here: cluster cannot be non-zero]"
+    };
+    let far2 = if l.llcs < 2 {
+        " [one LLC here: remote cannot be non-zero]"
+    } else {
+        ""
+    };
     let mut out = Vec::new();
     for (config, c) in counters {
         let st = &c["steals"];
@@ -286,21 +330,35 @@ pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<St
         let mut line = format!(
             "{config}: {} jobs; steals smt {} / cluster {} / llc {} / numa {} / package {} / remote {}{far}{near}; wakeups cluster {} / llc {} / remote {}{far2}{near}",
             n(c, "jobs_run"),
-            n(st, "smt"), n(st, "cluster"), n(st, "llc"), n(st, "numa"), n(st, "package"), n(st, "remote"),
-            n(wk, "cluster"), n(wk, "llc"), n(wk, "remote"),
+            n(st, "smt"),
+            n(st, "cluster"),
+            n(st, "llc"),
+            n(st, "numa"),
+            n(st, "package"),
+            n(st, "remote"),
+            n(wk, "cluster"),
+            n(wk, "llc"),
+            n(wk, "remote"),
         );
         if let Some(gs) = c["groups"].as_array().filter(|g| !g.is_empty()) {
-            let per: Vec<String> = gs.iter().map(|g| format!("{}", g["jobs_per_llc"])).collect();
+            let per: Vec<String> = gs
+                .iter()
+                .map(|g| format!("{}", g["jobs_per_llc"]))
+                .collect();
             let _ = write!(line, "; group jobs per LLC {}", per.join(" "));
             if l.llcs < 2 {
-                line.push_str(" [one LLC here: every group job is in LLC 0, packing and spreading over LLCs cannot differ]");
+                line.push_str(
+                    " [one LLC here: every group job is in LLC 0, packing and spreading over LLCs cannot differ]",
+                );
             }
         }
         if let Some(r) = c.get("replay") {
             let _ = write!(
                 line,
                 "; replay: {} pieces, {} on the same worker, {} in the same LLC as the run before",
-                n(r, "pieces"), n(r, "same_worker"), n(r, "same_llc")
+                n(r, "pieces"),
+                n(r, "same_worker"),
+                n(r, "same_llc")
             );
             if l.llcs < 2 {
                 line.push_str(" [one LLC here: same-LLC counts every piece by construction]");
@@ -320,7 +378,14 @@ pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<St
 /// Sets the scenario's note (`what`, then what this topology cannot show
 /// of an effect that needs several LLCs, clusters or big/little cores) and
 /// the lines describing its counters.
-pub fn finish(sc: &mut crate::report::Scenario, l: Limits, what: String, llcs: bool, clusters: bool, hybrid: bool) {
+pub fn finish(
+    sc: &mut crate::report::Scenario,
+    l: Limits,
+    what: String,
+    llcs: bool,
+    clusters: bool,
+    hybrid: bool,
+) {
     let mut note = what;
     for s in l.say(llcs, clusters, hybrid) {
         note.push_str("; ");
@@ -328,4 +393,33 @@ pub fn finish(sc: &mut crate::report::Scenario, l: Limits, what: String, llcs: b
     }
     sc.note = note;
     sc.counter_notes = describe(&sc.counters, &l);
+}
+
+/// The locus configurations with a pool of their own, in the order of
+/// [`Env::locus_pools`] (`locus-group` gets a default pool of its own, so
+/// its counters are its own).
+pub const LOCUS_CONFIGS: [Config; 4] = [
+    Config::Locus,
+    Config::ClusterOff,
+    Config::Flat,
+    Config::Group,
+];
+
+impl Env {
+    /// One pool per [`LOCUS_CONFIGS`] entry.
+    pub fn locus_pools(&self) -> Result<[ThreadPool; 4], String> {
+        Ok([
+            self.locus(Config::Locus)?,
+            self.locus(Config::ClusterOff)?,
+            self.locus(Config::Flat)?,
+            self.locus(Config::Locus)?,
+        ])
+    }
+}
+
+/// Records the counters of `pools` (the first of [`LOCUS_CONFIGS`]).
+pub fn record(sc: &mut crate::report::Scenario, pools: &[ThreadPool]) {
+    for (c, p) in LOCUS_CONFIGS.iter().zip(pools) {
+        sc.counters(c.name(), counters(p));
+    }
 }

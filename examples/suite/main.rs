@@ -58,6 +58,9 @@
 mod asym;
 mod charts;
 mod cli;
+// The benches' shared inputs (the same pseudo-random data).
+#[path = "../../benches/common/mod.rs"]
+mod common;
 mod env;
 mod forkjoin;
 mod measure;
@@ -78,9 +81,13 @@ use report::{Report, Scenario};
 pub fn expected_configs(scenario: &str) -> &'static [&'static str] {
     const BASE: [&str; 4] = ["locus", "locus-cluster-off", "locus-flat", "rayon"];
     match scenario {
-        "stream" | "working-set" | "pingpong" | "partitions" => {
-            &["locus", "locus-cluster-off", "locus-flat", "locus-group", "rayon"]
-        }
+        "stream" | "working-set" | "pingpong" | "partitions" => &[
+            "locus",
+            "locus-cluster-off",
+            "locus-flat",
+            "locus-group",
+            "rayon",
+        ],
         "forkjoin" => &["locus", "locus-cluster-off", "locus-flat", "rayon", "chili"],
         _ => &BASE,
     }
@@ -118,7 +125,10 @@ fn main() -> ExitCode {
     };
     let progress = measure::progress(a.scenarios.len());
     let env = Env::new(a.quick, a.threads, a.topology.clone(), progress);
-    let mut report = Report { machine: env.machine(), scenarios: Vec::new() };
+    let mut report = Report {
+        machine: env.machine(),
+        scenarios: Vec::new(),
+    };
     for name in &a.scenarios {
         env.progress.set_message(name.to_string());
         match run_one(name, &env) {
@@ -166,7 +176,10 @@ mod tests {
     #[test]
     fn every_scenario_reports_every_configuration_in_the_documented_schema() {
         let env = Env::tiny();
-        let mut report = Report { machine: env.machine(), scenarios: Vec::new() };
+        let mut report = Report {
+            machine: env.machine(),
+            scenarios: Vec::new(),
+        };
         for name in cli::SCENARIOS {
             report.scenarios.push(run_one(name, &env).unwrap());
         }
@@ -183,20 +196,35 @@ mod tests {
             }
             let runs = s["runs"].as_array().unwrap();
             for cfg in expected_configs(name) {
-                assert!(runs.iter().any(|r| r["config"] == *cfg), "{name}: no {cfg} run");
+                assert!(
+                    runs.iter().any(|r| r["config"] == *cfg),
+                    "{name}: no {cfg} run"
+                );
             }
             for r in runs {
                 assert!(r["median"].as_f64().is_some_and(|m| m > 0.0), "{name}: {r}");
                 for k in ["case", "min", "max", "spread_pct", "samples", "stable"] {
                     assert!(r.get(k).is_some(), "{name}: run without {k}");
                 }
-                assert!(r["ratio_vs_rayon"].as_f64().is_some() || r["config"] == "chili", "{name}: {r}");
+                assert!(
+                    r["ratio_vs_rayon"].as_f64().is_some() || r["config"] == "chili",
+                    "{name}: {r}"
+                );
             }
             let counters = s["counters"].as_object().unwrap();
-            for cfg in expected_configs(name).iter().filter(|c| c.starts_with("locus")) {
+            for cfg in expected_configs(name)
+                .iter()
+                .filter(|c| c.starts_with("locus"))
+            {
                 let c = &counters[*cfg];
-                assert!(c["steals"]["llc"].is_u64() && c["wakeups"]["remote"].is_u64(), "{name}/{cfg}");
-                assert!(c["jobs_run"].as_u64().is_some_and(|j| j > 0), "{name}/{cfg}: no jobs counted");
+                assert!(
+                    c["steals"]["llc"].is_u64() && c["wakeups"]["remote"].is_u64(),
+                    "{name}/{cfg}"
+                );
+                assert!(
+                    c["jobs_run"].as_u64().is_some_and(|j| j > 0),
+                    "{name}/{cfg}: no jobs counted"
+                );
             }
             assert!(s["counter_notes"].as_array().is_some_and(|n| !n.is_empty()));
         }
@@ -204,7 +232,11 @@ mod tests {
         assert!(md.starts_with("| scenario | case | config |"));
         let dir = std::env::temp_dir().join(format!("locus-suite-test-{}", std::process::id()));
         charts::write_all(&report, &dir).unwrap();
-        assert!(std::fs::read_to_string(dir.join("stream.svg")).unwrap().contains("<svg"));
+        assert!(
+            std::fs::read_to_string(dir.join("stream.svg"))
+                .unwrap()
+                .contains("<svg")
+        );
         assert!(dir.join("distances.svg").exists());
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -104,7 +104,11 @@ fn median_sorted(v: &[f64]) -> f64 {
     if n == 0 {
         return f64::NAN;
     }
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// The median of unsorted samples.
@@ -119,7 +123,11 @@ fn summary(config: Config, case: &str, samples: &[f64], stable: bool) -> Run {
     s.sort_by(f64::total_cmp);
     let m = median_sorted(&s);
     let q = |f: f64| s[((s.len() - 1) as f64 * f).round() as usize];
-    let spread = if m != 0.0 { (q(0.75) - q(0.25)) / 2.0 / m.abs() * 100.0 } else { 0.0 };
+    let spread = if m != 0.0 {
+        (q(0.75) - q(0.25)) / 2.0 / m.abs() * 100.0
+    } else {
+        0.0
+    };
     Run {
         config: config.name(),
         case: case.to_string(),
@@ -155,7 +163,11 @@ pub fn measure(
         let before: Vec<f64> = samples.iter().map(|s| median(s)).collect();
         for k in 0..n {
             let i = (k + round) % n;
-            progress.set_message(format!("{case}: {} (round {})", runners[i].0.name(), round + 1));
+            progress.set_message(format!(
+                "{case}: {} (round {})",
+                runners[i].0.name(),
+                round + 1
+            ));
             let v = (runners[i].1)();
             samples[i].push(v);
         }
@@ -170,20 +182,28 @@ pub fn measure(
             }
         }
     }
-    let mut runs: Vec<Run> =
-        runners.iter().zip(&samples).map(|((c, _), s)| summary(*c, case, s, stable)).collect();
+    let mut runs: Vec<Run> = runners
+        .iter()
+        .zip(&samples)
+        .map(|((c, _), s)| summary(*c, case, s, stable))
+        .collect();
     set_ratios(&mut runs, better);
     runs
 }
 
 /// Fills `ratio_vs_rayon` from the rayon run of the same case.
 pub fn set_ratios(runs: &mut [Run], better: Better) {
-    let rayon = runs.iter().find(|r| r.config == Config::Rayon.name()).map(|r| r.median);
+    let rayon = runs
+        .iter()
+        .find(|r| r.config == Config::Rayon.name())
+        .map(|r| r.median);
     for r in runs.iter_mut() {
-        r.ratio_vs_rayon = rayon.filter(|m| *m > 0.0 && r.median > 0.0).map(|m| match better {
-            Better::Higher => r.median / m,
-            Better::Lower => m / r.median,
-        });
+        r.ratio_vs_rayon = rayon
+            .filter(|m| *m > 0.0 && r.median > 0.0)
+            .map(|m| match better {
+                Better::Higher => r.median / m,
+                Better::Lower => m / r.median,
+            });
     }
 }
 
@@ -191,7 +211,9 @@ pub fn set_ratios(runs: &mut [Run], better: Better) {
 /// (indicatif hides it otherwise), one step per scenario.
 pub fn progress(scenarios: usize) -> ProgressBar {
     let pb = ProgressBar::with_draw_target(Some(scenarios as u64), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("[{elapsed_precise}] {bar:20} {pos}/{len} {msg}") {
+    if let Ok(style) =
+        ProgressStyle::with_template("[{elapsed_precise}] {bar:20} {pos}/{len} {msg}")
+    {
         pb.set_style(style);
     }
     pb
@@ -206,12 +228,19 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
         let r = summary(Config::Locus, "c", &[10.0, 10.0, 10.0, 10.0], true);
-        assert_eq!((r.median, r.spread_pct, r.min, r.max), (10.0, 0.0, 10.0, 10.0));
+        assert_eq!(
+            (r.median, r.spread_pct, r.min, r.max),
+            (10.0, 0.0, 10.0, 10.0)
+        );
     }
 
     #[test]
     fn alternation_stops_and_ratios_follow_the_unit() {
-        let budget = Budget { per_case: Duration::from_secs(5), min_rounds: 3, max_rounds: 6 };
+        let budget = Budget {
+            per_case: Duration::from_secs(5),
+            min_rounds: 3,
+            max_rounds: 6,
+        };
         let pb = ProgressBar::hidden();
         let mut order = Vec::new();
         let log = std::cell::RefCell::new(&mut order);
@@ -221,8 +250,20 @@ mod tests {
             budget,
             &pb,
             vec![
-                (Config::Locus, Box::new(|| { log.borrow_mut().push('l'); 50.0 })),
-                (Config::Rayon, Box::new(|| { log.borrow_mut().push('r'); 100.0 })),
+                (
+                    Config::Locus,
+                    Box::new(|| {
+                        log.borrow_mut().push('l');
+                        50.0
+                    }),
+                ),
+                (
+                    Config::Rayon,
+                    Box::new(|| {
+                        log.borrow_mut().push('r');
+                        100.0
+                    }),
+                ),
             ],
         );
         // Constant samples: stable after the minimum, 1 warm-up + 3 rounds each.

@@ -8,7 +8,7 @@
 
 use locus::{Affinity, GroupOptions, JobGroup};
 
-use crate::env::{Env, counters, finish};
+use crate::env::{Env, finish, record};
 use crate::measure::{Better, Config, Runner, measure};
 use crate::report::Scenario;
 
@@ -25,8 +25,13 @@ struct Model {
 
 impl Model {
     fn new(parts: usize, seed: usize) -> Model {
-        let cur = (0..parts * WIDTH).map(|i| ((i * 7 + seed) % 13) as f64).collect();
-        Model { cur, next: vec![0.0; parts * WIDTH] }
+        let cur = (0..parts * WIDTH)
+            .map(|i| ((i * 7 + seed) % 13) as f64)
+            .collect();
+        Model {
+            cur,
+            next: vec![0.0; parts * WIDTH],
+        }
     }
 }
 
@@ -63,57 +68,70 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     let parts = (env.threads / nmodels).max(2);
     let steps = env.pick(5, 100, 300);
     let per_sample = (nmodels * steps) as f64;
-    let lp = env.locus(Config::Locus)?;
-    let off = env.locus(Config::ClusterOff)?;
-    let flat = env.locus(Config::Flat)?;
-    let gp = env.locus(Config::Locus)?;
+    let pools = env.locus_pools()?;
+    let [lp, off, flat, gp] = &pools;
     let groups: Vec<JobGroup> = (0..nmodels)
         .map(|_| gp.group(GroupOptions::new().affinity(Affinity::Auto)))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
     let rp = env.rayon()?;
-    let mut models: Vec<Vec<Model>> =
-        (0..5).map(|_| (0..nmodels).map(|i| Model::new(parts, i)).collect()).collect();
+    let mut models: Vec<Vec<Model>> = (0..5)
+        .map(|_| (0..nmodels).map(|i| Model::new(parts, i)).collect())
+        .collect();
     let mut it = models.iter_mut();
     let mut runners: Vec<(Config, Runner)> = Vec::new();
-    for (cfg, pool) in [(Config::Locus, &lp), (Config::ClusterOff, &off), (Config::Flat, &flat)] {
+    for (cfg, pool) in [
+        (Config::Locus, &lp),
+        (Config::ClusterOff, &off),
+        (Config::Flat, &flat),
+    ] {
         let ms = it.next().unwrap();
-        runners.push((cfg, Box::new(move || {
-            let t = std::time::Instant::now();
-            pool.scope(|s| {
-                for m in ms.iter_mut() {
-                    s.spawn(move |_| steps!(pool, m, steps));
-                }
-            });
-            per_sample / t.elapsed().as_secs_f64()
-        })));
+        runners.push((
+            cfg,
+            Box::new(move || {
+                let t = std::time::Instant::now();
+                pool.scope(|s| {
+                    for m in ms.iter_mut() {
+                        s.spawn(move |_| steps!(pool, m, steps));
+                    }
+                });
+                per_sample / t.elapsed().as_secs_f64()
+            }),
+        ));
     }
     let (gms, rms) = (it.next().unwrap(), it.next().unwrap());
     let (gp_ref, groups_ref, rp_ref) = (&gp, &groups, &rp);
-    runners.push((Config::Group, Box::new(move || {
-        let t = std::time::Instant::now();
-        gp_ref.scope(|s| {
-            for (m, g) in gms.iter_mut().zip(groups_ref) {
-                s.spawn(move |_| steps!(g, m, steps));
-            }
-        });
-        per_sample / t.elapsed().as_secs_f64()
-    })));
-    runners.push((Config::Rayon, Box::new(move || {
-        let t = std::time::Instant::now();
-        rp_ref.scope(|s| {
-            for m in rms.iter_mut() {
-                s.spawn(move |_| steps!(rp_ref, m, steps));
-            }
-        });
-        per_sample / t.elapsed().as_secs_f64()
-    })));
-    let case = format!("{nmodels} models x {parts} partitions of {} KiB", WIDTH * 8 >> 10);
+    runners.push((
+        Config::Group,
+        Box::new(move || {
+            let t = std::time::Instant::now();
+            gp_ref.scope(|s| {
+                for (m, g) in gms.iter_mut().zip(groups_ref) {
+                    s.spawn(move |_| steps!(g, m, steps));
+                }
+            });
+            per_sample / t.elapsed().as_secs_f64()
+        }),
+    ));
+    runners.push((
+        Config::Rayon,
+        Box::new(move || {
+            let t = std::time::Instant::now();
+            rp_ref.scope(|s| {
+                for m in rms.iter_mut() {
+                    s.spawn(move |_| steps!(rp_ref, m, steps));
+                }
+            });
+            per_sample / t.elapsed().as_secs_f64()
+        }),
+    ));
+    let case = format!(
+        "{nmodels} models x {parts} partitions of {} KiB",
+        (WIDTH * 8) >> 10
+    );
     sc.runs = measure(&case, Better::Higher, env.budget(1), &env.progress, runners);
     drop(groups);
-    for (cfg, p) in [(Config::Locus, &lp), (Config::ClusterOff, &off), (Config::Flat, &flat), (Config::Group, &gp)] {
-        sc.counters(cfg.name(), counters(p));
-    }
+    record(&mut sc, &pools);
     let what = format!(
         "{nmodels} models of {parts} partitions, {steps} steps per sample; the gain needs several LLCs: a model's partitions in one LLC exchange boundaries through it"
     );

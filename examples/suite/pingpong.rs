@@ -8,11 +8,12 @@ use std::hint::black_box;
 
 use locus::{Affinity, GroupOptions, JobGroup};
 
-use crate::env::{Env, counters, finish};
+use crate::env::{Env, finish, record};
 use crate::measure::{Better, Config, Runner, measure};
 use crate::report::Scenario;
 
-const SEED: &str = "cache-aware scheduling: hackbench +24 to 35% with communicating tasks kept in one LLC";
+const SEED: &str =
+    "cache-aware scheduling: hackbench +24 to 35% with communicating tasks kept in one LLC";
 
 const WORDS: usize = 512; // 4 KiB
 
@@ -55,10 +56,8 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     let pairs = env.threads;
     let handoffs = env.pick(20, 200, 400);
     let trips = (pairs * handoffs / 2) as f64;
-    let lp = env.locus(Config::Locus)?;
-    let off = env.locus(Config::ClusterOff)?;
-    let flat = env.locus(Config::Flat)?;
-    let gp = env.locus(Config::Locus)?;
+    let pools = env.locus_pools()?;
+    let [lp, off, flat, gp] = &pools;
     let groups: Vec<JobGroup> = (0..pairs)
         .map(|_| gp.group(GroupOptions::new().affinity(Affinity::Auto)))
         .collect::<Result<_, _>>()
@@ -74,34 +73,46 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         trips / t.elapsed().as_secs_f64()
     };
     let runners: Vec<(Config, Runner)> = vec![
-        (Config::Locus, Box::new(|| plain(&lp))),
-        (Config::ClusterOff, Box::new(|| plain(&off))),
-        (Config::Flat, Box::new(|| plain(&flat))),
-        (Config::Group, Box::new(|| {
-            let t = std::time::Instant::now();
-            gp.scope(|s| {
-                for g in &groups {
-                    s.spawn(move |_| g.scope(|s| ping_locus(s, buf(), handoffs)));
-                }
-            });
-            trips / t.elapsed().as_secs_f64()
-        })),
-        (Config::Rayon, Box::new(|| {
-            let t = std::time::Instant::now();
-            rp.scope(|s| {
-                for _ in 0..pairs {
-                    s.spawn(|s| ping_rayon(s, buf(), handoffs));
-                }
-            });
-            trips / t.elapsed().as_secs_f64()
-        })),
+        (Config::Locus, Box::new(|| plain(lp))),
+        (Config::ClusterOff, Box::new(|| plain(off))),
+        (Config::Flat, Box::new(|| plain(flat))),
+        (
+            Config::Group,
+            Box::new(|| {
+                let t = std::time::Instant::now();
+                gp.scope(|s| {
+                    for g in &groups {
+                        s.spawn(move |_| g.scope(|s| ping_locus(s, buf(), handoffs)));
+                    }
+                });
+                trips / t.elapsed().as_secs_f64()
+            }),
+        ),
+        (
+            Config::Rayon,
+            Box::new(|| {
+                let t = std::time::Instant::now();
+                rp.scope(|s| {
+                    for _ in 0..pairs {
+                        s.spawn(|s| ping_rayon(s, buf(), handoffs));
+                    }
+                });
+                trips / t.elapsed().as_secs_f64()
+            }),
+        ),
     ];
     let case = format!("{pairs} pairs x {handoffs} hand-offs");
     sc.runs = measure(&case, Better::Higher, env.budget(1), &env.progress, runners);
     drop(groups);
-    for (cfg, p) in [(Config::Locus, &lp), (Config::ClusterOff, &off), (Config::Flat, &flat), (Config::Group, &gp)] {
-        sc.counters(cfg.name(), counters(p));
-    }
-    finish(&mut sc, env.limits(), "each hand-off is an LLC hit when the pair stays in one LLC, a cross-LLC (or cross-socket) transfer otherwise".to_string(), true, false, false);
+    record(&mut sc, &pools);
+    finish(
+        &mut sc,
+        env.limits(),
+        "each hand-off is an LLC hit when the pair stays in one LLC, a cross-LLC (or cross-socket) transfer otherwise"
+            .to_string(),
+        true,
+        false,
+        false,
+    );
     Ok(sc)
 }

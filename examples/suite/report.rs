@@ -96,7 +96,9 @@ pub fn num(v: f64) -> String {
     format!("{v:.digits$}{suffix}")
 }
 
-const HEAD: [&str; 7] = ["scenario", "case", "config", "median", "spread", "samples", "vs rayon"];
+const HEAD: [&str; 7] = [
+    "scenario", "case", "config", "median", "spread", "samples", "vs rayon",
+];
 
 fn rows(r: &Report) -> Vec<[String; 7]> {
     let mut out = Vec::new();
@@ -109,7 +111,8 @@ fn rows(r: &Report) -> Vec<[String; 7]> {
                 format!("{} {}", num(run.median), s.unit),
                 format!("±{:.1}%", run.spread_pct),
                 format!("{}{}", run.samples, if run.stable { "" } else { "*" }),
-                run.ratio_vs_rayon.map_or("-".into(), |x| format!("{x:.2}x")),
+                run.ratio_vs_rayon
+                    .map_or("-".into(), |x| format!("{x:.2}x")),
             ]);
         }
         for c in &s.comparisons {
@@ -151,7 +154,11 @@ pub fn text(r: &Report) -> String {
     }
     let mut out = String::new();
     let line = |cells: &[String], out: &mut String| {
-        let cols: Vec<String> = cells.iter().enumerate().map(|(i, c)| format!("{c:<0$}", w[i])).collect();
+        let cols: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<0$}", w[i]))
+            .collect();
         let _ = writeln!(out, "{}", cols.join("  ").trim_end());
     };
     line(&HEAD.map(String::from), &mut out);

@@ -8,11 +8,12 @@ use std::cell::RefCell;
 
 use locus::{GroupOptions, Placement};
 
-use crate::env::{Env, cache_bytes, counters, finish};
+use crate::env::{Env, cache_bytes, finish, record};
 use crate::measure::{Better, Config, Runner, measure};
 use crate::report::Scenario;
 
-const SEED: &str = "cluster scheduling: STREAM +10 to 19% with threads spread over clusters (Kunpeng 920)";
+const SEED: &str =
+    "cluster scheduling: STREAM +10 to 19% with threads spread over clusters (Kunpeng 920)";
 
 fn triad(a: &mut [f64], b: &[f64], c: &[f64]) {
     for ((x, y), z) in a.iter_mut().zip(b).zip(c) {
@@ -52,7 +53,11 @@ macro_rules! pass {
 fn elements(env: &Env) -> usize {
     let llc = cache_bytes(3).or(cache_bytes(2)).unwrap_or(32 << 20);
     let real_llcs = locus::Topology::detect().llcs().len().max(1) as u64;
-    let total = env.pick(3 << 20, (2 * llc * real_llcs).clamp(48 << 20, 768 << 20), (2 * llc * real_llcs).clamp(48 << 20, 768 << 20));
+    let total = env.pick(
+        3 << 20,
+        (2 * llc * real_llcs).clamp(48 << 20, 768 << 20),
+        (2 * llc * real_llcs).clamp(48 << 20, 768 << 20),
+    );
     (total / 3 / 8) as usize
 }
 
@@ -61,11 +66,11 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     let mut sc = Scenario::new("stream", SEED, "GB/s", Better::Higher);
     let n = elements(env);
     let parts = 4 * env.threads;
-    let lp = env.locus(Config::Locus)?;
-    let off = env.locus(Config::ClusterOff)?;
-    let flat = env.locus(Config::Flat)?;
-    let gp = env.locus(Config::Locus)?;
-    let spread = gp.group(GroupOptions::new().placement(Placement::Spread)).map_err(|e| e.to_string())?;
+    let pools = env.locus_pools()?;
+    let [lp, off, flat, gp] = &pools;
+    let spread = gp
+        .group(GroupOptions::new().placement(Placement::Spread))
+        .map_err(|e| e.to_string())?;
     let rp = env.rayon()?;
     let a = RefCell::new(vec![0.0f64; n]);
     let (b, c) = (vec![1.0f64; n], vec![2.0f64; n]);
@@ -77,18 +82,23 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         (Config::Group, Box::new(|| pass!(spread, a, b, c, parts))),
         (Config::Rayon, Box::new(|| pass!(rp, a, b, c, parts))),
     ];
-    let case = format!("triad 3x{} MiB", n * 8 >> 20);
+    let case = format!("triad 3x{} MiB", (n * 8) >> 20);
     sc.runs = measure(&case, Better::Higher, env.budget(1), &env.progress, runners);
     if !a.borrow().iter().all(|&x| x == 7.0) {
         return Err("stream: the triad computed a wrong result".into());
     }
     drop(spread);
-    for (cfg, p) in [(Config::Locus, &lp), (Config::ClusterOff, &off), (Config::Flat, &flat), (Config::Group, &gp)] {
-        sc.counters(cfg.name(), counters(p));
-    }
-    finish(&mut sc, env.limits(), format!(
-        "{parts} chunk jobs per pass over {} MiB; the gain needs fewer bandwidth-bound jobs in flight than cores and several clusters or LLCs, each with its own path to memory",
-        3 * n * 8 >> 20
-    ), true, true, false);
+    record(&mut sc, &pools);
+    finish(
+        &mut sc,
+        env.limits(),
+        format!(
+            "{parts} chunk jobs per pass over {} MiB; the gain needs fewer bandwidth-bound jobs in flight than cores and several clusters or LLCs, each with its own path to memory",
+            (3 * n * 8) >> 20
+        ),
+        true,
+        true,
+        false,
+    );
     Ok(sc)
 }

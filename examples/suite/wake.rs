@@ -45,7 +45,8 @@ impl Scan {
     fn claim(&self) -> Option<usize> {
         self.0.iter().position(|f| {
             f.load(Ordering::SeqCst)
-                && f.compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+                && f.compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
         })
     }
 }
@@ -94,15 +95,29 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         (Config::Locus, Box::new(|| on(&lp))),
         (Config::ClusterOff, Box::new(|| on(&off))),
         (Config::Flat, Box::new(|| on(&flat))),
-        (Config::Rayon, Box::new(|| latency(wakes, settle, &|f| rp.spawn(f)))),
+        (
+            Config::Rayon,
+            Box::new(|| latency(wakes, settle, &|f| rp.spawn(f))),
+        ),
     ];
-    sc.runs = measure("wake latency", Better::Lower, env.budget(1), &env.progress, runners);
-    for (cfg, p) in [(Config::Locus, &lp), (Config::ClusterOff, &off), (Config::Flat, &flat)] {
+    sc.runs = measure(
+        "wake latency",
+        Better::Lower,
+        env.budget(1),
+        &env.progress,
+        runners,
+    );
+    for (cfg, p) in [
+        (Config::Locus, &lp),
+        (Config::ClusterOff, &off),
+        (Config::Flat, &flat),
+    ] {
         sc.counters(cfg.name(), counters(p));
     }
     let (iters, rounds) = env.pick((1000, 1), (20_000, 5), (100_000, 9));
     for workers in [64usize, 256, 1024, 4096] {
-        env.progress.set_message(format!("wake: idle search at {workers} workers"));
+        env.progress
+            .set_message(format!("wake: idle search at {workers} workers"));
         let (masks, scan) = idle_search(workers, iters, rounds);
         sc.comparisons.push(Comparison {
             case: format!("idle search, {workers} workers"),

@@ -74,18 +74,37 @@ fn pass_rayon(sets: &mut [Set], laps: usize) {
 pub fn run(env: &Env) -> Result<Scenario, String> {
     let mut sc = Scenario::new("working-set", SEED, "jobs/s", Better::Higher);
     let l2 = cache_bytes(2).unwrap_or(1 << 20) as usize;
-    let sharing = env.topology.l2_cpusets().first().map_or(1, |s| s.len()).max(1);
-    let nodes = env.pick(256, l2 * 3 / 4 / sharing / 64, l2 * 3 / 4 / sharing / 64).max(16);
+    let sharing = env
+        .topology
+        .l2_cpusets()
+        .first()
+        .map_or(1, |s| s.len())
+        .max(1);
+    let nodes = env
+        .pick(256, l2 * 3 / 4 / sharing / 64, l2 * 3 / 4 / sharing / 64)
+        .max(16);
     let laps = env.pick(2, 4, 8);
     let batches = env.pick(1, 4, 8);
     let jobs = env.threads;
     let mut sets: Vec<Vec<Set>> = Vec::new();
-    let cfgs = [Config::Locus, Config::ClusterOff, Config::Flat, Config::Group, Config::Rayon];
+    let cfgs = [
+        Config::Locus,
+        Config::ClusterOff,
+        Config::Flat,
+        Config::Group,
+        Config::Rayon,
+    ];
     for _ in cfgs {
-        sets.push((0..jobs).map(|j| Set::new(nodes, 0x9E37_79B9 + j as u64)).collect());
+        sets.push(
+            (0..jobs)
+                .map(|j| Set::new(nodes, 0x9E37_79B9 + j as u64))
+                .collect(),
+        );
     }
-    let pools = [env.locus(Config::Locus)?, env.locus(Config::ClusterOff)?, env.locus(Config::Flat)?, env.locus(Config::Locus)?];
-    let spread = pools[3].group(GroupOptions::new().placement(Placement::Spread)).map_err(|e| e.to_string())?;
+    let pools = env.locus_pools()?;
+    let spread = pools[3]
+        .group(GroupOptions::new().placement(Placement::Spread))
+        .map_err(|e| e.to_string())?;
     let rp = env.rayon()?;
     let replays: Vec<Replay> = (0..3).map(|_| Replay::new()).collect();
     let per_sample = (jobs * batches) as f64;
@@ -93,49 +112,68 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     let mut runners: Vec<(Config, Runner)> = Vec::new();
     for (k, cfg) in cfgs.iter().enumerate().take(3) {
         let (pool, replay, sets) = (&pools[k], &replays[k], it.next().unwrap());
-        runners.push((*cfg, Box::new(move || {
-            let t = std::time::Instant::now();
-            for _ in 0..batches {
-                pool.install(|| pass_locus(sets, laps, replay));
-            }
-            per_sample / t.elapsed().as_secs_f64()
-        })));
+        runners.push((
+            *cfg,
+            Box::new(move || {
+                let t = std::time::Instant::now();
+                for _ in 0..batches {
+                    pool.install(|| pass_locus(sets, laps, replay));
+                }
+                per_sample / t.elapsed().as_secs_f64()
+            }),
+        ));
     }
     let (gsets, rsets) = (it.next().unwrap(), it.next().unwrap());
     let spread = &spread;
-    runners.push((Config::Group, Box::new(move || {
-        let t = std::time::Instant::now();
-        for _ in 0..batches {
-            spread.scope(|s| {
-                for set in gsets.iter() {
-                    s.spawn(move |_| {
-                        set.walk(laps);
-                    });
-                }
-            });
-        }
-        per_sample / t.elapsed().as_secs_f64()
-    })));
+    runners.push((
+        Config::Group,
+        Box::new(move || {
+            let t = std::time::Instant::now();
+            for _ in 0..batches {
+                spread.scope(|s| {
+                    for set in gsets.iter() {
+                        s.spawn(move |_| {
+                            set.walk(laps);
+                        });
+                    }
+                });
+            }
+            per_sample / t.elapsed().as_secs_f64()
+        }),
+    ));
     let rp = &rp;
-    runners.push((Config::Rayon, Box::new(move || {
-        let t = std::time::Instant::now();
-        for _ in 0..batches {
-            rp.install(|| pass_rayon(rsets, laps));
-        }
-        per_sample / t.elapsed().as_secs_f64()
-    })));
-    let case = format!("{jobs} sets of {} KiB, {laps} laps", nodes * 64 >> 10);
+    runners.push((
+        Config::Rayon,
+        Box::new(move || {
+            let t = std::time::Instant::now();
+            for _ in 0..batches {
+                rp.install(|| pass_rayon(rsets, laps));
+            }
+            per_sample / t.elapsed().as_secs_f64()
+        }),
+    ));
+    let case = format!("{jobs} sets of {} KiB, {laps} laps", (nodes * 64) >> 10);
     sc.runs = measure(&case, Better::Higher, env.budget(1), &env.progress, runners);
     for (k, cfg) in cfgs.iter().enumerate().take(4) {
         let mut c = counters(&pools[k]);
         if let Some(r) = replays.get(k) {
             let s = r.stats();
-            c = with(c, json!({"replay": {"pieces": s.pieces, "same_worker": s.same_worker, "same_llc": s.same_llc}}));
+            c = with(
+                c,
+                json!({"replay": {"pieces": s.pieces, "same_worker": s.same_worker, "same_llc": s.same_llc}}),
+            );
         }
         sc.counters(cfg.name(), c);
     }
-    finish(&mut sc, env.limits(), format!(
-        "{jobs} private sets, {sharing} worker(s) per L2 here; a set walked on another L2 than last time misses in L2 (replay keeps it on its worker); cluster awareness matters where several cores share an L2"
-    ), false, true, false);
+    finish(
+        &mut sc,
+        env.limits(),
+        format!(
+            "{jobs} private sets, {sharing} worker(s) per L2 here; a set walked on another L2 than last time misses in L2 (replay keeps it on its worker); cluster awareness matters where several cores share an L2"
+        ),
+        false,
+        true,
+        false,
+    );
     Ok(sc)
 }
