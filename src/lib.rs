@@ -22,6 +22,10 @@ pub(crate) mod runtime;
 pub(crate) mod sync;
 pub mod topology;
 
+// Programs the compiler must reject (doctests only).
+#[cfg(doctest)]
+mod compile_fail;
+
 pub use groups::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
 pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
 pub use pool::{

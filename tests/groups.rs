@@ -2,6 +2,8 @@
 //! cores, no pinning). No timing: every wait is on a condition that the
 //! pool's progress guarantees, and assertions are on where jobs ran.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -9,6 +11,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use locus::{
     Affinity, GroupError, GroupOptions, Placement, ThreadPool, ThreadPoolBuilder, Topology,
 };
+
+use common::deadline::within_deadline_or;
 
 fn pool(spec: &str) -> ThreadPool {
     ThreadPoolBuilder::new()
@@ -331,32 +335,22 @@ fn builder_option_and_live_switch_agree() {
     assert_eq!(off.install(|| locus::join(|| 3, || 4)), (3, 4));
 }
 
-/// Runs `f` on its own thread; a hang of more than 60 s fails the test
-/// with the pool's stats table (where each worker's jobs went). On a hang
-/// the pool is leaked: dropping it would wait for its blocked workers.
+/// Runs `f` on its own thread; a hang fails the test with the pool's stats
+/// table (where each worker's jobs went). On a hang the pool is leaked:
+/// dropping it would wait for its blocked workers.
 fn with_watchdog<R: Send + 'static>(
     pool: &Arc<ThreadPool>,
     what: &str,
     f: impl FnOnce() -> R + Send + 'static,
 ) -> R {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let t = std::thread::spawn(move || {
-        let r = f();
-        let _ = tx.send(());
-        r
-    });
-    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
-        Ok(()) => t.join().unwrap(),
-        // The closure panicked: hand its panic on.
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match t.join() {
-            Ok(r) => r,
-            Err(e) => std::panic::resume_unwind(e),
-        },
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+    within_deadline_or(
+        what,
+        || {
             std::mem::forget(Arc::clone(pool));
-            panic!("{what}: hung for 60 s\n{}", pool.stats())
-        }
-    }
+            pool.stats().to_string()
+        },
+        f,
+    )
 }
 
 /// Issue 8, item 12: 16 jobs of a packed group on `llc:2 core:8` that all

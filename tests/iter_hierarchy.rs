@@ -6,18 +6,20 @@
 //! bounds that leave room for what the OS does to oversubscribed threads
 //! (see each test); nothing here depends on timing.
 
+mod common;
 // Shared with the other `iter_*` tests; this one uses its lengths and data.
 #[allow(dead_code)]
 mod iter_util;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, mpsc};
-use std::time::Duration;
+use std::sync::{Mutex, MutexGuard};
 
 use locus::iter::Replay;
 use locus::iter::plumbing::hierarchy::{Domain, SplitDepth, first_split};
 use locus::prelude::*;
 use locus::{ThreadPool, ThreadPoolBuilder, Topology};
+
+use common::deadline::within_deadline;
 
 fn virtual_pool(spec: &str) -> ThreadPool {
     ThreadPoolBuilder::new()
@@ -32,22 +34,6 @@ static MEASURING: Mutex<()> = Mutex::new(());
 
 fn measuring() -> MutexGuard<'static, ()> {
     MEASURING.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Runs `f` on its own thread; a hang (60 s) becomes a failure.
-fn within_deadline<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    let h = std::thread::spawn(move || {
-        let r = f();
-        let _ = tx.send(());
-        r
-    });
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("hung for 60 s"),
-    }
 }
 
 /// A fixed amount of computation (not of time: a descheduled thread must
@@ -97,7 +83,7 @@ fn in_own_llc(pool: &ThreadPool, ran: &[usize], depth: SplitDepth) -> Vec<(usize
 #[test]
 fn items_of_a_piece_run_in_its_llc() {
     let _serial = measuring();
-    within_deadline(|| {
+    within_deadline("items of a piece run in its llc", || {
         let pool = virtual_pool("llc:4 core:2");
         const N: usize = 512;
         let mut per_piece = [(0, 0); 4];
@@ -158,7 +144,7 @@ fn items_of_a_piece_run_in_its_llc() {
 #[test]
 fn replay_keeps_pieces_in_their_llc() {
     let _serial = measuring();
-    within_deadline(|| {
+    within_deadline("replay keeps pieces in their llc", || {
         let pool = virtual_pool("llc:4 core:2");
         let replay = Replay::new();
         let mut v = vec![0u64; 128];
@@ -242,7 +228,7 @@ fn replay_records_per_length() {
 /// whatever ran where; inside, each LLC's results are combined first.
 #[test]
 fn reduction_combines_inside_an_llc_first() {
-    within_deadline(|| {
+    within_deadline("reduction combines inside an llc first", || {
         for spec in ["llc:4 core:2", "llc:4 cluster:2 core:2", "llc:3 core:2"] {
             let pool = virtual_pool(spec);
             let llcs = pool.layout().llc_ranges().len();
@@ -291,7 +277,7 @@ fn reduction_combines_inside_an_llc_first() {
 #[test]
 fn stats_show_the_split() {
     let _serial = measuring();
-    within_deadline(|| {
+    within_deadline("stats show the split", || {
         let pool = virtual_pool("llc:4 core:2");
         let before = pool.stats();
         pool.install(|| {
@@ -321,7 +307,7 @@ fn stats_show_the_split() {
 /// so the only queue pull is the `install` job's.
 #[test]
 fn one_llc_pool_has_no_first_split() {
-    within_deadline(|| {
+    within_deadline("one llc pool has no first split", || {
         let pool = virtual_pool("core:8");
         for _ in 0..5 {
             let before = pool.stats().total().injector_pulls;
@@ -337,7 +323,7 @@ fn one_llc_pool_has_no_first_split() {
 /// for the consumers whose result depends on order and splitting.
 #[test]
 fn results_on_multi_llc_pools() {
-    within_deadline(|| {
+    within_deadline("results on multi llc pools", || {
         for spec in [
             "llc:4 core:2",
             "llc:2 cluster:2 core:2 big:1",
@@ -459,7 +445,7 @@ fn check_consumers(v: &[u64]) {
 /// and a `collect` drops what it wrote exactly once.
 #[test]
 fn panic_in_a_piece_drops_each_item_once() {
-    within_deadline(|| {
+    within_deadline("panic in a piece drops each item once", || {
         static LIVE: AtomicUsize = AtomicUsize::new(0);
         struct Counted;
         impl Drop for Counted {

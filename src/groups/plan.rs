@@ -2,7 +2,7 @@
 //! [`Layout`]. The pool calls [`GroupPlan::destination`] for every group
 //! push; tests call it directly.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use super::options::{Affinity, GroupError, GroupOptions, Placement};
 use super::policy::{SpreadDealer, SpreadUnit, spread_units};
@@ -172,7 +172,6 @@ impl GroupPlan {
                 let m = usize::from(cluster_aware);
                 let i = self.dealers[m]
                     .lock()
-                    .unwrap_or_else(|e| e.into_inner())
                     .next_unit();
                 match self.units[m].get(i) {
                     Some(u) => match u.cluster {

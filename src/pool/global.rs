@@ -12,7 +12,8 @@
 //! ([`build_implicit`]).
 
 use std::io::Write;
-use std::sync::{Arc, Mutex, OnceLock};
+use parking_lot::Mutex;
+use std::sync::{Arc, OnceLock};
 
 use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
@@ -25,7 +26,7 @@ static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 static INIT: Mutex<()> = Mutex::new(());
 
 pub(crate) fn init_global<S: ThreadSpawn>(builder: ThreadPoolBuilder<S>) -> Result<(), BuildError> {
-    let _g = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = INIT.lock();
     if GLOBAL.get().is_some() {
         return Err(BuildError::GlobalAlreadyInitialized);
     }
@@ -84,7 +85,7 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
     if let Some(r) = GLOBAL.get() {
         return r;
     }
-    let _g = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = INIT.lock();
     if let Some(r) = GLOBAL.get() {
         return r;
     }

@@ -200,7 +200,7 @@ pub(crate) struct Registry {
     /// The run-time cluster switch (a hint for orders, never for which
     /// queues are looked at).
     cluster_aware: StdAtomicBool,
-    groups: std::sync::Mutex<Vec<Arc<GroupState>>>,
+    groups: parking_lot::Mutex<Vec<Arc<GroupState>>>,
     pub(crate) counters: Box<[CachePadded<Counters>]>,
     external: CachePadded<ExternalCounters>,
     terminating: AtomicBool,
@@ -216,10 +216,10 @@ pub(crate) struct Registry {
     start_handler: Option<IndexHandler>,
     exit_handler: Option<IndexHandler>,
     panic_handler: Option<PanicHandler>,
-    pins: std::sync::Mutex<Vec<PinStatus>>,
+    pins: parking_lot::Mutex<Vec<PinStatus>>,
     /// The start gate (module docs, "Building fails cleanly").
-    start: (std::sync::Mutex<StartGate>, std::sync::Condvar),
-    handles: std::sync::Mutex<Vec<JoinHandle<()>>>,
+    start: (parking_lot::Mutex<StartGate>, parking_lot::Condvar),
+    handles: parking_lot::Mutex<Vec<JoinHandle<()>>>,
     stopped: StdAtomicBool,
     /// Worker 0 is the building thread (module docs, "Threads").
     adopted: bool,
@@ -300,7 +300,7 @@ impl Registry {
                 .collect(),
             cluster_aware: StdAtomicBool::new(opts.cluster_aware),
             spread_used: AtomicBool::new(false),
-            groups: std::sync::Mutex::new(Vec::new()),
+            groups: parking_lot::Mutex::new(Vec::new()),
             threads,
             injectors: (0..llcs)
                 .map(|_| CachePadded::new(Injector::new()))
@@ -323,12 +323,12 @@ impl Registry {
             start_handler: cfg.start_handler.take(),
             exit_handler: cfg.exit_handler.take(),
             panic_handler: cfg.panic_handler.take(),
-            pins: std::sync::Mutex::new(vec![PinStatus::Pending; n]),
+            pins: parking_lot::Mutex::new(vec![PinStatus::Pending; n]),
             start: (
-                std::sync::Mutex::new(StartGate::default()),
-                std::sync::Condvar::new(),
+                parking_lot::Mutex::new(StartGate::default()),
+                parking_lot::Condvar::new(),
             ),
-            handles: std::sync::Mutex::new(Vec::with_capacity(n)),
+            handles: parking_lot::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
             adopted,
             layout,
@@ -374,7 +374,7 @@ impl Registry {
     /// on, runs the start handler and returns true; if it failed, returns
     /// false and the worker must return without running anything.
     pub(crate) fn worker_started(&self, index: usize, pin: PinStatus) -> bool {
-        self.pins.lock().unwrap_or_else(|e| e.into_inner())[index] = pin;
+        self.pins.lock()[index] = pin;
         if !self.pass_start_gate() {
             return false;
         }
@@ -409,7 +409,7 @@ impl Registry {
     /// started (or will never start).
     pub(crate) fn pin_report(&self) -> Vec<PinStatus> {
         self.wait_until_settled();
-        self.pins.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.pins.lock().clone()
     }
 
     /// Snapshot of the counters.
@@ -422,7 +422,6 @@ impl Registry {
         s.groups = self
             .groups
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
             .iter()
             .map(|g| g.stats())
             .collect();
@@ -468,7 +467,7 @@ impl Registry {
             return;
         }
         self.wait_until_no_thread_live();
-        let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
+        let handles = std::mem::take(&mut *self.handles.lock());
         for h in handles {
             let _ = h.join();
         }
@@ -479,7 +478,6 @@ impl Registry {
     pub(crate) fn keep_handle(&self, h: JoinHandle<()>) {
         self.handles
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
             .push(h);
     }
 

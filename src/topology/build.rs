@@ -252,44 +252,77 @@ fn partition(
     what: &str,
     notes: &mut Vec<String>,
 ) -> Blocks {
-    let n = pus.len();
     let (clipped, set_of) = distinct_sets(pus, field, online);
     let root = components(online, &clipped, &set_of);
-    // Components holding at least one reported set; a PU that reported
-    // nothing (a garbage file) but is named by others joins their set.
-    let mut size = vec![0usize; n];
-    let mut reported = vec![false; n];
-    for (i, &r) in root.iter().enumerate() {
-        size[r] += 1;
-        reported[r] |= set_of[i].is_some();
+    let comps = Components::of(&root, &set_of);
+    if comps.merged_some(online, &clipped, &set_of, &root) {
+        notes.push(format!(
+            "{what} sets reported by different CPUs disagree: merged into their union"
+        ));
     }
-    // A PU's repaired set lies inside its component: it differs from the
-    // union exactly when it is smaller. (Sizes once per set, not per PU.)
-    let len: Vec<usize> = clipped.iter().map(CpuSet::len).collect();
-    let merged = set_of.iter().enumerate().any(|(i, k)| {
-        k.is_some_and(|k| {
-            let own = len[k] + usize::from(!clipped[k].contains(online.os[i]));
-            own != size[root[i]]
+    comps.blocks(online, &root)
+}
+
+/// The size of each union-find component and whether it holds a reported
+/// set, indexed by root (a PU that reported nothing, a garbage file, but
+/// is named by others joins their set).
+struct Components {
+    size: Vec<usize>,
+    reported: Vec<bool>,
+}
+
+impl Components {
+    fn of(root: &[usize], set_of: &[Option<usize>]) -> Self {
+        let mut size = vec![0usize; root.len()];
+        let mut reported = vec![false; root.len()];
+        for (i, &r) in root.iter().enumerate() {
+            size[r] += 1;
+            reported[r] |= set_of[i].is_some();
+        }
+        Components { size, reported }
+    }
+
+    /// Whether some PU's repaired set differs from its component's union.
+    /// The set lies inside the component, so it differs exactly when it is
+    /// smaller. (Sizes once per set, not per PU.)
+    fn merged_some(
+        &self,
+        online: &Online,
+        clipped: &[CpuSet],
+        set_of: &[Option<usize>],
+        root: &[usize],
+    ) -> bool {
+        let len: Vec<usize> = clipped.iter().map(CpuSet::len).collect();
+        set_of.iter().enumerate().any(|(i, k)| {
+            k.is_some_and(|k| {
+                let own = len[k] + usize::from(!clipped[k].contains(online.os[i]));
+                own != self.size[root[i]]
+            })
         })
-    });
-    if merged {
-        notes.push(format!("{what} sets reported by different CPUs disagree: merged into their union"));
     }
-    let mut block_of_root = vec![usize::MAX; n];
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    let mut of = vec![None; n];
-    for (i, &r) in root.iter().enumerate() {
-        if !reported[r] {
-            continue;
+
+    /// The components holding a reported set, as blocks numbered in the
+    /// order of their smallest PU.
+    fn blocks(&self, online: &Online, root: &[usize]) -> Blocks {
+        let mut block_of_root = vec![usize::MAX; root.len()];
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        let mut of = vec![None; root.len()];
+        for (i, &r) in root.iter().enumerate() {
+            if !self.reported[r] {
+                continue;
+            }
+            if block_of_root[r] == usize::MAX {
+                block_of_root[r] = members.len();
+                members.push(Vec::new());
+            }
+            members[block_of_root[r]].push(online.os[i]);
+            of[i] = Some(block_of_root[r]);
         }
-        if block_of_root[r] == usize::MAX {
-            block_of_root[r] = members.len();
-            members.push(Vec::new());
+        Blocks {
+            of,
+            sets: members.into_iter().map(CpuSet::from_ids).collect(),
         }
-        members[block_of_root[r]].push(online.os[i]);
-        of[i] = Some(block_of_root[r]);
     }
-    Blocks { of, sets: members.into_iter().map(CpuSet::from_ids).collect() }
 }
 
 /// Step 1: sorts the PUs by OS index (dropping repeated ones), makes the
@@ -300,7 +333,10 @@ fn normalise(facts: &mut Facts, notes: &mut Vec<String>) -> (Online, LevelSets) 
     facts.pus.sort_by_key(|p| p.os);
     facts.pus.dedup_by_key(|p| p.os);
     let os: Vec<usize> = facts.pus.iter().map(|p| p.os).collect();
-    let online = Online { set: CpuSet::from_ids(os.iter().copied()), os };
+    let online = Online {
+        set: CpuSet::from_ids(os.iter().copied()),
+        os,
+    };
     let pus = &facts.pus;
     let sets = LevelSets {
         core: partition(pus, |p| p.core.as_ref(), &online, "core", notes),
@@ -340,9 +376,21 @@ fn levels_seen(facts: &Facts, sets: &LevelSets) -> LevelsSeen {
 /// The levels in refinement order, outermost first.
 pub(super) fn level_order(package_inside_numa: bool) -> [Level; 5] {
     if package_inside_numa {
-        [Level::Numa, Level::Package, Level::Llc, Level::Cluster, Level::Core]
+        [
+            Level::Numa,
+            Level::Package,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
     } else {
-        [Level::Package, Level::Numa, Level::Llc, Level::Cluster, Level::Core]
+        [
+            Level::Package,
+            Level::Numa,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
     }
 }
 
@@ -394,7 +442,10 @@ fn nodes(facts: &Facts, online: &Online) -> (Vec<usize>, BTreeMap<usize, CpuSet>
         }
     }
     let default_node = facts.nodes.first().map_or(0, |nd| nd.0);
-    let node_id: Vec<usize> = node_id.into_iter().map(|x| x.unwrap_or(default_node)).collect();
+    let node_id: Vec<usize> = node_id
+        .into_iter()
+        .map(|x| x.unwrap_or(default_node))
+        .collect();
     let members = group(online, |i| Some(node_id[i]));
     (node_id, members)
 }
@@ -407,7 +458,9 @@ fn group(online: &Online, key: impl Fn(usize) -> Option<usize>) -> BTreeMap<usiz
             m.entry(k).or_default().push(os);
         }
     }
-    m.into_iter().map(|(k, v)| (k, CpuSet::from_ids(v))).collect()
+    m.into_iter()
+        .map(|(k, v)| (k, CpuSet::from_ids(v)))
+        .collect()
 }
 
 /// Whether NUMA is the outer level: every package lies within one node
@@ -425,14 +478,24 @@ fn numa_outside_packages(
     let node_len: BTreeMap<usize, usize> = nodes.iter().map(|(&nd, s)| (nd, s.len())).collect();
     seen.package
         && seen.numa
-        && packages.values().all(|s| uniform(online, s, |j| node_id[j]))
-        && packages.values().any(|s| node_of(s).is_some_and(|nd| node_len[&nd] != s.len()))
+        && packages
+            .values()
+            .all(|s| uniform(online, s, |j| node_id[j]))
+        && packages
+            .values()
+            .any(|s| node_of(s).is_some_and(|nd| node_len[&nd] != s.len()))
 }
 
 /// Notes LLCs that span several NUMA nodes (refinement clips them). The
 /// LLC sets some PU has: the L3s, the L2s of PUs without an L3, and all
 /// PUs for PUs without either.
-fn note_split_llcs(online: &Online, node_id: &[usize], sets: &LevelSets, seen: &LevelsSeen, notes: &mut Vec<String>) {
+fn note_split_llcs(
+    online: &Online,
+    node_id: &[usize],
+    sets: &LevelSets,
+    seen: &LevelsSeen,
+    notes: &mut Vec<String>,
+) {
     let mut l2_is_llc = vec![false; sets.l2.sets.len()];
     let mut online_is_llc = false;
     for (l3, l2) in sets.l3.of.iter().zip(&sets.l2.of) {
@@ -444,11 +507,41 @@ fn note_split_llcs(online: &Online, node_id: &[usize], sets: &LevelSets, seen: &
     }
     let in_node = |s: &CpuSet| uniform(online, s, |j| node_id[j]);
     let llc_in_node = sets.l3.sets.iter().all(in_node)
-        && sets.l2.sets.iter().zip(&l2_is_llc).all(|(s, &llc)| !llc || in_node(s))
+        && sets
+            .l2
+            .sets
+            .iter()
+            .zip(&l2_is_llc)
+            .all(|(s, &llc)| !llc || in_node(s))
         && (!online_is_llc || in_node(&online.set));
     if (seen.l2 || seen.l3) && !llc_in_node {
-        notes.push("an LLC spans several NUMA nodes (sub-NUMA clustering): LLC domains are clipped to their node, as Linux does".into());
+        notes.push(
+            "an LLC spans several NUMA nodes (sub-NUMA clustering): \
+             LLC domains are clipped to their node, as Linux does"
+                .into(),
+        );
     }
+}
+
+/// The core of each PU without SMT siblings (itself); an empty set for the
+/// others, which have their core's set.
+fn singles(online: &Online, sets: &LevelSets) -> Vec<CpuSet> {
+    (0..online.len())
+        .map(|i| match sets.core.of[i] {
+            None => CpuSet::from_ids([online.os[i]]),
+            Some(_) => CpuSet::new(),
+        })
+        .collect()
+}
+
+/// Whether each L2 lies inside one core: all its members have one core
+/// (`core`: each PU's core id; cores partition the PUs).
+fn l2_in_core(online: &Online, sets: &LevelSets, core: &[usize]) -> Vec<bool> {
+    sets.l2
+        .sets
+        .iter()
+        .map(|s| uniform(online, s, |j| core[j]))
+        .collect()
 }
 
 /// The raw set ids of every PU, in `order`. Each distinct set is interned
@@ -467,21 +560,19 @@ fn level_keys(
     order: [Level; 5],
 ) -> Vec<[usize; 5]> {
     let n = online.len();
-    let singles: Vec<CpuSet> = (0..n)
-        .map(|i| if sets.core.of[i].is_none() { CpuSet::from_ids([online.os[i]]) } else { CpuSet::new() })
-        .collect();
+    let singles = singles(online, sets);
     let mut ids = Interner::default();
     let all = ids.id(&online.set);
     let node_key: BTreeMap<usize, usize> = nodes.iter().map(|(&k, s)| (k, ids.id(s))).collect();
-    let package_key: BTreeMap<usize, usize> = packages.iter().map(|(&k, s)| (k, ids.id(s))).collect();
-    let (cluster_key, l2_key, l3_key) = (ids.ids(&sets.cluster), ids.ids(&sets.l2), ids.ids(&sets.l3));
+    let package_key: BTreeMap<usize, usize> =
+        packages.iter().map(|(&k, s)| (k, ids.id(s))).collect();
+    let (cluster_key, l2_key, l3_key) =
+        (ids.ids(&sets.cluster), ids.ids(&sets.l2), ids.ids(&sets.l3));
     let core_key = ids.ids(&sets.core);
     let core: Vec<usize> = (0..n)
         .map(|i| sets.core.of[i].map_or_else(|| ids.id(&singles[i]), |b| core_key[b]))
         .collect();
-    // An L2 lies inside a member's core when all its members have one core
-    // (cores partition the PUs).
-    let l2_in_core: Vec<bool> = sets.l2.sets.iter().map(|s| uniform(online, s, |j| core[j])).collect();
+    let l2_in_core = l2_in_core(online, sets, &core);
     let key = |i: usize, l: Level| match l {
         Level::Package => facts.pus[i].package.map_or(all, |k| package_key[&k]),
         Level::Numa => node_key[&node_id[i]],
@@ -504,17 +595,38 @@ fn level_keys(
 /// refinement order: NUMA outside packages when nodes hold several
 /// packages ([`numa_outside_packages`]). Notes that decision and LLCs
 /// clipped to their node.
-fn raw_keys(facts: &Facts, online: &Online, sets: &LevelSets, seen: &LevelsSeen, notes: &mut Vec<String>) -> RawKeys {
+fn raw_keys(
+    facts: &Facts,
+    online: &Online,
+    sets: &LevelSets,
+    seen: &LevelsSeen,
+    notes: &mut Vec<String>,
+) -> RawKeys {
     let (node_id, node_members) = nodes(facts, online);
     let packages = group(online, |i| facts.pus[i].package);
-    let package_inside_numa = numa_outside_packages(online, &node_id, &node_members, &packages, seen);
+    let package_inside_numa =
+        numa_outside_packages(online, &node_id, &node_members, &packages, seen);
     if package_inside_numa {
         notes.push("NUMA nodes hold several packages: NUMA is the outer level".into());
     }
     note_split_llcs(online, &node_id, sets, seen, notes);
     let order = level_order(package_inside_numa);
-    let keys = level_keys(facts, online, sets, &node_id, &node_members, &packages, order);
-    RawKeys { keys, order, package_inside_numa, node_id, node_members }
+    let keys = level_keys(
+        facts,
+        online,
+        sets,
+        &node_id,
+        &node_members,
+        &packages,
+        order,
+    );
+    RawKeys {
+        keys,
+        order,
+        package_inside_numa,
+        node_id,
+        node_members,
+    }
 }
 
 /// Step 4: the effective domain of each PU at each level is its class: the
@@ -559,48 +671,113 @@ fn class_sets(online: &Online, class: &[[usize; 5]]) -> ([Vec<usize>; 5], [Vec<C
             members[k][c[k]].push(online.os[i]);
         }
     }
-    (min_os, members.map(|level| level.into_iter().map(CpuSet::from_ids).collect()))
+    (
+        min_os,
+        members.map(|level| level.into_iter().map(CpuSet::from_ids).collect()),
+    )
 }
 
-/// Step 5: depth-first order (PUs sorted by the smallest OS index of their
-/// class at each level, outermost first, then by OS index), domains as runs
-/// of PUs with the same class and parent, and the PU records.
-fn number_domains(facts: &Facts, online: &Online, raw: &RawKeys, class: &[[usize; 5]], seen: &LevelsSeen) -> Numbered {
-    let n = online.len();
-    let (min_os, sets) = class_sets(online, class);
-    let sort_key = |i: usize| -> ([usize; 5], usize) { (std::array::from_fn(|k| min_os[k][class[i][k]]), online.os[i]) };
-    let mut idx: Vec<usize> = (0..n).collect();
+/// The PUs in depth-first order: sorted by the smallest OS index of their
+/// class at each level, outermost first, then by OS index.
+fn depth_first(online: &Online, class: &[[usize; 5]], min_os: &[Vec<usize>; 5]) -> Vec<usize> {
+    let sort_key = |i: usize| -> ([usize; 5], usize) {
+        (
+            std::array::from_fn(|k| min_os[k][class[i][k]]),
+            online.os[i],
+        )
+    };
+    let mut idx: Vec<usize> = (0..online.len()).collect();
     idx.sort_by_cached_key(|&i| sort_key(i));
+    idx
+}
 
-    let max_cap = facts.pus.iter().filter_map(|p| p.capacity).max().unwrap_or(0);
-    let level_at = |l: Level| raw.order.iter().position(|&x| x == l).unwrap_or(0);
-    let mut pus: Vec<Pu> = Vec::with_capacity(n);
-    let mut domains: Vec<Vec<Domain>> = vec![Vec::new(); 5];
-    let mut last_class = [usize::MAX; 5];
-    for (pos, &i) in idx.iter().enumerate() {
+/// The domains of each level in refinement order, grown one PU at a time
+/// in depth-first order: a PU extends the last domain of a level when it
+/// has the same class and parent, else starts a new one.
+struct Runs {
+    domains: Vec<Vec<Domain>>,
+    last_class: [usize; 5],
+}
+
+impl Runs {
+    fn new() -> Self {
+        Runs {
+            domains: vec![Vec::new(); 5],
+            last_class: [usize::MAX; 5],
+        }
+    }
+
+    /// Places the PU at position `pos`, of classes `class`; a new domain of
+    /// level `k` for class `c` gets the set and OS index `new(k, c)`.
+    /// Returns the PU's domain index at each level.
+    fn place(
+        &mut self,
+        pos: usize,
+        class: [usize; 5],
+        new: impl Fn(usize, usize) -> (CpuSet, Option<usize>),
+    ) -> [usize; 5] {
         let mut dom_idx = [0usize; 5];
         for k in 0..5 {
             let parent = if k == 0 { 0 } else { dom_idx[k - 1] };
-            let c = class[i][k];
-            match domains[k].last_mut() {
-                Some(d) if last_class[k] == c && d.parent == parent => d.pus.end = pos + 1,
+            let c = class[k];
+            match self.domains[k].last_mut() {
+                Some(d) if self.last_class[k] == c && d.parent == parent => d.pus.end = pos + 1,
                 _ => {
-                    let os_index = match raw.order[k] {
-                        Level::Numa if seen.numa => Some(raw.node_id[i]),
-                        Level::Package => facts.pus[i].package,
-                        _ => None,
-                    };
-                    domains[k].push(Domain { cpuset: sets[k][c].clone(), pus: pos..pos + 1, parent, os_index });
+                    let (cpuset, os_index) = new(k, c);
+                    self.domains[k].push(Domain {
+                        cpuset,
+                        pus: pos..pos + 1,
+                        parent,
+                        os_index,
+                    });
                 }
             }
-            last_class[k] = c;
-            dom_idx[k] = domains[k].len() - 1;
+            self.last_class[k] = c;
+            dom_idx[k] = self.domains[k].len() - 1;
         }
+        dom_idx
+    }
+}
+
+/// A PU's capacity on the 1024 = biggest scale, 1024 for all when the
+/// source reported no differences.
+fn capacity(facts: &Facts, i: usize, max_cap: u32, seen: &LevelsSeen) -> u32 {
+    match facts.pus[i].capacity {
+        Some(c) if max_cap > 0 && seen.capacity => ((c as u64 * 1024) / max_cap as u64) as u32,
+        _ => 1024,
+    }
+}
+
+/// Step 5: depth-first order ([`depth_first`]), domains as runs of PUs with
+/// the same class and parent ([`Runs`]), and the PU records.
+fn number_domains(
+    facts: &Facts,
+    online: &Online,
+    raw: &RawKeys,
+    class: &[[usize; 5]],
+    seen: &LevelsSeen,
+) -> Numbered {
+    let (min_os, sets) = class_sets(online, class);
+    let order = depth_first(online, class, &min_os);
+    let max_cap = facts
+        .pus
+        .iter()
+        .filter_map(|p| p.capacity)
+        .max()
+        .unwrap_or(0);
+    let level_at = |l: Level| raw.order.iter().position(|&x| x == l).unwrap_or(0);
+    let mut pus: Vec<Pu> = Vec::with_capacity(order.len());
+    let mut runs = Runs::new();
+    for (pos, &i) in order.iter().enumerate() {
+        let dom_idx = runs.place(pos, class[i], |k, c| {
+            let os_index = match raw.order[k] {
+                Level::Numa if seen.numa => Some(raw.node_id[i]),
+                Level::Package => facts.pus[i].package,
+                _ => None,
+            };
+            (sets[k][c].clone(), os_index)
+        });
         let at = |l: Level| dom_idx[level_at(l)];
-        let capacity = match (facts.pus[i].capacity, max_cap) {
-            (Some(c), m) if m > 0 && seen.capacity => ((c as u64 * 1024) / m as u64) as u32,
-            _ => 1024,
-        };
         pus.push(Pu {
             os_index: online.os[i],
             core: at(Level::Core),
@@ -608,20 +785,33 @@ fn number_domains(facts: &Facts, online: &Online, raw: &RawKeys, class: &[[usize
             llc: at(Level::Llc),
             numa: at(Level::Numa),
             package: at(Level::Package),
-            capacity,
+            capacity: capacity(facts, i, max_cap, seen),
         });
     }
-    Numbered { pus, domains }
+    Numbered {
+        pus,
+        domains: runs.domains,
+    }
 }
 
 /// The nodes the source listed, each with the PUs it got; a note for each
 /// node left without any (its CPUs went to other nodes).
-fn node_list(mut nodes: Vec<(usize, CpuSet)>, members: &BTreeMap<usize, CpuSet>, notes: &mut Vec<String>) -> Vec<(usize, CpuSet)> {
-    let listed_empty: HashSet<usize> = nodes.iter().filter(|(_, s)| s.is_empty()).map(|(i, _)| *i).collect();
+fn node_list(
+    mut nodes: Vec<(usize, CpuSet)>,
+    members: &BTreeMap<usize, CpuSet>,
+    notes: &mut Vec<String>,
+) -> Vec<(usize, CpuSet)> {
+    let listed_empty: HashSet<usize> = nodes
+        .iter()
+        .filter(|(_, s)| s.is_empty())
+        .map(|(i, _)| *i)
+        .collect();
     for (id, set) in &mut nodes {
         *set = members.get(id).cloned().unwrap_or_default();
         if set.is_empty() && !listed_empty.contains(id) {
-            notes.push(format!("NUMA node {id} lists only CPUs claimed by other nodes: kept without CPUs"));
+            notes.push(format!(
+                "NUMA node {id} lists only CPUs claimed by other nodes: kept without CPUs"
+            ));
         }
     }
     nodes
@@ -634,7 +824,38 @@ fn numa_rows(nodes: &[(usize, CpuSet)], numa: &[Domain]) -> Vec<Option<usize>> {
     for (row, (id, _)) in nodes.iter().enumerate() {
         row_of_node.entry(*id).or_insert(row);
     }
-    numa.iter().map(|d| d.os_index.and_then(|o| row_of_node.get(&o).copied())).collect()
+    numa.iter()
+        .map(|d| d.os_index.and_then(|o| row_of_node.get(&o).copied()))
+        .collect()
+}
+
+/// The domains by level (`order`: the level of each list of `domains`).
+fn by_level(
+    order: [Level; 5],
+    domains: Vec<Vec<Domain>>,
+    pus: &[Pu],
+) -> BTreeMap<Level, Vec<Domain>> {
+    let by_level: BTreeMap<Level, Vec<Domain>> = order.into_iter().zip(domains).collect();
+    // A domain set was built from a possibly non-contiguous sort; check the
+    // invariant that each domain's PUs are exactly its range.
+    debug_assert!(by_level.values().flatten().all(|d: &Domain| {
+        CpuSet::from_ids(d.pus.clone().map(|p| pus[p].os_index)) == d.cpuset
+    }));
+    by_level
+}
+
+/// The allowed CPUs: the source's set clipped to the `online` ones, or all
+/// online CPUs (with a note when the source's set has none of them).
+fn allowed(allowed: Option<&CpuSet>, online: CpuSet, notes: &mut Vec<String>) -> CpuSet {
+    let allowed = allowed.map_or_else(|| online.clone(), |a| a.intersection(&online));
+    if !allowed.is_empty() {
+        return allowed;
+    }
+    notes.push(
+        "the allowed CPU set does not intersect the online CPUs: treating all CPUs as allowed"
+            .into(),
+    );
+    online
 }
 
 /// What steps 1 to 5 found, for [`finish`].
@@ -651,26 +872,22 @@ struct Parts {
 /// list (with the PUs each node got; notes for nodes left without any),
 /// each NUMA domain's row in the distance matrix, and the allowed CPUs.
 fn finish(facts: Facts, source: Source, parts: Parts) -> Topology {
-    let Parts { online, sets, raw, numbered, seen, mut notes } = parts;
+    let Parts {
+        online,
+        sets,
+        raw,
+        numbered,
+        seen,
+        mut notes,
+    } = parts;
     let Numbered { pus, domains } = numbered;
-    let mut by_level = BTreeMap::new();
-    for (l, d) in raw.order.iter().zip(domains) {
-        by_level.insert(*l, d);
-    }
-    // A domain set was built from a possibly non-contiguous sort; check the
-    // invariant that each domain's PUs are exactly its range.
-    debug_assert!(by_level.values().flatten().all(|d: &Domain| {
-        CpuSet::from_ids(d.pus.clone().map(|p| pus[p].os_index)) == d.cpuset
-    }));
-
+    let by_level = by_level(raw.order, domains, &pus);
     let nodes = node_list(facts.nodes, &raw.node_members, &mut notes);
-    let numa_rows = numa_rows(&nodes, by_level.get(&Level::Numa).map_or(&[], |d| d.as_slice()));
-    let allowed = facts.allowed.as_ref().map_or_else(|| online.set.clone(), |a| a.intersection(&online.set));
-    if allowed.is_empty() {
-        notes.push("the allowed CPU set does not intersect the online CPUs: treating all CPUs as allowed".into());
-    }
-    let allowed = if allowed.is_empty() { online.set } else { allowed };
-
+    let numa_rows = numa_rows(
+        &nodes,
+        by_level.get(&Level::Numa).map_or(&[], |d| d.as_slice()),
+    );
+    let allowed = allowed(facts.allowed.as_ref(), online.set, &mut notes);
     Topology {
         source,
         pus,
@@ -691,7 +908,9 @@ fn finish(facts: Facts, source: Source, parts: Parts) -> Topology {
 /// Builds the nested topology. Fails only when there is no PU at all.
 pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super::TopologyError> {
     if facts.pus.is_empty() {
-        return Err(super::TopologyError::NoPus { source: source.to_string() });
+        return Err(super::TopologyError::NoPus {
+            source: source.to_string(),
+        });
     }
     let mut notes = std::mem::take(&mut facts.notes);
     let (online, sets) = normalise(&mut facts, &mut notes);
@@ -699,7 +918,18 @@ pub(crate) fn build(mut facts: Facts, source: Source) -> Result<Topology, super:
     let raw = raw_keys(&facts, &online, &sets, &seen, &mut notes);
     let class = refine(&raw.keys);
     let numbered = number_domains(&facts, &online, &raw, &class, &seen);
-    Ok(finish(facts, source, Parts { online, sets, raw, numbered, seen, notes }))
+    Ok(finish(
+        facts,
+        source,
+        Parts {
+            online,
+            sets,
+            raw,
+            numbered,
+            seen,
+            notes,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -712,7 +942,13 @@ mod tests {
         let set = |lo: usize, len: usize| Arc::new(CpuSet::from_ids(lo..lo + len));
         let llcs = [set(0, 4), set(4, 4)];
         let cores: Vec<Arc<CpuSet>> = (0..4).map(|c| set(2 * c, 2)).collect();
-        let pick = |a: &Arc<CpuSet>| if shared { a.clone() } else { Arc::new((**a).clone()) };
+        let pick = |a: &Arc<CpuSet>| {
+            if shared {
+                a.clone()
+            } else {
+                Arc::new((**a).clone())
+            }
+        };
         let pus = (0..8)
             .rev() // sources may list PUs in any order
             .map(|os| PuFacts {
@@ -722,11 +958,20 @@ mod tests {
                 ..Default::default()
             })
             .collect();
-        Facts { pus, ..Default::default() }
+        Facts {
+            pus,
+            ..Default::default()
+        }
     }
 
     fn summary(t: &Topology) -> String {
-        format!("{:?} {:?} {:?} {:?}", t.pus(), t.cores(), t.llcs(), t.notes())
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            t.pus(),
+            t.cores(),
+            t.llcs(),
+            t.notes()
+        )
     }
 
     #[test]
@@ -754,6 +999,9 @@ mod tests {
         let t = build(f, Source::Synthetic("b".into())).unwrap();
         assert_eq!(t.llcs()[1].cpuset.to_string(), "4-7");
         assert_eq!(t.l3_cpusets().len(), 2);
-        assert_eq!(t.notes(), ["L3 sets reported by different CPUs disagree: merged into their union"]);
+        assert_eq!(
+            t.notes(),
+            ["L3 sets reported by different CPUs disagree: merged into their union"]
+        );
     }
 }

@@ -12,6 +12,17 @@ pub const DEADLINE: Duration = Duration::from_secs(60);
 /// finished within [`DEADLINE`] (the thread is left behind), and resumes
 /// its panic if it panicked.
 pub fn within_deadline<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    within_deadline_or(what, String::new, f)
+}
+
+/// [`within_deadline`], and on a hang `on_hang` runs first (to leak what
+/// must not be dropped while the thread is stuck, say) and its text ends
+/// the panic message (a pool's stats table, say).
+pub fn within_deadline_or<T: Send + 'static>(
+    what: &str,
+    on_hang: impl FnOnce() -> String,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
     let (tx, rx) = mpsc::channel();
     let h = thread::spawn(move || {
         let r = f();
@@ -24,6 +35,9 @@ pub fn within_deadline<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Se
             Ok(r) => r,
             Err(p) => panic::resume_unwind(p),
         },
-        Err(RecvTimeoutError::Timeout) => panic!("{what}: still running after {DEADLINE:?} (hung)"),
+        Err(RecvTimeoutError::Timeout) => {
+            let more = on_hang();
+            panic!("{what}: still running after {DEADLINE:?} (hung)\n{more}")
+        }
     }
 }

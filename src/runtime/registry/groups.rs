@@ -32,7 +32,7 @@ impl Registry {
 
     /// Registers a new group.
     pub(crate) fn new_group(&self, plan: crate::groups::GroupPlan) -> Arc<GroupState> {
-        let mut g = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = self.groups.lock();
         let st = Arc::new(GroupState::new(g.len(), plan, &self.layout));
         g.push(Arc::clone(&st));
         st

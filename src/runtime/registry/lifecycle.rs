@@ -163,7 +163,7 @@ impl Registry {
     /// as spawning them; [`Registry::pin_report`] waits instead.)
     pub(super) fn open_start_gate(&self) {
         let (m, cv) = &self.start;
-        m.lock().unwrap_or_else(|e| e.into_inner()).state = GateState::Open;
+        m.lock().state = GateState::Open;
         cv.notify_all();
     }
 
@@ -172,7 +172,7 @@ impl Registry {
     /// waits for those threads and joins them, and returns `error`.
     pub(super) fn abort_start(&self, error: BuildError) -> BuildError {
         let (m, cv) = &self.start;
-        m.lock().unwrap_or_else(|e| e.into_inner()).state = GateState::Aborted;
+        m.lock().state = GateState::Aborted;
         cv.notify_all();
         self.join_threads();
         error
@@ -181,13 +181,13 @@ impl Registry {
     /// A thread builder was created: one more live thread.
     pub(crate) fn thread_created(&self) {
         let (m, _) = &self.start;
-        m.lock().unwrap_or_else(|e| e.into_inner()).live += 1;
+        m.lock().live += 1;
     }
 
     /// A thread builder was dropped (its `run` returned, or it never ran).
     pub(crate) fn thread_left(&self) {
         let (m, cv) = &self.start;
-        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = m.lock();
         g.live -= 1;
         if g.live == 0 {
             cv.notify_all();
@@ -205,13 +205,13 @@ impl Registry {
 
     /// Worker 0 is the building thread, pinned with status `pin`.
     pub(super) fn adopted_worker_ready(&self, pin: PinStatus) {
-        self.pins.lock().unwrap_or_else(|e| e.into_inner())[0] = pin;
+        self.pins.lock()[0] = pin;
         self.settle_one();
     }
 
     fn settle_one(&self) {
         let (m, cv) = &self.start;
-        m.lock().unwrap_or_else(|e| e.into_inner()).reported += 1;
+        m.lock().reported += 1;
         cv.notify_all();
     }
 
@@ -219,9 +219,9 @@ impl Registry {
     pub(super) fn wait_until_settled(&self) {
         let n = self.num_threads();
         let (m, cv) = &self.start;
-        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = m.lock();
         while g.reported < n {
-            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+            cv.wait(&mut g);
         }
     }
 
@@ -229,9 +229,9 @@ impl Registry {
     /// loop or never entered it.
     pub(super) fn wait_until_no_thread_live(&self) {
         let (m, cv) = &self.start;
-        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = m.lock();
         while g.live > 0 {
-            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+            cv.wait(&mut g);
         }
     }
 
@@ -239,11 +239,11 @@ impl Registry {
     /// builder's decision; true if the build went on.
     pub(super) fn pass_start_gate(&self) -> bool {
         let (m, cv) = &self.start;
-        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = m.lock();
         g.reported += 1;
         cv.notify_all();
         while g.state == GateState::Closed {
-            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+            cv.wait(&mut g);
         }
         g.state == GateState::Open
     }
