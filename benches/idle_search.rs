@@ -1,7 +1,7 @@
 //! Finding and claiming the nearest idle worker: locus's per-LLC idle masks
 //! against a linear scan of one flag per worker.
 //!
-//! Virtual shapes of 64, 256 and 1024 workers, 16 per LLC, clusters of 4,
+//! Virtual shapes of 64, 256, 1024 and 4096 workers, 16 per LLC, clusters of 4,
 //! LLCs ordered by index distance. The waker is worker 0 (LLC 0); the only
 //! idle workers are three in the farthest LLC, so both searches must go all
 //! the way. One iteration = claim the nearest idle worker + mark it idle
@@ -31,7 +31,7 @@ impl Scan {
 }
 
 fn idle_search(c: &mut Criterion) {
-    for n in [64usize, 256, 1024] {
+    for n in [64usize, 256, 1024, 4096] {
         let far = [n - PER_LLC + 1, n - PER_LLC + 6, n - 1];
         let masks = IdleMasks::new(IdleShape::uniform(n, PER_LLC, 4));
         let scan = Scan((0..n).map(|_| AtomicBool::new(false)).collect());

@@ -133,10 +133,49 @@ struct LlcInfo {
     range: Range<usize>,
     /// Index of its first idle word in `IdleMasks::words`.
     word_base: usize,
-    /// Index of the summary word holding its field.
-    summary_word: usize,
-    /// Shift of its field in that word.
-    summary_shift: u32,
+}
+
+/// One level of the summary tree (see "Summary tree" in the module docs).
+#[derive(Debug)]
+struct Level {
+    /// The packed counters.
+    words: Box<[CachePadded<AtomicU64>]>,
+    /// log2 of the field width `W` (a power of two, 1 to 32 bits).
+    width_log: u32,
+    /// log2 of the fields per word (`64 / W`).
+    fields_log: u32,
+    /// log2 of the LLCs under one field (1 at level 0).
+    span_log: u32,
+    /// The top bit of every field.
+    high: u64,
+    /// Every bit of every field but its top bit.
+    low: u64,
+}
+
+impl Level {
+    /// Word index and shift of the field above LLC `llc`.
+    #[inline]
+    fn place(&self, llc: usize) -> (usize, u32) {
+        let f = llc >> self.span_log;
+        let i = f & ((1 << self.fields_log) - 1);
+        (f >> self.fields_log, (i as u32) << self.width_log)
+    }
+
+    /// The top bit of each non-zero field of `v` (SWAR: adding `low` to
+    /// the low bits of a field carries into its top bit iff they are not
+    /// all zero, never into the next field).
+    #[inline]
+    fn nonzero(&self, v: u64) -> u64 {
+        (((v & self.low) + self.low) | v) & self.high
+    }
+
+    /// The value of field `i` (word-local) of `v`.
+    #[inline]
+    fn field(&self, v: u64, i: usize) -> u64 {
+        let w = 1u32 << self.width_log;
+        let m = if w >= 64 { !0 } else { (1u64 << w) - 1 };
+        (v >> ((i as u32) << self.width_log)) & m
+    }
 }
 
 const NO_CLUSTER: u32 = u32::MAX;
@@ -147,10 +186,9 @@ const NO_CLUSTER: u32 = u32::MAX;
 pub struct IdleMasks {
     /// Idle bits, `llcs[l].word_base ..` for LLC `l`.
     words: Box<[CachePadded<AtomicU64>]>,
-    /// Packed per-LLC armed counts.
-    summary: Box<[CachePadded<AtomicU64>]>,
-    /// Mask of one (unshifted) summary field.
-    field_mask: u64,
+    /// The summary tree, leaves (per-LLC armed counts) first; the last
+    /// level is one word, the root.
+    levels: Box<[Level]>,
     llcs: Box<[LlcInfo]>,
     clusters: Box<[Range<usize>]>,
     /// Per worker: its LLC.
@@ -186,6 +224,46 @@ fn bits(lo: usize, hi: usize) -> u64 {
     }
 }
 
+/// The levels of the summary tree over LLCs of `sizes` workers: each level
+/// packs one counter per field of the level below (per LLC at level 0) in
+/// fields of the next power of two of bits that holds the most workers
+/// under one field, until one word holds them all.
+fn summary_tree(sizes: Vec<usize>) -> Box<[Level]> {
+    let new_word = |_| CachePadded::new(AtomicU64::new(0));
+    let mut levels = Vec::new();
+    // Workers under each field of the level being built.
+    let mut under = sizes;
+    let mut span_log = 0;
+    loop {
+        let most = under.iter().copied().max().unwrap_or(1);
+        let bit_len = (usize::BITS - most.leading_zeros()).max(1);
+        assert!(
+            bit_len <= 32,
+            "internal error: more than 2^32 workers under one summary field"
+        );
+        let width_log = bit_len.next_power_of_two().trailing_zeros();
+        let fields_log = 6 - width_log;
+        let per_word = 1usize << fields_log;
+        let top = 1u64 << ((1u32 << width_log) - 1);
+        let high = (0..per_word).fold(0u64, |h, i| h | top << (i << width_log));
+        let low = (0..per_word).fold(0u64, |h, i| h | (top - 1) << (i << width_log));
+        let words = under.len().div_ceil(per_word);
+        levels.push(Level {
+            words: (0..words).map(new_word).collect(),
+            width_log,
+            fields_log,
+            span_log,
+            high,
+            low,
+        });
+        if words == 1 {
+            return levels.into();
+        }
+        under = under.chunks(per_word).map(|c| c.iter().sum()).collect();
+        span_log += fields_log;
+    }
+}
+
 impl IdleMasks {
     /// Builds the masks, all workers busy.
     ///
@@ -198,10 +276,6 @@ impl IdleMasks {
             panic!("internal error: invalid idle shape: {e}");
         }
         let n = shape.capacity.len();
-        let max_len = shape.llc_ranges.iter().map(|r| r.len()).max().unwrap_or(1);
-        let width = usize::BITS - max_len.leading_zeros(); // bit length, >= 1
-        let per_word = (64 / width) as usize;
-        let field_mask = if width >= 64 { !0 } else { (1u64 << width) - 1 };
 
         // Capacity classes, largest first: a class starts at its largest
         // capacity and takes every smaller one down to 7/8 of it, so 1024 and
@@ -227,8 +301,6 @@ impl IdleMasks {
             llcs.push(LlcInfo {
                 range: r.clone(),
                 word_base,
-                summary_word: l / per_word,
-                summary_shift: ((l % per_word) as u32) * width,
             });
             for w in r.clone() {
                 worker_llc[w] = l as u32;
@@ -272,15 +344,12 @@ impl IdleMasks {
             }
         }
         let smt = shape.core_ranges.iter().any(|r| r.len() > 1);
-        let summary_words = shape.llc_ranges.len().div_ceil(per_word);
+        let sizes: Vec<usize> = shape.llc_ranges.iter().map(|r| r.len()).collect();
         IdleMasks {
             words: (0..word_base)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
-            summary: (0..summary_words)
-                .map(|_| CachePadded::new(AtomicU64::new(0)))
-                .collect(),
-            field_mask,
+            levels: summary_tree(sizes),
             llcs: llcs.into(),
             clusters: shape.cluster_ranges.into(),
             worker_llc: worker_llc.into(),
@@ -309,7 +378,11 @@ impl IdleMasks {
     /// of LLC `llc`; 0 if out of range. A cheap snapshot (one load) for
     /// load estimates, not for the protocol.
     pub fn idle_count(&self, llc: usize) -> usize {
-        self.llcs.get(llc).map_or(0, |l| self.llc_count(l) as usize)
+        if llc < self.llcs.len() {
+            self.llc_count(llc) as usize
+        } else {
+            0
+        }
     }
 
     /// Number of workers of LLC `llc` (0 if out of range).
@@ -334,21 +407,26 @@ impl IdleMasks {
 
     /// Word index and bit of worker `w`.
     #[inline]
-    fn slot(&self, w: usize) -> (&LlcInfo, usize, u64) {
+    fn slot(&self, w: usize) -> (usize, u64) {
         let l = &self.llcs[self.worker_llc[w] as usize];
         let local = w - l.range.start;
-        (l, l.word_base + local / 64, 1u64 << (local % 64))
+        (l.word_base + local / 64, 1u64 << (local % 64))
     }
 
     /// Marks worker `w` idle (claimable). Call only from `w`'s own thread.
     /// Calling it again while `w` is armed (before `clear_idle`) just sets
     /// the bit again, e.g. when a woken worker goes back to sleep.
     pub fn set_idle(&self, w: usize) {
-        let (l, word, bit) = self.slot(w);
+        let (word, bit) = self.slot(w);
         if !self.armed[w].load(Ordering::Relaxed) {
             self.armed[w].store(true, Ordering::Relaxed);
-            // Count first, so the bit is never set while uncounted.
-            self.summary[l.summary_word].fetch_add(1 << l.summary_shift, Ordering::SeqCst);
+            // Count first, root down to the leaf, so that the bit is never
+            // set while some level does not count it (invariant 2).
+            let llc = self.worker_llc[w] as usize;
+            for lv in self.levels.iter().rev() {
+                let (i, shift) = lv.place(llc);
+                lv.words[i].fetch_add(1 << shift, Ordering::SeqCst);
+            }
         }
         self.words[word].fetch_or(bit, Ordering::SeqCst);
     }
@@ -361,25 +439,48 @@ impl IdleMasks {
         if !self.armed[w].load(Ordering::Relaxed) {
             return false;
         }
-        let (l, word, bit) = self.slot(w);
+        let (word, bit) = self.slot(w);
         let prev = self.words[word].fetch_and(!bit, Ordering::SeqCst);
-        // Uncount only once the bit is gone.
+        // Uncount only once the bit is gone, leaf up to the root.
         self.armed[w].store(false, Ordering::Relaxed);
-        self.summary[l.summary_word].fetch_sub(1 << l.summary_shift, Ordering::SeqCst);
+        let llc = self.worker_llc[w] as usize;
+        for lv in self.levels.iter() {
+            let (i, shift) = lv.place(llc);
+            lv.words[i].fetch_sub(1 << shift, Ordering::SeqCst);
+        }
         prev & bit != 0
     }
 
     /// Whether worker `w`'s idle bit is set (idle and not claimed).
     pub fn is_idle(&self, w: usize) -> bool {
-        let (_, word, bit) = self.slot(w);
+        let (word, bit) = self.slot(w);
         self.words[word].load(Ordering::SeqCst) & bit != 0
     }
 
     /// Whether some LLC may have an idle worker (no false negatives; false
-    /// positives while a claimed worker has not yet called `clear_idle`).
+    /// positives while a claimed worker has not yet called `clear_idle`):
+    /// one load, of the summary's root word.
     #[inline]
     pub fn any_idle(&self) -> bool {
-        self.summary.iter().any(|s| s.load(Ordering::SeqCst) != 0)
+        self.root().load(Ordering::SeqCst) != 0
+    }
+
+    /// The root word of the summary tree: non-zero iff some worker is armed.
+    #[inline]
+    fn root(&self) -> &AtomicU64 {
+        // `summary_tree` always ends with a level of one word.
+        &self.levels[self.levels.len() - 1].words[0]
+    }
+
+    /// Number of armed workers (idle, possibly claimed but not yet awake)
+    /// of the whole pool: the sum of the root word's fields, read with one
+    /// SeqCst load, so it is the exact count at one point of `S`.
+    pub fn armed_total(&self) -> usize {
+        let top = &self.levels[self.levels.len() - 1];
+        let v = self.root().load(Ordering::SeqCst);
+        (0..1usize << top.fields_log)
+            .map(|i| top.field(v, i) as usize)
+            .sum()
     }
 
     /// Whether some worker's idle bit is set (idle and not yet claimed):
@@ -393,27 +494,89 @@ impl IdleMasks {
         self.any_idle() && self.any_bit_set()
     }
 
-    /// The summary word, when there is only one (pools of up to a dozen
-    /// LLCs or so): a caller that asks [`Self::any_unclaimed`] very often
-    /// (every `join`) keeps a reference to it, loads it, and calls
-    /// [`Self::any_bit_set`] only when it is non-zero.
+    /// The summary's root word, non-zero iff some worker is armed: a caller
+    /// that asks [`Self::any_unclaimed`] very often (every `join`) keeps a
+    /// reference to it, loads it, and calls [`Self::any_bit_set`] only when
+    /// it is non-zero. Always `Some` since the summary became a tree with
+    /// a one-word root (it was `None` for pools of more than a dozen LLCs
+    /// or so); the `Option` is kept for the callers.
     pub fn sole_summary_word(&self) -> Option<&AtomicU64> {
-        match &*self.summary {
-            [one] => Some(one),
-            _ => None,
-        }
+        Some(self.root())
     }
 
-    /// Whether some idle bit is set (SeqCst loads of every idle word).
+    /// Whether some idle bit is set: SeqCst loads down the summary tree,
+    /// then of the idle words of the LLCs it shows armed workers in (so a
+    /// pool with one idle worker reads a few words, not all of them).
     #[cold]
     #[inline(never)]
     pub fn any_bit_set(&self) -> bool {
-        self.words.iter().any(|w| w.load(Ordering::SeqCst) != 0)
+        let any = |m: usize| {
+            let l = &self.llcs[m];
+            let words = l.word_base..l.word_base + l.range.len().div_ceil(64);
+            self.words[words]
+                .iter()
+                .any(|w| w.load(Ordering::SeqCst) != 0)
+                .then_some(())
+        };
+        self.visit_armed(0..self.llcs.len(), any).is_some()
     }
 
-    /// The armed count of LLC `l` (a summary field).
-    fn llc_count(&self, l: &LlcInfo) -> u64 {
-        (self.summary[l.summary_word].load(Ordering::SeqCst) >> l.summary_shift) & self.field_mask
+    /// The armed count of LLC `llc` (its leaf field).
+    fn llc_count(&self, llc: usize) -> u64 {
+        let lv = &self.levels[0];
+        let (i, shift) = lv.place(llc);
+        lv.field(lv.words[i].load(Ordering::SeqCst) >> shift, 0)
+    }
+
+    /// Calls `f` on the LLCs of `llcs` whose leaf field reads non-zero, in
+    /// ascending order, until it returns `Some`; returns that. Reads the
+    /// summary from the root down, skipping every subtree whose field reads
+    /// zero, so the cost grows with the tree's depth and the number of
+    /// armed LLCs met before the hit, not with the LLCs in `llcs`.
+    ///
+    /// No false negative (invariant 2): if some worker's bit in `llcs` is
+    /// set throughout the call, every field on its path reads non-zero
+    /// whenever it is loaded, so `f` is called on its LLC (unless `f`
+    /// returned `Some` before).
+    fn visit_armed<R>(&self, llcs: Range<usize>, mut f: impl FnMut(usize) -> Option<R>) -> Option<R> {
+        if llcs.is_empty() {
+            return None;
+        }
+        self.visit_word(self.levels.len() - 1, 0, &llcs, &mut f)
+    }
+
+    /// [`Self::visit_armed`] below word `word` of level `k`.
+    fn visit_word<R>(
+        &self,
+        k: usize,
+        word: usize,
+        llcs: &Range<usize>,
+        f: &mut impl FnMut(usize) -> Option<R>,
+    ) -> Option<R> {
+        let lv = &self.levels[k];
+        // Fields of this word (level-k indices) that meet `llcs`.
+        let first = word << lv.fields_log;
+        let lo = (llcs.start >> lv.span_log).max(first);
+        let hi = (((llcs.end - 1) >> lv.span_log) + 1).min(first + (1 << lv.fields_log));
+        if lo >= hi {
+            return None;
+        }
+        let span = bits((lo - first) << lv.width_log, (hi - first) << lv.width_log);
+        let mut nz = lv.nonzero(lv.words[word].load(Ordering::SeqCst)) & span;
+        while nz != 0 {
+            let field = first + (nz.trailing_zeros() >> lv.width_log) as usize;
+            nz &= nz - 1;
+            let hit = if k == 0 {
+                f(field)
+            } else {
+                // Field `field` of level k counts word `field` of level k - 1.
+                self.visit_word(k - 1, field, llcs, f)
+            };
+            if hit.is_some() {
+                return hit;
+            }
+        }
+        None
     }
 
     /// Of the bits `cand` of word `i` of LLC `l` (whose value is `v`), those
@@ -538,36 +701,21 @@ impl IdleMasks {
     }
 
     /// The remote step of [`claim_nearest`](Self::claim_nearest): the LLCs of
-    /// `llc_order[from_llc]` whose field is non-zero, in order.
+    /// `llc_order[from_llc]` whose leaf field is non-zero, in order, each
+    /// run found by a walk down the summary tree
+    /// ([`visit_armed`](Self::visit_armed)), so a run of many LLCs costs a
+    /// few loads per tree level, not one per LLC.
     ///
-    /// The summary words are read once, up front, into a snapshot (when they
-    /// fit in it): that keeps the walk over the order to plain bit tests, and
-    /// returns at once when no LLC has an armed worker. Reading them at the
-    /// start of the step is still after any `set_idle` that returned before
-    /// the claim started, which is all invariant 3 needs.
+    /// Every load of the walk comes after any `set_idle` that returned
+    /// before the claim started, which is all invariant 3 needs.
     fn claim_remote(&self, from_llc: usize) -> Option<(usize, Distance)> {
-        const SNAP: usize = 16;
-        let snap = (self.summary.len() <= SNAP).then(|| {
-            let mut snap = [0u64; SNAP];
-            for (s, a) in snap.iter_mut().zip(self.summary.iter()) {
-                *s = a.load(Ordering::SeqCst);
-            }
-            snap
-        });
-        if snap.is_some_and(|s| s.iter().all(|&w| w == 0)) {
-            return None;
-        }
-        let armed = |l: &LlcInfo| match &snap {
-            Some(s) => (s[l.summary_word] >> l.summary_shift) & self.field_mask != 0,
-            None => self.llc_count(l) != 0,
-        };
-        for m in self.llc_order[from_llc].iter().flat_map(|r| r.clone()) {
+        let claim = |m: usize| {
             let ml = &self.llcs[m];
-            if !armed(ml) {
-                continue;
-            }
             let whole = self.smt.then(|| self.claim_in(ml, ml.range.clone(), true)).flatten();
-            if let Some(w) = whole.or_else(|| self.claim_in(ml, ml.range.clone(), false)) {
+            whole.or_else(|| self.claim_in(ml, ml.range.clone(), false))
+        };
+        for run in self.llc_order[from_llc].iter() {
+            if let Some(w) = self.visit_armed(run.clone(), claim) {
                 return Some((w, Distance::Remote));
             }
         }
@@ -579,7 +727,27 @@ impl IdleMasks {
 impl IdleMasks {
     /// Test view of LLC `l`'s summary field.
     pub(crate) fn summary_count(&self, l: usize) -> u64 {
-        self.llc_count(&self.llcs[l])
+        self.llc_count(l)
+    }
+
+    /// Test view: every field of every level of the summary tree, as
+    /// `(level, field index, value)`.
+    pub(crate) fn tree_fields(&self) -> Vec<(usize, usize, u64)> {
+        let mut out = Vec::new();
+        for (k, lv) in self.levels.iter().enumerate() {
+            for (j, word) in lv.words.iter().enumerate() {
+                let v = word.load(Ordering::SeqCst);
+                for i in 0..1usize << lv.fields_log {
+                    out.push((k, (j << lv.fields_log) + i, lv.field(v, i)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Test view: the span (log2 of LLCs under one field) of each level.
+    pub(crate) fn level_spans(&self) -> Vec<u32> {
+        self.levels.iter().map(|l| l.span_log).collect()
     }
 
     /// Test view: whether `w` is armed.
