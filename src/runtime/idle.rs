@@ -208,10 +208,31 @@ pub struct IdleMasks {
     /// Whether some core has more than one worker: only then is the fully
     /// idle pass made.
     smt: bool,
+    /// No SMT and one capacity class: a claim in an LLC of one idle word
+    /// takes the lowest set bit of one load (the fast path of
+    /// [`IdleMasks::claim_llc`] and [`IdleMasks::claim_in_llc`]).
+    plain: bool,
     /// Whether the cluster step of a claim is taken (the pool's run-time
     /// cluster switch; a hint, read relaxed: either answer is a valid
     /// search order, so it plays no part in the invariants).
     cluster_aware: AtomicBool,
+}
+
+/// Claims the lowest bit of `pick(v)` in `atom` (whose value is `v`),
+/// with `fetch_and`; on a lost race, retries on what `pick` leaves of the
+/// value the RMW returned. Returns the bit's index.
+#[inline]
+fn claim_bit(atom: &AtomicU64, pick: impl Fn(u64) -> u64) -> Option<usize> {
+    let mut cur = pick(atom.load(Ordering::SeqCst));
+    while cur != 0 {
+        let b = cur.trailing_zeros() as usize;
+        let prev = atom.fetch_and(!(1u64 << b), Ordering::SeqCst);
+        if prev & (1u64 << b) != 0 {
+            return Some(b);
+        }
+        cur = pick(prev); // someone else took it: retry on what is left
+    }
+    None
 }
 
 /// Bits `lo..hi` (word-local, `lo < hi <= 64`).
@@ -364,6 +385,7 @@ impl IdleMasks {
             armed: (0..n).map(|_| AtomicBool::new(false)).collect(),
             core_mask: core_mask.into(),
             smt,
+            plain: !smt && classes.len() == 1,
             cluster_aware: AtomicBool::new(true),
         }
     }
@@ -538,42 +560,46 @@ impl IdleMasks {
     /// set throughout the call, every field on its path reads non-zero
     /// whenever it is loaded, so `f` is called on its LLC (unless `f`
     /// returned `Some` before).
+    ///
+    /// The walk keeps a cursor `a`, the first LLC not yet ruled out, and
+    /// goes down from the root to the first field at or after `a` that
+    /// reads non-zero; a word whose fields from `a` on read zero moves `a`
+    /// past them, and `f` returning `None` moves it past that LLC; both
+    /// restart from the root (extra loads only on false positives).
+    /// `a` never passes an LLC with a bit set throughout: the loads of the
+    /// fields on its path read non-zero, so the walk goes down to it.
     fn visit_armed<R>(&self, llcs: Range<usize>, mut f: impl FnMut(usize) -> Option<R>) -> Option<R> {
-        if llcs.is_empty() {
-            return None;
-        }
-        self.visit_word(self.levels.len() - 1, 0, &llcs, &mut f)
-    }
-
-    /// [`Self::visit_armed`] below word `word` of level `k`.
-    fn visit_word<R>(
-        &self,
-        k: usize,
-        word: usize,
-        llcs: &Range<usize>,
-        f: &mut impl FnMut(usize) -> Option<R>,
-    ) -> Option<R> {
-        let lv = &self.levels[k];
-        // Fields of this word (level-k indices) that meet `llcs`.
-        let first = word << lv.fields_log;
-        let lo = (llcs.start >> lv.span_log).max(first);
-        let hi = (((llcs.end - 1) >> lv.span_log) + 1).min(first + (1 << lv.fields_log));
-        if lo >= hi {
-            return None;
-        }
-        let span = bits((lo - first) << lv.width_log, (hi - first) << lv.width_log);
-        let mut nz = lv.nonzero(lv.words[word].load(Ordering::SeqCst)) & span;
-        while nz != 0 {
-            let field = first + (nz.trailing_zeros() >> lv.width_log) as usize;
-            nz &= nz - 1;
-            let hit = if k == 0 {
-                f(field)
-            } else {
+        let top = self.levels.len() - 1;
+        let mut a = llcs.start;
+        'restart: while a < llcs.end {
+            let (mut k, mut word) = (top, 0);
+            loop {
+                let lv = &self.levels[k];
+                // The fields of this word (level-k indices) that meet a..end.
+                let first = word << lv.fields_log;
+                let lo = (a >> lv.span_log).max(first);
+                let hi = (((llcs.end - 1) >> lv.span_log) + 1).min(first + (1 << lv.fields_log));
+                debug_assert!(lo < hi, "the walk went down into a field before `a`");
+                let span = bits((lo - first) << lv.width_log, (hi - first) << lv.width_log);
+                let nz = lv.nonzero(lv.words[word].load(Ordering::SeqCst)) & span;
+                if nz == 0 {
+                    // Nothing armed in those fields: skip their LLCs.
+                    a = hi << lv.span_log;
+                    continue 'restart;
+                }
+                let field = first + (nz.trailing_zeros() >> lv.width_log) as usize;
+                if k == 0 {
+                    match f(field) {
+                        Some(hit) => return Some(hit),
+                        None => {
+                            a = field + 1;
+                            continue 'restart;
+                        }
+                    }
+                }
                 // Field `field` of level k counts word `field` of level k - 1.
-                self.visit_word(k - 1, field, llcs, f)
-            };
-            if hit.is_some() {
-                return hit;
+                a = a.max(field << lv.span_log);
+                (k, word) = (k - 1, field);
             }
         }
         None
@@ -619,14 +645,8 @@ impl IdleMasks {
                         v & m
                     }
                 };
-                let mut cur = pick(atom.load(Ordering::SeqCst));
-                while cur != 0 {
-                    let b = cur.trailing_zeros() as usize;
-                    let prev = atom.fetch_and(!(1u64 << b), Ordering::SeqCst);
-                    if prev & (1u64 << b) != 0 {
-                        return Some(l.range.start + i * 64 + b);
-                    }
-                    cur = pick(prev); // someone else took it: retry on what is left
+                if let Some(b) = claim_bit(atom, pick) {
+                    return Some(l.range.start + i * 64 + b);
                 }
             }
         }
@@ -671,6 +691,17 @@ impl IdleMasks {
             .map(|w| self.worker_cluster[w])
             .filter(|&c| c != NO_CLUSTER)
             .map(|c| self.clusters[c as usize].clone());
+        if self.plain && l.range.len() <= 64 {
+            // One word, one class, no SMT: the cluster's bits, then the
+            // rest, of one load (and of what each lost race leaves).
+            let near = cluster.map_or(0, |c| {
+                bits(c.start - l.range.start, c.end - l.range.start)
+            });
+            let pick = |v: u64| if v & near != 0 { v & near } else { v };
+            let b = claim_bit(&self.words[l.word_base], pick)?;
+            let d = if near & (1 << b) != 0 { Distance::Cluster } else { Distance::Llc };
+            return Some((l.range.start + b, d));
+        }
         let passes: &[bool] = if self.smt { &[true, false] } else { &[false] };
         for &whole in passes {
             if let Some(c) = &cluster {
@@ -709,17 +740,24 @@ impl IdleMasks {
     /// Every load of the walk comes after any `set_idle` that returned
     /// before the claim started, which is all invariant 3 needs.
     fn claim_remote(&self, from_llc: usize) -> Option<(usize, Distance)> {
-        let claim = |m: usize| {
-            let ml = &self.llcs[m];
-            let whole = self.smt.then(|| self.claim_in(ml, ml.range.clone(), true)).flatten();
-            whole.or_else(|| self.claim_in(ml, ml.range.clone(), false))
-        };
         for run in self.llc_order[from_llc].iter() {
-            if let Some(w) = self.visit_armed(run.clone(), claim) {
+            if let Some(w) = self.visit_armed(run.clone(), |m| self.claim_llc(m)) {
                 return Some((w, Distance::Remote));
             }
         }
         None
+    }
+
+    /// Claims a worker anywhere in LLC `m`: fully idle cores first (with
+    /// SMT), largest capacity first.
+    #[inline]
+    fn claim_llc(&self, m: usize) -> Option<usize> {
+        let l = &self.llcs[m];
+        if self.plain && l.range.len() <= 64 {
+            return claim_bit(&self.words[l.word_base], |v| v).map(|b| l.range.start + b);
+        }
+        let whole = self.smt.then(|| self.claim_in(l, l.range.clone(), true)).flatten();
+        whole.or_else(|| self.claim_in(l, l.range.clone(), false))
     }
 }
 
