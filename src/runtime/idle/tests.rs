@@ -563,3 +563,102 @@ fn close_capacities_form_one_class() {
         .collect();
     assert_eq!(got, vec![1, 2, 3, 0]);
 }
+
+/// Invariant 3 under concurrency, on a three-level tree: sleepers announce
+/// each idle period (after `set_idle`) and wait to be claimed; churners arm
+/// and disarm their own bits in the same leaf and upper words; one claimer
+/// checks, before each claim, whether some sleeper announced a period it has
+/// not claimed yet, and if so the claim must return a worker (a `None` is a
+/// lost wakeup). A watchdog turns a hang into a failure.
+#[test]
+fn no_lost_wakeup_under_churn() {
+    use std::sync::atomic::AtomicU64 as StdU64;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const CLAIMS: usize = 5_000;
+    // 130 LLCs of one worker: 1-bit leaves, 3 leaf words, and the root.
+    let n = 130;
+    let m = StdArc::new(IdleMasks::new(IdleShape::uniform(n, 1, 0)));
+    assert_eq!(m.level_spans().len(), 2);
+    let sleepers = [1usize, 63, 64, 127, 129];
+    let churners = [0usize, 2, 62, 65, 128];
+    // announced[w]: idle periods of sleeper w announced so far.
+    let announced: StdArc<Vec<StdU64>> = StdArc::new((0..n).map(|_| StdU64::new(0)).collect());
+    let claims: StdArc<Vec<StdU64>> = StdArc::new((0..n).map(|_| StdU64::new(0)).collect());
+    let stop = StdArc::new(StdBool::new(false));
+    let mut threads = Vec::new();
+    for &w in &sleepers {
+        let (m, announced, claims, stop) = (m.clone(), announced.clone(), claims.clone(), stop.clone());
+        threads.push(std::thread::spawn(move || {
+            let mut period = 0;
+            while !stop.load(SeqCst) {
+                m.set_idle(w);
+                period += 1;
+                announced[w].store(period, SeqCst);
+                while claims[w].load(SeqCst) < period && !stop.load(SeqCst) {
+                    std::thread::yield_now();
+                }
+                // Claimed (or stopping): leave the idle state.
+                let cleared = m.clear_idle(w);
+                if cleared {
+                    assert!(stop.load(SeqCst), "sleeper {w} cleared its own bit while running");
+                    break;
+                }
+            }
+        }));
+    }
+    for &w in &churners {
+        let (m, stop) = (m.clone(), stop.clone());
+        threads.push(std::thread::spawn(move || {
+            while !stop.load(SeqCst) {
+                m.set_idle(w);
+                std::hint::spin_loop();
+                m.clear_idle(w);
+            }
+        }));
+    }
+    let (done_tx, done_rx) = mpsc::channel();
+    let claimer = {
+        let (m, announced, claims, stop) = (m.clone(), announced.clone(), claims.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut by_me = vec![0u64; n];
+            let mut k = 0;
+            while k < CLAIMS && !stop.load(SeqCst) {
+                let owed = sleepers.iter().any(|&w| announced[w].load(SeqCst) > by_me[w]);
+                let from = [0, 64, 129][k % 3];
+                match m.claim_nearest(None, from) {
+                    Some((w, _)) => {
+                        by_me[w] += 1;
+                        claims[w].fetch_add(1, SeqCst);
+                        k += 1;
+                    }
+                    None => {
+                        // (After the watchdog's stop, sleepers clear their
+                        // own bits: not a lost wakeup.)
+                        assert!(
+                            !owed || stop.load(SeqCst),
+                            "lost wakeup from LLC {from}: announced {:?}, claimed {:?}",
+                            sleepers.map(|w| announced[w].load(SeqCst)),
+                            sleepers.map(|w| by_me[w])
+                        );
+                        std::thread::yield_now();
+                    }
+                }
+            }
+            done_tx.send(()).unwrap();
+        })
+    };
+    let finished = done_rx.recv_timeout(Duration::from_secs(60));
+    stop.store(true, SeqCst);
+    claimer.join().unwrap();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(finished.is_ok(), "watchdog: the claims did not finish in 60 s");
+    for w in 0..n {
+        assert!(!m.is_idle(w), "worker {w} left idle");
+    }
+    check_summary(&m);
+    assert!(!m.any_idle());
+}
