@@ -72,8 +72,9 @@ fn concurrent_claimers_are_exclusive() {
 ///
 /// Two shapes: a one-level summary (LLC 0: worker 0; LLC 1: workers 1, 2),
 /// and a two-level tree of 66 one-worker LLCs (1-bit leaves, 64 per word):
-/// `a` = 65 and `b` = 64 share a leaf word, and the claimer in LLC 0 walks
-/// from the root.
+/// `a` = 65 with `b` = 64 (same leaf word) or `b` = 63 (the other leaf
+/// word; only the root is shared), and the claimer in LLC 0 walks from
+/// the root.
 #[test]
 fn summary_has_no_false_negative() {
     let flat = IdleShape {
@@ -84,9 +85,10 @@ fn summary_has_no_false_negative() {
         llc_order: vec![vec![1..2], vec![0..1]],
     };
     let mut tree = IdleShape::uniform(66, 1, 0);
-    tree.llc_order[64] = vec![65..66]; // keep the local claim's walk short
-    for (shape, a, b) in [(flat, 1usize, 2usize), (tree, 65, 64)] {
-        let llc_b = if b == 2 { 1 } else { 64 };
+    // Keep the local claims' walks short.
+    tree.llc_order[64] = vec![65..66];
+    tree.llc_order[63] = vec![65..66];
+    for (shape, a, b, llc_b) in [(flat, 1usize, 2usize, 1usize), (tree.clone(), 65, 64, 64), (tree, 65, 63, 63)] {
         builder(3).check(move || {
             let m = Arc::new(IdleMasks::new(shape.clone()));
             let published = Arc::new(AtomicBool::new(false));
