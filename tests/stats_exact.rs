@@ -53,7 +53,11 @@ fn fib(n: u32) -> u64 {
 
 /// Joins in `fib(n)`: one per call with `n >= 2`.
 fn fib_joins(n: u32) -> u64 {
-    if n < 2 { 0 } else { 1 + fib_joins(n - 1) + fib_joins(n - 2) }
+    if n < 2 {
+        0
+    } else {
+        1 + fib_joins(n - 1) + fib_joins(n - 2)
+    }
 }
 
 #[test]
@@ -100,28 +104,38 @@ fn many_threads_join_trees_scopes_and_broadcasts() {
         check(&p, "install(fib(12))", 1 + fib_joins(12), |p| {
             assert_eq!(p.install(|| fib(12)), 144);
         });
-        check(&p, "install(scope of 64 spawns, each a join)", 1 + 64 * 2, |p| {
-            p.install(|| {
-                locus::scope(|s| {
-                    for _ in 0..64 {
-                        s.spawn(|_| {
-                            locus::join(|| fib(1), || fib(1));
+        check(
+            &p,
+            "install(scope of 64 spawns, each a join)",
+            1 + 64 * 2,
+            |p| {
+                p.install(|| {
+                    locus::scope(|s| {
+                        for _ in 0..64 {
+                            s.spawn(|_| {
+                                locus::join(|| fib(1), || fib(1));
+                            });
+                        }
+                    })
+                })
+            },
+        );
+        check(
+            &p,
+            "scope from outside with nested scopes",
+            1 + 8 + 8 * 4,
+            |p| {
+                p.scope(|s| {
+                    for _ in 0..8 {
+                        s.spawn(|s| {
+                            for _ in 0..4 {
+                                s.spawn(|_| {});
+                            }
                         });
                     }
                 })
-            })
-        });
-        check(&p, "scope from outside with nested scopes", 1 + 8 + 8 * 4, |p| {
-            p.scope(|s| {
-                for _ in 0..8 {
-                    s.spawn(|s| {
-                        for _ in 0..4 {
-                            s.spawn(|_| {});
-                        }
-                    });
-                }
-            })
-        });
+            },
+        );
         check(&p, "broadcast", 1 + n as u64, |p| {
             p.broadcast(|_| {});
         });
