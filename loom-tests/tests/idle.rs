@@ -64,53 +64,65 @@ fn concurrent_claimers_are_exclusive() {
     }
 }
 
-/// (3) No false negative in the summary: once `set_idle(1)` has returned
+/// (3) No false negative in the summary: once `set_idle(a)` has returned
 /// (published by a flag), a claimer in another LLC that starts later finds
-/// an idle worker there, while worker 2 of the same LLC churns (arms and
-/// disarms, moving the same summary field) and a local waker claims in it.
+/// an idle worker there, while worker `b` of the same LLC (or, in the tree
+/// shape, of the same level-1 field) churns (arms and disarms, moving the
+/// same summary fields) and a local waker claims from `b`'s LLC.
+///
+/// Two shapes: a one-level summary (LLC 0: worker 0; LLC 1: workers 1, 2),
+/// and a two-level tree of 66 one-worker LLCs (1-bit leaves, 64 per word):
+/// `a` = 65 with `b` = 64 (same leaf word) or `b` = 63 (the other leaf
+/// word; only the root is shared), and the claimer in LLC 0 walks from
+/// the root.
 #[test]
 fn summary_has_no_false_negative() {
-    builder(3).check(|| {
-        // LLC 0: worker 0; LLC 1: workers 1, 2.
-        let shape = IdleShape {
-            llc_ranges: vec![0..1, 1..3],
-            cluster_ranges: vec![],
-            core_ranges: vec![],
-            capacity: vec![1024; 3],
-            llc_order: vec![vec![1..2], vec![0..1]],
-        };
-        let m = Arc::new(IdleMasks::new(shape));
-        let published = Arc::new(AtomicBool::new(false));
-        let t1 = {
-            let (m, p) = (m.clone(), published.clone());
-            thread::spawn(move || {
-                m.set_idle(1);
-                p.store(true, SeqCst);
-            })
-        };
-        let t2 = {
-            let m = m.clone();
-            thread::spawn(move || {
-                m.set_idle(2);
-                let cleared = m.clear_idle(2);
-                let local = m.claim_nearest(None, 1);
-                (cleared, local)
-            })
-        };
-        if published.load(SeqCst) {
-            assert!(m.any_idle(), "any_idle missed worker 1");
-            let got = m.claim_nearest(None, 0);
-            // Worker 1 can only have been taken by t2's local claim, which
-            // may have run before ours; otherwise we must find someone.
-            if got.is_none() {
-                let (_, local) = t2.join().unwrap();
-                assert_eq!(local.map(|x| x.0), Some(1), "summary false negative");
-                t1.join().unwrap();
-                return;
+    let flat = IdleShape {
+        llc_ranges: vec![0..1, 1..3],
+        cluster_ranges: vec![],
+        core_ranges: vec![],
+        capacity: vec![1024; 3],
+        llc_order: vec![vec![1..2], vec![0..1]],
+    };
+    let mut tree = IdleShape::uniform(66, 1, 0);
+    // Keep the local claims' walks short.
+    tree.llc_order[64] = vec![65..66];
+    tree.llc_order[63] = vec![65..66];
+    for (shape, a, b, llc_b) in [(flat, 1usize, 2usize, 1usize), (tree.clone(), 65, 64, 64), (tree, 65, 63, 63)] {
+        builder(3).check(move || {
+            let m = Arc::new(IdleMasks::new(shape.clone()));
+            let published = Arc::new(AtomicBool::new(false));
+            let t1 = {
+                let (m, p) = (m.clone(), published.clone());
+                thread::spawn(move || {
+                    m.set_idle(a);
+                    p.store(true, SeqCst);
+                })
+            };
+            let t2 = {
+                let m = m.clone();
+                thread::spawn(move || {
+                    m.set_idle(b);
+                    let cleared = m.clear_idle(b);
+                    let local = m.claim_nearest(None, llc_b);
+                    (cleared, local)
+                })
+            };
+            if published.load(SeqCst) {
+                assert!(m.any_idle(), "any_idle missed worker {a}");
+                let got = m.claim_nearest(None, 0);
+                // Worker `a` can only have been taken by t2's claim, which
+                // may have run before ours; otherwise we must find someone.
+                if got.is_none() {
+                    let (_, local) = t2.join().unwrap();
+                    assert_eq!(local.map(|x| x.0), Some(a), "summary false negative");
+                    t1.join().unwrap();
+                    return;
+                }
+                assert_eq!(got.unwrap().1, Distance::Remote);
             }
-            assert_eq!(got.unwrap().1, Distance::Remote);
-        }
-        t1.join().unwrap();
-        t2.join().unwrap();
-    });
+            t1.join().unwrap();
+            t2.join().unwrap();
+        });
+    }
 }

@@ -210,10 +210,11 @@ fn clusters_claim_own_cluster_then_llc() {
 }
 
 /// Multi-word masks: LLC 0 has 66 workers (two idle words), followed by 64
-/// LLCs of one worker (7-bit summary fields, 9 LLCs per summary word: 8
-/// summary words). Every worker but one is busy throughout; the one that
-/// goes to sleep is worker 65 (in the second idle word of LLC 0), then, in
-/// a second model, worker 129 (the last LLC, in the last summary word). A
+/// LLCs of one worker (8-bit leaf fields, 8 LLCs per leaf word: 9 leaf
+/// words, 2 words at level 1 of the summary tree, and the root). Every
+/// worker but one is busy throughout; the one that goes to sleep is worker
+/// 65 (in the second idle word of LLC 0), then, in a second model, worker
+/// 129 (the last LLC, in the last leaf word and the last level-1 word). A
 /// job pushed from outside into LLC 0's injector must wake it: a claim
 /// that missed a word would leave it parked (loom reports the deadlock).
 #[test]

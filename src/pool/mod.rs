@@ -265,6 +265,34 @@ impl ThreadPool {
     }
 
     /// A snapshot of the pool's counters.
+    ///
+    /// # When the job counts are exact
+    ///
+    /// A worker counts the jobs it runs (`jobs_run`, `local_pops`) in
+    /// thread-local cells and adds them to the counters read here at three
+    /// points: before a job it runs sets the latch its waiter blocks or
+    /// helps on (the end of an `install`ed closure, of a stolen `join`
+    /// half, of a `scope` or `broadcast` job), whenever it looks for work
+    /// beyond its own deque, and so before it parks. Hence:
+    ///
+    /// - **After a blocking call returned** (`install`, `join`, `scope`,
+    ///   `in_place_scope`, `broadcast`, on this pool), a snapshot taken by
+    ///   the thread it returned to, or by any thread that learned of the
+    ///   return through a synchronizing operation, counts every job that
+    ///   ran as part of that call: the call itself waits for those jobs'
+    ///   latches, and their counts were added before. No waiting needed:
+    ///   `pool.install(f); pool.stats()` is exact for `f`'s jobs.
+    /// - **Detached jobs** (`spawn`, `spawn_fifo`, `spawn_broadcast`), which
+    ///   no call waits for, are counted once the worker that ran them looks
+    ///   for its next job, so at the latest when the pool has gone idle
+    ///   (every worker found nothing and parked); a `spawn` that signals a
+    ///   channel may be read before it is counted. To count them exactly,
+    ///   spawn them in a `scope` and read the stats after it returns.
+    ///
+    /// Counts of other events (steals, wakeups, parks, failed searches)
+    /// are recorded as they happen; they keep moving for a moment after a
+    /// call returns, while workers search and park. A snapshot taken while
+    /// jobs run is not atomic across counters.
     pub fn stats(&self) -> PoolStats {
         self.registry.stats()
     }

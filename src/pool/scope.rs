@@ -278,6 +278,9 @@ impl<'scope> ScopeBase<'scope> {
             if let Err(p) = panic::catch_unwind(AssertUnwindSafe(|| body(s))) {
                 b.record_panic(p);
             }
+            // Before the count may release the scope: this job's counts
+            // (`ThreadPool::stats`).
+            crate::runtime::worker::publish_counts();
             // SAFETY: last access to the scope from this job.
             unsafe { CountLatch::set(&raw const (*base.get()).latch) };
         }

@@ -199,6 +199,9 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
         let result = JobResult::call(|| func(true));
         // SAFETY: as above, still exclusive.
         unsafe { *this.result.get() = result };
+        // Before the latch releases the waiter: the counts of the jobs run
+        // for it, this one included (`ThreadPool::stats`).
+        super::worker::publish_counts();
         // SAFETY: setting the latch is the last access to `this`; after it the
         // owner may free the frame. A raw pointer is passed because the
         // latch's memory may be freed while `set` is still running.

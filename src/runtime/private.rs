@@ -409,8 +409,7 @@ pub fn claim_before_parking<'a, T: Copy + 'a>(
     if !idle.is_idle(me) {
         return Claim::Empty;
     }
-    let armed: usize = (0..idle.num_llcs()).map(|l| idle.idle_count(l)).sum();
-    if armed < idle.num_workers() {
+    if idle.armed_total() < idle.num_workers() {
         heavy_fence();
     }
     let mut busy = false;

@@ -149,8 +149,10 @@ impl ExternalCounters {
 pub struct WorkerStats {
     /// Jobs executed (including `join` halves taken back and run inline).
     /// This and `local_pops` are counted in the worker's own fast path and
-    /// published when it next looks for work beyond its deque, so they may
-    /// lag a busy worker.
+    /// published before a job sets a latch and when the worker next looks
+    /// for work beyond its deque: they may lag a busy worker, but are exact
+    /// for the jobs of a blocking call that returned (see
+    /// [`ThreadPool::stats`](crate::ThreadPool::stats)).
     pub jobs_run: u64,
     /// Jobs taken from the worker's own deque (`join` halves that were
     /// never promoted are not in the deque and not counted here).

@@ -168,6 +168,23 @@ impl WorkerThread {
     }
 }
 
+/// Publishes the calling thread's pending job counts, if it is a worker
+/// (see `flush_counts`). A job calls this just before it sets the latch
+/// that may release its waiter (the end of a stolen `join` half, of an
+/// `install`ed closure, of a `scope` job), so that the waiter, once it
+/// returns, reads counts that include every job run for it
+/// ([`crate::ThreadPool::stats`]). Not on the `join` fast path: halves
+/// taken back and run inline set no latch.
+#[inline]
+pub(crate) fn publish_counts() {
+    let wt = WorkerThread::current();
+    if !wt.is_null() {
+        // SAFETY: `CURRENT` points to this thread's live worker state
+        // while it is set (`ResetCurrent` clears it before it is dropped).
+        unsafe { (*wt).flush_counts() };
+    }
+}
+
 /// Clears [`CURRENT`] when dropped (see `main_loop`).
 struct ResetCurrent;
 
@@ -432,9 +449,11 @@ impl WorkerThread {
 
     /// Publishes the fast-path counts (jobs run, local pops) to the shared
     /// counters. Called whenever the worker looks for work beyond its
-    /// deque and when it exits, so `stats()` lags a busy worker by at most
-    /// its current run of local jobs; the fast path itself touches only
-    /// this thread's `Cell`s.
+    /// deque (so before it parks), when it exits, and before a job it runs
+    /// sets a latch ([`publish_counts`]), so `stats()` lags a busy worker by
+    /// at most its current run of local jobs and counts every job of a call
+    /// that returned; the fast path itself touches only this thread's
+    /// `Cell`s.
     fn flush_counts(&self) {
         let c = self.counters();
         c.add_jobs_run(self.local_jobs.replace(0));

@@ -37,8 +37,9 @@ impl IdleShape {
     /// A shape of `workers` workers in LLCs of `per_llc` (the last one may be
     /// smaller), clusters of `per_cluster` inside each LLC (0: no clusters),
     /// equal capacities, and each LLC's order by index distance (nearer
-    /// index first, lower first on ties; one run per LLC, so quadratic in
-    /// LLCs: for tests and benches).
+    /// index first, lower first on ties), as maximal ascending runs: one
+    /// run from the first and the last LLC, but one per LLC where the
+    /// order alternates sides, so quadratic in LLCs: for tests and benches).
     pub fn uniform(workers: usize, per_llc: usize, per_cluster: usize) -> IdleShape {
         let per_llc = per_llc.max(1);
         let mut llc_ranges = Vec::new();
@@ -62,7 +63,14 @@ impl IdleShape {
             .map(|l| {
                 let mut o: Vec<usize> = (0..n).filter(|&m| m != l).collect();
                 o.sort_by_key(|&m| (m.abs_diff(l), m));
-                o.into_iter().map(|m| m..m + 1).collect()
+                let mut runs: Vec<Range<usize>> = Vec::new();
+                for m in o {
+                    match runs.last_mut() {
+                        Some(r) if r.end == m => r.end += 1,
+                        _ => runs.push(m..m + 1),
+                    }
+                }
+                runs
             })
             .collect();
         IdleShape {

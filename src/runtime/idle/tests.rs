@@ -27,6 +27,25 @@ fn check_summary(m: &IdleMasks) {
         .enumerate()
         .any(|(l, _)| m.summary_count(l) != 0);
     assert_eq!(m.any_idle(), any);
+    check_tree(m);
+}
+
+/// Asserts that every field of every level of the summary tree counts the
+/// armed workers of the LLCs under it (exact when nothing runs
+/// concurrently), and that the root's total is the armed count.
+fn check_tree(m: &IdleMasks) {
+    let spans = m.level_spans();
+    let mut armed_llc = vec![0u64; m.num_llcs()];
+    for (l, info) in m.llcs.iter().enumerate() {
+        armed_llc[l] = info.range.clone().filter(|&w| m.is_armed(w)).count() as u64;
+    }
+    for (k, field, v) in m.tree_fields() {
+        let lo = (field << spans[k]).min(m.num_llcs());
+        let hi = ((field + 1) << spans[k]).min(m.num_llcs());
+        let want: u64 = armed_llc[lo..hi].iter().sum();
+        assert_eq!(v, want, "level {k} field {field} (LLCs {lo}..{hi})");
+    }
+    assert_eq!(m.armed_total() as u64, armed_llc.iter().sum::<u64>());
 }
 
 #[test]
@@ -345,29 +364,187 @@ fn concurrent_stress() {
 }
 
 #[test]
-fn many_llcs_beyond_the_summary_snapshot() {
-    // 153 LLCs of 64: 7-bit fields, 9 per word, 17 summary words (more than
-    // the 16-word snapshot of the remote step, so its fallback is used).
+fn many_llcs_form_a_tree() {
+    // 153 LLCs of 64: 8-bit leaf fields, 8 per word, 20 leaf words; level
+    // 1 counts up to 512 per field (16 bits, 4 per word): 5 words; level 2
+    // up to 2048 (16 bits): 2 words; level 3 the root.
     let m = IdleMasks::new(IdleShape::uniform(153 * 64, 64, 0));
-    assert!(m.summary.len() > 16);
+    assert_eq!(m.level_spans(), [0, 3, 5, 7]);
+    assert!(!m.any_idle());
     m.set_idle(152 * 64 + 63);
     m.set_idle(100 * 64);
     check_summary(&m);
+    assert_eq!(m.armed_total(), 2);
     assert_eq!(m.claim_nearest(None, 0), Some((100 * 64, Distance::Remote)));
     assert_eq!(
         m.claim_nearest(None, 0),
         Some((152 * 64 + 63, Distance::Remote))
     );
     assert_eq!(m.claim_nearest(None, 0), None);
-    // And with a snapshot (12 summary words of 5-bit fields): nothing idle.
-    let m = IdleMasks::new(IdleShape::uniform(140 * 16, 16, 4));
-    assert!(m.summary.len() <= 16);
-    assert_eq!(m.claim_nearest(Some(3), 0), None);
-    m.set_idle(139 * 16 + 5);
-    assert_eq!(
-        m.claim_nearest(Some(3), 0),
-        Some((139 * 16 + 5, Distance::Remote))
-    );
+    assert!(m.any_idle() && !m.any_unclaimed(), "claimed, not yet cleared");
+    assert!(!m.clear_idle(100 * 64) && !m.clear_idle(152 * 64 + 63));
+    check_summary(&m);
+    assert!(!m.any_idle());
+    // Single-worker LLCs: 1-bit leaf fields, 64 LLCs per word.
+    let m = IdleMasks::new(IdleShape::uniform(4096, 1, 0));
+    assert_eq!(m.level_spans(), [0, 6, 9, 11]);
+    assert_eq!(m.claim_nearest(Some(3), 3), None);
+    for w in [4095, 64, 63, 0] {
+        m.set_idle(w);
+    }
+    check_summary(&m);
+    // From LLC 3: nearer index first, lower first on ties.
+    let got: Vec<usize> = (0..4).map(|_| m.claim_nearest(None, 3).unwrap().0).collect();
+    assert_eq!(got, [0, 63, 64, 4095]);
+}
+
+#[test]
+fn root_is_one_word_and_any_bit_set_follows_the_tree() {
+    for (n, per_llc) in [(1, 1), (16, 16), (64 * 12, 16), (4096, 16), (5000, 3)] {
+        let m = IdleMasks::new(IdleShape::uniform(n, per_llc, 0));
+        assert!(m.sole_summary_word().is_some());
+        assert!(!m.any_bit_set() && !m.any_unclaimed());
+        for w in [n - 1, n / 2, 0] {
+            m.set_idle(w);
+            assert!(m.any_bit_set() && m.any_unclaimed(), "n {n} w {w}");
+            assert_ne!(m.sole_summary_word().unwrap().load(SeqCst), 0);
+            assert!(m.clear_idle(w));
+            assert!(!m.any_bit_set() && !m.any_idle(), "n {n} w {w}");
+        }
+        check_summary(&m);
+    }
+}
+
+/// A shape of LLCs of random sizes (1 to 70 workers) and, for each LLC, a
+/// random search order: the other LLCs cut into ascending runs, the runs
+/// shuffled, some runs left out.
+fn random_shape(rng: &mut impl FnMut() -> u64, llcs: usize) -> IdleShape {
+    let mut llc_ranges = Vec::new();
+    let mut start = 0;
+    for _ in 0..llcs {
+        let len = 1 + (rng() % 70) as usize;
+        llc_ranges.push(start..start + len);
+        start += len;
+    }
+    let llc_order = (0..llcs)
+        .map(|l| {
+            let mut runs = Vec::new();
+            let mut a = 0;
+            while a < llcs {
+                let b = (a + 1 + (rng() % 20) as usize).min(llcs);
+                for r in [a..l.clamp(a, b), (l + 1).clamp(a, b)..b] {
+                    if !r.is_empty() && rng() % 8 != 0 {
+                        runs.push(r);
+                    }
+                }
+                a = b;
+            }
+            for i in (1..runs.len()).rev() {
+                runs.swap(i, (rng() % (i as u64 + 1)) as usize);
+            }
+            runs
+        })
+        .collect();
+    IdleShape {
+        llc_ranges,
+        cluster_ranges: Vec::new(),
+        core_ranges: Vec::new(),
+        capacity: vec![1024; start],
+        llc_order,
+    }
+}
+
+/// What `claim_nearest(None, from)` must return, from a model of the bits:
+/// the lowest set worker of `from`'s LLC, else of the first LLC with one
+/// in `from`'s order (equal capacities, no clusters, no SMT).
+fn model_claim(shape: &IdleShape, bits: &[bool], from: usize) -> Option<(usize, Distance)> {
+    let first = |r: Range<usize>| r.into_iter().find(|&w| bits[w]);
+    if let Some(w) = first(shape.llc_ranges[from].clone()) {
+        return Some((w, Distance::Llc));
+    }
+    shape.llc_order[from]
+        .iter()
+        .flat_map(|r| r.clone())
+        .find_map(|m| first(shape.llc_ranges[m].clone()))
+        .map(|w| (w, Distance::Remote))
+}
+
+#[test]
+fn random_sequences_against_a_model() {
+    // Shapes of 1 to 300 LLCs (trees of one to three levels), random
+    // set / clear / claim sequences; every claim is compared with the
+    // model and the tree is checked after every step.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rng = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for llcs in [1usize, 2, 9, 13, 64, 65, 130, 300] {
+        let shape = random_shape(&mut rng, llcs);
+        let m = IdleMasks::new(shape.clone());
+        let n = m.num_workers();
+        let mut bits = vec![false; n];
+        let mut armed = vec![false; n];
+        for _ in 0..3_000 {
+            let r = rng();
+            // Mostly few idle workers (the interesting case for the tree),
+            // sometimes many.
+            let w = if r % 4 == 0 {
+                (r >> 8) as usize % n
+            } else {
+                ((r >> 8) as usize % 8) * n / 8
+            };
+            match (r >> 40) % 5 {
+                0 | 1 => {
+                    m.set_idle(w);
+                    bits[w] = true;
+                    armed[w] = true;
+                }
+                2 => {
+                    assert_eq!(m.clear_idle(w), bits[w], "clear_idle({w})");
+                    bits[w] = false;
+                    armed[w] = false;
+                }
+                _ => {
+                    let from = (r >> 48) as usize % llcs;
+                    let want = model_claim(&shape, &bits, from);
+                    assert_eq!(m.claim_nearest(None, from), want, "from LLC {from}");
+                    if let Some((v, _)) = want {
+                        bits[v] = false;
+                    }
+                }
+            }
+            assert_eq!(m.any_unclaimed(), bits.iter().any(|&b| b));
+            assert_eq!(m.armed_total(), armed.iter().filter(|&&a| a).count());
+        }
+        check_summary(&m);
+    }
+}
+
+#[test]
+fn field_widths_are_powers_of_two() {
+    // (workers per LLC, log2 of the LLCs under a field of each level): the
+    // leaf fields are 1, 2, 4, 4 and 8 bits wide, 64 to 8 per word.
+    for (per_llc, spans) in [
+        (1, &[0, 6][..]),
+        (3, &[0, 5]),
+        (4, &[0, 4]),
+        (15, &[0, 4]),
+        (16, &[0, 3, 6]),
+    ] {
+        let m = IdleMasks::new(IdleShape::uniform(per_llc * 65, per_llc, 0));
+        assert_eq!(m.level_spans(), spans, "{per_llc} per LLC");
+        for w in 0..per_llc * 65 {
+            m.set_idle(w);
+        }
+        check_summary(&m); // every field at its maximum: no carry into a neighbour
+        for l in 0..65 {
+            assert_eq!(m.idle_count(l), per_llc);
+        }
+        assert_eq!(m.armed_total(), per_llc * 65);
+    }
 }
 
 #[test]
@@ -385,4 +562,103 @@ fn close_capacities_form_one_class() {
         .map(|_| m.claim_nearest(None, 0).unwrap().0)
         .collect();
     assert_eq!(got, vec![1, 2, 3, 0]);
+}
+
+/// Invariant 3 under concurrency, on a three-level tree: sleepers announce
+/// each idle period (after `set_idle`) and wait to be claimed; churners arm
+/// and disarm their own bits in the same leaf and upper words; one claimer
+/// checks, before each claim, whether some sleeper announced a period it has
+/// not claimed yet, and if so the claim must return a worker (a `None` is a
+/// lost wakeup). A watchdog turns a hang into a failure.
+#[test]
+fn no_lost_wakeup_under_churn() {
+    use std::sync::atomic::AtomicU64 as StdU64;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const CLAIMS: usize = 5_000;
+    // 130 LLCs of one worker: 1-bit leaves, 3 leaf words, and the root.
+    let n = 130;
+    let m = StdArc::new(IdleMasks::new(IdleShape::uniform(n, 1, 0)));
+    assert_eq!(m.level_spans().len(), 2);
+    let sleepers = [1usize, 63, 64, 127, 129];
+    let churners = [0usize, 2, 62, 65, 128];
+    // announced[w]: idle periods of sleeper w announced so far.
+    let announced: StdArc<Vec<StdU64>> = StdArc::new((0..n).map(|_| StdU64::new(0)).collect());
+    let claims: StdArc<Vec<StdU64>> = StdArc::new((0..n).map(|_| StdU64::new(0)).collect());
+    let stop = StdArc::new(StdBool::new(false));
+    let mut threads = Vec::new();
+    for &w in &sleepers {
+        let (m, announced, claims, stop) = (m.clone(), announced.clone(), claims.clone(), stop.clone());
+        threads.push(std::thread::spawn(move || {
+            let mut period = 0;
+            while !stop.load(SeqCst) {
+                m.set_idle(w);
+                period += 1;
+                announced[w].store(period, SeqCst);
+                while claims[w].load(SeqCst) < period && !stop.load(SeqCst) {
+                    std::thread::yield_now();
+                }
+                // Claimed (or stopping): leave the idle state.
+                let cleared = m.clear_idle(w);
+                if cleared {
+                    assert!(stop.load(SeqCst), "sleeper {w} cleared its own bit while running");
+                    break;
+                }
+            }
+        }));
+    }
+    for &w in &churners {
+        let (m, stop) = (m.clone(), stop.clone());
+        threads.push(std::thread::spawn(move || {
+            while !stop.load(SeqCst) {
+                m.set_idle(w);
+                std::hint::spin_loop();
+                m.clear_idle(w);
+            }
+        }));
+    }
+    let (done_tx, done_rx) = mpsc::channel();
+    let claimer = {
+        let (m, announced, claims, stop) = (m.clone(), announced.clone(), claims.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut by_me = vec![0u64; n];
+            let mut k = 0;
+            while k < CLAIMS && !stop.load(SeqCst) {
+                let owed = sleepers.iter().any(|&w| announced[w].load(SeqCst) > by_me[w]);
+                let from = [0, 64, 129][k % 3];
+                match m.claim_nearest(None, from) {
+                    Some((w, _)) => {
+                        by_me[w] += 1;
+                        claims[w].fetch_add(1, SeqCst);
+                        k += 1;
+                    }
+                    None => {
+                        // (After the watchdog's stop, sleepers clear their
+                        // own bits: not a lost wakeup.)
+                        assert!(
+                            !owed || stop.load(SeqCst),
+                            "lost wakeup from LLC {from}: announced {:?}, claimed {:?}",
+                            sleepers.map(|w| announced[w].load(SeqCst)),
+                            sleepers.map(|w| by_me[w])
+                        );
+                        std::thread::yield_now();
+                    }
+                }
+            }
+            done_tx.send(()).unwrap();
+        })
+    };
+    let finished = done_rx.recv_timeout(Duration::from_secs(60));
+    stop.store(true, SeqCst);
+    claimer.join().unwrap();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(finished.is_ok(), "watchdog: the claims did not finish in 60 s");
+    for w in 0..n {
+        assert!(!m.is_idle(w), "worker {w} left idle");
+    }
+    check_summary(&m);
+    assert!(!m.any_idle());
 }
