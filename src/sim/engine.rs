@@ -373,9 +373,15 @@ impl<'a> Sim<'a> {
     /// A job from outside: the next LLC's injector, round robin
     /// (`Registry::inject`), or where its group's plan says.
     fn inject(&mut self, id: JobId) {
-        if let Some(g) = self.jobs[id as usize].group {
-            return self.push_group(g, id, None);
+        match self.jobs[id as usize].group {
+            Some(g) => self.push_group(g, id, None),
+            None => self.inject_plain(id),
         }
+    }
+
+    /// `Registry::inject`: the next LLC's injector (round robin; one
+    /// injector for rayon-like), then the fenced notify.
+    fn inject_plain(&mut self, id: JobId) {
         let llcs = self.injectors.len();
         let llc = if self.policy == Policy::RayonLike { 0 } else { self.round_robin % llcs };
         self.round_robin += 1;
@@ -407,10 +413,7 @@ impl<'a> Sim<'a> {
     fn push_from(&mut self, id: JobId, from: Option<usize>) {
         match from {
             Some(w) => self.push(w, id),
-            None => {
-                self.jobs[id as usize].group = None;
-                self.inject(id)
-            }
+            None => self.inject_plain(id),
         }
     }
 
@@ -503,7 +506,7 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let st = &mut self.groups[g as usize];
         st.runs[llc] += 1;
-        self.counts.group_runs.push((g, llc as u32));
+        self.counts.group_runs.push((g, w as u32));
         if st.plan.options().affinity != crate::groups::Affinity::Auto {
             return;
         }
@@ -517,9 +520,7 @@ impl<'a> Sim<'a> {
             }
             let before = st.preferred;
             st.preferred = st.tracker.preferred();
-            if before.is_some() && before != st.preferred {
-                self.counts.group_switches.push((g, st.tracker.counts(), before, st.preferred));
-            }
+            self.counts.group_feeds.push((g, st.tracker.counts(), before, st.preferred));
         }
     }
 

@@ -44,11 +44,11 @@ pub struct Counts {
     pub parks: u64,
     /// Search passes.
     pub passes: u64,
-    /// Each run of a group job: (group, LLC).
+    /// Each run of a group job: (group, worker).
     pub group_runs: Vec<(u32, u32)>,
-    /// Each change of an `Auto` group's preference: (group, the tracker's
-    /// counts by LLC after the feed, from, to).
-    pub group_switches: Vec<(u32, Vec<u64>, Option<usize>, Option<usize>)>,
+    /// Each feed of an `Auto` group's tracker: (group, the tracker's
+    /// counts by LLC after the feed, preference before, after).
+    pub group_feeds: Vec<(u32, Vec<u64>, Option<usize>, Option<usize>)>,
 }
 
 impl Counts {
@@ -124,7 +124,7 @@ impl Report {
         let _ = writeln!(
             s,
             "{:<13}{:>8}{:>14}{:>7}{:>10}{:>8}{:>10}{:>8}{:>10}{:>11}",
-            "policy", "workers", "makespan", "util", "steals", "in-LLC", "wakeups", "in-LLC", "LLC moves", "words/claim"
+            "policy", "workers", "makespan", "util", "steals", "in-LLC", "wakeups", "in-LLC", "LLC moves", "words/wake"
         );
         for r in &self.runs {
             let k = &r.counts;
@@ -140,7 +140,7 @@ impl Report {
                 k.wakeups_total(),
                 pct(k.wakeups_within_llc(), k.wakeups_total()),
                 k.llc_moves,
-                k.claim_words as f64 / k.claim_calls.max(1) as f64,
+                k.claim_words as f64 / k.wakeups_total().max(1) as f64,
             );
         }
         s
