@@ -40,19 +40,29 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         json: None,
     };
     while let Some(flag) = argv.next() {
-        let mut value = || argv.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
+        let mut value = || {
+            argv.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+        };
         match flag.as_str() {
             "--machine" => a.machine = value()?,
             "--workload" => a.workload = value()?,
             "--policy" => {
-                a.policies = value()?.split(',').map(Policy::parse).collect::<Result<_, _>>().map_err(|e| e.to_string())?
+                a.policies = value()?
+                    .split(',')
+                    .map(Policy::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.to_string())?
             }
             "--workers" => {
                 a.workers = value()?
                     .split(',')
                     .map(|w| match w {
                         "all" => Ok(None),
-                        n => n.parse().map(Some).map_err(|_| format!("--workers: `{n}` is not a number or `all`")),
+                        n => n
+                            .parse()
+                            .map(Some)
+                            .map_err(|_| format!("--workers: `{n}` is not a number or `all`")),
                     })
                     .collect::<Result<_, _>>()?
             }
@@ -84,12 +94,22 @@ fn run() -> Result<(), String> {
     let topology = sim::load_machine(&a.machine, &scratch).map_err(|e| e.to_string())?;
     let workload = sim::parse_workload(&a.workload).map_err(|e| e.to_string())?;
     let t = Instant::now();
-    let report = sim::report(&a.machine, &topology, &*workload, &a.policies, &a.workers, &a.cost)
-        .map_err(|e| e.to_string())?;
+    let report = sim::report(
+        &a.machine,
+        &topology,
+        &*workload,
+        &a.policies,
+        &a.workers,
+        &a.cost,
+    )
+    .map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();
     print!("{}", report.table());
     let events: u64 = report.runs.iter().map(|r| r.counts.events).sum();
-    eprintln!("simulated {events} events in {secs:.2} s ({:.2} M events/s)", events as f64 / secs / 1e6);
+    eprintln!(
+        "simulated {events} events in {secs:.2} s ({:.2} M events/s)",
+        events as f64 / secs / 1e6
+    );
     if let Some(path) = a.json {
         std::fs::write(&path, report.json()).map_err(|e| format!("cannot write {path}: {e}"))?;
     }

@@ -134,7 +134,11 @@ fn take<J>(found: Found<J>, retry: &mut bool) -> ControlFlow<J> {
 
 /// Steps 2 to 6 of the pass.
 #[inline]
-fn shared_sources<Q: PassQueues>(q: &mut Q, at: Place<'_>, retry: &mut bool) -> ControlFlow<Q::Job> {
+fn shared_sources<Q: PassQueues>(
+    q: &mut Q,
+    at: Place<'_>,
+    retry: &mut bool,
+) -> ControlFlow<Q::Job> {
     // The pack queue one job at a time: a batch in our deque could be
     // stolen by other LLCs' workers past the overload rule.
     take(q.pull(Queue::Spread(at.cluster), true), retry)?;
@@ -203,7 +207,11 @@ fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job>
 /// The victims of a tier of `total` workers in the order one pass tries
 /// them: from position `random % total`, wrapping around.
 #[inline]
-pub(crate) fn tier_victims(tier: &Tier, total: usize, random: u64) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn tier_victims(
+    tier: &Tier,
+    total: usize,
+    random: u64,
+) -> impl Iterator<Item = usize> + '_ {
     let start = (random % total as u64) as usize;
     (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k) % total))
 }

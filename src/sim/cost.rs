@@ -152,7 +152,10 @@ impl CostModel {
             if line.is_empty() {
                 continue;
             }
-            let err = |message: String| CostError { line: i + 1, message };
+            let err = |message: String| CostError {
+                line: i + 1,
+                message,
+            };
             let (k, v) = line
                 .split_once('=')
                 .ok_or_else(|| err(format!("expected `key = value`, found `{line}`")))?;
@@ -163,7 +166,10 @@ impl CostModel {
                 .filter(|x: &f64| x.is_finite() && *x >= 0.0)
                 .ok_or_else(|| err(format!("`{k}`: `{v}` is not a non-negative number")))?;
             let slot = m.field(k).ok_or_else(|| {
-                err(format!("unknown key `{k}`; the keys are: {}", FIELDS.join(", ")))
+                err(format!(
+                    "unknown key `{k}`; the keys are: {}",
+                    FIELDS.join(", ")
+                ))
             })?;
             *slot = value;
         }

@@ -21,40 +21,39 @@ use crate::runtime::pass;
 use crate::runtime::private::{self, Popped, PrivateStack};
 use crate::runtime::registry::groups::{busy_per_llc, wake_for};
 use crate::runtime::registry::idle_shape;
-use crate::runtime::search::Found;
 use crate::runtime::sleep::{Idle, Sleep};
 
+use super::Policy;
 use super::cost::{CostModel, Reach};
 use super::report::{Counts, Run};
-use super::workload::{Body, Node, Task, Workload};
-use super::Policy;
+use super::workload::{Node, Task, Workload};
 
 /// A job's index in the arena.
 pub(super) type JobId = u32;
 
 /// A job: a task instance and its latch.
 #[derive(Debug, Clone)]
-struct Job {
-    node: Node,
-    group: Option<u32>,
+pub(super) struct Job {
+    pub(super) node: Node,
+    pub(super) group: Option<u32>,
     /// The worker that created it (where its data was last touched, unless
     /// the task names its data).
-    home: u32,
+    pub(super) home: u32,
     /// Its latch is set (it finished).
-    done: bool,
+    pub(super) done: bool,
     /// Spawned children not finished yet (scopes).
-    pending: u32,
+    pub(super) pending: u32,
     /// The scope that spawned it, if any.
-    scope: Option<JobId>,
+    pub(super) scope: Option<JobId>,
     /// What kind of job it is (who frees it).
-    kind: Kind,
+    pub(super) kind: Kind,
     /// The worker waiting for its latch (a `join`'s owner, a scope's).
-    waiter: Option<u32>,
+    pub(super) waiter: Option<u32>,
 }
 
 /// Who frees a job, and what its end sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// Injected from outside: its end counts towards the end of the run.
     Root,
     /// Runs inline in its creator's frame (a `join`'s `a`).
@@ -67,7 +66,7 @@ enum Kind {
 
 /// Where a job's frame is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
+pub(super) enum Stage {
     /// About to do its own work.
     Start,
     /// Its own work is done: its body next.
@@ -85,14 +84,14 @@ enum Stage {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Frame {
-    job: JobId,
-    stage: Stage,
+pub(super) struct Frame {
+    pub(super) job: JobId,
+    pub(super) stage: Stage,
 }
 
 /// A worker's search state (`search::search`).
 #[derive(Debug)]
-enum Mode {
+pub(super) enum Mode {
     /// Running frames or its own deque.
     Run,
     /// Searching: `counted` once `start_searching` was called; `step` the
@@ -104,17 +103,17 @@ enum Mode {
     Waking(Idle),
 }
 
-struct SimWorker {
-    deque: Worker<JobId>,
-    frames: Vec<Frame>,
-    mode: Mode,
-    rng: u64,
-    llc: usize,
-    cluster: usize,
+pub(super) struct SimWorker {
+    pub(super) deque: Worker<JobId>,
+    pub(super) frames: Vec<Frame>,
+    pub(super) mode: Mode,
+    pub(super) rng: u64,
+    pub(super) llc: usize,
+    pub(super) cluster: usize,
     /// `join` halves pushed on the deque because the private stack was full.
-    overflow: usize,
+    pub(super) overflow: usize,
     /// A pending event is in the heap.
-    scheduled: bool,
+    pub(super) scheduled: bool,
 }
 
 /// Per group: its plan and the runtime's learning state, on simulated time.
@@ -133,9 +132,9 @@ pub(super) struct Sim<'a> {
     pub(super) layout: Arc<Layout>,
     pub(super) cost: &'a CostModel,
     pub(super) policy: Policy,
-    workload: &'a dyn Workload,
+    pub(super) workload: &'a dyn Workload,
     pub(super) sleep: Sleep,
-    workers: Vec<SimWorker>,
+    pub(super) workers: Vec<SimWorker>,
     pub(super) stealers: Vec<Stealer<JobId>>,
     pub(super) private: Vec<PrivateStack<JobId>>,
     pub(super) injectors: Vec<Injector<JobId>>,
@@ -143,16 +142,16 @@ pub(super) struct Sim<'a> {
     pub(super) group_cluster: Vec<Injector<JobId>>,
     pub(super) spread_used: bool,
     groups: Vec<SimGroup>,
-    jobs: Vec<Job>,
-    free: Vec<JobId>,
-    tasks: HashMap<JobId, Task>,
-    data_home: HashMap<u64, u32>,
-    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    pub(super) jobs: Vec<Job>,
+    pub(super) free: Vec<JobId>,
+    pub(super) tasks: HashMap<JobId, Task>,
+    pub(super) data_home: HashMap<u64, u32>,
+    pub(super) heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
     pub(super) now: u64,
-    seq: u64,
-    round_robin: usize,
-    roots_left: usize,
-    max_spinners: isize,
+    pub(super) seq: u64,
+    pub(super) round_robin: usize,
+    pub(super) roots_left: usize,
+    pub(super) max_spinners: isize,
     /// Cost of the current event so far (ns).
     pub(super) acc: f64,
     pub(super) counts: Counts,
@@ -160,11 +159,16 @@ pub(super) struct Sim<'a> {
 
 /// The backoff of a searching worker: crossbeam's `Backoff` spins `2^step`
 /// times up to step 6, then yields up to step 10, then is completed.
-const SPIN_LIMIT: u32 = 6;
-const YIELD_LIMIT: u32 = 10;
+pub(super) const SPIN_LIMIT: u32 = 6;
+pub(super) const YIELD_LIMIT: u32 = 10;
 
 impl<'a> Sim<'a> {
-    pub(super) fn new(layout: Layout, cost: &'a CostModel, policy: Policy, workload: &'a dyn Workload) -> Sim<'a> {
+    pub(super) fn new(
+        layout: Layout,
+        cost: &'a CostModel,
+        policy: Policy,
+        workload: &'a dyn Workload,
+    ) -> Sim<'a> {
         let n = layout.len();
         let sleep = Sleep::new(IdleMasks::new(idle_shape(&layout)), n);
         sleep.idle().set_cluster_aware(policy.cluster_aware());
@@ -191,7 +195,8 @@ impl<'a> Sim<'a> {
             .into_iter()
             .map(|o| {
                 let nllc = layout.llc_ranges().len();
-                let plan = GroupPlan::new(&layout, o).expect("the workload's group fits the machine");
+                let plan =
+                    GroupPlan::new(&layout, o).expect("the workload's group fits the machine");
                 SimGroup {
                     preferred: plan.fixed_llc(),
                     plan,
@@ -209,7 +214,13 @@ impl<'a> Sim<'a> {
             layout: Arc::new(layout),
             max_spinners: (n / 8).max(2) as isize,
             private: (0..n)
-                .map(|_| if policy == Policy::RayonLike { PrivateStack::disabled() } else { PrivateStack::new() })
+                .map(|_| {
+                    if policy == Policy::RayonLike {
+                        PrivateStack::disabled()
+                    } else {
+                        PrivateStack::new()
+                    }
+                })
                 .collect(),
             injectors: (0..nllc).map(|_| Injector::new()).collect(),
             group_llc: (0..nllc).map(|_| Injector::new()).collect(),
@@ -241,7 +252,10 @@ impl<'a> Sim<'a> {
         let n = self.workers.len();
         // Every worker starts idle and parked, as a new pool's do.
         for w in 0..n {
-            self.workers[w].mode = Mode::Search { counted: true, step: 0 };
+            self.workers[w].mode = Mode::Search {
+                counted: true,
+                step: 0,
+            };
             self.sleep.start_searching();
             let idle = self.sleep.prepare_sleep(w);
             self.workers[w].mode = Mode::Parked(idle);
@@ -261,7 +275,13 @@ impl<'a> Sim<'a> {
             if root_first {
                 let r = roots.next().expect("peeked");
                 self.now = self.now.max(r.at_ns);
-                let id = self.new_job(r.node, r.group.map(|g| g as u32), u32::MAX, None, Kind::Root);
+                let id = self.new_job(
+                    r.node,
+                    r.group.map(|g| g as u32),
+                    u32::MAX,
+                    None,
+                    Kind::Root,
+                );
                 self.inject(id);
                 // The injecting thread's costs are not a worker's.
                 self.acc = 0.0;
@@ -277,12 +297,15 @@ impl<'a> Sim<'a> {
                 break;
             }
         }
-        assert_eq!(self.roots_left, 0, "internal error: the simulation stalled with roots unfinished");
+        assert_eq!(
+            self.roots_left, 0,
+            "internal error: the simulation stalled with roots unfinished"
+        );
         self.counts.makespan_ns = self.now;
         Run::new(self.policy, n, &self.counts)
     }
 
-    fn schedule(&mut self, w: usize, at: u64) {
+    pub(super) fn schedule(&mut self, w: usize, at: u64) {
         debug_assert!(!self.workers[w].scheduled);
         self.workers[w].scheduled = true;
         self.seq += 1;
@@ -290,14 +313,30 @@ impl<'a> Sim<'a> {
     }
 
     /// Schedules `w`'s next step after the cost accumulated by this event.
-    fn after_cost(&mut self, w: usize) {
+    pub(super) fn after_cost(&mut self, w: usize) {
         let dt = self.acc.round() as u64;
         self.acc = 0.0;
         self.schedule(w, self.now + dt);
     }
 
-    fn new_job(&mut self, node: Node, group: Option<u32>, home: u32, scope: Option<JobId>, kind: Kind) -> JobId {
-        let job = Job { node, group, home, done: false, pending: 0, scope, kind, waiter: None };
+    pub(super) fn new_job(
+        &mut self,
+        node: Node,
+        group: Option<u32>,
+        home: u32,
+        scope: Option<JobId>,
+        kind: Kind,
+    ) -> JobId {
+        let job = Job {
+            node,
+            group,
+            home,
+            done: false,
+            pending: 0,
+            scope,
+            kind,
+            waiter: None,
+        };
         match self.free.pop() {
             Some(id) => {
                 self.jobs[id as usize] = job;
@@ -315,7 +354,10 @@ impl<'a> Sim<'a> {
             return Reach::Same;
         }
         let (x, y) = (&self.layout.workers()[a], &self.layout.workers()[b]);
-        Reach::At(self.layout.relation(a, b), self.layout.topology().numa_distance(x.numa, y.numa))
+        Reach::At(
+            self.layout.relation(a, b),
+            self.layout.topology().numa_distance(x.numa, y.numa),
+        )
     }
 
     /// Records that worker `w` was woken (claimed) with distance `d`, by a
@@ -327,7 +369,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Wakes parked worker `w` (a claim, or its latch was set).
-    fn wake(&mut self, w: usize) {
+    pub(super) fn wake(&mut self, w: usize) {
         if let Mode::Parked(_) = self.workers[w].mode {
             let Mode::Parked(idle) = std::mem::replace(&mut self.workers[w].mode, Mode::Run) else {
                 unreachable!()
@@ -383,18 +425,27 @@ impl<'a> Sim<'a> {
     /// injector for rayon-like), then the fenced notify.
     fn inject_plain(&mut self, id: JobId) {
         let llcs = self.injectors.len();
-        let llc = if self.policy == Policy::RayonLike { 0 } else { self.round_robin % llcs };
+        let llc = if self.policy == Policy::RayonLike {
+            0
+        } else {
+            self.round_robin % llcs
+        };
         self.round_robin += 1;
         self.injectors[llc].push(id);
         self.notify(None, llc);
     }
 
     /// `Registry::push_group`: the plan's destination, its queue, its wakeup.
-    fn push_group(&mut self, g: u32, id: JobId, from: Option<usize>) {
+    pub(super) fn push_group(&mut self, g: u32, id: JobId, from: Option<usize>) {
         use crate::groups::Destination;
         let st = &self.groups[g as usize];
         let idle = self.sleep.idle();
-        let dest = st.plan.destination(st.preferred, &|| busy_per_llc(idle), from, self.policy.cluster_aware());
+        let dest = st.plan.destination(
+            st.preferred,
+            &|| busy_per_llc(idle),
+            from,
+            self.policy.cluster_aware(),
+        );
         match dest {
             Destination::Ordinary => return self.push_from(id, from),
             Destination::Pack { llc, .. } => self.group_llc[llc].push(id),
@@ -418,7 +469,7 @@ impl<'a> Sim<'a> {
     }
 
     /// `WorkerThread::push`: the own deque, then the fenced notify.
-    fn push(&mut self, w: usize, id: JobId) {
+    pub(super) fn push(&mut self, w: usize, id: JobId) {
         self.workers[w].deque.push(id);
         self.acc += self.cost.push_ns;
         let llc = self.workers[w].llc;
@@ -426,7 +477,7 @@ impl<'a> Sim<'a> {
     }
 
     /// `WorkerThread::push_private` (rayon-like: the deque at once).
-    fn push_private(&mut self, w: usize, id: JobId) {
+    pub(super) fn push_private(&mut self, w: usize, id: JobId) {
         self.acc += self.cost.private_ns;
         // SAFETY: the simulation is single-threaded: worker `w`'s owner
         // operations run only here, never concurrently with a claim.
@@ -444,7 +495,7 @@ impl<'a> Sim<'a> {
     }
 
     /// `WorkerThread::promote`.
-    fn promote(&mut self, w: usize) {
+    pub(super) fn promote(&mut self, w: usize) {
         // SAFETY: single-threaded, as in `push_private`.
         if let Some(id) = unsafe { self.private[w].promote_oldest() } {
             self.counts.promotions += 1;
@@ -453,7 +504,7 @@ impl<'a> Sim<'a> {
     }
 
     /// `WorkerThread::promote_all`.
-    fn promote_all(&mut self, w: usize) {
+    pub(super) fn promote_all(&mut self, w: usize) {
         let mut moved = Vec::new();
         // SAFETY: single-threaded, as in `push_private`.
         unsafe { self.private[w].promote_all(|id| moved.push(id)) };
@@ -470,7 +521,7 @@ impl<'a> Sim<'a> {
     }
 
     /// `WorkerThread::pop_private`: whether `b` is still private.
-    fn pop_private(&mut self, w: usize) -> bool {
+    pub(super) fn pop_private(&mut self, w: usize) -> bool {
         self.acc += self.cost.private_ns;
         if self.workers[w].overflow > 0 {
             self.workers[w].overflow -= 1;
@@ -486,7 +537,7 @@ impl<'a> Sim<'a> {
         true
     }
 
-    fn task(&mut self, id: JobId) -> &Task {
+    pub(super) fn task(&mut self, id: JobId) -> &Task {
         let node = self.jobs[id as usize].node;
         let wl = self.workload;
         self.tasks.entry(id).or_insert_with(|| wl.task(&node))
@@ -494,14 +545,19 @@ impl<'a> Sim<'a> {
 
     /// Starts running job `id` on `w` (taken from a queue): counts it, and
     /// for a group job records its LLC (`GroupState::record`).
-    fn execute(&mut self, w: usize, id: JobId) {
+    pub(super) fn execute(&mut self, w: usize, id: JobId) {
         self.counts.jobs += 1;
         self.record_group_run(w, id);
-        self.workers[w].frames.push(Frame { job: id, stage: Stage::Start });
+        self.workers[w].frames.push(Frame {
+            job: id,
+            stage: Stage::Start,
+        });
     }
 
     fn record_group_run(&mut self, w: usize, id: JobId) {
-        let Some(g) = self.jobs[id as usize].group else { return };
+        let Some(g) = self.jobs[id as usize].group else {
+            return;
+        };
         let llc = self.workers[w].llc;
         let now = self.now;
         let st = &mut self.groups[g as usize];
@@ -513,19 +569,26 @@ impl<'a> Sim<'a> {
         st.ticks += 1;
         if feeds_at(st.ticks) {
             let elapsed = std::time::Duration::from_nanos(now - st.last_decay_ns);
-            let steps = feed_tracker(&mut st.tracker, &mut st.seen, st.runs.iter().copied(), elapsed);
+            let steps = feed_tracker(
+                &mut st.tracker,
+                &mut st.seen,
+                st.runs.iter().copied(),
+                elapsed,
+            );
             st.last_decay_ns += crate::groups::DECAY_PERIOD.as_nanos() as u64 * steps as u64;
             if steps == 64 {
                 st.last_decay_ns = now;
             }
             let before = st.preferred;
             st.preferred = st.tracker.preferred();
-            self.counts.group_feeds.push((g, st.tracker.counts(), before, st.preferred));
+            self.counts
+                .group_feeds
+                .push((g, st.tracker.counts(), before, st.preferred));
         }
     }
 
     /// The refill of `id`'s working set on `w`.
-    fn refill(&mut self, w: usize, id: JobId) -> f64 {
+    pub(super) fn refill(&mut self, w: usize, id: JobId) -> f64 {
         let (footprint, data) = {
             let t = self.task(id);
             (t.footprint, t.data)
@@ -545,7 +608,7 @@ impl<'a> Sim<'a> {
     /// Finishes job `id` on `w`: sets its latch (waking its waiter if it
     /// parked on it), counts down its scope, frees it unless its owner
     /// still has to see the latch.
-    fn finish(&mut self, id: JobId) {
+    pub(super) fn finish(&mut self, id: JobId) {
         self.tasks.remove(&id);
         let job = &mut self.jobs[id as usize];
         job.done = true;
@@ -571,7 +634,9 @@ impl<'a> Sim<'a> {
 
     /// A latch was set: wake its waiter if it parked waiting for it.
     fn latch_set(&mut self, latch: JobId) {
-        let Some(w) = self.jobs[latch as usize].waiter else { return };
+        let Some(w) = self.jobs[latch as usize].waiter else {
+            return;
+        };
         let w = w as usize;
         if matches!(self.workers[w].mode, Mode::Parked(_)) && self.waiting_on(w) == Some(latch) {
             self.wake(w);
@@ -579,7 +644,7 @@ impl<'a> Sim<'a> {
     }
 
     /// One event of worker `w`.
-    fn step(&mut self, w: usize) {
+    pub(super) fn step(&mut self, w: usize) {
         match std::mem::replace(&mut self.workers[w].mode, Mode::Run) {
             Mode::Run => {}
             Mode::Search { counted, step } => {
@@ -588,7 +653,10 @@ impl<'a> Sim<'a> {
             Mode::Waking(idle) => {
                 // `Sleep::sleep` after its park returns.
                 self.sleep.cancel_sleep(idle);
-                self.workers[w].mode = Mode::Search { counted: true, step: 0 };
+                self.workers[w].mode = Mode::Search {
+                    counted: true,
+                    step: 0,
+                };
                 if self.wait_done(w) == Some(true) {
                     return self.found(w, None);
                 }
@@ -602,270 +670,28 @@ impl<'a> Sim<'a> {
     }
 
     /// The latch the top frame of `w` waits for, if it waits.
-    fn waiting_on(&self, w: usize) -> Option<JobId> {
+    pub(super) fn waiting_on(&self, w: usize) -> Option<JobId> {
         match self.workers[w].frames.last() {
-            Some(Frame { stage: Stage::Wait { latch }, .. }) => Some(*latch),
+            Some(Frame {
+                stage: Stage::Wait { latch },
+                ..
+            }) => Some(*latch),
             _ => None,
         }
     }
 
     /// For a worker whose top frame waits for a latch: whether it is set
     /// (a scope's: all its children finished; a `join`'s: `b` finished).
-    fn wait_done(&self, w: usize) -> Option<bool> {
+    pub(super) fn wait_done(&self, w: usize) -> Option<bool> {
         let f = self.workers[w].frames.last()?;
-        let Stage::Wait { latch } = f.stage else { return None };
-        let j = &self.jobs[latch as usize];
-        Some(if latch == f.job { j.pending == 0 } else { j.done })
-    }
-}
-
-impl Sim<'_> {
-    /// Runs `w`'s frames until it needs time (its next event) or work
-    /// from elsewhere (a search).
-    fn advance(&mut self, w: usize) {
-        loop {
-            let Some(&Frame { job, stage }) = self.workers[w].frames.last() else {
-                // The main loop: the own deque, the own group queues, then a
-                // search (`WorkerThread::run` with no latch).
-                if let Some(id) = self.take_local(w) {
-                    self.execute(w, id);
-                    continue;
-                }
-                return self.start_search(w);
-            };
-            let top = self.workers[w].frames.len() - 1;
-            match stage {
-                Stage::Start => {
-                    let work = self.task(job).work_ns as f64 + self.refill(w, job);
-                    self.counts.busy_ns += work.round() as u64;
-                    self.acc += work;
-                    self.workers[w].frames[top].stage = Stage::Body;
-                    return self.after_cost(w);
-                }
-                Stage::Body => {
-                    let body = self.task(job).body.clone();
-                    let group = self.jobs[job as usize].group;
-                    match body {
-                        Body::Leaf => self.workers[w].frames[top].stage = Stage::Finish,
-                        Body::Join(a, b) => {
-                            let jb = self.new_job(b, group, w as u32, None, Kind::Half);
-                            if self.policy == Policy::RayonLike {
-                                self.workers[w].overflow += 1;
-                                self.push(w, jb);
-                            } else {
-                                self.push_private(w, jb);
-                            }
-                            let ja = self.new_job(a, group, w as u32, None, Kind::Inline);
-                            self.workers[w].frames[top].stage = Stage::AfterA { b: jb };
-                            self.workers[w].frames.push(Frame { job: ja, stage: Stage::Start });
-                        }
-                        Body::Scope(kids) => {
-                            self.jobs[job as usize].pending = kids.len() as u32;
-                            for k in kids {
-                                let id = self.new_job(k, group, w as u32, Some(job), Kind::Spawned);
-                                match group {
-                                    Some(g) => self.push_group(g, id, Some(w)),
-                                    None => self.push(w, id),
-                                }
-                            }
-                            self.jobs[job as usize].waiter = Some(w as u32);
-                            self.workers[w].frames[top].stage = Stage::Wait { latch: job };
-                        }
-                    }
-                }
-                Stage::AfterA { b } => {
-                    if self.pop_private(w) {
-                        self.counts.jobs += 1;
-                        self.jobs[b as usize].kind = Kind::Inline;
-                        self.workers[w].frames[top].stage = Stage::Finish;
-                        self.workers[w].frames.push(Frame { job: b, stage: Stage::Start });
-                    } else {
-                        self.workers[w].frames[top].stage = Stage::TakeBack { b };
-                    }
-                }
-                Stage::TakeBack { b } => {
-                    if self.jobs[b as usize].done {
-                        self.free.push(b);
-                        self.workers[w].frames[top].stage = Stage::Finish;
-                        continue;
-                    }
-                    match self.take_deque(w) {
-                        Some(id) if id == b => {
-                            self.counts.jobs += 1;
-                            self.jobs[b as usize].kind = Kind::Inline;
-                            self.workers[w].frames[top].stage = Stage::Finish;
-                            self.workers[w].frames.push(Frame { job: b, stage: Stage::Start });
-                        }
-                        Some(id) => self.execute(w, id),
-                        None => {
-                            // `wait_until`: publish every private half first.
-                            self.promote_all(w);
-                            self.jobs[b as usize].waiter = Some(w as u32);
-                            self.workers[w].frames[top].stage = Stage::Wait { latch: b };
-                        }
-                    }
-                }
-                Stage::Wait { latch } => {
-                    if self.wait_done(w) == Some(true) {
-                        if latch != job {
-                            self.free.push(latch);
-                        }
-                        self.workers[w].frames[top].stage = Stage::Finish;
-                        continue;
-                    }
-                    // `WorkerThread::run(Some(latch))`.
-                    if let Some(id) = self.take_local(w) {
-                        self.execute(w, id);
-                        continue;
-                    }
-                    return self.start_search(w);
-                }
-                Stage::Finish => {
-                    self.workers[w].frames.pop();
-                    self.finish(job);
-                    if self.roots_left == 0 {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    /// `WorkerThread::take_local`.
-    fn take_deque(&mut self, w: usize) -> Option<JobId> {
-        let id = self.workers[w].deque.pop();
-        self.acc += self.cost.pop_ns;
-        id
-    }
-
-    /// The own deque, then the own LLC's pack queue and cluster's spread
-    /// queue (`take_local().or_else(take_own_group)`).
-    fn take_local(&mut self, w: usize) -> Option<JobId> {
-        if let Some(id) = self.take_deque(w) {
-            return Some(id);
-        }
-        let (llc, cl) = (self.workers[w].llc, self.workers[w].cluster);
-        for q in [&self.group_llc[llc], &self.group_cluster[cl]] {
-            if let Some(id) = q.steal().success() {
-                self.counts.injector_pulls += 1;
-                return Some(id);
-            }
-        }
-        None
-    }
-
-    /// Enters the search (`search::search`): its first, uncounted pass now.
-    fn start_search(&mut self, w: usize) {
-        self.workers[w].mode = Mode::Search { counted: false, step: 0 };
-        self.search(w);
-    }
-
-    /// One step of the search loop of `search::search`.
-    fn search(&mut self, w: usize) {
-        let Mode::Search { counted, step } = self.workers[w].mode else { unreachable!() };
-        let found = self.pass(w);
-        if let Found::Job(id) = found {
-            if counted {
-                return self.found(w, Some(id));
-            }
-            self.workers[w].mode = Mode::Run;
-            self.execute(w, id);
-            return self.after_cost(w);
-        }
-        if !counted {
-            self.sleep.start_searching();
-            self.workers[w].mode = Mode::Search { counted: true, step: 0 };
-            return self.after_cost(w);
-        }
-        let finished = self.finished(w);
-        if matches!(found, Found::Nothing) && finished {
-            return self.found(w, None);
-        }
-        let completed = step > YIELD_LIMIT;
-        if !completed && self.sleep.searching() <= self.max_spinners {
-            self.acc += if step <= SPIN_LIMIT { self.cost.spin_ns * (1u64 << step) as f64 } else { self.cost.yield_ns };
-            self.workers[w].mode = Mode::Search { counted, step: step + 1 };
-            return self.after_cost(w);
-        }
-        // Nothing after spinning: go idle, re-check, park.
-        self.counts.failed_searches += 1;
-        let idle = self.counting(|s| s.sleep.prepare_sleep(w));
-        self.acc += self.cost.fence_ns;
-        let recheck = self.pass(w);
-        match recheck {
-            Found::Job(id) => {
-                self.sleep.cancel_sleep(idle);
-                self.found(w, Some(id))
-            }
-            _ if self.finished(w) => {
-                self.sleep.cancel_sleep(idle);
-                self.found(w, None)
-            }
-            Found::Retry => {
-                self.sleep.cancel_sleep(idle);
-                self.workers[w].mode = Mode::Search { counted, step: 0 };
-                self.after_cost(w)
-            }
-            Found::Nothing => {
-                self.counts.parks += 1;
-                self.acc = 0.0;
-                self.workers[w].mode = Mode::Parked(idle);
-            }
-        }
-    }
-
-    /// Whether `w`'s search is over without a job: its latch is set, or (no
-    /// latch) every root finished.
-    fn finished(&self, w: usize) -> bool {
-        self.wait_done(w).unwrap_or(self.roots_left == 0)
-    }
-
-    /// Leaves the searching state (`stop_searching`, which may wake a
-    /// helper), then runs `job` or goes back to its frames.
-    fn found(&mut self, w: usize, job: Option<JobId>) {
-        let llc = self.workers[w].llc;
-        let hit = self.counting(|s| s.sleep.stop_searching(w, llc));
-        self.woke(hit);
-        self.workers[w].mode = Mode::Run;
-        if let Some(id) = job {
-            self.execute(w, id);
-        }
-        self.after_cost(w);
-    }
-
-    /// One pass (`pass::pass`) of worker `w`, with its cost in `acc`.
-    fn pass(&mut self, w: usize) -> Found<JobId> {
-        self.counts.passes += 1;
-        let cluster_aware = self.policy.cluster_aware();
-        let layout = Arc::clone(&self.layout);
-        let at = pass::Place {
-            index: w,
-            llc: self.workers[w].llc,
-            cluster: self.workers[w].cluster,
-            clusters: self.group_cluster.len(),
-            tiers: layout.tiers_for(w, cluster_aware),
-            llc_order: layout.llc_order_runs(self.workers[w].llc),
+        let Stage::Wait { latch } = f.stage else {
+            return None;
         };
-        let mut rng = self.workers[w].rng;
-        let found = super::queues::run_pass(self, w, &mut rng, at);
-        self.workers[w].rng = rng;
-        found
-    }
-
-    /// Worker `w`'s own deque (for the pass's batch steals).
-    pub(super) fn deque(&self, w: usize) -> &Worker<JobId> {
-        &self.workers[w].deque
-    }
-
-    /// Counts a steal by `w` from `victim` and charges its transfer.
-    pub(super) fn stole(&mut self, w: usize, victim: usize) {
-        let kind = self.layout.relation(w, victim);
-        self.counts.steals[kind as usize] += 1;
-        self.acc += self.cost.steal_ns + self.cost.line(self.reach(victim, w)) * self.cost.job_lines;
-    }
-
-    /// The LLC a worker belongs to.
-    pub(super) fn llc_of(&self, w: usize) -> usize {
-        self.workers[w].llc
+        let j = &self.jobs[latch as usize];
+        Some(if latch == f.job {
+            j.pending == 0
+        } else {
+            j.done
+        })
     }
 }

@@ -42,7 +42,9 @@ pub fn load(arg: &str, scratch: &Path) -> Result<Topology, MachineError> {
         #[cfg(feature = "hwloc")]
         return Topology::from_hwloc_xml(path).map_err(|e| fail(&e));
         #[cfg(not(feature = "hwloc"))]
-        return Err(fail(&"reading hwloc XML needs the `hwloc` feature (--features sim,hwloc)"));
+        return Err(fail(
+            &"reading hwloc XML needs the `hwloc` feature (--features sim,hwloc)",
+        ));
     }
     Topology::synthetic(arg).map_err(|e| fail(&e))
 }
@@ -71,7 +73,12 @@ fn extract(tarball: &Path, scratch: &Path) -> Result<PathBuf, String> {
         .arg("-C")
         .arg(&dest)
         .status()
-        .map_err(|e| format!("cannot run tar (needed to extract {}): {e}", tarball.display()))?;
+        .map_err(|e| {
+            format!(
+                "cannot run tar (needed to extract {}): {e}",
+                tarball.display()
+            )
+        })?;
     if !status.success() {
         return Err(format!("tar failed to extract {}", tarball.display()));
     }

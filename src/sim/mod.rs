@@ -70,6 +70,7 @@ mod engine;
 mod machine;
 mod queues;
 mod report;
+mod worker;
 mod workload;
 
 #[cfg(test)]
@@ -84,8 +85,8 @@ pub use cost::{CostError, CostModel, Reach};
 pub use machine::{MachineError, load as load_machine};
 pub use report::{Counts, Report, Run};
 pub use workload::{
-    Body, Fib, IterRange, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload, WorkloadError,
-    parse as parse_workload, work_span,
+    Body, Fib, IterRange, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload,
+    WorkloadError, parse as parse_workload, work_span,
 };
 
 /// The policy a simulated pool runs: see the [module docs](self#policies).
@@ -103,7 +104,12 @@ pub enum Policy {
 
 impl Policy {
     /// Every policy, in report order.
-    pub const ALL: [Policy; 4] = [Policy::Hierarchical, Policy::Flat, Policy::ClusterOff, Policy::RayonLike];
+    pub const ALL: [Policy; 4] = [
+        Policy::Hierarchical,
+        Policy::Flat,
+        Policy::ClusterOff,
+        Policy::RayonLike,
+    ];
 
     /// Its name: `hierarchical`, `flat`, `cluster-off`, `rayon-like`.
     pub fn name(self) -> &'static str {
@@ -161,14 +167,19 @@ impl std::error::Error for SimError {}
 ///
 /// # Errors
 /// When the layout cannot be built (e.g. too many workers).
-pub fn layout(topology: &Topology, policy: Policy, workers: Option<usize>) -> Result<Layout, SimError> {
+pub fn layout(
+    topology: &Topology,
+    policy: Policy,
+    workers: Option<usize>,
+) -> Result<Layout, SimError> {
     let opts = LayoutOptions {
         num_threads: workers,
         steal_order: policy.steal_order(),
         virtual_topology: true,
         ..LayoutOptions::default()
     };
-    Layout::new(topology, &opts).map_err(|e| SimError(format!("cannot lay out {workers:?} workers: {e}")))
+    Layout::new(topology, &opts)
+        .map_err(|e| SimError(format!("cannot lay out {workers:?} workers: {e}")))
 }
 
 /// Simulates `workload` on a pool of `workers` workers (`None`: one per PU)
@@ -186,7 +197,8 @@ pub fn simulate(
 ) -> Result<Run, SimError> {
     let layout = layout(topology, policy, workers)?;
     for g in workload.groups() {
-        crate::groups::GroupPlan::new(&layout, g).map_err(|e| SimError(format!("workload group: {e}")))?;
+        crate::groups::GroupPlan::new(&layout, g)
+            .map_err(|e| SimError(format!("workload group: {e}")))?;
     }
     Ok(engine::Sim::new(layout, cost, policy, workload).run())
 }
@@ -212,7 +224,12 @@ pub fn report(
     let l = layout(topology, Policy::Hierarchical, None)?;
     Ok(Report {
         machine: machine.to_string(),
-        shape: (l.len(), l.llc_ranges().len(), l.numa_ranges().len(), l.cluster_ranges().len()),
+        shape: (
+            l.len(),
+            l.llc_ranges().len(),
+            l.numa_ranges().len(),
+            l.cluster_ranges().len(),
+        ),
         workload: workload.name(),
         runs,
     })

@@ -59,7 +59,10 @@ impl Counts {
 
     /// Steals from a victim in the thief's LLC.
     pub fn steals_within_llc(&self) -> u64 {
-        [TierKind::Smt, TierKind::Cluster, TierKind::Llc].iter().map(|&k| self.steals[k as usize]).sum()
+        [TierKind::Smt, TierKind::Cluster, TierKind::Llc]
+            .iter()
+            .map(|&k| self.steals[k as usize])
+            .sum()
     }
 
     /// All wakeups.
@@ -86,7 +89,11 @@ pub struct Run {
 
 impl Run {
     pub(super) fn new(policy: Policy, workers: usize, counts: &Counts) -> Run {
-        Run { policy, workers, counts: counts.clone() }
+        Run {
+            policy,
+            workers,
+            counts: counts.clone(),
+        }
     }
 
     /// Busy time over workers × makespan.
@@ -110,7 +117,11 @@ pub struct Report {
 }
 
 fn pct(part: u64, total: u64) -> String {
-    if total == 0 { "-".into() } else { format!("{:.1}%", 100.0 * part as f64 / total as f64) }
+    if total == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * part as f64 / total as f64)
+    }
 }
 
 impl Report {
@@ -124,7 +135,16 @@ impl Report {
         let _ = writeln!(
             s,
             "{:<13}{:>8}{:>14}{:>7}{:>10}{:>8}{:>10}{:>8}{:>10}{:>11}",
-            "policy", "workers", "makespan", "util", "steals", "in-LLC", "wakeups", "in-LLC", "LLC moves", "words/wake"
+            "policy",
+            "workers",
+            "makespan",
+            "util",
+            "steals",
+            "in-LLC",
+            "wakeups",
+            "in-LLC",
+            "LLC moves",
+            "words/wake"
         );
         for r in &self.runs {
             let k = &r.counts;

@@ -114,7 +114,11 @@ impl Workload for Fib {
         format!("fib:{}", self.n)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root { at_ns: 0, node: Node::new(self.n, 0, 0), group: None }]
+        vec![Root {
+            at_ns: 0,
+            node: Node::new(self.n, 0, 0),
+            group: None,
+        }]
     }
     fn task(&self, node: &Node) -> Task {
         let n = node.a;
@@ -123,7 +127,12 @@ impl Workload for Fib {
         } else {
             Body::Join(Node::new(n - 1, 0, 0), Node::new(n - 2, 0, 0))
         };
-        Task { work_ns: self.ns, footprint: 0, data: None, body }
+        Task {
+            work_ns: self.ns,
+            footprint: 0,
+            data: None,
+            body,
+        }
     }
 }
 
@@ -145,12 +154,21 @@ impl Workload for RandomTree {
         format!("tree:{}:{}", self.len, self.seed)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root { at_ns: 0, node: Node::new(0, self.len, self.seed), group: None }]
+        vec![Root {
+            at_ns: 0,
+            node: Node::new(0, self.len, self.seed),
+            group: None,
+        }]
     }
     fn task(&self, node: &Node) -> Task {
         let (lo, len, seed) = (node.a, node.b, node.c);
         if len <= self.grain.max(1) {
-            return Task { work_ns: len * 8, footprint: len * 8, data: None, body: Body::Leaf };
+            return Task {
+                work_ns: len * 8,
+                footprint: len * 8,
+                data: None,
+                body: Body::Leaf,
+            };
         }
         let r = mix(seed ^ lo.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ len);
         let cut = (len / 10 + r % (len * 8 / 10).max(1)).clamp(1, len - 1);
@@ -183,12 +201,21 @@ impl Workload for IterRange {
         format!("iter:{}", self.len)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root { at_ns: 0, node: Node::new(0, self.len, 0), group: None }]
+        vec![Root {
+            at_ns: 0,
+            node: Node::new(0, self.len, 0),
+            group: None,
+        }]
     }
     fn task(&self, node: &Node) -> Task {
         let (lo, len) = (node.a, node.b);
         if len <= self.grain.max(1) {
-            return Task { work_ns: len * self.ns, footprint: len * 8, data: None, body: Body::Leaf };
+            return Task {
+                work_ns: len * self.ns,
+                footprint: len * 8,
+                data: None,
+                body: Body::Leaf,
+            };
         }
         let h = len / 2;
         Task {
@@ -214,14 +241,28 @@ impl Workload for SpawnStorm {
         format!("spawn:{}", self.jobs)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root { at_ns: 0, node: Node::new(0, 0, 0), group: None }]
+        vec![Root {
+            at_ns: 0,
+            node: Node::new(0, 0, 0),
+            group: None,
+        }]
     }
     fn task(&self, node: &Node) -> Task {
         if node.a == 0 {
             let kids = (0..self.jobs).map(|i| Node::new(1, i, 0)).collect();
-            return Task { work_ns: 0, footprint: 0, data: None, body: Body::Scope(kids) };
+            return Task {
+                work_ns: 0,
+                footprint: 0,
+                data: None,
+                body: Body::Scope(kids),
+            };
         }
-        Task { work_ns: self.ns, footprint: 0, data: None, body: Body::Leaf }
+        Task {
+            work_ns: self.ns,
+            footprint: 0,
+            data: None,
+            body: Body::Leaf,
+        }
     }
 }
 
@@ -251,18 +292,35 @@ impl Workload for Stream {
     }
     fn roots(&self) -> Vec<Root> {
         (0..self.sweeps)
-            .map(|s| Root { at_ns: s * self.gap_ns, node: Node::new(0, s, 0), group: Some(0) })
+            .map(|s| Root {
+                at_ns: s * self.gap_ns,
+                node: Node::new(0, s, 0),
+                group: Some(0),
+            })
             .collect()
     }
     fn groups(&self) -> Vec<GroupOptions> {
-        vec![GroupOptions { placement: self.placement, affinity: self.affinity }]
+        vec![GroupOptions {
+            placement: self.placement,
+            affinity: self.affinity,
+        }]
     }
     fn task(&self, node: &Node) -> Task {
         if node.a == 0 {
             let kids = (0..self.chunks).map(|i| Node::new(1, i, 0)).collect();
-            return Task { work_ns: 0, footprint: 0, data: None, body: Body::Scope(kids) };
+            return Task {
+                work_ns: 0,
+                footprint: 0,
+                data: None,
+                body: Body::Scope(kids),
+            };
         }
-        Task { work_ns: self.bytes / 16, footprint: self.bytes, data: Some(node.b), body: Body::Leaf }
+        Task {
+            work_ns: self.bytes / 16,
+            footprint: self.bytes,
+            data: Some(node.b),
+            body: Body::Leaf,
+        }
     }
 }
 
@@ -293,7 +351,8 @@ impl std::error::Error for WorkloadError {}
 /// An unknown name or a number that does not parse; the message lists the
 /// accepted forms.
 pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
-    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], iter:ITEMS, spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
+    const FORMS: &str =
+        "fib:N, tree:ITEMS[:SEED], iter:ITEMS, spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
     let parts: Vec<&str> = spec.split(':').collect();
     let bad = || WorkloadError(format!("workload `{spec}`: expected one of {FORMS}"));
     let num = |i: usize, default: Option<u64>| -> Result<u64, WorkloadError> {
@@ -306,13 +365,26 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
         "fib" if parts.len() == 2 => {
             let n = num(1, None)?;
             if n > 40 {
-                return Err(WorkloadError(format!("workload `{spec}`: fib above 40 takes too long to simulate")));
+                return Err(WorkloadError(format!(
+                    "workload `{spec}`: fib above 40 takes too long to simulate"
+                )));
             }
             Box::new(Fib { n, ns: 10 })
         }
-        "tree" if parts.len() <= 3 => Box::new(RandomTree { len: num(1, None)?, grain: 1024, seed: num(2, Some(1))? }),
-        "iter" if parts.len() == 2 => Box::new(IterRange { len: num(1, None)?, grain: 1024, ns: 2 }),
-        "spawn" if parts.len() <= 3 => Box::new(SpawnStorm { jobs: num(1, None)?, ns: num(2, Some(1000))? }),
+        "tree" if parts.len() <= 3 => Box::new(RandomTree {
+            len: num(1, None)?,
+            grain: 1024,
+            seed: num(2, Some(1))?,
+        }),
+        "iter" if parts.len() == 2 => Box::new(IterRange {
+            len: num(1, None)?,
+            grain: 1024,
+            ns: 2,
+        }),
+        "spawn" if parts.len() <= 3 => Box::new(SpawnStorm {
+            jobs: num(1, None)?,
+            ns: num(2, Some(1000))?,
+        }),
         "stream" if (3..=4).contains(&parts.len()) => {
             let placement = match parts.get(3).copied().unwrap_or("spread") {
                 "spread" => Placement::Spread,
@@ -325,7 +397,11 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
                 sweeps: 4,
                 gap_ns: 0,
                 placement,
-                affinity: if placement == Placement::Pack { Affinity::Auto } else { Affinity::None },
+                affinity: if placement == Placement::Pack {
+                    Affinity::Auto
+                } else {
+                    Affinity::None
+                },
             })
         }
         _ => return Err(bad()),
