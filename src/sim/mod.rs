@@ -8,7 +8,7 @@
 //! pool's decisions themselves on machines we do not have
 //! ([`crate::Topology::synthetic`] specs, sysfs snapshots, hwloc XML):
 //! simulated workers, each with its deque, private `join` halves, idle
-//! state and place in the [`Layout`](crate::Layout); simulated time; and a
+//! state and place in the [`Layout`]; simulated time; and a
 //! [cost model](CostModel) for everything the pool pays for.
 //!
 //! # One policy, two mechanisms
@@ -43,7 +43,7 @@
 //! # Policies
 //!
 //! [`Policy::Hierarchical`] and [`Policy::Flat`] are the two
-//! [`StealOrder`](crate::StealOrder)s; [`Policy::ClusterOff`] is
+//! [`StealOrder`]s; [`Policy::ClusterOff`] is
 //! hierarchical with the run-time cluster switch off; [`Policy::RayonLike`]
 //! is the comparison: rayon's mechanisms (random victims over every other
 //! worker, one job per steal, `join`'s second half on the deque at once,
@@ -83,7 +83,7 @@ use crate::topology::Topology;
 
 pub use cost::{CostError, CostModel, Reach};
 pub use machine::{MachineError, load as load_machine};
-pub use report::{Counts, Report, Run};
+pub use report::{Counts, Feed, Report, Run};
 pub use workload::{
     Body, Fib, IterRange, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload,
     WorkloadError, parse as parse_workload, work_span,

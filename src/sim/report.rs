@@ -9,6 +9,10 @@ use crate::runtime::idle::Distance;
 
 use super::Policy;
 
+/// One feed of an `Auto` group's tracker: (group, the tracker's counts by
+/// LLC after the feed, preference before, after).
+pub type Feed = (u32, Vec<u64>, Option<usize>, Option<usize>);
+
 /// Raw counts of one simulation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -48,7 +52,7 @@ pub struct Counts {
     pub group_runs: Vec<(u32, u32)>,
     /// Each feed of an `Auto` group's tracker: (group, the tracker's
     /// counts by LLC after the feed, preference before, after).
-    pub group_feeds: Vec<(u32, Vec<u64>, Option<usize>, Option<usize>)>,
+    pub group_feeds: Vec<Feed>,
 }
 
 impl Counts {
@@ -160,7 +164,7 @@ impl Report {
                 k.wakeups_total(),
                 pct(k.wakeups_within_llc(), k.wakeups_total()),
                 k.llc_moves,
-                k.claim_words as f64 / k.wakeups_total().max(1) as f64,
+                k.claim_words as f64 / k.jobs.max(1) as f64,
             );
         }
         s

@@ -163,7 +163,8 @@ fn simulated_two_workers_agree_with_the_real_pool() {
             "{what}: real {real}, simulated {sim}"
         );
     };
-    let cases: [(&str, Box<dyn Workload>, Box<dyn Fn() + Sync>); 2] = [
+    type Case = (&'static str, Box<dyn Workload>, Box<dyn Fn() + Sync>);
+    let cases: [Case; 2] = [
         (
             "join tree",
             Box::new(IterRange {
