@@ -183,17 +183,10 @@ impl Report {
         s.push_str("  \"runs\": [");
         for (i, r) in self.runs.iter().enumerate() {
             let k = &r.counts;
-            let by_kind: Vec<String> = [
-                TierKind::Smt,
-                TierKind::Cluster,
-                TierKind::Llc,
-                TierKind::Numa,
-                TierKind::Package,
-                TierKind::Remote,
-            ]
-            .iter()
-            .map(|&t| format!("\"{}\": {}", t.name(), k.steals[t as usize]))
-            .collect();
+            let by_kind: Vec<String> = crate::TIER_KINDS
+                .iter()
+                .map(|&t| format!("\"{}\": {}", t.name(), k.steals[t as usize]))
+                .collect();
             let _ = write!(
                 s,
                 "{}\n    {{\"policy\": {}, \"workers\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \

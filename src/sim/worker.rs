@@ -73,13 +73,7 @@ impl Sim<'_> {
                 }
                 Stage::AfterA { b } => {
                     if self.pop_private(w) {
-                        self.counts.jobs += 1;
-                        self.jobs[b as usize].kind = Kind::Inline;
-                        self.workers[w].frames[top].stage = Stage::Finish;
-                        self.workers[w].frames.push(Frame {
-                            job: b,
-                            stage: Stage::Start,
-                        });
+                        self.run_b_inline(w, b);
                     } else {
                         self.workers[w].frames[top].stage = Stage::TakeBack { b };
                     }
@@ -92,13 +86,7 @@ impl Sim<'_> {
                     }
                     match self.take_deque(w) {
                         Some(id) if id == b => {
-                            self.counts.jobs += 1;
-                            self.jobs[b as usize].kind = Kind::Inline;
-                            self.workers[w].frames[top].stage = Stage::Finish;
-                            self.workers[w].frames.push(Frame {
-                                job: b,
-                                stage: Stage::Start,
-                            });
+                            self.run_b_inline(w, b);
                         }
                         Some(id) => self.execute(w, id),
                         None => {
@@ -133,6 +121,19 @@ impl Sim<'_> {
                 }
             }
         }
+    }
+
+    /// A `join`'s `b` taken back by its owner: run inline in the frame,
+    /// which finishes after it.
+    fn run_b_inline(&mut self, w: usize, b: JobId) {
+        self.counts.jobs += 1;
+        self.jobs[b as usize].kind = Kind::Inline;
+        let top = self.workers[w].frames.len() - 1;
+        self.workers[w].frames[top].stage = Stage::Finish;
+        self.workers[w].frames.push(Frame {
+            job: b,
+            stage: Stage::Start,
+        });
     }
 
     /// `WorkerThread::take_local`.

@@ -114,11 +114,7 @@ impl Workload for Fib {
         format!("fib:{}", self.n)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root {
-            at_ns: 0,
-            node: Node::new(self.n, 0, 0),
-            group: None,
-        }]
+        one_root(Node::new(self.n, 0, 0))
     }
     fn task(&self, node: &Node) -> Task {
         let n = node.a;
@@ -154,11 +150,7 @@ impl Workload for RandomTree {
         format!("tree:{}:{}", self.len, self.seed)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root {
-            at_ns: 0,
-            node: Node::new(0, self.len, self.seed),
-            group: None,
-        }]
+        one_root(Node::new(0, self.len, self.seed))
     }
     fn task(&self, node: &Node) -> Task {
         let (lo, len, seed) = (node.a, node.b, node.c);
@@ -201,11 +193,7 @@ impl Workload for IterRange {
         format!("iter:{}", self.len)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root {
-            at_ns: 0,
-            node: Node::new(0, self.len, 0),
-            group: None,
-        }]
+        one_root(Node::new(0, self.len, 0))
     }
     fn task(&self, node: &Node) -> Task {
         let (lo, len) = (node.a, node.b);
@@ -241,11 +229,7 @@ impl Workload for SpawnStorm {
         format!("spawn:{}", self.jobs)
     }
     fn roots(&self) -> Vec<Root> {
-        vec![Root {
-            at_ns: 0,
-            node: Node::new(0, 0, 0),
-            group: None,
-        }]
+        one_root(Node::new(0, 0, 0))
     }
     fn task(&self, node: &Node) -> Task {
         if node.a == 0 {
@@ -322,6 +306,15 @@ impl Workload for Stream {
             body: Body::Leaf,
         }
     }
+}
+
+/// One root at time 0, in no group.
+fn one_root(node: Node) -> Vec<Root> {
+    vec![Root {
+        at_ns: 0,
+        node,
+        group: None,
+    }]
 }
 
 /// SplitMix64's finaliser: the workloads' deterministic randomness.
