@@ -403,10 +403,11 @@ impl<'a> Sim<'a> {
         self.woke(hit);
     }
 
-    /// Rayon's wakeup: unless someone searches, the first idle worker in
-    /// index order, found by looking at every worker.
+    /// Rayon's wakeup: unless someone searches or nobody sleeps (rayon
+    /// keeps counters of both), the first idle worker in index order,
+    /// found by looking at every worker.
     fn scan_wake(&self) -> Option<(usize, Distance)> {
-        if self.sleep.searching() > 0 {
+        if self.sleep.searching() > 0 || !self.sleep.idle().any_idle() {
             return None;
         }
         (0..self.workers.len()).find_map(|w| self.sleep.wake_if_idle(w, Distance::Remote))

@@ -148,7 +148,7 @@ impl Report {
             "wakeups",
             "in-LLC",
             "LLC moves",
-            "words/wake"
+            "words/job"
         );
         for r in &self.runs {
             let k = &r.counts;
