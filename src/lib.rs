@@ -80,3 +80,6 @@ pub mod __loom {
     pub use crate::runtime::search::{Found, Sources, search};
     pub use crate::runtime::sleep::{Idle, Parker, Sleep};
 }
+
+#[cfg(feature = "sim")]
+pub mod sim;

@@ -42,7 +42,12 @@
 
 #[cfg(not(loom))]
 mod imp {
-    pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
+    #[cfg(not(feature = "sim"))]
+    pub(crate) use std::sync::atomic::AtomicU64;
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
+
+    #[cfg(feature = "sim")]
+    pub(crate) use super::counted::AtomicU64;
 
     /// A mutex with the `parking_lot` interface (no poisoning).
     pub(crate) type Mutex<T> = parking_lot::Mutex<T>;
@@ -313,3 +318,84 @@ mod asymmetric {
 }
 
 pub(crate) use imp::*;
+
+/// With the `sim` feature, the protocols' 64-bit words (the idle masks and
+/// their summary) count every access on the calling thread, so that the
+/// simulator can report how many words an idle claim reads, running the
+/// claim code itself ([`words_touched`]). Without the feature this module
+/// does not exist and the words are `std`'s.
+#[cfg(all(feature = "sim", not(loom)))]
+pub(crate) mod counted {
+    use std::cell::Cell;
+    use std::sync::atomic::Ordering;
+
+    std::thread_local! {
+        static TOUCHED: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// The accesses (loads, stores, read-modify-writes) to counted words
+    /// made by this thread so far.
+    pub(crate) fn words_touched() -> u64 {
+        TOUCHED.with(Cell::get)
+    }
+
+    #[inline]
+    fn touch() {
+        TOUCHED.with(|c| c.set(c.get() + 1));
+    }
+
+    /// `std`'s `AtomicU64`, counting each access of this thread. Methods it
+    /// does not wrap are reached through `Deref` (uncounted).
+    #[derive(Debug, Default)]
+    pub struct AtomicU64(std::sync::atomic::AtomicU64);
+
+    impl std::ops::Deref for AtomicU64 {
+        type Target = std::sync::atomic::AtomicU64;
+        fn deref(&self) -> &Self::Target {
+            &self.0
+        }
+    }
+
+    #[allow(dead_code)]
+    impl AtomicU64 {
+        pub const fn new(v: u64) -> Self {
+            AtomicU64(std::sync::atomic::AtomicU64::new(v))
+        }
+        pub fn load(&self, o: Ordering) -> u64 {
+            touch();
+            self.0.load(o)
+        }
+        pub fn store(&self, v: u64, o: Ordering) {
+            touch();
+            self.0.store(v, o)
+        }
+        pub fn swap(&self, v: u64, o: Ordering) -> u64 {
+            touch();
+            self.0.swap(v, o)
+        }
+        pub fn fetch_add(&self, v: u64, o: Ordering) -> u64 {
+            touch();
+            self.0.fetch_add(v, o)
+        }
+        pub fn fetch_sub(&self, v: u64, o: Ordering) -> u64 {
+            touch();
+            self.0.fetch_sub(v, o)
+        }
+        pub fn fetch_and(&self, v: u64, o: Ordering) -> u64 {
+            touch();
+            self.0.fetch_and(v, o)
+        }
+        pub fn fetch_or(&self, v: u64, o: Ordering) -> u64 {
+            touch();
+            self.0.fetch_or(v, o)
+        }
+        pub fn compare_exchange(&self, a: u64, b: u64, s: Ordering, f: Ordering) -> Result<u64, u64> {
+            touch();
+            self.0.compare_exchange(a, b, s, f)
+        }
+        pub fn compare_exchange_weak(&self, a: u64, b: u64, s: Ordering, f: Ordering) -> Result<u64, u64> {
+            touch();
+            self.0.compare_exchange_weak(a, b, s, f)
+        }
+    }
+}

@@ -81,7 +81,7 @@ impl GroupState {
             r.fetch_add(1, Relaxed);
         }
         if self.options().affinity == Affinity::Auto
-            && (self.ticks.fetch_add(1, Relaxed) + 1) % EPOCH == 0
+            && feeds_at(self.ticks.fetch_add(1, Relaxed) + 1)
         {
             // Someone else is updating: the next epoch takes our counts.
             if let Ok(mut g) = self.learn.try_lock() {
@@ -96,27 +96,14 @@ impl GroupState {
             seen,
             last_decay,
         } = g;
-        let elapsed = last_decay.elapsed();
-        let steps = (elapsed.as_nanos() / DECAY_PERIOD.as_nanos()).min(64) as u32;
+        let runs = self.runs.iter().map(|r| r.load(Relaxed));
+        let steps = feed_tracker(tracker, seen, runs, last_decay.elapsed());
         if steps > 0 {
-            tracker.decay(steps);
             *last_decay += DECAY_PERIOD * steps;
             if steps == 64 {
                 *last_decay = Instant::now();
             }
         }
-        let deltas: Vec<u64> = self
-            .runs
-            .iter()
-            .zip(seen.iter_mut())
-            .map(|(r, s)| {
-                let now = r.load(Relaxed);
-                let d = now - *s;
-                *s = now;
-                d
-            })
-            .collect();
-        tracker.record_all(&deltas);
         self.preferred
             .store(tracker.preferred().unwrap_or(NONE), Relaxed);
         self.changes.store(tracker.changes(), Relaxed);
@@ -132,6 +119,38 @@ impl GroupState {
             preference_changes: self.changes.load(Relaxed),
         }
     }
+}
+
+/// Whether the `tick`-th run (counting from 1) of an `Auto` group's jobs
+/// feeds its tracker: every [`EPOCH`]-th.
+#[inline]
+pub(crate) fn feeds_at(tick: u64) -> bool {
+    tick % EPOCH == 0
+}
+
+/// One feed of an `Auto` group's tracker: halves its counts once per whole
+/// [`DECAY_PERIOD`] in `elapsed` (at most 64 times), then records the runs
+/// per LLC since the last feed (`runs` are running totals, `seen` the
+/// totals at the last feed, updated here). Returns the number of decay
+/// periods applied (the caller advances its decay clock by as many).
+pub(crate) fn feed_tracker(
+    tracker: &mut AffinityTracker,
+    seen: &mut [u64],
+    runs: impl Iterator<Item = u64>,
+    elapsed: std::time::Duration,
+) -> u32 {
+    let steps = (elapsed.as_nanos() / DECAY_PERIOD.as_nanos()).min(64) as u32;
+    tracker.decay(steps);
+    let deltas: Vec<u64> = runs
+        .zip(seen.iter_mut())
+        .map(|(now, s)| {
+            let d = now - *s;
+            *s = now;
+            d
+        })
+        .collect();
+    tracker.record_all(&deltas);
+    steps
 }
 
 /// A pointer to a group's state that jobs and workers carry (no reference

@@ -7,6 +7,7 @@ pub(crate) mod idle;
 pub(crate) mod job;
 pub(crate) mod jobmem;
 pub(crate) mod latch;
+pub(crate) mod pass;
 pub(crate) mod pin;
 pub(crate) mod private;
 pub(crate) mod registry;

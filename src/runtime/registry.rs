@@ -135,7 +135,7 @@ use crate::pool::fifo::JobFifo;
 use crate::pool::thread_builder::ThreadBuilder;
 
 mod aimed;
-mod groups;
+pub(crate) mod groups;
 mod lifecycle;
 
 pub(crate) use aimed::{Aim, run_aimed};

@@ -13,7 +13,7 @@
 //! queue is in every pass).
 //!
 //! Inside an LLC it steals one job, unless the victim's deque is long
-//! ([`LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
+//! ([`pass::LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
 //! NUMA boundary, and from injectors, it steals a batch (half the victim's
 //! queue, capped by crossbeam) so that the cache misses of a remote steal
 //! buy more work.
@@ -35,7 +35,7 @@ use std::sync::Arc;
 use crossbeam_deque::{Steal, Worker};
 use crossbeam_utils::Backoff;
 
-use crate::layout::{Tier, TierKind};
+use crate::layout::Tier;
 
 use super::group::GroupRef;
 use super::idle::Distance;
@@ -45,6 +45,7 @@ use super::latch::CoreLatch;
 use super::pin;
 use super::private::{self, Claim, Popped, PrivateStack};
 use super::registry::Registry;
+use super::pass::{self, PassQueues, Queue};
 use super::search::{self, Sources};
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
@@ -151,9 +152,7 @@ impl WorkerThread {
             local_jobs: Cell::new(0),
             local_pops: Cell::new(0),
             max_spinners: (registry.num_threads() / 8).max(2) as isize,
-            rng: Cell::new(
-                0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
-            ),
+            rng: Cell::new(pass::worker_seed(index)),
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,
             overflow: Cell::new(0),
@@ -299,7 +298,7 @@ impl WorkerThread {
     /// it back cost no atomic read-modify-write and no fence (see
     /// [`super::private`]). Private halves become stealable in three ways:
     /// - [`Self::promote`], at `join` entry and exit while the deque holds
-    ///   fewer than [`PROMOTED_AHEAD`] jobs, so thieves find the oldest
+    ///   fewer than [`pass::PROMOTED_AHEAD`] jobs, so thieves find the oldest
     ///   halves (the largest pieces of work) on the deque, and a steal is
     ///   answered by a new promotion at this worker's next `join`;
     /// - [`Self::promote_all`], here when some worker is idle (it may
@@ -321,7 +320,7 @@ impl WorkerThread {
         let sole = unsafe { self.idle_word.as_ref() };
         if private::must_publish(sole, || self.registry.sleep.idle()) {
             self.promote_all();
-        } else if self.deque.len() < PROMOTED_AHEAD {
+        } else if pass::should_promote(self.deque.len()) {
             self.promote();
         }
     }
@@ -359,7 +358,7 @@ impl WorkerThread {
         // took from it while `a` ran, so a long stretch without joins (a
         // serial partition before the next `join`) does not delay the
         // next promotion.
-        if self.deque.len() < PROMOTED_AHEAD {
+        if pass::should_promote(self.deque.len()) {
             self.promote();
         }
         true
@@ -566,126 +565,54 @@ impl WorkerThread {
     }
 
     fn next_random(&self) -> u64 {
-        // xorshift64
         let mut x = self.rng.get();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let r = pass::next_random(&mut x);
         self.rng.set(x);
-        x
+        r
     }
 
-    /// One pass over every source except the own deque.
+    /// One pass over every source except the own deque
+    /// ([`pass::pass`], in the order of its module docs).
     fn find_work(&self) -> Found {
         let reg = &*self.registry;
-        if let Some(job) = reg.pop_targeted(self.index) {
-            return Found::Job(job);
-        }
-        let mut retry = false;
-        // The pack queue one job at a time: a batch in our deque could be
-        // stolen by other LLCs' workers past the overload rule.
-        let own_queues = [
-            (&reg.group_cluster[self.cluster], true),
-            (&reg.group_llc[self.llc], false),
-            (&reg.injectors[self.llc], true),
-        ];
-        for (q, batch) in own_queues {
-            match self.pull(q, batch) {
-                Found::Nothing => {}
-                Found::Retry => retry = true,
-                found => return found,
-            }
-        }
-        let tiers = &self.tiers[usize::from(reg.cluster_aware())];
-        for tier in tiers {
-            match self.steal_tier(tier) {
-                Found::Job(job) => return Found::Job(job),
-                Found::Retry => retry = true,
-                Found::Nothing => {}
-            }
-        }
-        for l in reg.layout.llc_order_runs(self.llc).iter().flat_map(|r| r.clone()) {
-            match self.pull(&reg.injectors[l], true) {
-                Found::Nothing => {}
-                Found::Retry => retry = true,
-                found => return found,
-            }
-        }
-        // Spread jobs dealt to busy clusters: anyone may run them. The walk
-        // over every cluster's queue is skipped until a spread job was ever
-        // pushed (`Registry::spread_used`), so pools without spread groups
-        // do not pay for it in every pass.
-        let other_clusters: &[_] = if reg.spread_used() { &reg.group_cluster } else { &[] };
-        for (c, q) in other_clusters.iter().enumerate() {
-            if c == self.cluster {
-                continue;
-            }
-            match self.pull(q, false) {
-                Found::Nothing => {}
-                Found::Retry => retry = true,
-                found => return found,
-            }
-        }
-        // Packed jobs of other LLCs: taken only as the help rule allows (that
-        // LLC overloaded, or saturated while we are idle: our bit is set in
-        // the re-check before parking); otherwise make sure a worker of that
-        // LLC is awake for them (the sleep protocol relies on this take or
-        // forward: see `sleep`, "Queues of one LLC").
-        for l in reg.layout.llc_order_runs(self.llc).iter().flat_map(|r| r.clone()) {
-            let q = &reg.group_llc[l];
-            if q.is_empty() {
-                continue;
-            }
-            if !reg.may_help(l, Some(self.index)) {
-                if reg.sleep.wake_in(None, l).is_some() {
-                    self.counters().wakeup(Distance::Remote);
-                }
-                continue;
-            }
-            match self.pull(q, false) {
-                Found::Nothing => {}
-                Found::Retry => retry = true,
-                found => return found,
-            }
-        }
-        if retry {
-            return Found::Retry;
-        }
-        self.find_private()
+        let at = pass::Place {
+            index: self.index,
+            llc: self.llc,
+            cluster: self.cluster,
+            clusters: reg.group_cluster.len(),
+            tiers: &self.tiers[usize::from(reg.cluster_aware())],
+            llc_order: reg.layout.llc_order_runs(self.llc),
+        };
+        pass::pass(&mut &*self, at)
     }
 
-    /// The last step of a pass that found nothing: in the re-check before
-    /// parking only (this worker's idle bit is set), take the oldest
-    /// private `join` half of another worker, nearest tier first. The
-    /// costly path: a heavy fence (a `membarrier` system call) for the
-    /// look, unless every other worker is idle too, and another for a
-    /// claim. So it runs at most once per park attempt, after a full
-    /// spin phase found nothing, and never in an idle pool (parked
-    /// workers do not search). See "Private `join` halves" in `sleep` for
-    /// why a parking worker misses no private half.
-    fn find_private(&self) -> Found {
+    /// The queue `q` names.
+    #[inline]
+    fn queue(&self, q: Queue) -> &crossbeam_deque::Injector<JobRef> {
         let reg = &*self.registry;
-        let victims = self.tiers[usize::from(reg.cluster_aware())]
-            .iter()
-            .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
-            .map(|v| (v, &reg.threads[v].private));
-        match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
-            Claim::Taken((victim, job)) => {
-                let kind = reg.layout.relation(self.index, victim);
-                self.counters().steal(kind);
-                self.counters().claim();
-                Found::Job(job)
-            }
-            Claim::Busy => Found::Retry,
-            Claim::Empty => Found::Nothing,
+        match q {
+            Queue::Spread(c) => &reg.group_cluster[c],
+            Queue::Pack(l) => &reg.group_llc[l],
+            Queue::Injector(l) => &reg.injectors[l],
         }
+    }
+}
+
+/// The worker's side of one search pass ([`pass::pass`]).
+impl PassQueues for &WorkerThread {
+    type Job = JobRef;
+
+    #[inline]
+    fn targeted(&mut self) -> Option<JobRef> {
+        self.registry.pop_targeted(self.index)
     }
 
     /// Takes one job from an injector-like queue, with `batch` also a
     /// batch into the own deque (not when helping another cluster or LLC:
     /// the jobs were placed there on purpose).
     #[inline]
-    fn pull(&self, q: &crossbeam_deque::Injector<JobRef>, batch: bool) -> Found {
+    fn pull(&mut self, q: Queue, batch: bool) -> Found {
+        let q = self.queue(q);
         if q.is_empty() {
             return Found::Nothing;
         }
@@ -704,60 +631,87 @@ impl WorkerThread {
         }
     }
 
-    /// Tries every worker of a tier once, from a random start.
-    fn steal_tier(&self, tier: &Tier) -> Found {
-        let total: usize = tier.ranges.iter().map(|r| r.len()).sum();
-        if total == 0 {
-            return Found::Nothing;
+    #[inline]
+    fn looks_empty(&mut self, q: Queue) -> bool {
+        self.queue(q).is_empty()
+    }
+
+    #[inline]
+    fn victim_len(&mut self, v: usize) -> usize {
+        self.registry.threads[v].stealer.len()
+    }
+
+    #[inline]
+    fn steal_from(&mut self, victim: usize, batch: bool) -> Found {
+        let stealer = &self.registry.threads[victim].stealer;
+        let s = if batch {
+            stealer.steal_batch_and_pop(&self.deque)
+        } else {
+            stealer.steal()
+        };
+        match s {
+            Steal::Success(job) => {
+                // Counted by distance, not by tier, so that a `Flat`
+                // pool's steals are comparable (`Layout::relation`).
+                let kind = self.registry.layout.relation(self.index, victim);
+                self.counters().steal(kind);
+                Found::Job(job)
+            }
+            Steal::Retry => Found::Retry,
+            Steal::Empty => Found::Nothing,
         }
-        let batch = matches!(
-            tier.kind,
-            TierKind::Numa | TierKind::Package | TierKind::Remote
-        );
-        let start = (self.next_random() % total as u64) as usize;
-        let mut retry = false;
-        for k in 0..total {
-            let victim = nth_in_ranges(&tier.ranges, (start + k) % total);
-            if victim == self.index {
-                continue;
-            }
-            let stealer = &self.registry.threads[victim].stealer;
-            // A cheap look first (two loads, no epoch pin): most victims of
-            // a scan are empty. Sound for the sleep protocol's re-check too:
-            // after the sleeper's fence, the load of the victim's `back`
-            // sees any push ordered before the pusher's fence.
-            let len = stealer.len();
-            if len == 0 {
-                continue;
-            }
-            let s = if batch || len >= LONG_DEQUE {
-                stealer.steal_batch_and_pop(&self.deque)
-            } else {
-                stealer.steal()
-            };
-            match s {
-                Steal::Success(job) => {
-                    // Counted by distance, not by tier, so that a `Flat`
-                    // pool's steals are comparable (`Layout::relation`).
-                    let kind = self.registry.layout.relation(self.index, victim);
-                    self.counters().steal(kind);
-                    return Found::Job(job);
-                }
-                Steal::Retry => retry = true,
-                Steal::Empty => {}
-            }
+    }
+
+    #[inline]
+    fn random(&mut self) -> u64 {
+        self.next_random()
+    }
+
+    #[inline]
+    fn spread_used(&mut self) -> bool {
+        self.registry.spread_used()
+    }
+
+    #[inline]
+    fn may_help(&mut self, llc: usize) -> bool {
+        self.registry.may_help(llc, Some(self.index))
+    }
+
+    /// Wakes an idle worker of `llc` for its pack queue (the sleep protocol
+    /// relies on this take or forward: see `sleep`, "Queues of one LLC").
+    fn forward(&mut self, llc: usize) {
+        if self.registry.sleep.wake_in(None, llc).is_some() {
+            self.counters().wakeup(Distance::Remote);
         }
-        if retry { Found::Retry } else { Found::Nothing }
+    }
+
+    /// The last step of a pass that found nothing: in the re-check before
+    /// parking only (this worker's idle bit is set), take the oldest
+    /// private `join` half of another worker, nearest tier first. The
+    /// costly path: a heavy fence (a `membarrier` system call) for the
+    /// look, unless every other worker is idle too, and another for a
+    /// claim. So it runs at most once per park attempt, after a full
+    /// spin phase found nothing, and never in an idle pool (parked
+    /// workers do not search). See "Private `join` halves" in `sleep` for
+    /// why a parking worker misses no private half.
+    fn find_private(&mut self) -> Found {
+        let reg = &*self.registry;
+        let victims = self.tiers[usize::from(reg.cluster_aware())]
+            .iter()
+            .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
+            .map(|v| (v, &reg.threads[v].private));
+        match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
+            Claim::Taken((victim, job)) => {
+                let kind = reg.layout.relation(self.index, victim);
+                self.counters().steal(kind);
+                self.counters().claim();
+                Found::Job(job)
+            }
+            Claim::Busy => Found::Retry,
+            Claim::Empty => Found::Nothing,
+        }
     }
 }
-
-/// A worker holding private `join` halves promotes one at each `join`
-/// entry and exit while its deque holds fewer jobs than this. Two rather
-/// than one: after a steal one job is still there for the next thief
-/// (or the same one), so repeated steals from one victim do not wait for
-/// its next `join`. Measured on fib(30) and quicksort 1M (2 workers): 1
-/// cost quicksort about 1% against rayon; 4 cost fib about 2% more than 2.
-const PROMOTED_AHEAD: usize = 2;
 
 /// The worker's side of the search loop ([`search::search`]).
 impl Sources for WorkerThread {
@@ -792,21 +746,4 @@ impl Sources for WorkerThread {
     fn parked(&self) {
         self.counters().park();
     }
-}
-
-/// A victim deque at least this long is robbed of a batch even inside an
-/// LLC. Deques of recursive `join`s hold about one job per recursion level
-/// (fib(30): 30 at most); a longer deque comes from a loop of spawns, whose
-/// many small jobs make one steal per job the bottleneck.
-const LONG_DEQUE: usize = 64;
-
-/// The `n`-th index of a list of ranges taken as one sequence.
-fn nth_in_ranges(ranges: &[std::ops::Range<usize>], mut n: usize) -> usize {
-    for r in ranges {
-        if n < r.len() {
-            return r.start + n;
-        }
-        n -= r.len();
-    }
-    unreachable!("n < total length")
 }

@@ -5,7 +5,10 @@
 
 use std::sync::Arc;
 
+use crate::groups::Destination;
 use crate::runtime::group::{GroupRef, GroupState};
+use crate::runtime::idle::IdleMasks;
+use crate::runtime::sleep::Sleep;
 use crate::runtime::idle::Distance;
 use crate::runtime::job::JobRef;
 use crate::runtime::worker::WorkerThread;
@@ -38,20 +41,9 @@ impl Registry {
         st
     }
 
-    /// Busy workers of LLC `l` (size minus idle), a cheap estimate.
-    fn busy_in(&self, l: usize) -> usize {
-        let idle = self.sleep.idle();
-        idle.llc_len(l).saturating_sub(idle.idle_count(l))
-    }
-
-    /// Busy workers and workers per LLC ([`Registry::busy_in`]).
+    /// Busy workers and workers per LLC ([`busy_per_llc`]).
     fn busy_per_llc(&self) -> (Vec<usize>, Vec<usize>) {
-        let idle = self.sleep.idle();
-        let n = idle.num_llcs();
-        (
-            (0..n).map(|l| self.busy_in(l)).collect(),
-            (0..n).map(|l| idle.llc_len(l)).collect(),
-        )
+        busy_per_llc(self.sleep.idle())
     }
 
     /// Whether a worker of another LLC may take a job from LLC `l`'s pack
@@ -63,14 +55,7 @@ impl Registry {
     /// non-empty, so it reads the idle masks in place instead of collecting
     /// [`Registry::busy_per_llc`].
     pub(crate) fn may_help(&self, l: usize, helper: Option<usize>) -> bool {
-        let idle = self.sleep.idle();
-        crate::groups::may_help_by(
-            idle.num_llcs(),
-            |l| self.busy_in(l),
-            idle.llc_len(l),
-            l,
-            || helper.is_none_or(|w| idle.is_idle(w)),
-        )
+        may_help_in(self.sleep.idle(), l, helper)
     }
 
     /// Pushes a job of group `g`, from the current thread (`from`: the
@@ -78,7 +63,6 @@ impl Registry {
     /// says ([`crate::groups::GroupPlan::destination`]), and wakes a worker
     /// for it.
     pub(crate) fn push_group(&self, g: &GroupState, job: JobRef, from: Option<&WorkerThread>) {
-        use crate::groups::Destination;
         let wake = |woken: Option<(usize, Distance)>| {
             if let Some((_, d)) = woken {
                 match from {
@@ -98,24 +82,14 @@ impl Registry {
         }
         match dest {
             Destination::Ordinary => self.push_from(job, from),
-            Destination::Pack { llc, wake_from } => {
-                self.group_llc[llc].push(job);
-                wake(self.notify_pack(llc, wake_from, from));
-            }
-            Destination::Cluster {
-                cluster,
-                llc,
-                wake_from,
-            } => {
+            Destination::Pack { llc, .. } => self.group_llc[llc].push(job),
+            Destination::Cluster { cluster, .. } => {
                 self.mark_spread_used();
                 self.group_cluster[cluster].push(job);
-                wake(self.sleep.notify_in(Some(wake_from), llc, false, true));
             }
-            Destination::Llc { llc } => {
-                self.injectors[llc].push(job);
-                wake(self.sleep.notify_in(None, llc, false, true));
-            }
+            Destination::Llc { llc } => self.injectors[llc].push(job),
         }
+        wake(wake_for(&self.sleep, dest, from.map(|wt| wt.llc())));
     }
 
     /// The wakeup after a push into LLC `llc`'s pack queue (a group job, or
@@ -128,19 +102,7 @@ impl Registry {
         wake_from: Option<usize>,
         from: Option<&WorkerThread>,
     ) -> Option<(usize, Distance)> {
-        // A worker of `llc` pushing will look at the queue itself: wake a
-        // helper only if nobody searches (as for a deque push). Anyone else
-        // must wake a worker of `llc`.
-        let own = from.is_some_and(|wt| wt.llc() == llc);
-        self.sleep.notify_in(wake_from, llc, own, false).or_else(|| {
-            // A helper from another LLC only if it may take the job: `llc`
-            // overloaded, or saturated (no idle worker left to wake there).
-            if self.may_help(llc, None) {
-                self.sleep.notify(wake_from, llc)
-            } else {
-                None
-            }
-        })
+        notify_pack(&self.sleep, llc, wake_from, from.map(|wt| wt.llc()))
     }
 
     /// As [`Registry::in_worker`], with `op` running as a job of group `g`:
@@ -167,5 +129,69 @@ impl Registry {
             Some(st) => self.push_group(st, job, None),
             None => self.inject(job),
         }
+    }
+}
+
+/// Busy workers of LLC `l` (size minus idle), a cheap estimate.
+pub(crate) fn busy_in(idle: &IdleMasks, l: usize) -> usize {
+    idle.llc_len(l).saturating_sub(idle.idle_count(l))
+}
+
+/// Busy workers and workers per LLC ([`busy_in`]).
+pub(crate) fn busy_per_llc(idle: &IdleMasks) -> (Vec<usize>, Vec<usize>) {
+    let n = idle.num_llcs();
+    (
+        (0..n).map(|l| busy_in(idle, l)).collect(),
+        (0..n).map(|l| idle.llc_len(l)).collect(),
+    )
+}
+
+/// The help rule ([`crate::groups::may_help`]) read from the idle masks:
+/// may `helper` (or, for `None`, an idle helper) of another LLC take a job
+/// from LLC `l`'s pack queue?
+pub(crate) fn may_help_in(idle: &IdleMasks, l: usize, helper: Option<usize>) -> bool {
+    crate::groups::may_help_by(
+        idle.num_llcs(),
+        |l| busy_in(idle, l),
+        idle.llc_len(l),
+        l,
+        || helper.is_none_or(|w| idle.is_idle(w)),
+    )
+}
+
+/// The wakeup after a push into LLC `llc`'s pack queue by a thread whose
+/// LLC is `from_llc` (`None`: not a worker of the pool): a worker of `llc`,
+/// the cluster of `wake_from` first, else a helper if the help rule would
+/// let one take the job. See `sleep`, "Queues of one LLC".
+pub(crate) fn notify_pack(
+    sleep: &Sleep,
+    llc: usize,
+    wake_from: Option<usize>,
+    from_llc: Option<usize>,
+) -> Option<(usize, Distance)> {
+    // A worker of `llc` pushing will look at the queue itself: wake a
+    // helper only if nobody searches (as for a deque push). Anyone else
+    // must wake a worker of `llc`.
+    let own = from_llc == Some(llc);
+    sleep.notify_in(wake_from, llc, own, false).or_else(|| {
+        // A helper from another LLC only if it may take the job: `llc`
+        // overloaded, or saturated (no idle worker left to wake there).
+        if may_help_in(sleep.idle(), llc, None) {
+            sleep.notify(wake_from, llc)
+        } else {
+            None
+        }
+    })
+}
+
+/// The wakeup after a group job was pushed where `dest` says (by a thread
+/// whose LLC is `from_llc`, `None` from outside the pool); `Ordinary`
+/// wakes nothing here (its push path notifies).
+pub(crate) fn wake_for(sleep: &Sleep, dest: Destination, from_llc: Option<usize>) -> Option<(usize, Distance)> {
+    match dest {
+        Destination::Ordinary => None,
+        Destination::Pack { llc, wake_from } => notify_pack(sleep, llc, wake_from, from_llc),
+        Destination::Cluster { llc, wake_from, .. } => sleep.notify_in(Some(wake_from), llc, false, true),
+        Destination::Llc { llc } => sleep.notify_in(None, llc, false, true),
     }
 }

@@ -1,0 +1,117 @@
+//! The scale simulator's command line (`locus::sim`, feature `sim`).
+//!
+//! ```text
+//! cargo run --release --features sim --example simulate -- \
+//!     --machine (DIR|TARBALL|XML|SPEC) --workload fib:28 \
+//!     [--policy hierarchical,flat,cluster-off,rayon-like] [--workers 2,8,all] \
+//!     [--cost FILE] [--json FILE]
+//! ```
+//!
+//! `--machine`: a sysfs snapshot directory, an hwloc `.tar.bz2` snapshot
+//! (extracted to a temporary directory), an hwloc XML file (with
+//! `--features sim,hwloc`) or a synthetic spec such as
+//! `'package:2 llc:12 core:8'`. Prints a table; `--json` also writes the
+//! report as JSON.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use locus::sim::{self, CostModel, Policy};
+
+const USAGE: &str = "usage: simulate --machine (DIR|TARBALL|XML|SPEC) --workload SPEC \
+[--policy hierarchical,flat,cluster-off,rayon-like] [--workers N,N,...|all] [--cost FILE] [--json FILE]";
+
+struct Args {
+    machine: String,
+    workload: String,
+    policies: Vec<Policy>,
+    workers: Vec<Option<usize>>,
+    cost: CostModel,
+    json: Option<String>,
+}
+
+fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut a = Args {
+        machine: String::new(),
+        workload: String::new(),
+        policies: Policy::ALL.to_vec(),
+        workers: vec![None],
+        cost: CostModel::default(),
+        json: None,
+    };
+    while let Some(flag) = argv.next() {
+        let mut value = || {
+            argv.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+        };
+        match flag.as_str() {
+            "--machine" => a.machine = value()?,
+            "--workload" => a.workload = value()?,
+            "--policy" => {
+                a.policies = value()?
+                    .split(',')
+                    .map(Policy::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.to_string())?
+            }
+            "--workers" => {
+                a.workers = value()?
+                    .split(',')
+                    .map(|w| match w {
+                        "all" => Ok(None),
+                        n => n
+                            .parse()
+                            .map(Some)
+                            .map_err(|_| format!("--workers: `{n}` is not a number or `all`")),
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "--cost" => a.cost = CostModel::from_file(value()?).map_err(|e| e.to_string())?,
+            "--json" => a.json = Some(value()?),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    if a.machine.is_empty() || a.workload.is_empty() {
+        return Err(format!("--machine and --workload are required\n{USAGE}"));
+    }
+    Ok(a)
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let a = parse(std::env::args().skip(1))?;
+    let scratch = std::env::temp_dir();
+    let topology = sim::load_machine(&a.machine, &scratch).map_err(|e| e.to_string())?;
+    let workload = sim::parse_workload(&a.workload).map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    let report = sim::report(
+        &a.machine,
+        &topology,
+        &*workload,
+        &a.policies,
+        &a.workers,
+        &a.cost,
+    )
+    .map_err(|e| e.to_string())?;
+    let secs = t.elapsed().as_secs_f64();
+    print!("{}", report.table());
+    let events: u64 = report.runs.iter().map(|r| r.counts.events).sum();
+    eprintln!(
+        "simulated {events} events in {secs:.2} s ({:.2} M events/s)",
+        events as f64 / secs / 1e6
+    );
+    if let Some(path) = a.json {
+        std::fs::write(&path, report.json()).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,276 @@
+//! One pass of a worker's search: the order in which it looks at every
+//! source of work except its own deque, as one function over a trait.
+//!
+//! [`pass`] is the policy; [`PassQueues`] the mechanism. The pool's
+//! `WorkerThread` implements the trait over its crossbeam queues; the
+//! simulator (`crate::sim`, feature `sim`) implements it over its model
+//! queues, so both walk the sources in the same order, with the same
+//! randomised start inside each steal tier ([`tier_victims`]), the same
+//! batch rule ([`steal_batch`]) and the same forwarding rule for pack
+//! queues the worker may not take from ([`PassQueues::forward`]).
+//!
+//! The order (see `worker` for the why of each step):
+//! 1. the worker's targeted queue;
+//! 2. its cluster's spread queue (batch), its LLC's pack queue (one job),
+//!    its LLC's injector (batch);
+//! 3. its steal tiers, nearest first, each from a random start;
+//! 4. the other LLCs' injectors, nearest LLC first;
+//! 5. the other clusters' spread queues (only once a spread job was ever
+//!    pushed);
+//! 6. the other LLCs' pack queues, nearest first: taken only as the help
+//!    rule allows, else *forwarded* (an idle worker of that LLC is woken);
+//! 7. if no source reported contention: the other workers' private `join`
+//!    halves (only in the re-check before parking: see `private`).
+//!
+//! A source that reports contention (`Retry`) does not stop the pass; the
+//! pass returns `Retry` at the end if nothing was found, so the caller
+//! passes again before it sleeps.
+
+use std::ops::{ControlFlow, Range};
+
+use crate::layout::{Tier, TierKind};
+
+use super::search::Found;
+
+/// A queue shared by several workers, as a pass names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Queue {
+    /// The spread-group queue of a cluster.
+    Spread(usize),
+    /// The pack-group queue of an LLC.
+    Pack(usize),
+    /// The injector of an LLC.
+    Injector(usize),
+}
+
+/// The sources one pass looks at, and what it may do besides taking a job
+/// (forwarding a wakeup). Implemented by the pool's worker and by the
+/// simulator's.
+pub(crate) trait PassQueues {
+    /// A job as the queues hold it.
+    type Job;
+
+    /// A job only this worker may run, if any.
+    fn targeted(&mut self) -> Option<Self::Job>;
+
+    /// Takes a job from `q`, with `batch` also a batch into the own deque.
+    fn pull(&mut self, q: Queue, batch: bool) -> Found<Self::Job>;
+
+    /// Whether `q` looks empty (a cheap look, no claim).
+    fn looks_empty(&mut self, q: Queue) -> bool;
+
+    /// The length of worker `v`'s deque (a cheap look).
+    fn victim_len(&mut self, v: usize) -> usize;
+
+    /// Steals from worker `v`'s deque: one job, or with `batch` a batch
+    /// into the own deque and one job of it. Counts the steal on success.
+    fn steal_from(&mut self, v: usize, batch: bool) -> Found<Self::Job>;
+
+    /// The worker's next random number (the start inside a tier).
+    fn random(&mut self) -> u64;
+
+    /// Whether a spread job was ever pushed (step 5 is skipped before).
+    fn spread_used(&mut self) -> bool;
+
+    /// Whether this worker may take a job from LLC `llc`'s pack queue (the
+    /// help rule of job groups, `crate::groups::may_help`).
+    fn may_help(&mut self, llc: usize) -> bool;
+
+    /// Makes sure a worker of LLC `llc` is awake for its pack queue, which
+    /// this worker may not take from (the take-or-forward rule of the sleep
+    /// proof, "Queues of one LLC").
+    fn forward(&mut self, llc: usize);
+
+    /// The last step: another worker's private `join` half (re-check before
+    /// parking only).
+    fn find_private(&mut self) -> Found<Self::Job>;
+}
+
+/// Where the worker of a pass is, and its orders.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place<'a> {
+    /// Its index.
+    pub(crate) index: usize,
+    /// Its LLC.
+    pub(crate) llc: usize,
+    /// Its cluster.
+    pub(crate) cluster: usize,
+    /// Number of clusters of the pool.
+    pub(crate) clusters: usize,
+    /// Its steal tiers in the current cluster mode.
+    pub(crate) tiers: &'a [Tier],
+    /// The other LLCs, nearest first, as runs (`Layout::llc_order_runs`).
+    pub(crate) llc_order: &'a [Range<usize>],
+}
+
+/// One pass over every source except the own deque, in the order of the
+/// module docs.
+#[inline]
+pub(crate) fn pass<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
+    if let Some(job) = q.targeted() {
+        return Found::Job(job);
+    }
+    let mut retry = false;
+    match shared_sources(q, at, &mut retry) {
+        ControlFlow::Break(job) => Found::Job(job),
+        ControlFlow::Continue(()) if retry => Found::Retry,
+        ControlFlow::Continue(()) => q.find_private(),
+    }
+}
+
+/// What one source's answer means for the pass: stop with a job, or go on
+/// (noting contention).
+#[inline]
+fn take<J>(found: Found<J>, retry: &mut bool) -> ControlFlow<J> {
+    match found {
+        Found::Job(job) => ControlFlow::Break(job),
+        Found::Retry => {
+            *retry = true;
+            ControlFlow::Continue(())
+        }
+        Found::Nothing => ControlFlow::Continue(()),
+    }
+}
+
+/// Steps 2 to 6 of the pass.
+#[inline]
+fn shared_sources<Q: PassQueues>(
+    q: &mut Q,
+    at: Place<'_>,
+    retry: &mut bool,
+) -> ControlFlow<Q::Job> {
+    // The pack queue one job at a time: a batch in our deque could be
+    // stolen by other LLCs' workers past the overload rule.
+    take(q.pull(Queue::Spread(at.cluster), true), retry)?;
+    take(q.pull(Queue::Pack(at.llc), false), retry)?;
+    take(q.pull(Queue::Injector(at.llc), true), retry)?;
+    for tier in at.tiers {
+        take(steal_tier(q, at.index, tier), retry)?;
+    }
+    let other_llcs = || at.llc_order.iter().flat_map(|r| r.clone());
+    for l in other_llcs() {
+        take(q.pull(Queue::Injector(l), true), retry)?;
+    }
+    // Spread jobs dealt to busy clusters: anyone may run them. Skipped until
+    // a spread job was ever pushed, so pools without spread groups do not
+    // pay for the walk in every pass.
+    if q.spread_used() {
+        for c in (0..at.clusters).filter(|&c| c != at.cluster) {
+            take(q.pull(Queue::Spread(c), false), retry)?;
+        }
+    }
+    // Packed jobs of other LLCs: taken only as the help rule allows (that
+    // LLC overloaded, or saturated while we are idle); otherwise forwarded.
+    for l in other_llcs() {
+        if q.looks_empty(Queue::Pack(l)) {
+            continue;
+        }
+        if !q.may_help(l) {
+            q.forward(l);
+            continue;
+        }
+        take(q.pull(Queue::Pack(l), false), retry)?;
+    }
+    ControlFlow::Continue(())
+}
+
+/// Tries every worker of a tier once, from a random start
+/// ([`tier_victims`]), skipping empty deques with a cheap look.
+#[inline]
+fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job> {
+    let total = tier.len();
+    if total == 0 {
+        return Found::Nothing;
+    }
+    let mut retry = false;
+    for victim in tier_victims(tier, total, q.random()) {
+        if victim == me {
+            continue;
+        }
+        // A cheap look first (two loads, no epoch pin): most victims of a
+        // scan are empty. Sound for the sleep protocol's re-check too:
+        // after the sleeper's fence, the load of the victim's `back` sees
+        // any push ordered before the pusher's fence.
+        let len = q.victim_len(victim);
+        if len == 0 {
+            continue;
+        }
+        match q.steal_from(victim, steal_batch(tier.kind, len)) {
+            Found::Job(job) => return Found::Job(job),
+            Found::Retry => retry = true,
+            Found::Nothing => {}
+        }
+    }
+    if retry { Found::Retry } else { Found::Nothing }
+}
+
+/// The victims of a tier of `total` workers in the order one pass tries
+/// them: from position `random % total`, wrapping around.
+#[inline]
+pub(crate) fn tier_victims(
+    tier: &Tier,
+    total: usize,
+    random: u64,
+) -> impl Iterator<Item = usize> + '_ {
+    let start = (random % total as u64) as usize;
+    (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k) % total))
+}
+
+/// Whether a steal from a victim of tier `kind` whose deque holds `len`
+/// jobs takes a batch: across an LLC or NUMA boundary always (the cache
+/// misses of a remote steal buy more work), inside an LLC only from a long
+/// deque ([`LONG_DEQUE`]: a loop of spawns, not a recursion).
+#[inline]
+pub(crate) fn steal_batch(kind: TierKind, len: usize) -> bool {
+    matches!(kind, TierKind::Numa | TierKind::Package | TierKind::Remote) || len >= LONG_DEQUE
+}
+
+/// A victim deque at least this long is robbed of a batch even inside an
+/// LLC. Deques of recursive `join`s hold about one job per recursion level
+/// (fib(30): 30 at most); a longer deque comes from a loop of spawns, whose
+/// many small jobs make one steal per job the bottleneck.
+pub(crate) const LONG_DEQUE: usize = 64;
+
+/// The `n`-th index of a list of ranges taken as one sequence.
+fn nth_in_ranges(ranges: &[Range<usize>], mut n: usize) -> usize {
+    for r in ranges {
+        if n < r.len() {
+            return r.start + n;
+        }
+        n -= r.len();
+    }
+    unreachable!("n < total length")
+}
+
+/// The seed of worker `index`'s random numbers (nonzero, distinct per
+/// worker).
+pub(crate) fn worker_seed(index: usize) -> u64 {
+    0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03))
+}
+
+/// The next number of a worker's xorshift64 sequence.
+#[inline]
+pub(crate) fn next_random(state: &mut u64) -> u64 {
+    let mut x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    x
+}
+
+/// A worker holding private `join` halves promotes one at each `join`
+/// entry and exit while its deque holds fewer jobs than this. Two rather
+/// than one: after a steal one job is still there for the next thief
+/// (or the same one), so repeated steals from one victim do not wait for
+/// its next `join`. Measured on fib(30) and quicksort 1M (2 workers): 1
+/// cost quicksort about 1% against rayon; 4 cost fib about 2% more than 2.
+pub(crate) const PROMOTED_AHEAD: usize = 2;
+
+/// The promotion rule of private `join` halves: at a `join`'s entry (after
+/// the private push) and exit, promote the oldest half while the deque
+/// holds fewer than [`PROMOTED_AHEAD`] jobs.
+#[inline]
+pub(crate) fn should_promote(deque_len: usize) -> bool {
+    deque_len < PROMOTED_AHEAD
+}

@@ -1,0 +1,302 @@
+//! The cost model: what each simulated event costs, in nanoseconds, with
+//! named parameters, documented defaults and where they come from.
+//!
+//! Defaults are round figures for a current server core at 2 to 3 GHz, taken
+//! from published measurements, not from this crate's machines:
+//! - cache-line transfers by distance: the core-to-core latency charts of
+//!   AnandTech's reviews (Zen 3/4 EPYC: 15 to 30 ns inside a CCX, 80 to
+//!   110 ns across CCDs, 150 to 250 ns across sockets; Kunpeng 920: about
+//!   15 ns inside a 4-core cluster, 40 ns inside a die);
+//! - refill bandwidth: per-core STREAM-like figures (about 50 GB/s from the
+//!   own L3, 20 from another die of the node, 10 from another node);
+//! - wakeup: a futex wake to the woken thread running, 2 to 10 µs depending
+//!   on C-states (the Linux scheduler's wakeup-latency measurements);
+//! - deque operations and fences: crossbeam-deque's own benchmarks (a push
+//!   or pop a few ns, a contended CAS 20 to 50 ns), a `SeqCst` fence about
+//!   20 ns, `membarrier` a few µs.
+//!
+//! Every parameter can be overridden from a file of `key = value` lines
+//! (`#` starts a comment): [`CostModel::parse`], [`CostModel::from_file`].
+//! The keys are the field names.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::layout::TierKind;
+
+/// The simulator's costs, in nanoseconds (bandwidths in bytes per ns, which
+/// is GB/s). See the module docs for the sources of the defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostModel {
+    /// A cache-line transfer between SMT siblings (shared L1/L2).
+    pub line_smt_ns: f64,
+    /// A cache-line transfer inside a cluster (shared L2).
+    pub line_cluster_ns: f64,
+    /// A cache-line transfer inside an LLC.
+    pub line_llc_ns: f64,
+    /// A cache-line transfer to another LLC of the same NUMA node (or
+    /// package).
+    pub line_node_ns: f64,
+    /// A cache-line transfer to another NUMA node at distance 20; other
+    /// distances scale it linearly (distance / 20).
+    pub line_remote_ns: f64,
+    /// Refill bandwidth from the own LLC.
+    pub bw_llc: f64,
+    /// Refill bandwidth from another LLC of the node.
+    pub bw_node: f64,
+    /// Refill bandwidth from another node at distance 20 (scaled by 20 /
+    /// distance).
+    pub bw_remote: f64,
+    /// Cache lines a job carries to its thief (its record and captures).
+    pub job_lines: f64,
+    /// A successful steal besides its line transfers (the CAS on the
+    /// victim's deque).
+    pub steal_ns: f64,
+    /// A look at a queue or deque that turns out empty.
+    pub probe_ns: f64,
+    /// A push on the own deque or a queue.
+    pub push_ns: f64,
+    /// A pop of the own deque.
+    pub pop_ns: f64,
+    /// A private `join` half pushed or popped back.
+    pub private_ns: f64,
+    /// A `SeqCst` fence (the notify after a push).
+    pub fence_ns: f64,
+    /// One access to an idle-mask word (a claim's reads and RMWs), counted
+    /// by running the `IdleMasks` code itself.
+    pub idle_word_ns: f64,
+    /// A heavy fence (`membarrier`) before claiming private halves.
+    pub heavy_fence_ns: f64,
+    /// One `spin_loop` hint of a backoff spin step.
+    pub spin_ns: f64,
+    /// One `yield_now` of a backoff snooze step.
+    pub yield_ns: f64,
+    /// From a wakeup's claim to the woken worker running.
+    pub wake_ns: f64,
+    /// A worker's own cost of going to sleep (the futex wait).
+    pub park_ns: f64,
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel {
+            line_smt_ns: 5.0,
+            line_cluster_ns: 15.0,
+            line_llc_ns: 40.0,
+            line_node_ns: 100.0,
+            line_remote_ns: 200.0,
+            bw_llc: 50.0,
+            bw_node: 20.0,
+            bw_remote: 10.0,
+            job_lines: 2.0,
+            steal_ns: 25.0,
+            probe_ns: 2.0,
+            push_ns: 3.0,
+            pop_ns: 3.0,
+            private_ns: 1.0,
+            fence_ns: 20.0,
+            idle_word_ns: 5.0,
+            heavy_fence_ns: 3000.0,
+            spin_ns: 10.0,
+            yield_ns: 500.0,
+            wake_ns: 5000.0,
+            park_ns: 1000.0,
+        }
+    }
+}
+
+/// Where a piece of data or a cache line travels from, seen from the
+/// worker that needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// The same worker: nothing moves.
+    Same,
+    /// At this relation ([`crate::Layout::relation`]), with the NUMA
+    /// distance between the two workers' nodes (10 = local).
+    At(TierKind, u32),
+}
+
+impl CostModel {
+    /// One cache-line transfer over `reach`.
+    pub fn line(&self, reach: Reach) -> f64 {
+        match reach {
+            Reach::Same => 0.0,
+            Reach::At(TierKind::Smt, _) => self.line_smt_ns,
+            Reach::At(TierKind::Cluster, _) => self.line_cluster_ns,
+            Reach::At(TierKind::Llc, _) => self.line_llc_ns,
+            Reach::At(_, d) if d <= 10 => self.line_node_ns,
+            Reach::At(_, d) => self.line_remote_ns * d as f64 / 20.0,
+        }
+    }
+
+    /// Refilling `bytes` of working set over `reach`.
+    pub fn refill(&self, reach: Reach, bytes: u64) -> f64 {
+        let bw = match reach {
+            Reach::Same => return 0.0,
+            Reach::At(TierKind::Smt | TierKind::Cluster | TierKind::Llc, _) => self.bw_llc,
+            Reach::At(_, d) if d <= 10 => self.bw_node,
+            Reach::At(_, d) => self.bw_remote * 20.0 / d as f64,
+        };
+        bytes as f64 / bw
+    }
+
+    /// The default model with the `key = value` lines of `text` applied.
+    ///
+    /// # Errors
+    /// An unknown key, a value that is not a non-negative number, or a
+    /// line without `=`: the error names the line.
+    pub fn parse(text: &str) -> Result<CostModel, CostError> {
+        let mut m = CostModel::default();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let err = |message: String| CostError {
+                line: i + 1,
+                message,
+            };
+            let (k, v) = line
+                .split_once('=')
+                .ok_or_else(|| err(format!("expected `key = value`, found `{line}`")))?;
+            let (k, v) = (k.trim(), v.trim());
+            let value: f64 = v
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| err(format!("`{k}`: `{v}` is not a non-negative number")))?;
+            let slot = m.field(k).ok_or_else(|| {
+                err(format!(
+                    "unknown key `{k}`; the keys are: {}",
+                    FIELDS.join(", ")
+                ))
+            })?;
+            *slot = value;
+        }
+        if m.bw_llc == 0.0 || m.bw_node == 0.0 || m.bw_remote == 0.0 {
+            return Err(CostError {
+                line: 0,
+                message: "bandwidths (bw_llc, bw_node, bw_remote) must be positive".into(),
+            });
+        }
+        Ok(m)
+    }
+
+    /// [`CostModel::parse`] of a file.
+    ///
+    /// # Errors
+    /// As `parse`, or the file cannot be read.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<CostModel, CostError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| CostError {
+            line: 0,
+            message: format!("cannot read {}: {e}", path.display()),
+        })?;
+        CostModel::parse(&text)
+    }
+
+    /// The parameters as `key = value` lines (the file format).
+    pub fn to_text(&self) -> String {
+        let mut m = self.clone();
+        FIELDS
+            .iter()
+            .map(|k| format!("{k} = {}\n", m.field(k).map_or(0.0, |v| *v)))
+            .collect()
+    }
+
+    fn field(&mut self, key: &str) -> Option<&mut f64> {
+        Some(match key {
+            "line_smt_ns" => &mut self.line_smt_ns,
+            "line_cluster_ns" => &mut self.line_cluster_ns,
+            "line_llc_ns" => &mut self.line_llc_ns,
+            "line_node_ns" => &mut self.line_node_ns,
+            "line_remote_ns" => &mut self.line_remote_ns,
+            "bw_llc" => &mut self.bw_llc,
+            "bw_node" => &mut self.bw_node,
+            "bw_remote" => &mut self.bw_remote,
+            "job_lines" => &mut self.job_lines,
+            "steal_ns" => &mut self.steal_ns,
+            "probe_ns" => &mut self.probe_ns,
+            "push_ns" => &mut self.push_ns,
+            "pop_ns" => &mut self.pop_ns,
+            "private_ns" => &mut self.private_ns,
+            "fence_ns" => &mut self.fence_ns,
+            "idle_word_ns" => &mut self.idle_word_ns,
+            "heavy_fence_ns" => &mut self.heavy_fence_ns,
+            "spin_ns" => &mut self.spin_ns,
+            "yield_ns" => &mut self.yield_ns,
+            "wake_ns" => &mut self.wake_ns,
+            "park_ns" => &mut self.park_ns,
+            _ => return None,
+        })
+    }
+}
+
+const FIELDS: &[&str] = &[
+    "line_smt_ns",
+    "line_cluster_ns",
+    "line_llc_ns",
+    "line_node_ns",
+    "line_remote_ns",
+    "bw_llc",
+    "bw_node",
+    "bw_remote",
+    "job_lines",
+    "steal_ns",
+    "probe_ns",
+    "push_ns",
+    "pop_ns",
+    "private_ns",
+    "fence_ns",
+    "idle_word_ns",
+    "heavy_fence_ns",
+    "spin_ns",
+    "yield_ns",
+    "wake_ns",
+    "park_ns",
+];
+
+/// A cost file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CostError {
+    /// The line (from 1; 0 for the file as a whole).
+    pub line: usize,
+    /// What is wrong and what to write instead.
+    pub message: String,
+}
+
+impl fmt::Display for CostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "cost model: {}", self.message)
+        } else {
+            write!(f, "cost model, line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for CostError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_overrides_and_round_trips() {
+        let m = CostModel::parse("# comment\nwake_ns = 2500 # faster\n\nline_llc_ns=33").unwrap();
+        assert_eq!(m.wake_ns, 2500.0);
+        assert_eq!(m.line_llc_ns, 33.0);
+        assert_eq!(CostModel::parse(&m.to_text()).unwrap(), m);
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let e = CostModel::parse("wake_ns = 1\nwake = 3").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("unknown key `wake`"), "{e}");
+        let e = CostModel::parse("wake_ns = -1").unwrap_err();
+        assert!(e.message.contains("non-negative"), "{e}");
+        assert!(CostModel::parse("bw_llc = 0").is_err());
+        assert!(CostModel::parse("just words").is_err());
+    }
+}

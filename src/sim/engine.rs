@@ -1,0 +1,698 @@
+//! The simulated pool: workers, queues, jobs, simulated time, and the event
+//! loop. Each worker is a small state machine that advances at its events;
+//! between events nothing else runs, so one event's look at the queues is
+//! atomic (the simulator does not model races; a steal never reports
+//! contention).
+//!
+//! What each event calls, and the runtime function it mirrors, is in the
+//! table of the [module docs](super).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+use crossbeam_deque::{Injector, Stealer, Worker};
+
+use crate::groups::{AffinityTracker, GroupPlan};
+use crate::layout::Layout;
+use crate::runtime::group::{feed_tracker, feeds_at};
+use crate::runtime::idle::{Distance, IdleMasks};
+use crate::runtime::pass;
+use crate::runtime::private::{self, Popped, PrivateStack};
+use crate::runtime::registry::groups::{busy_per_llc, wake_for};
+use crate::runtime::registry::idle_shape;
+use crate::runtime::sleep::{Idle, Sleep};
+
+use super::Policy;
+use super::cost::{CostModel, Reach};
+use super::report::{Counts, Run};
+use super::workload::{Node, Task, Workload};
+
+/// A job's index in the arena.
+pub(super) type JobId = u32;
+
+/// A job: a task instance and its latch.
+#[derive(Debug, Clone)]
+pub(super) struct Job {
+    pub(super) node: Node,
+    pub(super) group: Option<u32>,
+    /// The worker that created it (where its data was last touched, unless
+    /// the task names its data).
+    pub(super) home: u32,
+    /// Its latch is set (it finished).
+    pub(super) done: bool,
+    /// Spawned children not finished yet (scopes).
+    pub(super) pending: u32,
+    /// The scope that spawned it, if any.
+    pub(super) scope: Option<JobId>,
+    /// What kind of job it is (who frees it).
+    pub(super) kind: Kind,
+    /// The worker waiting for its latch (a `join`'s owner, a scope's).
+    pub(super) waiter: Option<u32>,
+}
+
+/// Who frees a job, and what its end sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Injected from outside: its end counts towards the end of the run.
+    Root,
+    /// Runs inline in its creator's frame (a `join`'s `a`).
+    Inline,
+    /// A `join`'s `b`: may run elsewhere; its owner sees its latch.
+    Half,
+    /// Spawned in a scope: its end counts down the scope.
+    Spawned,
+}
+
+/// Where a job's frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stage {
+    /// About to do its own work.
+    Start,
+    /// Its own work is done: its body next.
+    Body,
+    /// `join`: `a` (the frame above) finished; take `b` back or wait.
+    AfterA { b: JobId },
+    /// `b` was promoted or claimed: take it back from the deque, or run
+    /// other jobs until its latch is set (`take_back_or_wait`).
+    TakeBack { b: JobId },
+    /// Waiting for `latch` (a `join`'s `b`, or the scope's children) by
+    /// running other jobs (`wait_until`).
+    Wait { latch: JobId },
+    /// Body done: finish.
+    Finish,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Frame {
+    pub(super) job: JobId,
+    pub(super) stage: Stage,
+}
+
+/// A worker's search state (`search::search`).
+#[derive(Debug)]
+pub(super) enum Mode {
+    /// Running frames or its own deque.
+    Run,
+    /// Searching: `counted` once `start_searching` was called; `step` the
+    /// backoff step.
+    Search { counted: bool, step: u32 },
+    /// Parked after `prepare_sleep` (token held here until woken).
+    Parked(Idle),
+    /// Woken, running again after the wake latency.
+    Waking(Idle),
+}
+
+pub(super) struct SimWorker {
+    pub(super) deque: Worker<JobId>,
+    pub(super) frames: Vec<Frame>,
+    pub(super) mode: Mode,
+    pub(super) rng: u64,
+    pub(super) llc: usize,
+    pub(super) cluster: usize,
+    /// `join` halves pushed on the deque because the private stack was full.
+    pub(super) overflow: usize,
+    /// A pending event is in the heap.
+    pub(super) scheduled: bool,
+}
+
+/// Per group: its plan and the runtime's learning state, on simulated time.
+struct SimGroup {
+    plan: GroupPlan,
+    runs: Vec<u64>,
+    ticks: u64,
+    tracker: AffinityTracker,
+    seen: Vec<u64>,
+    last_decay_ns: u64,
+    preferred: Option<usize>,
+}
+
+/// The simulation of one pool running one workload.
+pub(super) struct Sim<'a> {
+    pub(super) layout: Arc<Layout>,
+    pub(super) cost: &'a CostModel,
+    pub(super) policy: Policy,
+    pub(super) workload: &'a dyn Workload,
+    pub(super) sleep: Sleep,
+    pub(super) workers: Vec<SimWorker>,
+    pub(super) stealers: Vec<Stealer<JobId>>,
+    pub(super) private: Vec<PrivateStack<JobId>>,
+    pub(super) injectors: Vec<Injector<JobId>>,
+    pub(super) group_llc: Vec<Injector<JobId>>,
+    pub(super) group_cluster: Vec<Injector<JobId>>,
+    pub(super) spread_used: bool,
+    groups: Vec<SimGroup>,
+    pub(super) jobs: Vec<Job>,
+    pub(super) free: Vec<JobId>,
+    pub(super) tasks: HashMap<JobId, Task>,
+    pub(super) data_home: HashMap<u64, u32>,
+    pub(super) heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    pub(super) now: u64,
+    pub(super) seq: u64,
+    pub(super) round_robin: usize,
+    pub(super) roots_left: usize,
+    pub(super) max_spinners: isize,
+    /// Cost of the current event so far (ns).
+    pub(super) acc: f64,
+    pub(super) counts: Counts,
+}
+
+/// The backoff of a searching worker: crossbeam's `Backoff` spins `2^step`
+/// times up to step 6, then yields up to step 10, then is completed.
+pub(super) const SPIN_LIMIT: u32 = 6;
+pub(super) const YIELD_LIMIT: u32 = 10;
+
+impl<'a> Sim<'a> {
+    pub(super) fn new(
+        layout: Layout,
+        cost: &'a CostModel,
+        policy: Policy,
+        workload: &'a dyn Workload,
+    ) -> Sim<'a> {
+        let n = layout.len();
+        let sleep = Sleep::new(IdleMasks::new(idle_shape(&layout)), n);
+        sleep.idle().set_cluster_aware(policy.cluster_aware());
+        let mut stealers = Vec::with_capacity(n);
+        let workers = (0..n)
+            .map(|i| {
+                let deque = Worker::new_lifo();
+                stealers.push(deque.stealer());
+                let p = &layout.workers()[i];
+                SimWorker {
+                    deque,
+                    frames: Vec::new(),
+                    mode: Mode::Run,
+                    rng: pass::worker_seed(i),
+                    llc: p.llc,
+                    cluster: p.cluster,
+                    overflow: 0,
+                    scheduled: false,
+                }
+            })
+            .collect();
+        let groups = workload
+            .groups()
+            .into_iter()
+            .map(|o| {
+                let nllc = layout.llc_ranges().len();
+                let plan =
+                    GroupPlan::new(&layout, o).expect("the workload's group fits the machine");
+                SimGroup {
+                    preferred: plan.fixed_llc(),
+                    plan,
+                    runs: vec![0; nllc],
+                    ticks: 0,
+                    tracker: AffinityTracker::new(nllc),
+                    seen: vec![0; nllc],
+                    last_decay_ns: 0,
+                }
+            })
+            .collect();
+        let nllc = layout.llc_ranges().len();
+        let ncl = layout.cluster_ranges().len();
+        Sim {
+            layout: Arc::new(layout),
+            max_spinners: (n / 8).max(2) as isize,
+            private: (0..n)
+                .map(|_| {
+                    if policy == Policy::RayonLike {
+                        PrivateStack::disabled()
+                    } else {
+                        PrivateStack::new()
+                    }
+                })
+                .collect(),
+            injectors: (0..nllc).map(|_| Injector::new()).collect(),
+            group_llc: (0..nllc).map(|_| Injector::new()).collect(),
+            group_cluster: (0..ncl).map(|_| Injector::new()).collect(),
+            spread_used: false,
+            cost,
+            policy,
+            workload,
+            sleep,
+            workers,
+            stealers,
+            groups,
+            jobs: Vec::new(),
+            free: Vec::new(),
+            tasks: HashMap::new(),
+            data_home: HashMap::new(),
+            heap: BinaryHeap::new(),
+            now: 0,
+            seq: 0,
+            round_robin: 0,
+            roots_left: 0,
+            acc: 0.0,
+            counts: Counts::default(),
+        }
+    }
+
+    /// Runs the workload to its end and reports.
+    pub(super) fn run(mut self) -> Run {
+        let n = self.workers.len();
+        // Every worker starts idle and parked, as a new pool's do.
+        for w in 0..n {
+            self.workers[w].mode = Mode::Search {
+                counted: true,
+                step: 0,
+            };
+            self.sleep.start_searching();
+            let idle = self.sleep.prepare_sleep(w);
+            self.workers[w].mode = Mode::Parked(idle);
+        }
+        let mut roots = self.workload.roots();
+        roots.sort_by_key(|r| r.at_ns);
+        self.roots_left = roots.len();
+        let mut roots = roots.into_iter().peekable();
+        loop {
+            let next_event = self.heap.peek().map(|Reverse((t, _, _))| *t);
+            let next_root = roots.peek().map(|r| r.at_ns);
+            let root_first = match (next_event, next_root) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(e), Some(t)) => t <= e,
+            };
+            if root_first {
+                let r = roots.next().expect("peeked");
+                self.now = self.now.max(r.at_ns);
+                let id = self.new_job(
+                    r.node,
+                    r.group.map(|g| g as u32),
+                    u32::MAX,
+                    None,
+                    Kind::Root,
+                );
+                self.inject(id);
+                // The injecting thread's costs are not a worker's.
+                self.acc = 0.0;
+            } else if let Some(Reverse((t, _, w))) = self.heap.pop() {
+                self.now = t;
+                self.workers[w as usize].scheduled = false;
+                self.counts.events += 1;
+                self.step(w as usize);
+            } else {
+                break;
+            }
+            if self.roots_left == 0 && roots.peek().is_none() {
+                break;
+            }
+        }
+        assert_eq!(
+            self.roots_left, 0,
+            "internal error: the simulation stalled with roots unfinished"
+        );
+        self.counts.makespan_ns = self.now;
+        Run::new(self.policy, n, &self.counts)
+    }
+
+    pub(super) fn schedule(&mut self, w: usize, at: u64) {
+        debug_assert!(!self.workers[w].scheduled);
+        self.workers[w].scheduled = true;
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, w as u32)));
+    }
+
+    /// Schedules `w`'s next step after the cost accumulated by this event.
+    pub(super) fn after_cost(&mut self, w: usize) {
+        let dt = self.acc.round() as u64;
+        self.acc = 0.0;
+        self.schedule(w, self.now + dt);
+    }
+
+    pub(super) fn new_job(
+        &mut self,
+        node: Node,
+        group: Option<u32>,
+        home: u32,
+        scope: Option<JobId>,
+        kind: Kind,
+    ) -> JobId {
+        let job = Job {
+            node,
+            group,
+            home,
+            done: false,
+            pending: 0,
+            scope,
+            kind,
+            waiter: None,
+        };
+        match self.free.pop() {
+            Some(id) => {
+                self.jobs[id as usize] = job;
+                id
+            }
+            None => {
+                self.jobs.push(job);
+                (self.jobs.len() - 1) as JobId
+            }
+        }
+    }
+
+    pub(super) fn reach(&self, a: usize, b: usize) -> Reach {
+        if a == b {
+            return Reach::Same;
+        }
+        let (x, y) = (&self.layout.workers()[a], &self.layout.workers()[b]);
+        Reach::At(
+            self.layout.relation(a, b),
+            self.layout.topology().numa_distance(x.numa, y.numa),
+        )
+    }
+
+    /// Records that worker `w` was woken (claimed) with distance `d`, by a
+    /// worker (`by`) or from outside: its wakeup event after the latency.
+    pub(super) fn woke(&mut self, hit: Option<(usize, Distance)>) {
+        let Some((w, d)) = hit else { return };
+        self.counts.wakeups[d as usize] += 1;
+        self.wake(w);
+    }
+
+    /// Wakes parked worker `w` (a claim, or its latch was set).
+    pub(super) fn wake(&mut self, w: usize) {
+        if let Mode::Parked(_) = self.workers[w].mode {
+            let Mode::Parked(idle) = std::mem::replace(&mut self.workers[w].mode, Mode::Run) else {
+                unreachable!()
+            };
+            self.workers[w].mode = Mode::Waking(idle);
+            let at = self.now + (self.acc + self.cost.wake_ns).round() as u64;
+            self.schedule(w, at);
+        }
+    }
+
+    /// Runs an idle-mask operation, counting the words it touched.
+    pub(super) fn counting<R>(&mut self, f: impl FnOnce(&Self) -> R) -> R {
+        let before = crate::sync::counted::words_touched();
+        let r = f(self);
+        let words = crate::sync::counted::words_touched() - before;
+        self.counts.claim_words += words;
+        self.counts.claim_calls += 1;
+        self.acc += words as f64 * self.cost.idle_word_ns;
+        r
+    }
+
+    /// The fenced notify after `from` made a job visible (`Sleep::notify`;
+    /// rayon-like: a scan of every worker).
+    pub(super) fn notify(&mut self, from: Option<usize>, llc: usize) {
+        self.acc += self.cost.fence_ns;
+        let hit = if self.policy == Policy::RayonLike {
+            self.counting(|s| s.scan_wake())
+        } else {
+            self.counting(|s| s.sleep.notify(from, llc))
+        };
+        self.woke(hit);
+    }
+
+    /// Rayon's wakeup: unless someone searches or nobody sleeps (rayon
+    /// keeps counters of both), the first idle worker in index order,
+    /// found by looking at every worker.
+    fn scan_wake(&self) -> Option<(usize, Distance)> {
+        if self.sleep.searching() > 0 || !self.sleep.idle().any_idle() {
+            return None;
+        }
+        (0..self.workers.len()).find_map(|w| self.sleep.wake_if_idle(w, Distance::Remote))
+    }
+
+    /// A job from outside: the next LLC's injector, round robin
+    /// (`Registry::inject`), or where its group's plan says.
+    fn inject(&mut self, id: JobId) {
+        match self.jobs[id as usize].group {
+            Some(g) => self.push_group(g, id, None),
+            None => self.inject_plain(id),
+        }
+    }
+
+    /// `Registry::inject`: the next LLC's injector (round robin; one
+    /// injector for rayon-like), then the fenced notify.
+    fn inject_plain(&mut self, id: JobId) {
+        let llcs = self.injectors.len();
+        let llc = if self.policy == Policy::RayonLike {
+            0
+        } else {
+            self.round_robin % llcs
+        };
+        self.round_robin += 1;
+        self.injectors[llc].push(id);
+        self.notify(None, llc);
+    }
+
+    /// `Registry::push_group`: the plan's destination, its queue, its wakeup.
+    pub(super) fn push_group(&mut self, g: u32, id: JobId, from: Option<usize>) {
+        use crate::groups::Destination;
+        let st = &self.groups[g as usize];
+        let idle = self.sleep.idle();
+        let dest = st.plan.destination(
+            st.preferred,
+            &|| busy_per_llc(idle),
+            from,
+            self.policy.cluster_aware(),
+        );
+        match dest {
+            Destination::Ordinary => return self.push_from(id, from),
+            Destination::Pack { llc, .. } => self.group_llc[llc].push(id),
+            Destination::Cluster { cluster, .. } => {
+                self.spread_used = true;
+                self.group_cluster[cluster].push(id);
+            }
+            Destination::Llc { llc } => self.injectors[llc].push(id),
+        }
+        self.acc += self.cost.push_ns + self.cost.fence_ns;
+        let from_llc = from.map(|w| self.workers[w].llc);
+        let hit = self.counting(|s| wake_for(&s.sleep, dest, from_llc));
+        self.woke(hit);
+    }
+
+    fn push_from(&mut self, id: JobId, from: Option<usize>) {
+        match from {
+            Some(w) => self.push(w, id),
+            None => self.inject_plain(id),
+        }
+    }
+
+    /// `WorkerThread::push`: the own deque, then the fenced notify.
+    pub(super) fn push(&mut self, w: usize, id: JobId) {
+        self.workers[w].deque.push(id);
+        self.acc += self.cost.push_ns;
+        let llc = self.workers[w].llc;
+        self.notify(Some(w), llc);
+    }
+
+    /// `WorkerThread::push_private` (rayon-like: the deque at once).
+    pub(super) fn push_private(&mut self, w: usize, id: JobId) {
+        self.acc += self.cost.private_ns;
+        // SAFETY: the simulation is single-threaded: worker `w`'s owner
+        // operations run only here, never concurrently with a claim.
+        if !unsafe { self.private[w].push(id) } {
+            self.workers[w].overflow += 1;
+            return self.push(w, id);
+        }
+        let idle = self.sleep.idle();
+        let publish = private::must_publish(idle.sole_summary_word(), || idle);
+        if publish {
+            self.promote_all(w);
+        } else if pass::should_promote(self.workers[w].deque.len()) {
+            self.promote(w);
+        }
+    }
+
+    /// `WorkerThread::promote`.
+    pub(super) fn promote(&mut self, w: usize) {
+        // SAFETY: single-threaded, as in `push_private`.
+        if let Some(id) = unsafe { self.private[w].promote_oldest() } {
+            self.counts.promotions += 1;
+            self.push(w, id);
+        }
+    }
+
+    /// `WorkerThread::promote_all`.
+    pub(super) fn promote_all(&mut self, w: usize) {
+        let mut moved = Vec::new();
+        // SAFETY: single-threaded, as in `push_private`.
+        unsafe { self.private[w].promote_all(|id| moved.push(id)) };
+        if moved.is_empty() {
+            return;
+        }
+        self.counts.promotions += moved.len() as u64;
+        for id in moved {
+            self.workers[w].deque.push(id);
+            self.acc += self.cost.push_ns;
+        }
+        let llc = self.workers[w].llc;
+        self.notify(Some(w), llc);
+    }
+
+    /// `WorkerThread::pop_private`: whether `b` is still private.
+    pub(super) fn pop_private(&mut self, w: usize) -> bool {
+        self.acc += self.cost.private_ns;
+        if self.workers[w].overflow > 0 {
+            self.workers[w].overflow -= 1;
+            return false;
+        }
+        // SAFETY: single-threaded, as in `push_private`.
+        if unsafe { self.private[w].pop() } == Popped::Gone {
+            return false;
+        }
+        if pass::should_promote(self.workers[w].deque.len()) {
+            self.promote(w);
+        }
+        true
+    }
+
+    pub(super) fn task(&mut self, id: JobId) -> &Task {
+        let node = self.jobs[id as usize].node;
+        let wl = self.workload;
+        self.tasks.entry(id).or_insert_with(|| wl.task(&node))
+    }
+
+    /// Starts running job `id` on `w` (taken from a queue): counts it, and
+    /// for a group job records its LLC (`GroupState::record`).
+    pub(super) fn execute(&mut self, w: usize, id: JobId) {
+        self.counts.jobs += 1;
+        self.record_group_run(w, id);
+        self.workers[w].frames.push(Frame {
+            job: id,
+            stage: Stage::Start,
+        });
+    }
+
+    fn record_group_run(&mut self, w: usize, id: JobId) {
+        let Some(g) = self.jobs[id as usize].group else {
+            return;
+        };
+        let llc = self.workers[w].llc;
+        let now = self.now;
+        let st = &mut self.groups[g as usize];
+        st.runs[llc] += 1;
+        self.counts.group_runs.push((g, w as u32));
+        if st.plan.options().affinity != crate::groups::Affinity::Auto {
+            return;
+        }
+        st.ticks += 1;
+        if feeds_at(st.ticks) {
+            let elapsed = std::time::Duration::from_nanos(now - st.last_decay_ns);
+            let steps = feed_tracker(
+                &mut st.tracker,
+                &mut st.seen,
+                st.runs.iter().copied(),
+                elapsed,
+            );
+            st.last_decay_ns += crate::groups::DECAY_PERIOD.as_nanos() as u64 * steps as u64;
+            if steps == 64 {
+                st.last_decay_ns = now;
+            }
+            let before = st.preferred;
+            st.preferred = st.tracker.preferred();
+            self.counts
+                .group_feeds
+                .push((g, st.tracker.counts(), before, st.preferred));
+        }
+    }
+
+    /// The refill of `id`'s working set on `w`.
+    pub(super) fn refill(&mut self, w: usize, id: JobId) -> f64 {
+        let (footprint, data) = {
+            let t = self.task(id);
+            (t.footprint, t.data)
+        };
+        let from = match data {
+            Some(d) => self.data_home.insert(d, w as u32),
+            None => Some(self.jobs[id as usize].home).filter(|&h| h != u32::MAX),
+        };
+        let Some(from) = from else { return 0.0 };
+        let from = from as usize;
+        if self.workers[from].llc != self.workers[w].llc && footprint > 0 {
+            self.counts.llc_moves += 1;
+        }
+        self.cost.refill(self.reach(from, w), footprint)
+    }
+
+    /// Finishes job `id` on `w`: sets its latch (waking its waiter if it
+    /// parked on it), counts down its scope, frees it unless its owner
+    /// still has to see the latch.
+    pub(super) fn finish(&mut self, id: JobId) {
+        self.tasks.remove(&id);
+        let job = &mut self.jobs[id as usize];
+        job.done = true;
+        match job.kind {
+            Kind::Root => {
+                self.roots_left -= 1;
+                self.free.push(id);
+            }
+            Kind::Inline => self.free.push(id),
+            // Its owner frees it once it saw the latch.
+            Kind::Half => self.latch_set(id),
+            Kind::Spawned => {
+                let s = job.scope.expect("a spawned job has a scope");
+                self.free.push(id);
+                let sj = &mut self.jobs[s as usize];
+                sj.pending -= 1;
+                if sj.pending == 0 {
+                    self.latch_set(s);
+                }
+            }
+        }
+    }
+
+    /// A latch was set: wake its waiter if it parked waiting for it.
+    fn latch_set(&mut self, latch: JobId) {
+        let Some(w) = self.jobs[latch as usize].waiter else {
+            return;
+        };
+        let w = w as usize;
+        if matches!(self.workers[w].mode, Mode::Parked(_)) && self.waiting_on(w) == Some(latch) {
+            self.wake(w);
+        }
+    }
+
+    /// One event of worker `w`.
+    pub(super) fn step(&mut self, w: usize) {
+        match std::mem::replace(&mut self.workers[w].mode, Mode::Run) {
+            Mode::Run => {}
+            Mode::Search { counted, step } => {
+                self.workers[w].mode = Mode::Search { counted, step };
+            }
+            Mode::Waking(idle) => {
+                // `Sleep::sleep` after its park returns.
+                self.sleep.cancel_sleep(idle);
+                self.workers[w].mode = Mode::Search {
+                    counted: true,
+                    step: 0,
+                };
+                if self.wait_done(w) == Some(true) {
+                    return self.found(w, None);
+                }
+            }
+            Mode::Parked(_) => unreachable!("a parked worker has no event"),
+        }
+        if matches!(self.workers[w].mode, Mode::Search { .. }) {
+            return self.search(w);
+        }
+        self.advance(w);
+    }
+
+    /// The latch the top frame of `w` waits for, if it waits.
+    pub(super) fn waiting_on(&self, w: usize) -> Option<JobId> {
+        match self.workers[w].frames.last() {
+            Some(Frame {
+                stage: Stage::Wait { latch },
+                ..
+            }) => Some(*latch),
+            _ => None,
+        }
+    }
+
+    /// For a worker whose top frame waits for a latch: whether it is set
+    /// (a scope's: all its children finished; a `join`'s: `b` finished).
+    pub(super) fn wait_done(&self, w: usize) -> Option<bool> {
+        let f = self.workers[w].frames.last()?;
+        let Stage::Wait { latch } = f.stage else {
+            return None;
+        };
+        let j = &self.jobs[latch as usize];
+        Some(if latch == f.job {
+            j.pending == 0
+        } else {
+            j.done
+        })
+    }
+}

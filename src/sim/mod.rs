@@ -1,0 +1,236 @@
+//! A deterministic discrete-event simulation of a pool, running locus's own
+//! policy code on simulated time and simulated machines (feature `sim`).
+//!
+//! Our machines have a few cores and one L3: a virtual topology of 192
+//! workers there never has more workers busy than real cores, so the
+//! policy never meets the situations it exists for. Like LinSched, which
+//! ran the Linux scheduler's real code in user space, this module runs the
+//! pool's decisions themselves on machines we do not have
+//! ([`crate::Topology::synthetic`] specs, sysfs snapshots, hwloc XML):
+//! simulated workers, each with its deque, private `join` halves, idle
+//! state and place in the [`Layout`]; simulated time; and a
+//! [cost model](CostModel) for everything the pool pays for.
+//!
+//! # One policy, two mechanisms
+//!
+//! The simulator calls the functions the pool's workers call; only the
+//! mechanism (threads, atomics racing, parking) is replaced by a single
+//! thread advancing simulated time. Its queues are crossbeam's own deques
+//! and injectors, its private halves the runtime's `PrivateStack`, its
+//! idle state the runtime's `Sleep` and `IdleMasks`. Event by event:
+//!
+//! | event | the runtime function it runs or mirrors |
+//! |---|---|
+//! | job start, end | `WorkerThread::execute`; the `join` frame of `pool::join` (`join_on`, `take_back_or_wait`); scopes wait with `wait_until` |
+//! | push | `WorkerThread::push` then `Sleep::notify` (the nearest-idle claim: `IdleMasks::claim_nearest`, itself) |
+//! | join half | `PrivateStack::push`, `private::must_publish`, the promotion rule `pass::should_promote` |
+//! | promotion | `PrivateStack::promote_oldest` / `promote_all` then the fenced notify |
+//! | steal attempt (hit, miss) | `pass::pass`: the source order, the tiers of `Layout::tiers_for` with the random start of `pass::tier_victims` and `pass::next_random` (same seeds, `pass::worker_seed`), the batch rule `pass::steal_batch` |
+//! | private-half claim | `private::claim_before_parking` |
+//! | forward | `Sleep::wake_in`, as `PassQueues::forward` of the worker |
+//! | group push | `GroupPlan::destination`, then `registry::groups::wake_for` (`notify_pack`, `Sleep::notify_in`) |
+//! | group run | the runs per LLC and, for `Auto`, `group::feeds_at` and `group::feed_tracker` (the `AffinityTracker`'s decay and 2x hysteresis) on simulated time |
+//! | help rule | `registry::groups::may_help_in` (`groups::may_help_by`, the overload rule) |
+//! | search, park | the states of `search::search`: uncounted pass, `Sleep::start_searching`, spin with crossbeam's backoff steps, `prepare_sleep`, re-check pass, `cancel_sleep` or park |
+//! | claim and wake | a claim returned by `Sleep` schedules the woken worker after the wake latency; it then calls `Sleep::cancel_sleep`, as `Sleep::sleep` does after its park |
+//!
+//! Not modelled: races (an event's look at the queues is atomic, so a
+//! steal never reports contention); the iterators' first split and replay
+//! (the `iter:` workload splits by halves, as the adaptive bridge does
+//! below the first split); yields and broadcasts; the real pool's own
+//! clock (`Auto` groups decay on simulated time).
+//!
+//! # Policies
+//!
+//! [`Policy::Hierarchical`] and [`Policy::Flat`] are the two
+//! [`StealOrder`]s; [`Policy::ClusterOff`] is
+//! hierarchical with the run-time cluster switch off; [`Policy::RayonLike`]
+//! is the comparison: rayon's mechanisms (random victims over every other
+//! worker, one job per steal, `join`'s second half on the deque at once,
+//! one injector, and a wakeup that scans every worker in index order).
+//!
+//! # Output
+//!
+//! A [`Run`] per policy and worker count (makespan, utilisation, steals
+//! and wakeups by distance, working sets moved across LLCs, idle-mask words
+//! touched); a [`Report`] prints them as a table or JSON. The example
+//! `simulate` is the command line:
+//!
+//! ```text
+//! cargo run --release --features sim --example simulate -- \
+//!     --machine 'package:2 llc:12 core:8' --workload fib:28 --policy hierarchical,flat
+//! ```
+//!
+//! Determinism: the same machine, workload, policy, worker count and cost
+//! model give the same report, byte for byte (no wall clock, no hash-order
+//! dependence, the workers' random seeds fixed as in the pool).
+
+mod cost;
+mod engine;
+mod machine;
+mod queues;
+mod report;
+mod worker;
+mod workload;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use crate::layout::{Layout, LayoutOptions, StealOrder};
+use crate::topology::Topology;
+
+pub use cost::{CostError, CostModel, Reach};
+pub use machine::{MachineError, load as load_machine};
+pub use report::{Counts, Feed, Report, Run};
+pub use workload::{
+    Body, Fib, IterRange, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload,
+    WorkloadError, parse as parse_workload, work_span,
+};
+
+/// The policy a simulated pool runs: see the [module docs](self#policies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Steal tiers nearest first, cluster level on (the pool's default).
+    Hierarchical,
+    /// One tier of every other worker ([`StealOrder::Flat`]).
+    Flat,
+    /// Hierarchical with the cluster level switched off.
+    ClusterOff,
+    /// Rayon's mechanisms, for comparison.
+    RayonLike,
+}
+
+impl Policy {
+    /// Every policy, in report order.
+    pub const ALL: [Policy; 4] = [
+        Policy::Hierarchical,
+        Policy::Flat,
+        Policy::ClusterOff,
+        Policy::RayonLike,
+    ];
+
+    /// Its name: `hierarchical`, `flat`, `cluster-off`, `rayon-like`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Hierarchical => "hierarchical",
+            Policy::Flat => "flat",
+            Policy::ClusterOff => "cluster-off",
+            Policy::RayonLike => "rayon-like",
+        }
+    }
+
+    /// The policy called `name`.
+    ///
+    /// # Errors
+    /// An unknown name; the message lists the known ones.
+    pub fn parse(name: &str) -> Result<Policy, SimError> {
+        Policy::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
+            SimError(format!("unknown policy `{name}`; the policies are hierarchical, flat, cluster-off, rayon-like"))
+        })
+    }
+
+    fn steal_order(self) -> StealOrder {
+        match self {
+            Policy::Hierarchical | Policy::ClusterOff => StealOrder::Hierarchical,
+            Policy::Flat | Policy::RayonLike => StealOrder::Flat,
+        }
+    }
+
+    /// Whether the run-time cluster switch is on.
+    pub(crate) fn cluster_aware(self) -> bool {
+        self != Policy::ClusterOff
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A simulation that could not be set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimError(pub String);
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// The layout a pool of `workers` workers (`None`: one per PU) running
+/// `policy` would have on `topology` (virtual: nothing is pinned).
+///
+/// # Errors
+/// When the layout cannot be built (e.g. too many workers).
+pub fn layout(
+    topology: &Topology,
+    policy: Policy,
+    workers: Option<usize>,
+) -> Result<Layout, SimError> {
+    let opts = LayoutOptions {
+        num_threads: workers,
+        steal_order: policy.steal_order(),
+        virtual_topology: true,
+        ..LayoutOptions::default()
+    };
+    Layout::new(topology, &opts)
+        .map_err(|e| SimError(format!("cannot lay out {workers:?} workers: {e}")))
+}
+
+/// Simulates `workload` on a pool of `workers` workers (`None`: one per PU)
+/// of `topology` running `policy`, with costs `cost`.
+///
+/// # Errors
+/// When the layout cannot be built, or a group of the workload names an
+/// LLC, node or worker the layout does not have.
+pub fn simulate(
+    topology: &Topology,
+    workload: &dyn Workload,
+    policy: Policy,
+    workers: Option<usize>,
+    cost: &CostModel,
+) -> Result<Run, SimError> {
+    let layout = layout(topology, policy, workers)?;
+    for g in workload.groups() {
+        crate::groups::GroupPlan::new(&layout, g)
+            .map_err(|e| SimError(format!("workload group: {e}")))?;
+    }
+    Ok(engine::Sim::new(layout, cost, policy, workload).run())
+}
+
+/// [`simulate`] for each policy and worker count, as a [`Report`].
+///
+/// # Errors
+/// As [`simulate`].
+pub fn report(
+    machine: &str,
+    topology: &Topology,
+    workload: &dyn Workload,
+    policies: &[Policy],
+    workers: &[Option<usize>],
+    cost: &CostModel,
+) -> Result<Report, SimError> {
+    let mut runs = Vec::new();
+    for &n in workers {
+        for &p in policies {
+            runs.push(simulate(topology, workload, p, n, cost)?);
+        }
+    }
+    let l = layout(topology, Policy::Hierarchical, None)?;
+    Ok(Report {
+        machine: machine.to_string(),
+        shape: (
+            l.len(),
+            l.llc_ranges().len(),
+            l.numa_ranges().len(),
+            l.cluster_ranges().len(),
+        ),
+        workload: workload.name(),
+        runs,
+    })
+}

@@ -1,0 +1,145 @@
+//! The simulated worker's side of one search pass: [`PassQueues`] over the
+//! simulator's queues (crossbeam's own deques and injectors, driven by one
+//! thread), so that [`pass::pass`], the function the pool's workers run,
+//! decides the order. Each look is charged to the event's cost.
+
+use crossbeam_deque::Steal;
+
+use crate::runtime::idle::Distance;
+use crate::runtime::pass::{self, PassQueues, Place, Queue};
+use crate::runtime::private::{self, Claim};
+use crate::runtime::registry::groups::may_help_in;
+use crate::runtime::search::Found;
+
+use super::Policy;
+use super::engine::{JobId, Sim};
+
+/// Worker `w`'s pass over `sim`.
+struct SimPass<'s, 'a> {
+    sim: &'s mut Sim<'a>,
+    w: usize,
+    rng: &'s mut u64,
+}
+
+/// Runs one [`pass::pass`] for worker `w` (its random state in `rng`).
+pub(super) fn run_pass(sim: &mut Sim<'_>, w: usize, rng: &mut u64, at: Place<'_>) -> Found<JobId> {
+    pass::pass(&mut SimPass { sim, w, rng }, at)
+}
+
+impl SimPass<'_, '_> {
+    fn queue(&self, q: Queue) -> &crossbeam_deque::Injector<JobId> {
+        match q {
+            Queue::Spread(c) => &self.sim.group_cluster[c],
+            Queue::Pack(l) => &self.sim.group_llc[l],
+            Queue::Injector(l) => &self.sim.injectors[l],
+        }
+    }
+
+    fn found(&mut self, s: Steal<JobId>) -> Found<JobId> {
+        match s {
+            Steal::Success(id) => Found::Job(id),
+            Steal::Retry => Found::Retry,
+            Steal::Empty => Found::Nothing,
+        }
+    }
+}
+
+impl PassQueues for SimPass<'_, '_> {
+    type Job = JobId;
+
+    fn targeted(&mut self) -> Option<JobId> {
+        None
+    }
+
+    fn pull(&mut self, q: Queue, batch: bool) -> Found<JobId> {
+        self.sim.acc += self.sim.cost.probe_ns;
+        let queue = self.queue(q);
+        if queue.is_empty() {
+            return Found::Nothing;
+        }
+        let s = if batch {
+            queue.steal_batch_and_pop(self.sim.deque(self.w))
+        } else {
+            queue.steal()
+        };
+        let f = self.found(s);
+        if let Found::Job(_) = f {
+            let own = match q {
+                Queue::Spread(_) => true,
+                Queue::Pack(l) | Queue::Injector(l) => l == self.sim.llc_of(self.w),
+            };
+            let c = &self.sim.cost;
+            let line = if own { c.line_llc_ns } else { c.line_node_ns };
+            self.sim.acc += c.steal_ns + line * c.job_lines;
+            self.sim.counts.injector_pulls += 1;
+        }
+        f
+    }
+
+    fn looks_empty(&mut self, q: Queue) -> bool {
+        self.sim.acc += self.sim.cost.probe_ns;
+        self.queue(q).is_empty()
+    }
+
+    fn victim_len(&mut self, v: usize) -> usize {
+        self.sim.acc += self.sim.cost.probe_ns;
+        self.sim.stealers[v].len()
+    }
+
+    fn steal_from(&mut self, v: usize, batch: bool) -> Found<JobId> {
+        // Rayon steals one job at a time.
+        let batch = batch && self.sim.policy != Policy::RayonLike;
+        let stealer = &self.sim.stealers[v];
+        let s = if batch {
+            stealer.steal_batch_and_pop(self.sim.deque(self.w))
+        } else {
+            stealer.steal()
+        };
+        let f = self.found(s);
+        if let Found::Job(_) = f {
+            self.sim.stole(self.w, v);
+        }
+        f
+    }
+
+    fn random(&mut self) -> u64 {
+        pass::next_random(self.rng)
+    }
+
+    fn spread_used(&mut self) -> bool {
+        self.sim.spread_used
+    }
+
+    fn may_help(&mut self, llc: usize) -> bool {
+        may_help_in(self.sim.sleep.idle(), llc, Some(self.w))
+    }
+
+    fn forward(&mut self, llc: usize) {
+        let hit = self.sim.counting(|s| s.sleep.wake_in(None, llc));
+        self.sim.woke(hit.map(|(w, _)| (w, Distance::Remote)));
+    }
+
+    fn find_private(&mut self) -> Found<JobId> {
+        let w = self.w;
+        let sim = &*self.sim;
+        if !sim.sleep.idle().is_idle(w) {
+            return Found::Nothing;
+        }
+        let tiers = sim.layout.tiers_for(w, sim.policy.cluster_aware());
+        let victims = tiers
+            .iter()
+            .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
+            .map(|v| (v, &sim.private[v]));
+        let claim = private::claim_before_parking(sim.sleep.idle(), w, victims);
+        self.sim.acc += self.sim.cost.heavy_fence_ns;
+        match claim {
+            Claim::Taken((v, id)) => {
+                self.sim.stole(w, v);
+                self.sim.counts.private_claims += 1;
+                Found::Job(id)
+            }
+            Claim::Busy => Found::Retry,
+            Claim::Empty => Found::Nothing,
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! What a simulation reports: raw counts ([`Counts`]), one run's summary
+//! ([`Run`]), a workload over several runs ([`Report`]) as a table or JSON
+//! (written by hand: one fixed schema, no dependency needed).
+
+use std::fmt::Write as _;
+
+use crate::layout::TierKind;
+use crate::runtime::idle::Distance;
+
+use super::Policy;
+
+/// One feed of an `Auto` group's tracker: (group, the tracker's counts by
+/// LLC after the feed, preference before, after).
+pub type Feed = (u32, Vec<u64>, Option<usize>, Option<usize>);
+
+/// Raw counts of one simulation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Simulated time when the last root finished.
+    pub makespan_ns: u64,
+    /// Time workers spent on tasks' work and refills.
+    pub busy_ns: u64,
+    /// Events handled.
+    pub events: u64,
+    /// Jobs run (taken from a queue, or a `join` half taken back).
+    pub jobs: u64,
+    /// Steals (and private-half claims) by the thief's relation to the
+    /// victim, indexed by [`TierKind`] as `usize`.
+    pub steals: [u64; 6],
+    /// Wakeups by distance, indexed by [`Distance`] as `usize`.
+    pub wakeups: [u64; 3],
+    /// Jobs taken from injectors and group queues.
+    pub injector_pulls: u64,
+    /// Idle-mask words touched by claims, wakeups and idle transitions
+    /// (counted in the `IdleMasks` code).
+    pub claim_words: u64,
+    /// Calls that touched idle masks.
+    pub claim_calls: u64,
+    /// Jobs whose working set was last touched in another LLC.
+    pub llc_moves: u64,
+    /// Private `join` halves promoted to the deque.
+    pub promotions: u64,
+    /// Private halves claimed by a worker about to park.
+    pub private_claims: u64,
+    /// Searches that found nothing and went idle.
+    pub failed_searches: u64,
+    /// Parks.
+    pub parks: u64,
+    /// Search passes.
+    pub passes: u64,
+    /// Each run of a group job: (group, worker).
+    pub group_runs: Vec<(u32, u32)>,
+    /// Each feed of an `Auto` group's tracker: (group, the tracker's
+    /// counts by LLC after the feed, preference before, after).
+    pub group_feeds: Vec<Feed>,
+}
+
+impl Counts {
+    /// All steals.
+    pub fn steals_total(&self) -> u64 {
+        self.steals.iter().sum()
+    }
+
+    /// Steals from a victim in the thief's LLC.
+    pub fn steals_within_llc(&self) -> u64 {
+        [TierKind::Smt, TierKind::Cluster, TierKind::Llc]
+            .iter()
+            .map(|&k| self.steals[k as usize])
+            .sum()
+    }
+
+    /// All wakeups.
+    pub fn wakeups_total(&self) -> u64 {
+        self.wakeups.iter().sum()
+    }
+
+    /// Wakeups of a worker in the waker's LLC.
+    pub fn wakeups_within_llc(&self) -> u64 {
+        self.wakeups[Distance::Cluster as usize] + self.wakeups[Distance::Llc as usize]
+    }
+}
+
+/// One simulated run: a policy on a number of workers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// The policy.
+    pub policy: Policy,
+    /// Workers.
+    pub workers: usize,
+    /// Everything counted.
+    pub counts: Counts,
+}
+
+impl Run {
+    pub(super) fn new(policy: Policy, workers: usize, counts: &Counts) -> Run {
+        Run {
+            policy,
+            workers,
+            counts: counts.clone(),
+        }
+    }
+
+    /// Busy time over workers × makespan.
+    pub fn utilisation(&self) -> f64 {
+        let span = self.counts.makespan_ns.max(1) as f64 * self.workers as f64;
+        self.counts.busy_ns as f64 / span
+    }
+}
+
+/// A workload simulated on one machine, run by run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The machine's name (its argument).
+    pub machine: String,
+    /// Its shape: (workers, LLCs, NUMA nodes, clusters).
+    pub shape: (usize, usize, usize, usize),
+    /// The workload's name.
+    pub workload: String,
+    /// The runs.
+    pub runs: Vec<Run>,
+}
+
+fn pct(part: u64, total: u64) -> String {
+    if total == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * part as f64 / total as f64)
+    }
+}
+
+impl Report {
+    /// A plain-text table, one line per run.
+    pub fn table(&self) -> String {
+        let (w, l, n, c) = self.shape;
+        let mut s = format!(
+            "{} on {} ({w} PUs, {l} LLCs, {n} NUMA nodes, {c} clusters)\n",
+            self.workload, self.machine
+        );
+        let _ = writeln!(
+            s,
+            "{:<13}{:>8}{:>14}{:>7}{:>10}{:>8}{:>10}{:>8}{:>10}{:>11}",
+            "policy",
+            "workers",
+            "makespan",
+            "util",
+            "steals",
+            "in-LLC",
+            "wakeups",
+            "in-LLC",
+            "LLC moves",
+            "words/job"
+        );
+        for r in &self.runs {
+            let k = &r.counts;
+            let _ = writeln!(
+                s,
+                "{:<13}{:>8}{:>11.3} ms{:>6.0}%{:>10}{:>8}{:>10}{:>8}{:>10}{:>11.1}",
+                r.policy.name(),
+                r.workers,
+                k.makespan_ns as f64 / 1e6,
+                100.0 * r.utilisation(),
+                k.steals_total(),
+                pct(k.steals_within_llc(), k.steals_total()),
+                k.wakeups_total(),
+                pct(k.wakeups_within_llc(), k.wakeups_total()),
+                k.llc_moves,
+                k.claim_words as f64 / k.jobs.max(1) as f64,
+            );
+        }
+        s
+    }
+
+    /// The report as JSON: `{"machine": {...}, "workload", "runs": [...]}`.
+    pub fn json(&self) -> String {
+        let (w, l, n, c) = self.shape;
+        let mut s = String::from("{\n");
+        let _ = writeln!(
+            s,
+            "  \"machine\": {{\"name\": {}, \"pus\": {w}, \"llcs\": {l}, \"numa_nodes\": {n}, \"clusters\": {c}}},",
+            json_str(&self.machine)
+        );
+        let _ = writeln!(s, "  \"workload\": {},", json_str(&self.workload));
+        s.push_str("  \"runs\": [");
+        for (i, r) in self.runs.iter().enumerate() {
+            let k = &r.counts;
+            let by_kind: Vec<String> = crate::TIER_KINDS
+                .iter()
+                .map(|&t| format!("\"{}\": {}", t.name(), k.steals[t as usize]))
+                .collect();
+            let _ = write!(
+                s,
+                "{}\n    {{\"policy\": {}, \"workers\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
+                 \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
+                 \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \
+                 \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"events\": {}}}",
+                if i == 0 { "" } else { "," },
+                json_str(r.policy.name()),
+                r.workers,
+                k.makespan_ns,
+                r.utilisation(),
+                k.jobs,
+                k.steals_total(),
+                k.steals_within_llc(),
+                by_kind.join(", "),
+                k.wakeups_total(),
+                k.wakeups_within_llc(),
+                k.llc_moves,
+                k.claim_words,
+                k.claim_calls,
+                k.parks,
+                k.events,
+            );
+        }
+        s.push_str("\n  ]\n}\n");
+        s
+    }
+}
+
+/// A JSON string literal.
+fn json_str(v: &str) -> String {
+    let mut s = String::from("\"");
+    for ch in v.chars() {
+        match ch {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(super::json_str("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    }
+}

@@ -1,0 +1,402 @@
+//! Workloads as task graphs: each task has work (ns), a data footprint
+//! (bytes) and, when its data outlives it, a data identity; its body is a
+//! leaf, a `join` of two tasks, or a scope that spawns tasks and waits.
+//!
+//! Tasks are generated on demand from a small key ([`Node`]), so a fib(30)
+//! tree of 1.6 million tasks takes no memory until it runs.
+
+use std::fmt;
+
+use crate::groups::{Affinity, GroupOptions, Placement};
+
+/// A task's key, meaning what its workload says (for fib: `a` is `n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Node {
+    /// First key word.
+    pub a: u64,
+    /// Second key word.
+    pub b: u64,
+    /// Third key word.
+    pub c: u64,
+}
+
+impl Node {
+    /// A node with key `(a, b, c)`.
+    pub const fn new(a: u64, b: u64, c: u64) -> Node {
+        Node { a, b, c }
+    }
+}
+
+/// What a task does after its own work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// Nothing: the task is done.
+    Leaf,
+    /// `join(a, b)`: `b` is recorded as a private half, `a` runs inline.
+    Join(Node, Node),
+    /// A scope: spawns every task (in the task's group, if any) and waits
+    /// for all of them.
+    Scope(Vec<Node>),
+}
+
+/// One task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task {
+    /// Its own work, before its body.
+    pub work_ns: u64,
+    /// Bytes of data it touches (refilled when they were last touched in
+    /// another cache).
+    pub footprint: u64,
+    /// The identity of data that outlives the task (a chunk of an array
+    /// swept again and again); `None`: its data was last touched by the
+    /// worker that created the task.
+    pub data: Option<u64>,
+    /// What it does next.
+    pub body: Body,
+}
+
+/// A task started from outside the pool at a given time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// When it is injected.
+    pub at_ns: u64,
+    /// The task.
+    pub node: Node,
+    /// Its job group (an index into [`Workload::groups`]).
+    pub group: Option<usize>,
+}
+
+/// A workload: its roots, its groups and how each task unfolds.
+pub trait Workload {
+    /// A short name for reports (`fib:28`).
+    fn name(&self) -> String;
+    /// The tasks started from outside, in order of time.
+    fn roots(&self) -> Vec<Root>;
+    /// The job groups its roots name.
+    fn groups(&self) -> Vec<GroupOptions> {
+        Vec::new()
+    }
+    /// The task of `node`.
+    fn task(&self, node: &Node) -> Task;
+}
+
+/// Total work T1 and span T∞ (critical path) of the tree under `node`, in
+/// ns of task work (no overheads).
+pub fn work_span(w: &dyn Workload, node: &Node) -> (u64, u64) {
+    let t = w.task(node);
+    match t.body {
+        Body::Leaf => (t.work_ns, t.work_ns),
+        Body::Join(a, b) => {
+            let (wa, sa) = work_span(w, &a);
+            let (wb, sb) = work_span(w, &b);
+            (t.work_ns + wa + wb, t.work_ns + sa.max(sb))
+        }
+        Body::Scope(kids) => kids.iter().fold((t.work_ns, t.work_ns), |(w1, s), k| {
+            let (wk, sk) = work_span(w, k);
+            (w1 + wk, s.max(t.work_ns + sk))
+        }),
+    }
+}
+
+/// `fib(n)` with `join`, `ns` of work per call (the command line's
+/// `fib:N` takes 10 ns: fib(30) on one core of this crate's benchmark
+/// machine takes about 28 ms for 2.7 million calls).
+#[derive(Debug, Clone)]
+pub struct Fib {
+    /// The argument.
+    pub n: u64,
+    /// Work per call.
+    pub ns: u64,
+}
+
+impl Workload for Fib {
+    fn name(&self) -> String {
+        format!("fib:{}", self.n)
+    }
+    fn roots(&self) -> Vec<Root> {
+        one_root(Node::new(self.n, 0, 0))
+    }
+    fn task(&self, node: &Node) -> Task {
+        let n = node.a;
+        let body = if n < 2 {
+            Body::Leaf
+        } else {
+            Body::Join(Node::new(n - 1, 0, 0), Node::new(n - 2, 0, 0))
+        };
+        Task {
+            work_ns: self.ns,
+            footprint: 0,
+            data: None,
+            body,
+        }
+    }
+}
+
+/// A quicksort-like tree: `len` items split at a random point between 1/10
+/// and 9/10 (partitioning costs 1 ns per item), leaves of at most `grain`
+/// items cost 8 ns per item; 8 bytes per item of data.
+#[derive(Debug, Clone)]
+pub struct RandomTree {
+    /// Items.
+    pub len: u64,
+    /// Largest leaf.
+    pub grain: u64,
+    /// Seed of the splits.
+    pub seed: u64,
+}
+
+impl Workload for RandomTree {
+    fn name(&self) -> String {
+        format!("tree:{}:{}", self.len, self.seed)
+    }
+    fn roots(&self) -> Vec<Root> {
+        one_root(Node::new(0, self.len, self.seed))
+    }
+    fn task(&self, node: &Node) -> Task {
+        let (lo, len, seed) = (node.a, node.b, node.c);
+        if len <= self.grain.max(1) {
+            return Task {
+                work_ns: len * 8,
+                footprint: len * 8,
+                data: None,
+                body: Body::Leaf,
+            };
+        }
+        let r = mix(seed ^ lo.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ len);
+        let cut = (len / 10 + r % (len * 8 / 10).max(1)).clamp(1, len - 1);
+        Task {
+            work_ns: len,
+            footprint: len * 8,
+            data: None,
+            body: Body::Join(
+                Node::new(lo, cut, mix(r ^ 1)),
+                Node::new(lo + cut, len - cut, mix(r ^ 2)),
+            ),
+        }
+    }
+}
+
+/// An iterator over `len` items, halved down to pieces of `grain` items
+/// (`ns` each item), as the adaptive bridge splits a range.
+#[derive(Debug, Clone)]
+pub struct IterRange {
+    /// Items.
+    pub len: u64,
+    /// Items per piece.
+    pub grain: u64,
+    /// Work per item.
+    pub ns: u64,
+}
+
+impl Workload for IterRange {
+    fn name(&self) -> String {
+        format!("iter:{}", self.len)
+    }
+    fn roots(&self) -> Vec<Root> {
+        one_root(Node::new(0, self.len, 0))
+    }
+    fn task(&self, node: &Node) -> Task {
+        let (lo, len) = (node.a, node.b);
+        if len <= self.grain.max(1) {
+            return Task {
+                work_ns: len * self.ns,
+                footprint: len * 8,
+                data: None,
+                body: Body::Leaf,
+            };
+        }
+        let h = len / 2;
+        Task {
+            work_ns: 5,
+            footprint: 0,
+            data: None,
+            body: Body::Join(Node::new(lo, h, 0), Node::new(lo + h, len - h, 0)),
+        }
+    }
+}
+
+/// A spawn storm: one scope spawning `jobs` tasks of `ns` each.
+#[derive(Debug, Clone)]
+pub struct SpawnStorm {
+    /// Tasks spawned.
+    pub jobs: u64,
+    /// Work per task.
+    pub ns: u64,
+}
+
+impl Workload for SpawnStorm {
+    fn name(&self) -> String {
+        format!("spawn:{}", self.jobs)
+    }
+    fn roots(&self) -> Vec<Root> {
+        one_root(Node::new(0, 0, 0))
+    }
+    fn task(&self, node: &Node) -> Task {
+        if node.a == 0 {
+            let kids = (0..self.jobs).map(|i| Node::new(1, i, 0)).collect();
+            return Task {
+                work_ns: 0,
+                footprint: 0,
+                data: None,
+                body: Body::Scope(kids),
+            };
+        }
+        Task {
+            work_ns: self.ns,
+            footprint: 0,
+            data: None,
+            body: Body::Leaf,
+        }
+    }
+}
+
+/// The benchmark suite's STREAM chunks: `sweeps` sweeps (one root each,
+/// `gap_ns` apart), each a scope of `chunks` chunk tasks of `bytes` bytes
+/// (persistent data: chunk `i` is the same data in every sweep, 1 ns per 16
+/// bytes of work), in a job group with `placement`.
+#[derive(Debug, Clone)]
+pub struct Stream {
+    /// Chunks per sweep.
+    pub chunks: u64,
+    /// Bytes per chunk.
+    pub bytes: u64,
+    /// Sweeps.
+    pub sweeps: u64,
+    /// Time between sweeps.
+    pub gap_ns: u64,
+    /// Where the chunks go.
+    pub placement: Placement,
+    /// The group's affinity.
+    pub affinity: Affinity,
+}
+
+impl Workload for Stream {
+    fn name(&self) -> String {
+        format!("stream:{}:{}", self.chunks, self.bytes)
+    }
+    fn roots(&self) -> Vec<Root> {
+        (0..self.sweeps)
+            .map(|s| Root {
+                at_ns: s * self.gap_ns,
+                node: Node::new(0, s, 0),
+                group: Some(0),
+            })
+            .collect()
+    }
+    fn groups(&self) -> Vec<GroupOptions> {
+        vec![GroupOptions {
+            placement: self.placement,
+            affinity: self.affinity,
+        }]
+    }
+    fn task(&self, node: &Node) -> Task {
+        if node.a == 0 {
+            let kids = (0..self.chunks).map(|i| Node::new(1, i, 0)).collect();
+            return Task {
+                work_ns: 0,
+                footprint: 0,
+                data: None,
+                body: Body::Scope(kids),
+            };
+        }
+        Task {
+            work_ns: self.bytes / 16,
+            footprint: self.bytes,
+            data: Some(node.b),
+            body: Body::Leaf,
+        }
+    }
+}
+
+/// One root at time 0, in no group.
+fn one_root(node: Node) -> Vec<Root> {
+    vec![Root {
+        at_ns: 0,
+        node,
+        group: None,
+    }]
+}
+
+/// SplitMix64's finaliser: the workloads' deterministic randomness.
+pub(crate) fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A workload argument that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadError(pub String);
+
+impl fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+/// The workload `spec` names: `fib:N`, `tree:ITEMS[:SEED]`, `iter:ITEMS`,
+/// `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`.
+///
+/// # Errors
+/// An unknown name or a number that does not parse; the message lists the
+/// accepted forms.
+pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
+    const FORMS: &str =
+        "fib:N, tree:ITEMS[:SEED], iter:ITEMS, spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
+    let parts: Vec<&str> = spec.split(':').collect();
+    let bad = || WorkloadError(format!("workload `{spec}`: expected one of {FORMS}"));
+    let num = |i: usize, default: Option<u64>| -> Result<u64, WorkloadError> {
+        match parts.get(i) {
+            Some(s) => s.parse().map_err(|_| bad()),
+            None => default.ok_or_else(bad),
+        }
+    };
+    Ok(match parts[0] {
+        "fib" if parts.len() == 2 => {
+            let n = num(1, None)?;
+            if n > 40 {
+                return Err(WorkloadError(format!(
+                    "workload `{spec}`: fib above 40 takes too long to simulate"
+                )));
+            }
+            Box::new(Fib { n, ns: 10 })
+        }
+        "tree" if parts.len() <= 3 => Box::new(RandomTree {
+            len: num(1, None)?,
+            grain: 1024,
+            seed: num(2, Some(1))?,
+        }),
+        "iter" if parts.len() == 2 => Box::new(IterRange {
+            len: num(1, None)?,
+            grain: 1024,
+            ns: 2,
+        }),
+        "spawn" if parts.len() <= 3 => Box::new(SpawnStorm {
+            jobs: num(1, None)?,
+            ns: num(2, Some(1000))?,
+        }),
+        "stream" if (3..=4).contains(&parts.len()) => {
+            let placement = match parts.get(3).copied().unwrap_or("spread") {
+                "spread" => Placement::Spread,
+                "pack" => Placement::Pack,
+                _ => return Err(bad()),
+            };
+            Box::new(Stream {
+                chunks: num(1, None)?,
+                bytes: num(2, None)?,
+                sweeps: 4,
+                gap_ns: 0,
+                placement,
+                affinity: if placement == Placement::Pack {
+                    Affinity::Auto
+                } else {
+                    Affinity::None
+                },
+            })
+        }
+        _ => return Err(bad()),
+    })
+}
