@@ -10,8 +10,7 @@
 //!   spirit of Acar, Charguéraud and Rainey, PPoPP 2013, and of chili's
 //!   heartbeat, but driven by the deque running low instead of a timer),
 //!   and all of them while some worker is idle or before it waits for a
-//!   latch (a `b` that would be promoted at once, no older half being
-//!   private, goes to the deque directly);
+//!   latch;
 //! - **claim**: a worker about to park takes the oldest private half of a
 //!   busy worker directly from its stack, under a heavy fence
 //!   (`membarrier`), so `b` does not depend on the caller reaching its
@@ -116,7 +115,7 @@ where
     // (including the panic path).
     let job_b_ref = unsafe { job_b.as_job_ref() };
     let id = job_b_ref.id();
-    let public = wt.push_private(job_b_ref);
+    wt.push_private(job_b_ref);
     // Until b is ours again or its latch is set, another worker may run b
     // in this frame: no unwinding out of it (a's panic is caught; see
     // `runtime::unwind`). Disarmed on every path that leaves the loop.
@@ -129,7 +128,7 @@ where
     // dropped, and a's is resumed. One call site for that, and the waiting
     // out of line, so that this frame stays small enough for the compiler
     // to inline `a` and `b` into it.
-    if (!public && wt.pop_private(id)) || take_back_or_wait(wt, &job_b.latch.core, id) {
+    if wt.pop_private(id) || take_back_or_wait(wt, &job_b.latch.core, id) {
         guard.disarm();
         wt.count_job();
         return match ra {

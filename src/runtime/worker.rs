@@ -290,28 +290,12 @@ impl WorkerThread {
     ///   `sleep`), and before this worker waits for a latch;
     /// - a claim by a worker about to park ([`Self::find_private`]), which
     ///   does not depend on this worker reaching its next `join`.
-    ///
-    /// A half that the first rule would promote at once (the deque holds
-    /// fewer than [`PROMOTED_AHEAD`] jobs and no older half is private, so
-    /// it is the oldest) goes straight to the deque instead, with the same
-    /// fenced push: the common case inside the leaves of a parallel
-    /// iterator (a nested iterator's `join`s, the deque empty), where the
-    /// detour through the private stack cost a push, a promotion and a
-    /// slow pop per `join`. Returns true for such a public half: the
-    /// caller then takes it back from the deque ([`Self::take_local`]),
-    /// not with [`Self::pop_private`].
     #[inline(always)]
-    pub(crate) fn push_private(&self, job: JobRef) -> bool {
-        let low = self.deque.len() < PROMOTED_AHEAD;
-        if low && !self.private().has_private() {
-            self.counters().promotion();
-            self.push(job);
-            return true;
-        }
+    pub(crate) fn push_private(&self, job: JobRef) {
         // SAFETY: this thread owns its private stack.
         if !unsafe { self.private().push(job) } {
             self.push_overflow(job);
-            return false;
+            return;
         }
         // After the push and its light fence: the idle check of the sleep
         // proof ("Private `join` halves", rule 2).
@@ -320,10 +304,9 @@ impl WorkerThread {
         let sole = unsafe { self.idle_word.as_ref() };
         if private::must_publish(sole, || self.registry.sleep.idle()) {
             self.promote_all();
-        } else if low {
+        } else if self.deque.len() < PROMOTED_AHEAD {
             self.promote();
         }
-        false
     }
 
     /// A `join` nested deeper than the private stack: its half goes on
