@@ -65,54 +65,125 @@ fn in_own_llc(pool: &ThreadPool, ran: &[usize], depth: SplitDepth) -> Vec<(usize
         .collect()
 }
 
-/// Piece `i` of the first split runs in LLC `i`: at least 80% of the
-/// items, over all pieces.
+/// Adds, per piece of the first split, how many of its items ran in its
+/// LLC and how many it has, over `runs` runs of `item` on every index of
+/// `0..n` on `pool`.
+fn locality_per_piece(
+    pool: &ThreadPool,
+    n: usize,
+    runs: usize,
+    item: impl Fn(usize) + Sync,
+) -> Vec<(usize, usize)> {
+    let mut per_piece = vec![(0, 0); first_split(pool.layout(), n, 1, SplitDepth::Cluster).len()];
+    for _ in 0..runs {
+        let ran: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(usize::MAX)).collect();
+        pool.install(|| {
+            (0..n).into_par_iter().for_each(|i| {
+                item(i);
+                ran[i].store(locus::current_thread_index().unwrap(), Ordering::Relaxed);
+            })
+        });
+        let ran: Vec<usize> = ran.into_iter().map(AtomicUsize::into_inner).collect();
+        for (acc, (home, all)) in
+            per_piece
+                .iter_mut()
+                .zip(in_own_llc(pool, &ran, SplitDepth::Cluster))
+        {
+            acc.0 += home;
+            acc.1 += all;
+        }
+    }
+    per_piece
+}
+
+fn frac((home, all): (usize, usize)) -> f64 {
+    home as f64 / all as f64
+}
+
+/// Prints the share of each piece's items that ran in its LLC, then
+/// asserts it is at least `min` for every piece.
+fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
+    let pieces: Vec<String> = per_piece
+        .iter()
+        .map(|&p| format!("{:.1}%", frac(p) * 100.0))
+        .collect();
+    eprintln!("{what} in their piece's LLC, per piece: {pieces:?}");
+    for (i, &p) in per_piece.iter().enumerate() {
+        assert!(
+            frac(p) >= min,
+            "{what}, piece {i}: only {:.1}% ran in its LLC ({pieces:?})",
+            frac(p) * 100.0
+        );
+    }
+}
+
+/// Piece `i` of the first split runs in LLC `i`, per piece, for a
+/// for_each whose items take time (3 ms each, as a blocking call, or a
+/// long computation on a core of its own, would), over four runs: at
+/// least half of the items of *each* piece (the issue asks 80%; see below
+/// why that is not asserted yet).
 ///
-/// The rest is stealing at the tail, which stays allowed. On a loaded
-/// 2-core machine the 8 workers share 2 CPUs, and the OS does not give
-/// them equal shares over short windows: an LLC whose threads wait for a
-/// CPU while the others run has the rest of its piece stolen by the others
-/// once those are done with their own. Heavy items (several OS time
-/// slices per piece) and four runs average that out for the total, which
-/// is asserted at the issue's 80% (measured here, 2 cores, 7 other builds
-/// running: 81 to 97%). A single piece can still lose most of one run's
-/// items to the OS (worst piece of one run measured: 37 to 92%), so per
-/// piece, over the four runs, the test asserts a third: clearly above the
-/// quarter that a split blind to the LLCs would give. On a machine with a
-/// core per worker both should be near 100%.
+/// The items wait instead of computing because this pool is virtual: 8
+/// workers on what is often 2 loaded cores. With CPU-bound items the OS,
+/// not the pool, decides how far each LLC gets: it runs 2 of the 8
+/// threads at a time and does not share the CPUs evenly among them over
+/// a run, so an LLC whose threads got less CPU still has part of its
+/// piece left when the others are done; then its 2 workers and the 6
+/// thieves (tail stealing, which stays allowed) compete for the same 2
+/// CPUs, and the thieves run about 3/4 of that rest (the CPU-bound test
+/// below). Waiting items need no CPU, so this measures the placement.
+///
+/// Measured (2 cores, 20 test runs each): under heavy load (other builds
+/// and 4 busy loops, load 16 to 23) the worst piece kept 86.1% and most
+/// 99-100%; under a lighter load (5 to 7) a third of the test runs had a
+/// piece below 80% (worst 64.1%). Per run, those losses are whole halves
+/// and quarters of pieces taken early (before 3/4 of the items ran) by
+/// workers of another LLC, and once a piece that started 99 ms late (half
+/// the run), its LLC's workers busy with other pieces' halves. So the
+/// placement, not the OS, loses them: a half pushed while any worker
+/// searches wakes nobody (`Sleep::notify` skips the wakeup), and a
+/// searching worker of another LLC, finding nothing in its own, steals
+/// it before the pushing LLC's idle worker is woken. Left open: a wakeup
+/// rule per LLC (wake an idle worker of the pusher's LLC unless one of
+/// that LLC searches), or remote steals only after the own LLC's search
+/// spun, would keep the first halves in their LLC.
 #[test]
-fn items_of_a_piece_run_in_its_llc() {
+fn items_of_each_piece_run_in_its_llc() {
     let _serial = measuring();
     within_deadline("items of a piece run in its llc", || {
         let pool = virtual_pool("llc:4 core:2");
-        const N: usize = 512;
-        let mut per_piece = [(0, 0); 4];
-        for _ in 0..4 {
-            let ran: Vec<AtomicUsize> = (0..N).map(|_| AtomicUsize::new(usize::MAX)).collect();
-            pool.install(|| {
-                (0..N).into_par_iter().for_each(|i| {
-                    heavy(i, 60_000);
-                    ran[i].store(locus::current_thread_index().unwrap(), Ordering::Relaxed);
-                })
-            });
-            let ran: Vec<usize> = ran.into_iter().map(AtomicUsize::into_inner).collect();
-            for (acc, (home, all)) in
-                per_piece
-                    .iter_mut()
-                    .zip(in_own_llc(&pool, &ran, SplitDepth::Cluster))
-            {
-                acc.0 += home;
-                acc.1 += all;
-            }
-        }
-        let frac = |(home, all): (usize, usize)| home as f64 / all as f64;
+        let per_piece = locality_per_piece(&pool, 512, 4, |_| {
+            std::thread::sleep(Duration::from_millis(3))
+        });
+        assert_eq!(per_piece.len(), 4, "one piece per LLC");
+        assert_each_piece("waiting items", &per_piece, 0.5);
+    });
+}
+
+/// The same with CPU-bound items: at least 80% of all items run in their
+/// piece's LLC, and each piece clearly more than a split blind to the
+/// LLCs would give (a quarter).
+///
+/// Why not 80% per piece here (see the test above): on a loaded 2-core
+/// machine the 8 workers share 2 CPUs, and the OS does not give them
+/// equal shares over short windows; an LLC whose threads wait for a CPU
+/// while the others run has the rest of its piece stolen once the others
+/// are done. Heavy items (several OS time slices per piece) and four runs
+/// average that out for the total (measured here, 2 cores, 7 other builds
+/// running: 81 to 97%), but a single piece can still lose most of one
+/// run's items to the OS (worst piece of one run measured: 37 to 92%). On
+/// a machine with a core per worker both should be near 100%.
+#[test]
+fn cpu_bound_items_run_in_their_llc_overall() {
+    let _serial = measuring();
+    within_deadline(|| {
+        let pool = virtual_pool("llc:4 core:2");
+        let per_piece = locality_per_piece(&pool, 512, 4, |i| {
+            heavy(i, 60_000);
+        });
         let overall = frac(per_piece.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)));
-        let pieces: Vec<String> = per_piece
-            .iter()
-            .map(|&p| format!("{:.1}%", frac(p) * 100.0))
-            .collect();
         eprintln!(
-            "items in their piece's LLC: {:.1}% overall, per piece {pieces:?}",
+            "CPU-bound items in their piece's LLC: {:.1}% overall",
             overall * 100.0
         );
         assert!(
@@ -120,13 +191,7 @@ fn items_of_a_piece_run_in_its_llc() {
             "only {:.1}% of the items ran in their piece's LLC",
             overall * 100.0
         );
-        for (i, &p) in per_piece.iter().enumerate() {
-            assert!(
-                frac(p) >= 1.0 / 3.0,
-                "piece {i} ran only {:.1}% in its LLC",
-                frac(p) * 100.0
-            );
-        }
+        assert_each_piece("CPU-bound items", &per_piece, 1.0 / 3.0);
     });
 }
 
