@@ -26,7 +26,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use crate::runtime::group::GroupRef;
+use crate::runtime::group_state::GroupRef;
 use crate::runtime::job::HeapJob;
 use crate::runtime::latch::{CountLatch, Latch};
 use crate::runtime::registry::Registry;

@@ -37,7 +37,7 @@ use crossbeam_utils::Backoff;
 
 use crate::layout::{Tier, TierKind};
 
-use super::group::GroupRef;
+use super::group_state::GroupRef;
 use super::idle::Distance;
 use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};

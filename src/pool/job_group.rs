@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::groups::{GroupError, GroupOptions, GroupStats};
-use crate::runtime::group::{GroupRef, GroupState};
+use crate::runtime::group_state::{GroupRef, GroupState};
 use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
 
