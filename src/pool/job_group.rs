@@ -202,10 +202,8 @@ impl JobGroup {
 /// assert_eq!(g.stats().total(), 1); // the install body only
 /// ```
 pub fn outside_group<R>(f: impl FnOnce() -> R) -> R {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-    match unsafe { wt.as_ref() } {
+    WorkerThread::with_current(|wt| match wt {
         Some(wt) if !wt.group().is_none() => wt.with_group(GroupRef::NONE, f),
         _ => f(),
-    }
+    })
 }

@@ -268,7 +268,7 @@ impl Registry {
         let layout = cfg.layout;
         let n = layout.workers().len();
         let adopted = cfg.use_current_thread;
-        if adopted && !WorkerThread::current().is_null() {
+        if adopted && WorkerThread::on_worker_thread() {
             return Err(BuildError::CurrentThreadInPool);
         }
         // The threads this build starts (worker 0 may be the caller).
@@ -509,14 +509,11 @@ impl Registry {
             .push(h);
     }
 
-    /// The worker running on this thread, if it is one of this pool's.
+    /// Calls `f` with the worker running on this thread if it is one of
+    /// this pool's, else `None` ([`WorkerThread::with_current`]).
     #[inline]
-    pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
-        // SAFETY: a non-null current pointer refers to the live WorkerThread
-        // of this thread, set for the whole worker loop, which every call on
-        // this thread runs inside; `&WorkerThread` is not `Send`, so the
-        // borrow cannot leave the thread.
-        unsafe { WorkerThread::current().as_ref() }.filter(|wt| wt.registry().id() == self.id())
+    pub(crate) fn with_current_worker<R>(&self, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        WorkerThread::with_current(|wt| f(wt.filter(|wt| wt.registry().id() == self.id())))
     }
 
     /// Runs `op` on a worker of this pool: directly if the caller is one,
@@ -540,13 +537,11 @@ impl Registry {
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
-        let wt = WorkerThread::current();
-        // SAFETY: see `Registry::current_worker`.
-        match unsafe { wt.as_ref() } {
+        WorkerThread::with_current(|wt| match wt {
             Some(wt) if wt.registry().id() == self.id() => wt.in_group(g, || op(wt, false)),
             Some(wt) => self.in_worker_cross(wt, g, op),
             None => self.in_worker_cold(g, op),
-        }
+        })
     }
 
     /// `in_worker_group` from a thread outside every pool: inject and block.
@@ -597,10 +592,9 @@ where
     R: Send,
 {
     move |injected| {
-        // SAFETY: injected jobs run on a worker of this pool, whose current
-        // pointer is set and live.
-        let wt = unsafe { WorkerThread::current().as_ref() };
-        let wt = wt.expect("injected job ran outside a worker");
-        wt.in_group(g, || op(wt, injected))
+        WorkerThread::with_current(|wt| {
+            let wt = wt.expect("injected job ran outside a worker");
+            wt.in_group(g, || op(wt, injected))
+        })
     }
 }

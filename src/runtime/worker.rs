@@ -54,7 +54,8 @@ std::thread_local! {
 }
 
 /// The per-thread state of a worker. Lives on the worker thread's stack
-/// for the whole main loop; [`WorkerThread::current`] points to it.
+/// for the whole main loop; [`CURRENT`] points to it (read through
+/// [`WorkerThread::with_current`]).
 pub(crate) struct WorkerThread {
     deque: Worker<JobRef>,
     index: usize,
@@ -178,10 +179,27 @@ impl Drop for ResetCurrent {
 }
 
 impl WorkerThread {
-    /// The worker running on this thread, or null.
+    /// Calls `f` with the worker running on this thread (a worker of any
+    /// pool), or `None` on any other thread. The one place that turns
+    /// [`CURRENT`] into a reference: everything else goes through here.
     #[inline]
-    pub(crate) fn current() -> *const WorkerThread {
-        CURRENT.with(|c| c.get())
+    pub(crate) fn with_current<R>(f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        // SAFETY: `CURRENT` is non-null only while it points to a live
+        // `WorkerThread` of this thread: `main_loop` sets it to its own
+        // `wt` and clears it (`ResetCurrent`, dropped before `wt`, also on
+        // unwind) before `wt` goes away, and `adopt_current_thread` sets it
+        // to a worker leaked for good. So the worker outlives this call.
+        // The reference cannot outlive it: `f` must accept a borrow of any
+        // lifetime and `R` is chosen by the caller, so neither can name it;
+        // and `WorkerThread` is not `Sync` (cells), so the reference cannot
+        // reach another thread.
+        f(unsafe { CURRENT.with(Cell::get).as_ref() })
+    }
+
+    /// Whether this thread is a worker (of any pool).
+    #[inline]
+    pub(crate) fn on_worker_thread() -> bool {
+        !CURRENT.with(Cell::get).is_null()
     }
 
     /// Its pool.
@@ -228,11 +246,10 @@ impl WorkerThread {
     /// [`Self::in_group`] on the worker running this thread (jobs run on
     /// workers; on any other thread `f` just runs).
     pub(crate) fn in_group_here<R>(g: GroupRef, f: impl FnOnce() -> R) -> R {
-        // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-        match unsafe { Self::current().as_ref() } {
+        Self::with_current(|wt| match wt {
             Some(wt) => wt.in_group(g, f),
             None => f(),
-        }
+        })
     }
 
     /// Runs `f` with `g` as the current group (restored on return and on

@@ -31,20 +31,22 @@ impl Registry {
         f: F,
     ) {
         self.detached.fetch_add(1, Ordering::SeqCst);
-        let wt = self.current_worker();
-        let g = if group.is_none() {
-            wt.map_or(GroupRef::NONE, |wt| wt.group())
-        } else {
-            group
-        };
-        let body = self.detached_body(f);
-        match g.get() {
-            None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
-            Some(st) => {
-                let job = HeapJob::into_job_ref(move || WorkerThread::in_group_here(g, body), wt);
-                self.push_group(st, job, wt);
+        self.with_current_worker(|wt| {
+            let g = if group.is_none() {
+                wt.map_or(GroupRef::NONE, |wt| wt.group())
+            } else {
+                group
+            };
+            let body = self.detached_body(f);
+            match g.get() {
+                None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
+                Some(st) => {
+                    let job =
+                        HeapJob::into_job_ref(move || WorkerThread::in_group_here(g, body), wt);
+                    self.push_group(st, job, wt);
+                }
             }
-        }
+        })
     }
 
     /// The body of a detached job running `f`, already counted in
@@ -69,7 +71,7 @@ impl Registry {
     /// From elsewhere the job goes where `spawn` puts it (an injector is in
     /// spawn order already).
     pub(crate) fn spawn_fifo<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) {
-        match self.current_worker() {
+        self.with_current_worker(|wt| match wt {
             Some(wt) if wt.group().is_none() => {
                 self.detached.fetch_add(1, Ordering::SeqCst);
                 let job = HeapJob::into_job_ref(self.detached_body(f), Some(wt));
@@ -78,7 +80,7 @@ impl Registry {
                 wt.push(unsafe { self.threads[wt.index()].fifo.push(job) });
             }
             _ => self.spawn_detached(f),
-        }
+        })
     }
 
     /// `spawn_broadcast`: runs `op` once on every worker, as detached jobs
@@ -90,22 +92,23 @@ impl Registry {
         let n = self.num_threads();
         self.detached.fetch_add(n, Ordering::SeqCst);
         let op = Arc::new(op);
-        let wt = self.current_worker();
-        for index in 0..n {
-            let op = Arc::clone(&op);
-            let body = self.detached_body(move || op(BroadcastContext::new(index, n)));
-            self.push_targeted(index, HeapJob::into_job_ref(body, wt));
-        }
+        self.with_current_worker(|wt| {
+            for index in 0..n {
+                let op = Arc::clone(&op);
+                let body = self.detached_body(move || op(BroadcastContext::new(index, n)));
+                self.push_targeted(index, HeapJob::into_job_ref(body, wt));
+            }
+        })
     }
 
     /// A panic of a detached job: counted (`detached_panics`), then given
     /// to the panic handler, or dropped without one (the panic hook has
     /// printed it). Never unwinds, so the job still calls `detached_done`.
     fn handle_detached_panic(&self, payload: Box<dyn Any + Send>) {
-        match self.current_worker() {
+        self.with_current_worker(|wt| match wt {
             Some(wt) => self.counters[wt.index()].panic(),
             None => self.external.panic(),
-        }
+        });
         match &self.panic_handler {
             // A panicking handler is ignored: there is nobody to report to.
             Some(h) => unwind::call_handler(|| h(payload)),

@@ -22,7 +22,7 @@ use super::Registry;
 
 impl Registry {
     /// Pushes onto `from`'s deque (a worker of this pool, see
-    /// [`Registry::current_worker`]), or injects when there is none.
+    /// [`Registry::with_current_worker`]), or injects when there is none.
     #[inline]
     pub(crate) fn push_from(&self, job: JobRef, from: Option<&WorkerThread>) {
         match from {
