@@ -6,7 +6,7 @@
 //! nearest first (SMT siblings, cluster, LLC, NUMA node, package, remote)
 //! with a random start inside each tier, then the other LLCs' injectors
 //! nearest first, then the other clusters' spread-group queues, then the
-//! other LLCs' pack-group queues, each only as [`crate::groups::may_help`]
+//! other LLCs' pack-group queues, each only as [`crate::groups::policy::may_help_by`]
 //! allows (that LLC overloaded, or saturated while this worker is idle).
 //! The tiers are those of the pool's current cluster mode, read at the
 //! start of each pass (the run-time switch changes orders only: every

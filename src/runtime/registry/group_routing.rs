@@ -42,7 +42,7 @@ impl Registry {
     }
 
     /// Whether a worker of another LLC may take a job from LLC `l`'s pack
-    /// queue ([`crate::groups::may_help`]): `helper` is that worker (whether
+    /// queue ([`crate::groups::policy::may_help_by`]): `helper` is that worker (whether
     /// it has nothing else to do is its idle bit, set during the re-check
     /// before it parks); `None` asks whether an idle helper would be
     /// allowed (a pusher deciding to wake one). Asked per pack push into a
