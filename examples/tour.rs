@@ -71,7 +71,7 @@ fn histogram(pool: &ThreadPool) -> (u64, u64, u64) {
         let share = pct(n, all);
         let bar = "#".repeat((share / 2.0).round() as usize);
         println!(
-            "    steals {:<8} {n:>8} {share:5.1}% {bar}",
+            "    steals {:<12} {n:>8} {share:5.1}% {bar}",
             kind.to_string()
         );
     }

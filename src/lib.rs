@@ -20,6 +20,8 @@ pub mod string;
 pub mod vec;
 pub(crate) mod runtime;
 pub(crate) mod sync;
+#[cfg(test)]
+mod test_support;
 pub mod topology;
 
 // Programs the compiler must reject (doctests only).
@@ -42,36 +44,28 @@ pub use runtime::pin::PinStatus;
 pub use runtime::stats::{PoolStats, TIER_KINDS, WorkerStats};
 pub use topology::{CpuSet, Level, Topology, TopologyError};
 
-/// Internals for the `idle_search` benchmark (`benches/idle_search.rs`).
+/// Internals for the `idle_search` benchmark (`benches/idle_search.rs`), the
+/// one hidden module of a normal build.
 ///
-/// Criterion benches are separate crates and can only reach public items, so
-/// the idle-mask types are re-exported here. Not part of the API: hidden from
-/// the docs, no stability promise.
+/// Why it exists: the benchmark times the idle masks' claim and search
+/// operations alone, without threads, which no public call isolates; and
+/// criterion benches are separate crates that reach only public items.
+/// Tests do not use it (they are unit tests inside the crate). Not part of
+/// the API: hidden from the docs, no stability promise.
 #[doc(hidden)]
 pub mod __bench {
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
 }
 
-/// Internals for the group policy tests (`tests/groups_policy.rs`): the idle
-/// masks of a layout, as the pool builds them, to check which worker a
-/// group push wakes. Not part of the API: hidden, no stability promise.
-#[doc(hidden)]
-pub mod __policy {
-    pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
-
-    /// The idle shape the pool builds for `layout`.
-    pub fn idle_shape(layout: &crate::Layout) -> IdleShape {
-        crate::runtime::registry::idle_shape(layout)
-    }
-}
-
-/// Internals for the `loom-tests` crate, compiled only under `--cfg loom`:
-/// the protocol types and the workers' search loop itself
+/// Internals for the `loom-tests` crate, compiled only under `--cfg loom`
+/// (never in a normal build, so no part of the public API): the protocol
+/// types and the workers' search loop itself
 /// ([`search`](crate::runtime::search::search), generic over its sources),
 /// so the models run the code that ships.
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod __loom {
+    pub use crate::groups::policy::overloaded;
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
     pub use crate::runtime::latch::{CoreLatch, CountLatch, Latch, LatchOwner, LockLatch};
     pub use crate::runtime::private::{

@@ -13,6 +13,7 @@ mod iter_util;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use locus::iter::Replay;
 use locus::iter::plumbing::hierarchy::{Domain, SplitDepth, first_split};
@@ -176,7 +177,7 @@ fn items_of_each_piece_run_in_its_llc() {
 #[test]
 fn cpu_bound_items_run_in_their_llc_overall() {
     let _serial = measuring();
-    within_deadline(|| {
+    within_deadline("cpu-bound items run in their llc overall", || {
         let pool = virtual_pool("llc:4 core:2");
         let per_piece = locality_per_piece(&pool, 512, 4, |i| {
             heavy(i, 60_000);

@@ -249,7 +249,7 @@ fn remote_tiers_by_distance() {
             tier(Remote, &[0..8], 30)
         ]
     );
-    assert_eq!(w.tiers[3].to_string(), "remote(30) 0-7");
+    assert_eq!(w.tiers[3].to_string(), "other-node(30) 0-7");
 }
 
 #[test]
@@ -285,6 +285,8 @@ fn flat_order_is_one_tier_of_all_others() {
     assert_eq!(l.workers()[5].tiers, [tier(TierKind::Remote, &[0..5, 6..64], 0)]);
     assert_eq!(l.workers()[0].tiers, [tier(TierKind::Remote, &[1..64], 0)]);
     assert_eq!(l.workers()[63].tiers, [tier(TierKind::Remote, &[0..63], 0)]);
+    // Its text says what it is, not a place.
+    assert_eq!(l.workers()[0].tiers[0].to_string(), "all-others 1-63");
     let one = layout("core:1", flat);
     assert!(one.workers()[0].tiers.is_empty());
 }
@@ -439,7 +441,7 @@ fn options_parse_and_print() {
     assert_eq!(LayoutOptions::default().steal_order, StealOrder::Hierarchical);
     assert!(LayoutOptions::default().cluster_aware);
     let names: Vec<String> = locus::TIER_KINDS.iter().map(|k| k.to_string()).collect();
-    assert_eq!(names, ["smt", "cluster", "llc", "numa", "package", "remote"]);
+    assert_eq!(names, ["smt-sibling", "same-cluster", "same-llc", "same-node", "same-package", "other-node"]);
 }
 
 #[test]
@@ -454,7 +456,7 @@ fn display_table() {
     assert_eq!(lines[1], "worker  PU  CPUs  core  cluster  LLC  node  capacity");
     assert_eq!(lines[2], "0       0   0-1   0     0        0    0     1024");
     assert_eq!(lines[9], "7       7   6-7   7     3        1    0     1024");
-    assert_eq!(lines[10], "steal order of worker 0: cluster 1 | llc 2-3 | numa 4-7");
+    assert_eq!(lines[10], "steal order of worker 0: same-cluster 1 | same-llc 2-3 | same-node 4-7");
     assert_eq!(lines.len(), 11);
     // 128 workers and more: one row per cluster.
     let l = default_layout("package:2 numa:2 llc:2 cluster:2 core:4 smt:2");

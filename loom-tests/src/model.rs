@@ -151,7 +151,7 @@ impl Pool {
             .map(|m| idle.llc_len(m) - idle.idle_count(m))
             .collect();
         let size: Vec<usize> = (0..n).map(|m| idle.llc_len(m)).collect();
-        locus::groups::overloaded(&busy, &size, l)
+        locus::__loom::overloaded(&busy, &size, l)
     }
 
     /// Jobs announced and not finished yet.

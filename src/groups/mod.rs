@@ -6,28 +6,30 @@
 //! `scope`, `join`, `install`) carry the group; jobs created inside a group
 //! job (scope spawns, join halves) belong to the same group.
 //!
-//! This module holds the options and the policy as pure code
-//! ([`AffinityTracker`], [`overloaded`], [`may_help`], [`SpreadDealer`],
-//! [`spread_units`]);
-//! the runtime applies them:
+//! This module holds what a user asks for and gets back ([`GroupOptions`],
+//! [`Affinity`], [`Placement`], [`GroupError`], [`GroupStats`]); the
+//! policy itself is crate-private pure code (`policy`: the learned LLC
+//! preference, the overload and help rules, the capacity-weighted spread
+//! dealer; `plan`: where each job of a group goes), unit-tested without
+//! threads; the runtime applies them:
 //! - **Pack** with an LLC `L` (given, or learned with [`Affinity::Auto`]):
 //!   a job goes to `L`'s group queue and wakes an idle worker of `L`
 //!   (the spawning worker's cluster first, or the `Near` worker's, big cores
 //!   first). Workers of `L` take from that queue right after their own
 //!   deque; workers of other LLCs only after every nearer source came up
-//!   empty, and only as [`may_help`] allows: while `L` is [`overloaded`],
+//!   empty, and only as `may_help` allows: while `L` is `overloaded`,
 //!   or when `L` is saturated (none of its workers idle) and the helper has
 //!   found nothing else to do. A push into a saturated `L` also wakes an
 //!   idle worker elsewhere. So a packed group uses the whole pool when its
 //!   jobs wait for each other (a barrier across more jobs than `L` has
 //!   workers finishes), and stays in `L` while `L` keeps up.
 //! - **Spread**: each job is dealt to the next cluster (LLC when cluster
-//!   awareness is off) by a [`SpreadDealer`] weighted by capacity, goes to
+//!   awareness is off) by a `SpreadDealer` weighted by capacity, goes to
 //!   that cluster's queue and wakes an idle worker there (big first); any
 //!   idle worker may take it when that cluster's workers are busy.
 //! - Every run of a group job is counted in its LLC ([`GroupStats`]); for
 //!   `Auto` the counts feed the group's tracker every 8 runs, and the
-//!   tracker's counts are halved once per elapsed [`DECAY_PERIOD`] at that
+//!   tracker's counts are halved once per elapsed decay period (10 ms) at that
 //!   moment. Decay is applied when the tracker is fed, so a group that
 //!   stops running keeps its last preference until it runs again (its
 //!   first jobs then go to its old LLC, and the elapsed decay is applied at
@@ -41,15 +43,14 @@
 
 mod options;
 mod plan;
-mod policy;
+// `pub(crate)`, not private: `__loom` re-exports `policy::overloaded`.
+pub(crate) mod policy;
+#[cfg(test)]
+mod tests;
 
 pub use options::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
-pub use plan::{Destination, GroupPlan};
-pub(crate) use policy::may_help_by;
-pub use policy::{
-    AffinityTracker, JOB_WEIGHT, MIN_ACTIVITY, SpreadDealer, SpreadUnit, may_help, overloaded,
-    spread_units,
-};
+pub(crate) use plan::{Destination, GroupPlan};
+pub(crate) use policy::{AffinityTracker, may_help_by};
 
 /// How often an `Auto` group's counts are halved.
-pub const DECAY_PERIOD: std::time::Duration = std::time::Duration::from_millis(10);
+pub(crate) const DECAY_PERIOD: std::time::Duration = std::time::Duration::from_millis(10);

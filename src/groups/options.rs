@@ -19,7 +19,8 @@ pub enum Affinity {
     /// The LLC of this worker; wakeups start at its cluster.
     Near(usize),
     /// Learned: the LLC where the group's jobs ran most recently, switched
-    /// with 2x hysteresis (see [`AffinityTracker`](super::AffinityTracker)).
+    /// with 2x hysteresis: the preference moves only to an LLC with more
+    /// than twice the current one's recent runs.
     /// Until there is enough activity, jobs are placed like ordinary jobs.
     Auto,
 }
@@ -30,7 +31,7 @@ pub enum Placement {
     /// Keep the jobs in the affinity's LLC (its queue, its idle workers,
     /// cluster first, big cores first); other LLCs help only when it is
     /// overloaded, or saturated while they have nothing else to do (see
-    /// [`may_help`](super::may_help)): a preference, not a cap on
+    /// [the module docs](super)): a preference, not a cap on
     /// parallelism. The default.
     #[default]
     Pack,

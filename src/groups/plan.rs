@@ -10,7 +10,7 @@ use crate::layout::Layout;
 
 /// Where one job of a group goes, and where the wakeup for it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Destination {
+pub(crate) enum Destination {
     /// Placed like an ordinary job: the spawning worker's deque, or an LLC
     /// injector from outside the pool (no affinity, or `Auto` without a
     /// preference yet).
@@ -45,7 +45,7 @@ pub enum Destination {
 /// The placement of one group on one layout: its domain, its `Near`
 /// worker, its spread dealers (one per cluster mode).
 #[derive(Debug)]
-pub struct GroupPlan {
+pub(crate) struct GroupPlan {
     options: GroupOptions,
     llcs: Vec<usize>,
     worker_llc: Vec<usize>,
@@ -59,7 +59,7 @@ impl GroupPlan {
     /// # Errors
     /// When the affinity names an LLC, NUMA node or worker the layout does
     /// not have.
-    pub fn new(layout: &Layout, options: GroupOptions) -> Result<GroupPlan, GroupError> {
+    pub(crate) fn new(layout: &Layout, options: GroupOptions) -> Result<GroupPlan, GroupError> {
         let nllc = layout.llc_ranges().len();
         let llcs = match options.affinity {
             Affinity::Llc(l) if l >= nllc => {
@@ -100,25 +100,27 @@ impl GroupPlan {
     }
 
     /// The options.
-    pub fn options(&self) -> GroupOptions {
+    pub(crate) fn options(&self) -> GroupOptions {
         self.options
     }
 
+    #[cfg(test)]
     /// The LLCs of the affinity's domain (all for `None` and `Auto`).
-    pub fn llcs(&self) -> &[usize] {
+    pub(crate) fn llcs(&self) -> &[usize] {
         &self.llcs
     }
 
     /// The LLC of `Llc(i)` and `Near(w)`, else `None`.
-    pub fn fixed_llc(&self) -> Option<usize> {
+    pub(crate) fn fixed_llc(&self) -> Option<usize> {
         match self.options.affinity {
             Affinity::Llc(_) | Affinity::Near(_) => Some(self.llcs[0]),
             _ => None,
         }
     }
 
+    #[cfg(test)]
     /// The spread units of one cluster mode, in dealing order.
-    pub fn spread_units(&self, cluster_aware: bool) -> &[SpreadUnit] {
+    pub(crate) fn spread_units(&self, cluster_aware: bool) -> &[SpreadUnit] {
         &self.units[usize::from(cluster_aware)]
     }
 
@@ -126,7 +128,7 @@ impl GroupPlan {
     ///
     /// - `learned`: the `Auto` group's preferred LLC (ignored otherwise);
     /// - `busy_size`: busy workers and workers per LLC (see
-    ///   [`overloaded`](super::overloaded)), asked only for `Numa`, which
+    ///   [`overloaded_by`](super::policy::overloaded_by)), asked only for `Numa`, which
     ///   packs into the least busy LLC of its node (relative to size);
     /// - `from_worker`: the pushing worker, if a worker of the pool; a pack
     ///   wakeup starts at its cluster when it is in the target LLC (at the
@@ -134,7 +136,7 @@ impl GroupPlan {
     /// - `cluster_aware`: the pool's current cluster mode.
     ///
     /// Spread advances the dealer of the current mode.
-    pub fn destination(
+    pub(crate) fn destination(
         &self,
         learned: Option<usize>,
         busy_size: &dyn Fn() -> (Vec<usize>, Vec<usize>),

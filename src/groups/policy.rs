@@ -6,17 +6,17 @@
 //! dealer deals over on a [`Layout`]).
 //!
 //! The runtime calls exactly these functions; the tests in
-//! `tests/groups_policy.rs` drive them on synthetic and real topologies.
+//! in `groups::tests` drive them on synthetic and real topologies.
 
 use crate::layout::Layout;
 
 /// Fixed-point scale of one recorded job in an [`AffinityTracker`], so that
 /// decay keeps fractions of small counts.
-pub const JOB_WEIGHT: u64 = 256;
+pub(crate) const JOB_WEIGHT: u64 = 256;
 
 /// Recent activity (in jobs, decayed) below which a group has no preferred
 /// LLC.
-pub const MIN_ACTIVITY: u64 = 8;
+pub(crate) const MIN_ACTIVITY: u64 = 8;
 
 /// A group's learned LLC preference, the way the kernel's cache-aware
 /// scheduling picks a process's preferred LLC.
@@ -29,17 +29,8 @@ pub const MIN_ACTIVITY: u64 = 8;
 ///   current preference the LLC with the most jobs wins (lowest index on
 ///   ties); with one, it moves only to an LLC with **more than twice** the
 ///   current LLC's count (hysteresis: 60/40 stays, 20/80 moves).
-///
-/// ```
-/// use locus::groups::AffinityTracker;
-/// let mut t = AffinityTracker::new(2);
-/// assert_eq!(t.preferred(), None);
-/// for _ in 0..6 { t.record(0); }
-/// for _ in 0..4 { t.record(1); }
-/// assert_eq!(t.preferred(), Some(0));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AffinityTracker {
+pub(crate) struct AffinityTracker {
     counts: Vec<u64>,
     preferred: Option<usize>,
     changes: u64,
@@ -47,7 +38,7 @@ pub struct AffinityTracker {
 
 impl AffinityTracker {
     /// A tracker for `llcs` LLCs, with no activity and no preference.
-    pub fn new(llcs: usize) -> Self {
+    pub(crate) fn new(llcs: usize) -> Self {
         AffinityTracker {
             counts: vec![0; llcs],
             preferred: None,
@@ -55,13 +46,15 @@ impl AffinityTracker {
         }
     }
 
+    #[cfg(test)]
     /// Counts one job that ran in `llc` (ignored if out of range).
-    pub fn record(&mut self, llc: usize) {
+    pub(crate) fn record(&mut self, llc: usize) {
         self.record_n(llc, 1);
     }
 
+    #[cfg(test)]
     /// Counts `n` jobs that ran in `llc` (ignored if out of range).
-    pub fn record_n(&mut self, llc: usize, n: u64) {
+    pub(crate) fn record_n(&mut self, llc: usize, n: u64) {
         if let Some(c) = self.counts.get_mut(llc) {
             *c = c.saturating_add(n.saturating_mul(JOB_WEIGHT));
             self.evaluate();
@@ -70,9 +63,9 @@ impl AffinityTracker {
 
     /// Counts `jobs[l]` jobs in each LLC `l` at once (extra entries are
     /// ignored), then re-evaluates once: the outcome does not depend on the
-    /// order of the LLCs, as it would with one [`record_n`](Self::record_n)
+    /// order of the LLCs, as it would with one `record_n`
     /// per LLC.
-    pub fn record_all(&mut self, jobs: &[u64]) {
+    pub(crate) fn record_all(&mut self, jobs: &[u64]) {
         for (c, &n) in self.counts.iter_mut().zip(jobs) {
             *c = c.saturating_add(n.saturating_mul(JOB_WEIGHT));
         }
@@ -80,7 +73,7 @@ impl AffinityTracker {
     }
 
     /// Halves every count `steps` times (one step per elapsed decay period).
-    pub fn decay(&mut self, steps: u32) {
+    pub(crate) fn decay(&mut self, steps: u32) {
         if steps == 0 {
             return;
         }
@@ -91,18 +84,19 @@ impl AffinityTracker {
     }
 
     /// The preferred LLC, if there is enough recent activity.
-    pub fn preferred(&self) -> Option<usize> {
+    pub(crate) fn preferred(&self) -> Option<usize> {
         self.preferred
     }
 
     /// How often the preference moved from one LLC to another (gaining or
     /// losing a preference for lack of activity is not counted).
-    pub fn changes(&self) -> u64 {
+    pub(crate) fn changes(&self) -> u64 {
         self.changes
     }
 
+    #[cfg(any(test, feature = "sim"))]
     /// The decayed counts, in jobs (rounded down), by LLC.
-    pub fn counts(&self) -> Vec<u64> {
+    pub(crate) fn counts(&self) -> Vec<u64> {
         self.counts.iter().map(|c| c / JOB_WEIGHT).collect()
     }
 
@@ -127,21 +121,10 @@ impl AffinityTracker {
     }
 }
 
-/// The overload rule of packing: may workers of other LLCs take jobs aimed
-/// at LLC `preferred`?
-///
-/// `busy[l]` is the number of busy (not idle) workers of LLC `l` and
-/// `size[l]` its number of workers. True when the preferred LLC's busy
-/// workers exceed the least busy LLC's by more than 20% of the preferred
-/// LLC's size (the kernel's imbalance margin). Out-of-range input: false.
-///
-/// ```
-/// use locus::groups::overloaded;
-/// // 4 busy of 4 while the neighbour is idle: overloaded.
-/// assert!(overloaded(&[4, 0], &[4, 4], 0));
-/// // 10 busy of 16 against 8 busy: 2 is not more than 3.2.
-/// assert!(!overloaded(&[10, 8], &[16, 16], 0));
-/// ```
+/// [`overloaded_by`] over slices: `busy[l]` and `size[l]` for every LLC
+/// `l`. For the unit tests and the loom models (the runtime reads the
+/// counts in place).
+#[cfg(any(test, loom))]
 pub fn overloaded(busy: &[usize], size: &[usize], preferred: usize) -> bool {
     if preferred >= size.len() {
         return false;
@@ -149,9 +132,15 @@ pub fn overloaded(busy: &[usize], size: &[usize], preferred: usize) -> bool {
     overloaded_by(busy.len(), |l| busy[l], size[preferred], preferred)
 }
 
-/// [`overloaded`] over `llcs` LLCs whose busy counts come from `busy(l)`,
-/// with `size` the preferred LLC's number of workers: the runtime reads the
-/// counts straight from its idle masks, without collecting them.
+/// The overload rule of packing: may workers of other LLCs take jobs aimed
+/// at LLC `preferred`?
+///
+/// There are `llcs` LLCs; `busy(l)` is the number of busy (not idle)
+/// workers of LLC `l` and `size` the preferred LLC's number of workers
+/// (the runtime reads the counts straight from its idle masks, without
+/// collecting them). True when the preferred LLC's busy
+/// workers exceed the least busy LLC's by more than 20% of the preferred
+/// LLC's size (the kernel's imbalance margin). Out-of-range input: false.
 pub(crate) fn overloaded_by(
     llcs: usize,
     busy: impl Fn(usize) -> usize,
@@ -167,38 +156,9 @@ pub(crate) fn overloaded_by(
     b.saturating_sub(least) * 5 > size
 }
 
-/// The help rule of packing: may an idle worker of another LLC take a job
-/// from LLC `preferred`'s pack queue (a queue that is not empty)?
-///
-/// `busy[l]` and `size[l]` are as for [`overloaded`]; `helper_idle` says
-/// whether the asking worker has nothing else to do (in the runtime: its
-/// idle bit is set, i.e. it searched every other source, spun, announced
-/// itself idle and is re-checking before it parks). Yes when:
-///
-/// - `preferred` is [`overloaded`] (the kernel's imbalance rule), or
-/// - `preferred` is **saturated** (every one of its workers busy, none
-///   idle, while jobs wait in its queue) and the helper is idle. Packing is
-///   a preference, not a cap on parallelism: a queued job would otherwise
-///   wait for one of `preferred`'s workers to finish, and if those block
-///   (on a barrier, a channel, a lock) until the queued jobs run too, it
-///   would wait forever. The idle condition keeps the preference where it
-///   matters: a worker that still finds other work, or that is merely
-///   searching between two jobs, leaves the job to `preferred`'s own
-///   workers, which look at their queue right after their own deque.
-///
-/// Out-of-range input: false.
-///
-/// ```
-/// use locus::groups::may_help;
-/// // 8 busy of 8 against 7 busy of 8: within the 20% margin, but LLC 0
-/// // is saturated, so an idle worker of LLC 1 may take its queued jobs.
-/// assert!(may_help(&[8, 7], &[8, 8], 0, true));
-/// // A worker that is still searching between jobs leaves them alone.
-/// assert!(!may_help(&[8, 7], &[8, 8], 0, false));
-/// // One idle worker of 8 left: that worker is woken instead.
-/// assert!(!may_help(&[7, 6], &[8, 8], 0, true));
-/// ```
-pub fn may_help(busy: &[usize], size: &[usize], preferred: usize, helper_idle: bool) -> bool {
+/// [`may_help_by`] over slices, as [`overloaded`]. For the unit tests.
+#[cfg(test)]
+pub(crate) fn may_help(busy: &[usize], size: &[usize], preferred: usize, helper_idle: bool) -> bool {
     if preferred >= size.len() || preferred >= busy.len() {
         return false;
     }
@@ -211,9 +171,27 @@ pub fn may_help(busy: &[usize], size: &[usize], preferred: usize, helper_idle: b
     )
 }
 
-/// [`may_help`] over `llcs` LLCs whose busy counts come from `busy(l)`,
-/// with `size` the preferred LLC's number of workers; `helper_idle` is
-/// asked only when the answer depends on it.
+/// The help rule of packing: may an idle worker of another LLC take a job
+/// from LLC `preferred`'s pack queue (a queue that is not empty)?
+///
+/// `llcs`, `busy` and `size` are as for [`overloaded_by`]; `helper_idle`
+/// (asked only when the answer depends on it) says whether the asking
+/// worker has nothing else to do (in the runtime: its
+/// idle bit is set, i.e. it searched every other source, spun, announced
+/// itself idle and is re-checking before it parks). Yes when:
+///
+/// - `preferred` is overloaded ([`overloaded_by`], the kernel's imbalance rule), or
+/// - `preferred` is **saturated** (every one of its workers busy, none
+///   idle, while jobs wait in its queue) and the helper is idle. Packing is
+///   a preference, not a cap on parallelism: a queued job would otherwise
+///   wait for one of `preferred`'s workers to finish, and if those block
+///   (on a barrier, a channel, a lock) until the queued jobs run too, it
+///   would wait forever. The idle condition keeps the preference where it
+///   matters: a worker that still finds other work, or that is merely
+///   searching between two jobs, leaves the job to `preferred`'s own
+///   workers, which look at their queue right after their own deque.
+///
+/// Out-of-range input: false.
 pub(crate) fn may_help_by(
     llcs: usize,
     busy: impl Fn(usize) -> usize,
@@ -230,16 +208,16 @@ pub(crate) fn may_help_by(
 
 /// One target of spreading: a cluster (cluster-aware) or an LLC.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpreadUnit {
+pub(crate) struct SpreadUnit {
     /// Dense cluster id ([`Layout::cluster_ranges`]) when dealing over
     /// clusters, `None` when dealing over LLCs.
-    pub cluster: Option<usize>,
+    pub(crate) cluster: Option<usize>,
     /// Dense LLC id of the unit.
-    pub llc: usize,
+    pub(crate) llc: usize,
     /// Its workers.
-    pub workers: std::ops::Range<usize>,
+    pub(crate) workers: std::ops::Range<usize>,
     /// Sum of its workers' capacities.
-    pub weight: u64,
+    pub(crate) weight: u64,
 }
 
 /// The units a spreading group deals over, in dealing order, limited to the
@@ -247,7 +225,7 @@ pub struct SpreadUnit {
 /// else every LLC. Units are interleaved across LLCs (first cluster of each
 /// LLC, then the second of each, ...) so that consecutive jobs of equal
 /// weight land in different LLCs.
-pub fn spread_units(layout: &Layout, cluster_aware: bool, llcs: &[usize]) -> Vec<SpreadUnit> {
+pub(crate) fn spread_units(layout: &Layout, cluster_aware: bool, llcs: &[usize]) -> Vec<SpreadUnit> {
     let all: Vec<usize> = (0..layout.llc_ranges().len()).collect();
     let llcs = if llcs.is_empty() { &all[..] } else { llcs };
     let cap = |r: &std::ops::Range<usize>| -> u64 {
@@ -300,15 +278,8 @@ pub fn spread_units(layout: &Layout, cluster_aware: bool, llcs: &[usize]) -> Vec
 /// Smooth weighted round robin: over any window of `sum(weights)` deals,
 /// unit `i` gets exactly `weights[i]` of them, and its deals are spread out
 /// evenly rather than bunched. Equal weights deal in index order.
-///
-/// ```
-/// use locus::groups::SpreadDealer;
-/// let mut d = SpreadDealer::new(&[2, 1]);
-/// let v: Vec<usize> = (0..6).map(|_| d.next_unit()).collect();
-/// assert_eq!(v, [0, 1, 0, 0, 1, 0]);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpreadDealer {
+pub(crate) struct SpreadDealer {
     weights: Vec<i64>,
     current: Vec<i64>,
     total: i64,
@@ -318,7 +289,7 @@ impl SpreadDealer {
     /// A dealer over units of these weights (zero weights are raised to 1;
     /// weights are reduced by their greatest common divisor). An empty list
     /// gives a dealer that always answers 0.
-    pub fn new(weights: &[u64]) -> Self {
+    pub(crate) fn new(weights: &[u64]) -> Self {
         let g = weights.iter().fold(0u64, |g, &w| gcd(g, w.max(1)));
         let weights: Vec<i64> = weights
             .iter()
@@ -333,7 +304,7 @@ impl SpreadDealer {
     }
 
     /// The unit of the next job.
-    pub fn next_unit(&mut self) -> usize {
+    pub(crate) fn next_unit(&mut self) -> usize {
         if self.weights.is_empty() {
             return 0;
         }
@@ -369,6 +340,16 @@ mod tests {
     #[test]
     fn hysteresis_60_40_stays_20_80_moves() {
         let mut t = AffinityTracker::new(2);
+        assert_eq!(t.preferred(), None);
+        // 6 jobs against 4, one by one: enough activity, the most jobs win.
+        let mut first = AffinityTracker::new(2);
+        for _ in 0..6 {
+            first.record(0);
+        }
+        for _ in 0..4 {
+            first.record(1);
+        }
+        assert_eq!(first.preferred(), Some(0));
         prefer(&mut t, 10, 0, 3);
         assert_eq!(t.preferred(), Some(0));
         prefer(&mut t, 6, 4, 20);
@@ -420,6 +401,8 @@ mod tests {
         assert!(!overloaded(&[5, 3], &[10, 10], 0));
         assert!(overloaded(&[6, 3], &[10, 10], 0));
         assert!(!overloaded(&[1], &[1], 3));
+        // 10 busy of 16 against 8 busy: 2 is not more than 3.2.
+        assert!(!overloaded(&[10, 8], &[16, 16], 0));
     }
 
     #[test]
@@ -454,6 +437,10 @@ mod tests {
         let mut eq = SpreadDealer::new(&[5, 5, 5, 5]);
         let v: Vec<usize> = (0..8).map(|_| eq.next_unit()).collect();
         assert_eq!(v, [0, 1, 2, 3, 0, 1, 2, 3]);
+        // Smooth: weight 2 against 1 alternates instead of bunching.
+        let mut d = SpreadDealer::new(&[2, 1]);
+        let v: Vec<usize> = (0..6).map(|_| d.next_unit()).collect();
+        assert_eq!(v, [0, 1, 0, 0, 1, 0]);
     }
 
     #[test]

@@ -67,7 +67,7 @@ impl fmt::Display for Layout {
     /// let t = Topology::synthetic("llc:2 core:2").unwrap();
     /// let text = Layout::new(&t, &LayoutOptions::default()).unwrap().to_string();
     /// assert!(text.contains("worker  PU  CPUs  core  cluster  LLC  node  capacity"));
-    /// assert!(text.contains("steal order of worker 0: llc 1 | numa 2-3"));
+    /// assert!(text.contains("steal order of worker 0: same-llc 1 | same-node 2-3"));
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let o = &self.options;

@@ -73,34 +73,42 @@ use std::sync::OnceLock;
 /// The largest number of workers a layout accepts.
 pub const MAX_WORKERS: usize = 1 << 16;
 
-/// The kind of a steal [`Tier`]: which domain its workers share with the thief.
+/// The kind of a steal [`Tier`]: the smallest domain its workers share with
+/// the thief, which is where the victim is. The [names](TierKind::name)
+/// say so (`same-llc`: another worker of the thief's LLC, not of its
+/// cluster); the variants are named after the domain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TierKind {
-    /// The other workers of its core (SMT siblings, or workers sharing its PU).
+    /// `smt-sibling`: the other workers of its core (SMT siblings, or
+    /// workers sharing its PU).
     Smt,
-    /// The rest of its cluster.
+    /// `same-cluster`: the rest of its cluster.
     Cluster,
-    /// The rest of its LLC.
+    /// `same-llc`: the rest of its LLC (other clusters).
     Llc,
-    /// The rest of its NUMA node.
+    /// `same-node`: the rest of its NUMA node (other LLCs).
     Numa,
-    /// The rest of its package.
+    /// `same-package`: the rest of its package (other NUMA nodes, or other
+    /// LLCs when NUMA nodes enclose packages).
     Package,
-    /// Workers of other NUMA nodes at one distance, or for
-    /// [`StealOrder::Flat`] all other workers.
+    /// `other-node`: workers of other NUMA nodes at one distance, or for
+    /// [`StealOrder::Flat`] all other workers (that tier shows as
+    /// `all-others` in a [`Tier`]'s text).
     Remote,
 }
 
 impl TierKind {
-    /// Lower-case name: `smt`, `cluster`, `llc`, `numa`, `package`, `remote`.
+    /// Where the victim is: `smt-sibling`, `same-cluster`, `same-llc`,
+    /// `same-node`, `same-package`, `other-node`. Used by `Display`, the
+    /// layout table, and the `st:*` columns of the stats table.
     pub fn name(self) -> &'static str {
         match self {
-            TierKind::Smt => "smt",
-            TierKind::Cluster => "cluster",
-            TierKind::Llc => "llc",
-            TierKind::Numa => "numa",
-            TierKind::Package => "package",
-            TierKind::Remote => "remote",
+            TierKind::Smt => "smt-sibling",
+            TierKind::Cluster => "same-cluster",
+            TierKind::Llc => "same-llc",
+            TierKind::Numa => "same-node",
+            TierKind::Package => "same-package",
+            TierKind::Remote => "other-node",
         }
     }
 }
@@ -147,10 +155,13 @@ impl Tier {
 }
 
 impl fmt::Display for Tier {
-    /// `cluster 1-3`, `llc 0,4-15`, `remote(20) 32-63`.
+    /// `same-cluster 1-3`, `same-llc 0,4-15`, `other-node(20) 32-63`, and
+    /// `all-others 1-63` for the one tier of [`StealOrder::Flat`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.kind == TierKind::Remote && self.distance > 0 {
             write!(f, "{}({}) ", self.kind, self.distance)?;
+        } else if self.kind == TierKind::Remote {
+            f.write_str("all-others ")?;
         } else {
             write!(f, "{} ", self.kind)?;
         }

@@ -427,7 +427,7 @@ impl<S> ThreadPoolBuilder<S> {
             Some(t) => Cow::Owned(t),
             None => match env("LOCUS_TOPOLOGY") {
                 Some(spec) => Cow::Owned(Topology::synthetic(spec.trim())?),
-                None => Topology::detect_for_pool(!WorkerThread::current().is_null()),
+                None => Topology::detect_for_pool(WorkerThread::on_worker_thread()),
             },
         };
         let topology = confine(topology, self.settings.cpus, env)?;

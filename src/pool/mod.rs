@@ -17,7 +17,7 @@ mod builder;
 mod error;
 pub(crate) mod fifo;
 pub(crate) mod global;
-mod group;
+mod job_group;
 mod join;
 mod scope;
 mod spawn;
@@ -30,7 +30,7 @@ use std::sync::Arc;
 pub use broadcast::{BroadcastContext, DomainContext, broadcast, spawn_broadcast};
 pub use builder::ThreadPoolBuilder;
 pub use error::{BuildError, ThreadPoolBuildError};
-pub use group::{JobGroup, outside_group};
+pub use job_group::{JobGroup, outside_group};
 pub use join::{FnContext, join, join_context};
 pub use scope::{Scope, ScopeFifo, in_place_scope, in_place_scope_fifo, scope, scope_fifo};
 pub use spawn::{spawn, spawn_fifo};
@@ -181,22 +181,22 @@ impl ThreadPool {
     /// [`yield_now`], if the current thread is a worker of this pool
     /// (`None` otherwise).
     pub fn yield_now(&self) -> Option<Yield> {
-        let wt = self.registry.current_worker()?;
-        Some(Yield::from_ran(wt.yield_now()))
+        self.registry
+            .with_current_worker(|wt| wt.map(|wt| Yield::from_ran(wt.yield_now())))
     }
 
     /// [`yield_local`], if the current thread is a worker of this pool
     /// (`None` otherwise).
     pub fn yield_local(&self) -> Option<Yield> {
-        let wt = self.registry.current_worker()?;
-        Some(Yield::from_ran(wt.yield_local()))
+        self.registry
+            .with_current_worker(|wt| wt.map(|wt| Yield::from_ran(wt.yield_local())))
     }
 
     /// [`current_thread_has_pending_tasks`], if the current thread is a
     /// worker of this pool (`None` otherwise).
     pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
-        let wt = self.registry.current_worker()?;
-        Some(wt.has_pending_tasks())
+        self.registry
+            .with_current_worker(|wt| wt.map(WorkerThread::has_pending_tasks))
     }
 
     /// Runs `op` once on every worker of this pool; results by worker
@@ -245,7 +245,8 @@ impl ThreadPool {
     /// The index of the current thread in this pool, if it is one of its
     /// workers.
     pub fn current_thread_index(&self) -> Option<usize> {
-        self.registry.current_worker().map(WorkerThread::index)
+        self.registry
+            .with_current_worker(|wt| wt.map(WorkerThread::index))
     }
 
     /// The number of workers.
@@ -307,9 +308,7 @@ impl Drop for ThreadPool {
 
 /// The index of the current thread in its pool, if it is a worker.
 pub fn current_thread_index() -> Option<usize> {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-    unsafe { wt.as_ref() }.map(WorkerThread::index)
+    WorkerThread::with_current(|wt| wt.map(WorkerThread::index))
 }
 
 /// The largest number of workers a pool may have
@@ -322,10 +321,8 @@ pub fn max_num_threads() -> usize {
 /// The number of workers of the current pool: the current worker's pool,
 /// else the global pool (built on first use).
 pub fn current_num_threads() -> usize {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-    match unsafe { wt.as_ref() } {
+    WorkerThread::with_current(|wt| match wt {
         Some(wt) => wt.registry().num_threads(),
         None => global::global_registry().num_threads(),
-    }
+    })
 }

@@ -26,7 +26,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use crate::runtime::group::GroupRef;
+use crate::runtime::group_state::GroupRef;
 use crate::runtime::job::HeapJob;
 use crate::runtime::latch::{CountLatch, Latch};
 use crate::runtime::registry::Registry;
@@ -185,15 +185,14 @@ fn in_place<R>(
     registry: Option<&Arc<Registry>>,
     f: impl FnOnce(Option<&WorkerThread>, Arc<Registry>) -> R,
 ) -> R {
-    // SAFETY: a non-null current pointer is this thread's live WorkerThread,
-    // alive for as long as any call on this thread (`f` included).
-    let wt = unsafe { WorkerThread::current().as_ref() };
-    let registry = match (registry, wt) {
-        (Some(r), _) => Arc::clone(r),
-        (None, Some(wt)) => Arc::clone(wt.registry()),
-        (None, None) => Arc::clone(global::global_registry()),
-    };
-    f(wt, registry)
+    WorkerThread::with_current(|wt| {
+        let registry = match (registry, wt) {
+            (Some(r), _) => Arc::clone(r),
+            (None, Some(wt)) => Arc::clone(wt.registry()),
+            (None, None) => Arc::clone(global::global_registry()),
+        };
+        f(wt, registry)
+    })
 }
 
 /// `in_place_scope` into `registry` (none: the current pool).
@@ -291,24 +290,25 @@ impl<'scope> ScopeBase<'scope> {
     /// else into the pool's injector.
     fn push(&self, job: impl FnOnce() + Send + 'scope) {
         let reg = &*self.registry;
-        let wt = reg.current_worker();
-        let group = wt.map_or(GroupRef::NONE, |wt| wt.group());
-        match group.get() {
-            None => {
-                // SAFETY: the closure borrows only data outliving 'scope, and
-                // the scope (which outlives nothing longer than 'scope) waits
-                // for it.
-                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job, wt) };
-                reg.push_from(job_ref, wt);
+        reg.with_current_worker(|wt| {
+            let group = wt.map_or(GroupRef::NONE, |wt| wt.group());
+            match group.get() {
+                None => {
+                    // SAFETY: the closure borrows only data outliving 'scope,
+                    // and the scope (which outlives nothing longer than
+                    // 'scope) waits for it.
+                    let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job, wt) };
+                    reg.push_from(job_ref, wt);
+                }
+                Some(st) => {
+                    // Spawned inside a group job: a job of the same group.
+                    let in_group = move || WorkerThread::in_group_here(group, job);
+                    // SAFETY: as above.
+                    let job_ref = unsafe { HeapJob::into_job_ref_unchecked(in_group, wt) };
+                    reg.push_group(st, job_ref, wt);
+                }
             }
-            Some(st) => {
-                // Spawned inside a group job: a job of the same group.
-                let in_group = move || WorkerThread::in_group_here(group, job);
-                // SAFETY: as above.
-                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(in_group, wt) };
-                reg.push_group(st, job_ref, wt);
-            }
-        }
+        })
     }
 
     /// Runs `body` once on every worker of the scope's pool, as jobs of
@@ -322,18 +322,19 @@ impl<'scope> ScopeBase<'scope> {
         let n = reg.num_threads();
         self.latch.add(n);
         let body = Arc::new(body);
-        let wt = reg.current_worker();
-        for index in 0..n {
-            let body = Arc::clone(&body);
-            let job = Self::job(
-                ScopePtr(scope as *const S),
-                ScopePtr(self as *const Self),
-                move |s: &S| body(s, BroadcastContext::new(index, n)),
-            );
-            // SAFETY: as in `push`.
-            let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job, wt) };
-            reg.push_targeted(index, job_ref);
-        }
+        reg.with_current_worker(|wt| {
+            for index in 0..n {
+                let body = Arc::clone(&body);
+                let job = Self::job(
+                    ScopePtr(scope as *const S),
+                    ScopePtr(self as *const Self),
+                    move |s: &S| body(s, BroadcastContext::new(index, n)),
+                );
+                // SAFETY: as in `push`.
+                let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job, wt) };
+                reg.push_targeted(index, job_ref);
+            }
+        })
     }
 
     /// Keeps the first panic of the scope; later ones are dropped, through
@@ -404,7 +405,7 @@ impl<'scope> ScopeFifo<'scope> {
     {
         self.base.latch.increment();
         let job = ScopeBase::job(ScopePtr(self), ScopePtr(&self.base), body);
-        match self.base.registry.current_worker() {
+        self.base.registry.with_current_worker(|wt| match wt {
             Some(wt) if wt.group().is_none() => {
                 // SAFETY: as in `ScopeBase::push`.
                 let job_ref = unsafe { HeapJob::into_job_ref_unchecked(job, Some(wt)) };
@@ -416,7 +417,7 @@ impl<'scope> ScopeFifo<'scope> {
             // From outside the pool the injector is in spawn order already;
             // inside a group job the group's queues decide.
             _ => self.base.push(job),
-        }
+        })
     }
 
     /// As [`Scope::spawn_broadcast`], for this scope.

@@ -21,8 +21,7 @@ impl Yield {
 
 /// `f` of the worker running on this thread (of any pool), if any.
 fn on_current<R>(f: impl FnOnce(&WorkerThread) -> R) -> Option<R> {
-    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-    unsafe { WorkerThread::current().as_ref() }.map(f)
+    WorkerThread::with_current(|wt| wt.map(f))
 }
 
 /// On a worker thread, runs one pending job of its pool if there is one:

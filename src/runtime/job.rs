@@ -260,9 +260,7 @@ impl<F: FnOnce() + Send> HeapJob<F> {
 /// thread outside every pool.
 #[inline]
 fn with_job_memory<R>(f: impl FnOnce(Option<(&jobmem::JobCache, &jobmem::Depot)>) -> R) -> R {
-    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-    let wt = unsafe { WorkerThread::current().as_ref() };
-    f(wt.map(WorkerThread::job_memory))
+    WorkerThread::with_current(|wt| f(wt.map(WorkerThread::job_memory)))
 }
 
 impl<F: FnOnce() + Send> Job for HeapJob<F> {

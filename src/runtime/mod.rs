@@ -2,7 +2,7 @@
 //! latches, jobs, pinning and counters. The public API on top of it is in
 //! [`crate::pool`].
 
-pub(crate) mod group;
+pub(crate) mod group_state;
 pub(crate) mod idle;
 pub(crate) mod job;
 pub(crate) mod jobmem;

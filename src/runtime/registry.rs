@@ -17,6 +17,14 @@
 //! - the registry outlives all its worker threads' use of it: each worker
 //!   holds an `Arc`.
 //!
+//! Where things are: this file holds the state, the build, the exit
+//! condition and the [`Registry::in_worker`] family (how a caller gets its
+//! closure run on a worker); `push` the push path (deque, injectors,
+//! targeted queues); `group_routing` where group jobs go and whom they
+//! wake; `detached` the `spawn` family and its count; `aimed` the pieces
+//! of parallel iterators aimed at a domain or worker; `lifecycle` the
+//! start gate, user handles and build checks.
+//!
 //! # Lifetime: handles, termination, exit
 //!
 //! *User handles* are the [`crate::ThreadPool`] and every
@@ -119,24 +127,25 @@ use crate::layout::{Layout, Pinning};
 use crate::pool::BuildError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
-use super::group::{GroupRef, GroupState};
+use super::group_state::{GroupRef, GroupState};
 use super::idle::{IdleMasks, IdleShape};
-use super::job::{HeapJob, JobRef, StackJob};
+use super::job::{JobRef, StackJob};
 use super::jobmem::Depot;
 use super::latch::{LatchRef, LockLatch, SpinLatch};
-use super::pin::{self, PinStatus};
+use super::pin::PinStatus;
 use super::private::PrivateStack;
 use super::sleep::Sleep;
 use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::unwind::{self, AbortOnUnwind};
 use super::worker::{self, WorkerThread};
-use crate::pool::BroadcastContext;
 use crate::pool::fifo::JobFifo;
 use crate::pool::thread_builder::ThreadBuilder;
 
 mod aimed;
-pub(crate) mod groups;
+mod detached;
+pub(crate) mod group_routing;
 mod lifecycle;
+mod push;
 
 pub(crate) use aimed::{Aim, run_aimed};
 
@@ -259,7 +268,7 @@ impl Registry {
         let layout = cfg.layout;
         let n = layout.workers().len();
         let adopted = cfg.use_current_thread;
-        if adopted && !WorkerThread::current().is_null() {
+        if adopted && WorkerThread::on_worker_thread() {
             return Err(BuildError::CurrentThreadInPool);
         }
         // The threads this build starts (worker 0 may be the caller).
@@ -367,6 +376,23 @@ impl Registry {
     #[inline]
     pub(crate) fn id(&self) -> *const Registry {
         self
+    }
+
+    /// Whether the cluster level is used (the live switch).
+    #[inline]
+    pub(crate) fn cluster_aware(&self) -> bool {
+        self.cluster_aware
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Switches cluster awareness: steal tiers (read by each worker at its
+    /// next pass), the wake order and spread dealing. Queues are not
+    /// touched: every worker keeps looking at every queue, so no job is
+    /// lost or run twice.
+    pub(crate) fn set_cluster_aware(&self, on: bool) {
+        self.cluster_aware
+            .store(on, std::sync::atomic::Ordering::Relaxed);
+        self.sleep.idle().set_cluster_aware(on);
     }
 
     /// Called by each worker once it has pinned itself: reports at the
@@ -481,210 +507,11 @@ impl Registry {
             .push(h);
     }
 
-    /// Pushes a job from outside the pool (or from another pool's worker)
-    /// into an LLC injector, and wakes a worker if needed.
-    pub(crate) fn inject(&self, job: JobRef) {
-        let llcs = self.injectors.len();
-        let llc = if self.inject_by_cpu {
-            pin::current_cpu().and_then(|c| self.layout.llc_of_cpu(c))
-        } else {
-            None
-        }
-        .filter(|&l| l < llcs)
-        .unwrap_or_else(|| {
-            self.round_robin
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                % llcs
-        });
-        self.injectors[llc].push(job);
-        self.external.injected();
-        if let Some((_, d)) = self.sleep.notify(None, llc) {
-            self.external.wakeup(d);
-        }
-    }
-
-    /// The worker running on this thread, if it is one of this pool's.
+    /// Calls `f` with the worker running on this thread if it is one of
+    /// this pool's, else `None` ([`WorkerThread::with_current`]).
     #[inline]
-    pub(crate) fn current_worker(&self) -> Option<&WorkerThread> {
-        // SAFETY: a non-null current pointer refers to the live WorkerThread
-        // of this thread, set for the whole worker loop, which every call on
-        // this thread runs inside; `&WorkerThread` is not `Send`, so the
-        // borrow cannot leave the thread.
-        unsafe { WorkerThread::current().as_ref() }.filter(|wt| wt.registry().id() == self.id())
-    }
-
-    /// Pushes onto `from`'s deque (a worker of this pool, see
-    /// [`Registry::current_worker`]), or injects when there is none.
-    #[inline]
-    pub(crate) fn push_from(&self, job: JobRef, from: Option<&WorkerThread>) {
-        match from {
-            Some(wt) => wt.push(job),
-            None => self.inject(job),
-        }
-    }
-
-    /// Whether a spread group job was ever pushed (see `spread_used`).
-    #[inline]
-    pub(crate) fn spread_used(&self) -> bool {
-        self.spread_used.load(Ordering::SeqCst)
-    }
-
-    /// Records that spread queues are in use (before the push).
-    ///
-    /// What the sleep proof needs: a sleeper whose re-check fence follows
-    /// the pusher's `notify_in` fence in the SeqCst order `S` reads the flag
-    /// as `true` (else its pass would skip the other clusters' queues and
-    /// miss the job). The flag only ever goes from `false` to `true`, and
-    /// every store of it is `true`.
-    /// - The first load reads `false`: the pusher's own SeqCst store comes
-    ///   before its fence, and the fence-fence rule makes it (or a later
-    ///   store, also `true`) visible to every load after a later fence.
-    /// - The Relaxed load reads `true`, stored by another thread `T`: the
-    ///   pusher stores nothing, and no release/acquire pair orders `T`'s
-    ///   store before the sleeper's load. The C++20 SeqCst rule does
-    ///   ([atomics.order] p4.4, which Rust's model follows): if the
-    ///   sleeper's load read the initial `false`, it would be
-    ///   coherence-ordered before `T`'s store (it read a value earlier in
-    ///   the modification order), hence before the pusher's Relaxed load,
-    ///   which read that store; with a SeqCst fence sequenced before the
-    ///   sleeper's load and one sequenced after the pusher's load, p4.4 then
-    ///   puts the sleeper's fence before the pusher's in `S`, against the
-    ///   assumption. So the sleeper reads `true`.
-    ///
-    /// So the Relaxed fast path (one plain load per spread push once the
-    /// flag is set, no RMW, no cache line written) is as good as a SeqCst
-    /// store in every push.
-    pub(crate) fn mark_spread_used(&self) {
-        if !self.spread_used.load(Ordering::Relaxed) {
-            self.spread_used.store(true, Ordering::SeqCst);
-        }
-    }
-
-    /// Queues a job only worker `index` may run, and wakes it.
-    pub(crate) fn push_targeted(&self, index: usize, job: JobRef) {
-        let t = &self.threads[index];
-        t.targeted.lock().push_back(job);
-        t.has_targeted.store(true, Ordering::SeqCst);
-        self.sleep.wake_worker(index);
-    }
-
-    /// Takes a job from worker `index`'s targeted queue.
-    pub(crate) fn pop_targeted(&self, index: usize) -> Option<JobRef> {
-        let t = &self.threads[index];
-        if !t.has_targeted.load(Ordering::SeqCst) {
-            return None;
-        }
-        let mut q = t.targeted.lock();
-        let job = q.pop_front();
-        if q.is_empty() {
-            t.has_targeted.store(false, Ordering::SeqCst);
-        }
-        job
-    }
-
-    /// Runs `f` as a detached job; inside a group job of this pool (or
-    /// with `group` given) as a job of that group.
-    pub(crate) fn spawn_detached<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) {
-        self.spawn_detached_in(GroupRef::NONE, f)
-    }
-
-    /// As [`Registry::spawn_detached`] in group `group` (none: the current
-    /// worker's group, if it is a worker of this pool).
-    pub(crate) fn spawn_detached_in<F: FnOnce() + Send + 'static>(
-        self: &Arc<Self>,
-        group: GroupRef,
-        f: F,
-    ) {
-        self.detached.fetch_add(1, Ordering::SeqCst);
-        let wt = self.current_worker();
-        let g = if group.is_none() {
-            wt.map_or(GroupRef::NONE, |wt| wt.group())
-        } else {
-            group
-        };
-        let body = self.detached_body(f);
-        match g.get() {
-            None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
-            Some(st) => {
-                let job = HeapJob::into_job_ref(move || WorkerThread::in_group_here(g, body), wt);
-                self.push_group(st, job, wt);
-            }
-        }
-    }
-
-    /// The body of a detached job running `f`, already counted in
-    /// `detached`: its panic goes to [`Registry::handle_detached_panic`],
-    /// and its end is counted.
-    fn detached_body<F: FnOnce() + Send + 'static>(
-        self: &Arc<Self>,
-        f: F,
-    ) -> impl FnOnce() + Send + 'static {
-        let reg = Arc::clone(self);
-        move || {
-            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
-                reg.handle_detached_panic(p);
-            }
-            reg.detached_done();
-        }
-    }
-
-    /// `spawn_fifo`: as [`Registry::spawn_detached`], but a worker of this
-    /// pool outside any group queues the job in its fifo and pushes a
-    /// ticket (see `pool::fifo`), so it runs its own spawns oldest first.
-    /// From elsewhere the job goes where `spawn` puts it (an injector is in
-    /// spawn order already).
-    pub(crate) fn spawn_fifo<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) {
-        match self.current_worker() {
-            Some(wt) if wt.group().is_none() => {
-                self.detached.fetch_add(1, Ordering::SeqCst);
-                let job = HeapJob::into_job_ref(self.detached_body(f), Some(wt));
-                // SAFETY: the fifo lives in the registry, which outlives
-                // every job of its workers.
-                wt.push(unsafe { self.threads[wt.index()].fifo.push(job) });
-            }
-            _ => self.spawn_detached(f),
-        }
-    }
-
-    /// `spawn_broadcast`: runs `op` once on every worker, as detached jobs
-    /// (each counted, its panic handled as a detached job's).
-    pub(crate) fn spawn_broadcast<OP>(self: &Arc<Self>, op: OP)
-    where
-        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
-    {
-        let n = self.num_threads();
-        self.detached.fetch_add(n, Ordering::SeqCst);
-        let op = Arc::new(op);
-        let wt = self.current_worker();
-        for index in 0..n {
-            let op = Arc::clone(&op);
-            let body = self.detached_body(move || op(BroadcastContext::new(index, n)));
-            self.push_targeted(index, HeapJob::into_job_ref(body, wt));
-        }
-    }
-
-    /// A panic of a detached job: counted (`detached_panics`), then given
-    /// to the panic handler, or dropped without one (the panic hook has
-    /// printed it). Never unwinds, so the job still calls `detached_done`.
-    fn handle_detached_panic(&self, payload: Box<dyn Any + Send>) {
-        match self.current_worker() {
-            Some(wt) => self.counters[wt.index()].panic(),
-            None => self.external.panic(),
-        }
-        match &self.panic_handler {
-            // A panicking handler is ignored: there is nobody to report to.
-            Some(h) => unwind::call_handler(|| h(payload)),
-            // Already printed by the panic hook; counted above.
-            None => unwind::drop_payload(payload),
-        }
-    }
-
-    fn detached_done(&self) {
-        if self.detached.fetch_sub(1, Ordering::SeqCst) == 1
-            && self.terminating.load(Ordering::SeqCst)
-        {
-            self.sleep.wake_all();
-        }
+    pub(crate) fn with_current_worker<R>(&self, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
+        WorkerThread::with_current(|wt| f(wt.filter(|wt| wt.registry().id() == self.id())))
     }
 
     /// Runs `op` on a worker of this pool: directly if the caller is one,
@@ -698,6 +525,21 @@ impl Registry {
         R: Send,
     {
         self.in_worker_group(GroupRef::NONE, op)
+    }
+
+    /// As [`Registry::in_worker`], with `op` running as a job of group `g`:
+    /// inline (in the group) on a worker of this pool, else pushed where the
+    /// group's placement says.
+    pub(crate) fn in_worker_group<OP, R>(self: &Arc<Self>, g: GroupRef, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        WorkerThread::with_current(|wt| match wt {
+            Some(wt) if wt.registry().id() == self.id() => wt.in_group(g, || op(wt, false)),
+            Some(wt) => self.in_worker_cross(wt, g, op),
+            None => self.in_worker_cold(g, op),
+        })
     }
 
     /// `in_worker_group` from a thread outside every pool: inject and block.
@@ -748,10 +590,9 @@ where
     R: Send,
 {
     move |injected| {
-        // SAFETY: injected jobs run on a worker of this pool, whose current
-        // pointer is set and live.
-        let wt = unsafe { WorkerThread::current().as_ref() };
-        let wt = wt.expect("injected job ran outside a worker");
-        wt.in_group(g, || op(wt, injected))
+        WorkerThread::with_current(|wt| {
+            let wt = wt.expect("injected job ran outside a worker");
+            wt.in_group(g, || op(wt, injected))
+        })
     }
 }

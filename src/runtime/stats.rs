@@ -243,7 +243,7 @@ impl WorkerStats {
 /// pool.install(|| locus::join(|| 1, || 2));
 /// let table = format!("{:#}", pool.stats());
 /// assert!(table.lines().next().unwrap().ends_with("panics"));
-/// assert!(table.contains("st:clu   steals from the rest of the thief's cluster"));
+/// assert!(table.contains("st:same-cluster  steals from the rest of the thief's cluster"));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PoolStats {
@@ -293,40 +293,62 @@ impl PoolStats {
 }
 
 /// The columns of the table, in order; `stats_legend.txt` explains each.
+/// The steal columns are `st:` and the [`TierKind`] names, in the order of
+/// [`TIER_KINDS`] (checked by a test).
 const COLUMNS: [&str; 18] = [
-    "worker", "jobs", "local", "promo", "claim", "st:smt", "st:clu", "st:llc", "st:numa", "st:pkg",
-    "st:rem", "inject", "wk:clu", "wk:llc", "wk:rem", "parks", "failed", "panics",
+    "worker",
+    "jobs",
+    "local",
+    "promo",
+    "claim",
+    "st:smt-sibling",
+    "st:same-cluster",
+    "st:same-llc",
+    "st:same-node",
+    "st:same-package",
+    "st:other-node",
+    "inject",
+    "wk:clu",
+    "wk:llc",
+    "wk:rem",
+    "parks",
+    "failed",
+    "panics",
 ];
+
+/// The width of column `i`: room for its name, at least 6 for the worker
+/// column, 9 for the two job counts and 7 for the others.
+fn width(i: usize) -> usize {
+    let least = match i {
+        0 => 6,
+        1 | 2 => 9,
+        _ => 7,
+    };
+    COLUMNS[i].len().max(least)
+}
 
 /// What each column means, printed by `{:#}`.
 const LEGEND: &str = include_str!("stats_legend.txt");
 
 fn row(f: &mut fmt::Formatter<'_>, name: &str, s: &WorkerStats) -> fmt::Result {
-    write!(
-        f,
-        "{name:>6} {:>9} {:>9} {:>7} {:>7}",
-        s.jobs_run, s.local_pops, s.promoted, s.claimed
-    )?;
-    for v in s.steals {
-        write!(f, " {v:>7}")?;
+    let values = [s.jobs_run, s.local_pops, s.promoted, s.claimed]
+        .into_iter()
+        .chain(s.steals)
+        .chain([s.injector_pulls])
+        .chain(s.wakeups)
+        .chain([s.parks, s.failed_searches, s.detached_panics]);
+    write!(f, "{name:>w$}", w = width(0))?;
+    for (i, v) in values.enumerate() {
+        write!(f, " {v:>w$}", w = width(i + 1))?;
     }
-    write!(f, " {:>7}", s.injector_pulls)?;
-    for v in s.wakeups {
-        write!(f, " {v:>7}")?;
-    }
-    writeln!(
-        f,
-        " {:>7} {:>7} {:>7}",
-        s.parks, s.failed_searches, s.detached_panics
-    )
+    writeln!(f)
 }
 
 impl fmt::Display for PoolStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let widths = [6, 9, 9, 7].into_iter().chain(std::iter::repeat(7));
-        for (i, (name, width)) in COLUMNS.iter().zip(widths).enumerate() {
+        for (i, name) in COLUMNS.iter().enumerate() {
             let sep = if i == 0 { "" } else { " " };
-            write!(f, "{sep}{name:>width$}")?;
+            write!(f, "{sep}{name:>w$}", w = width(i))?;
         }
         writeln!(f)?;
         for (i, w) in self.workers.iter().enumerate() {
@@ -378,6 +400,12 @@ mod tests {
             alt.starts_with(&plain) && alt.ends_with(LEGEND.trim_end()),
             "{alt}"
         );
+    }
+
+    #[test]
+    fn steal_columns_are_the_tier_names() {
+        let steal_columns: Vec<String> = TIER_KINDS.iter().map(|k| format!("st:{k}")).collect();
+        assert_eq!(COLUMNS[5..5 + TIERS], steal_columns);
     }
 
     #[test]

@@ -15,11 +15,11 @@ use crossbeam_deque::{Injector, Stealer, Worker};
 
 use crate::groups::{AffinityTracker, GroupPlan};
 use crate::layout::Layout;
-use crate::runtime::group::{feed_tracker, feeds_at};
+use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
 use crate::runtime::pass;
 use crate::runtime::private::{self, Popped, PrivateStack};
-use crate::runtime::registry::groups::{busy_per_llc, wake_for};
+use crate::runtime::registry::group_routing::{busy_per_llc, wake_for};
 use crate::runtime::registry::idle_shape;
 use crate::runtime::sleep::{Idle, Sleep};
 

@@ -28,9 +28,9 @@
 //! | steal attempt (hit, miss) | `pass::pass`: the source order, the tiers of `Layout::tiers_for` with the random start of `pass::tier_victims` and `pass::next_random` (same seeds, `pass::worker_seed`), the batch rule `pass::steal_batch` |
 //! | private-half claim | `private::claim_before_parking` |
 //! | forward | `Sleep::wake_in`, as `PassQueues::forward` of the worker |
-//! | group push | `GroupPlan::destination`, then `registry::groups::wake_for` (`notify_pack`, `Sleep::notify_in`) |
+//! | group push | `GroupPlan::destination`, then `registry::group_routing::wake_for` (`notify_pack`, `Sleep::notify_in`) |
 //! | group run | the runs per LLC and, for `Auto`, `group::feeds_at` and `group::feed_tracker` (the `AffinityTracker`'s decay and 2x hysteresis) on simulated time |
-//! | help rule | `registry::groups::may_help_in` (`groups::may_help_by`, the overload rule) |
+//! | help rule | `registry::group_routing::may_help_in` (`groups::may_help_by`, the overload rule) |
 //! | search, park | the states of `search::search`: uncounted pass, `Sleep::start_searching`, spin with crossbeam's backoff steps, `prepare_sleep`, re-check pass, `cancel_sleep` or park |
 //! | claim and wake | a claim returned by `Sleep` schedules the woken worker after the wake latency; it then calls `Sleep::cancel_sleep`, as `Sleep::sleep` does after its park |
 //!

@@ -8,7 +8,7 @@ use crossbeam_deque::Steal;
 use crate::runtime::idle::Distance;
 use crate::runtime::pass::{self, PassQueues, Place, Queue};
 use crate::runtime::private::{self, Claim};
-use crate::runtime::registry::groups::may_help_in;
+use crate::runtime::registry::group_routing::may_help_in;
 use crate::runtime::search::Found;
 
 use super::Policy;

@@ -63,18 +63,14 @@ impl Drop for NestedGuard {
     }
 }
 
-/// The worker of this thread and the pool an iterator started here runs
-/// in (the worker's, else the global pool).
+/// Calls `f` with the worker of this thread and the pool an iterator
+/// started here runs in (the worker's, else the global pool).
 #[inline]
-fn here<'a>() -> (Option<&'a WorkerThread>, &'a Arc<Registry>) {
-    // SAFETY: a non-null current pointer is this thread's live
-    // WorkerThread, alive for the whole worker loop, inside which every
-    // call on this thread runs; the reference does not leave this thread
-    // (`WorkerThread` is not `Send`).
-    match unsafe { WorkerThread::current().as_ref() } {
-        Some(wt) => (Some(wt), wt.registry()),
-        None => (None, crate::pool::global::global_registry()),
-    }
+fn here<R>(f: impl FnOnce(Option<&WorkerThread>, &Arc<Registry>) -> R) -> R {
+    WorkerThread::with_current(|wt| match wt {
+        Some(wt) => f(Some(wt), wt.registry()),
+        None => f(None, crate::pool::global::global_registry()),
+    })
 }
 
 /// The start of an unindexed split tree on this thread: the pool's
@@ -83,9 +79,10 @@ fn here<'a>() -> (Option<&'a WorkerThread>, &'a Arc<Registry>) {
 /// runs.
 #[inline]
 pub(super) fn unindexed_start() -> (usize, Option<NestedGuard>) {
-    let (_, registry) = here();
-    let mark = registry.layout.llc_ranges().len() > 1 && !NESTED.with(Cell::get);
-    (registry.num_threads(), mark.then(NestedGuard::enter))
+    here(|_, registry| {
+        let mark = registry.layout.llc_ranges().len() > 1 && !NESTED.with(Cell::get);
+        (registry.num_threads(), mark.then(NestedGuard::enter))
+    })
 }
 
 /// `bridge_producer_consumer`: the first split where it applies, else the
@@ -97,12 +94,13 @@ where
     C: Consumer<P::Item>,
 {
     let replay = replay::take_pending();
-    let (wt, registry) = here();
-    if replay.is_none() && registry.layout.llc_ranges().len() < 2 {
-        // One LLC and no replay: the adaptive split tree, as rayon's.
-        return adaptive(registry, len, producer, consumer, false);
-    }
-    first_split_cold(wt, registry, len, producer, consumer, replay)
+    here(|wt, registry| {
+        if replay.is_none() && registry.layout.llc_ranges().len() < 2 {
+            // One LLC and no replay: the adaptive split tree, as rayon's.
+            return adaptive(registry, len, producer, consumer, false);
+        }
+        first_split_cold(wt, registry, len, producer, consumer, replay)
+    })
 }
 
 /// The adaptive split tree of the whole iterator on `registry`'s pool
@@ -363,12 +361,13 @@ where
                 aim => aim,
             };
             let task = move |_migrated: bool| {
-                // SAFETY: see `here`; tasks run on workers (inline on `wt`,
-                // or taken from a queue by a worker).
-                let wt = unsafe { WorkerThread::current().as_ref() }
-                    .expect("an iterator piece ran outside a worker");
-                let _nested = NestedGuard::enter();
-                run_group(wt, ctx, g, below, p, c)
+                // Tasks run on workers (inline on `wt`, or taken from a
+                // queue by a worker).
+                WorkerThread::with_current(|wt| {
+                    let wt = wt.expect("an iterator piece ran outside a worker");
+                    let _nested = NestedGuard::enter();
+                    run_group(wt, ctx, g, below, p, c)
+                })
             };
             (aim, task)
         })

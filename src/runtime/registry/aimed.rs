@@ -13,7 +13,7 @@
 //! - [`Aim::Llc`]: into that LLC's *pack queue*, the queue packed job
 //!   groups use: its own workers take it (right after their own deque),
 //!   another LLC's workers only under the help rule
-//!   ([`crate::groups::may_help`]: that LLC overloaded, or saturated while
+//!   ([`crate::groups::policy::may_help_by`]: that LLC overloaded, or saturated while
 //!   the helper is idle). So a piece stays in its LLC while that LLC has a
 //!   worker to run it, and never waits for ever on an LLC whose workers
 //!   all block. The wakeup is the pack queue's ([`Registry::notify_pack`]),

@@ -281,7 +281,7 @@ impl Registry {
         }
         std_fence(StdOrdering::Acquire);
         self.terminate();
-        if WorkerThread::current().is_null() && !self.adopted {
+        if !WorkerThread::on_worker_thread() && !self.adopted {
             self.join_threads();
         }
     }

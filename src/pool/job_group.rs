@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::groups::{GroupError, GroupOptions, GroupStats};
-use crate::runtime::group::{GroupRef, GroupState};
+use crate::runtime::group_state::{GroupRef, GroupState};
 use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
 
@@ -202,10 +202,8 @@ impl JobGroup {
 /// assert_eq!(g.stats().total(), 1); // the install body only
 /// ```
 pub fn outside_group<R>(f: impl FnOnce() -> R) -> R {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null current pointer is this thread's live WorkerThread.
-    match unsafe { wt.as_ref() } {
+    WorkerThread::with_current(|wt| match wt {
         Some(wt) if !wt.group().is_none() => wt.with_group(GroupRef::NONE, f),
         _ => f(),
-    }
+    })
 }

@@ -1,38 +1,25 @@
-//! The job-group side of the registry: the cluster switch, group
-//! registration, load estimates, and pushing group jobs where their plan
-//! says (with the wakeups the sleep protocol requires: see `sleep`,
-//! "Queues of one LLC").
+//! Group routing: where a group job goes and whom its push wakes.
+//! Group registration, the load estimates the plan and the help rule
+//! read, [`Registry::push_group`] (the group branch of the push path in
+//! `push`), and the wakeups the sleep protocol requires for the group
+//! queues (see `sleep`, "Queues of one LLC"). The decisions themselves
+//! are pure code in [`crate::groups`]; this file only feeds them the
+//! pool's state and applies their answers.
 
 use std::sync::Arc;
 
 use crate::groups::Destination;
-use crate::runtime::group::{GroupRef, GroupState};
+use crate::runtime::group_state::GroupState;
 use crate::runtime::idle::IdleMasks;
 use crate::runtime::sleep::Sleep;
 use crate::runtime::idle::Distance;
 use crate::runtime::job::JobRef;
 use crate::runtime::worker::WorkerThread;
+use crate::sync::Ordering;
 
 use super::Registry;
 
 impl Registry {
-    /// Whether the cluster level is used (the live switch).
-    #[inline]
-    pub(crate) fn cluster_aware(&self) -> bool {
-        self.cluster_aware
-            .load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Switches cluster awareness: steal tiers (read by each worker at its
-    /// next pass), the wake order and spread dealing. Queues are not
-    /// touched: every worker keeps looking at every queue, so no job is
-    /// lost or run twice.
-    pub(crate) fn set_cluster_aware(&self, on: bool) {
-        self.cluster_aware
-            .store(on, std::sync::atomic::Ordering::Relaxed);
-        self.sleep.idle().set_cluster_aware(on);
-    }
-
     /// Registers a new group.
     pub(crate) fn new_group(&self, plan: crate::groups::GroupPlan) -> Arc<GroupState> {
         let mut g = self.groups.lock();
@@ -47,7 +34,7 @@ impl Registry {
     }
 
     /// Whether a worker of another LLC may take a job from LLC `l`'s pack
-    /// queue ([`crate::groups::may_help`]): `helper` is that worker (whether
+    /// queue ([`crate::groups::policy::may_help_by`]): `helper` is that worker (whether
     /// it has nothing else to do is its idle bit, set during the re-check
     /// before it parks); `None` asks whether an idle helper would be
     /// allowed (a pusher deciding to wake one). Asked per pack push into a
@@ -92,6 +79,43 @@ impl Registry {
         wake(wake_for(&self.sleep, dest, from.map(|wt| wt.llc())));
     }
 
+    /// Whether a spread group job was ever pushed (see `spread_used`).
+    #[inline]
+    pub(crate) fn spread_used(&self) -> bool {
+        self.spread_used.load(Ordering::SeqCst)
+    }
+
+    /// Records that spread queues are in use (before the push).
+    ///
+    /// What the sleep proof needs: a sleeper whose re-check fence follows
+    /// the pusher's `notify_in` fence in the SeqCst order `S` reads the flag
+    /// as `true` (else its pass would skip the other clusters' queues and
+    /// miss the job). The flag only ever goes from `false` to `true`, and
+    /// every store of it is `true`.
+    /// - The first load reads `false`: the pusher's own SeqCst store comes
+    ///   before its fence, and the fence-fence rule makes it (or a later
+    ///   store, also `true`) visible to every load after a later fence.
+    /// - The Relaxed load reads `true`, stored by another thread `T`: the
+    ///   pusher stores nothing, and no release/acquire pair orders `T`'s
+    ///   store before the sleeper's load. The C++20 SeqCst rule does
+    ///   ([atomics.order] p4.4, which Rust's model follows): if the
+    ///   sleeper's load read the initial `false`, it would be
+    ///   coherence-ordered before `T`'s store (it read a value earlier in
+    ///   the modification order), hence before the pusher's Relaxed load,
+    ///   which read that store; with a SeqCst fence sequenced before the
+    ///   sleeper's load and one sequenced after the pusher's load, p4.4 then
+    ///   puts the sleeper's fence before the pusher's in `S`, against the
+    ///   assumption. So the sleeper reads `true`.
+    ///
+    /// So the Relaxed fast path (one plain load per spread push once the
+    /// flag is set, no RMW, no cache line written) is as good as a SeqCst
+    /// store in every push.
+    pub(crate) fn mark_spread_used(&self) {
+        if !self.spread_used.load(Ordering::Relaxed) {
+            self.spread_used.store(true, Ordering::SeqCst);
+        }
+    }
+
     /// The wakeup after a push into LLC `llc`'s pack queue (a group job, or
     /// a piece of a parallel iterator aimed at `llc`): a worker of `llc`,
     /// the cluster of `wake_from` first, else a helper if the help rule
@@ -103,32 +127,6 @@ impl Registry {
         from: Option<&WorkerThread>,
     ) -> Option<(usize, Distance)> {
         notify_pack(&self.sleep, llc, wake_from, from.map(|wt| wt.llc()))
-    }
-
-    /// As [`Registry::in_worker`], with `op` running as a job of group `g`:
-    /// inline (in the group) on a worker of this pool, else pushed where the
-    /// group's placement says.
-    pub(crate) fn in_worker_group<OP, R>(self: &Arc<Self>, g: GroupRef, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let wt = WorkerThread::current();
-        // SAFETY: see `Registry::current_worker`.
-        match unsafe { wt.as_ref() } {
-            Some(wt) if wt.registry().id() == self.id() => wt.in_group(g, || op(wt, false)),
-            Some(wt) => self.in_worker_cross(wt, g, op),
-            None => self.in_worker_cold(g, op),
-        }
-    }
-
-    /// Pushes a job from a thread that is not a worker of this pool:
-    /// into an injector, or as a group job.
-    pub(super) fn push_from_outside(&self, g: GroupRef, job: JobRef) {
-        match g.get() {
-            Some(st) => self.push_group(st, job, None),
-            None => self.inject(job),
-        }
     }
 }
 

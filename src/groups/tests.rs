@@ -5,13 +5,15 @@
 //! overload and help rules; on synthetic topologies and on the real-machine snapshots
 //! of a Raptor Lake laptop (P and E cores) and an NVIDIA DGX GB10 (two LLCs
 //! of big and little Arm cores; these two are ignored unless run with
-//! `--ignored`, as they read hwloc's test data).
+//! `--ignored`, as they read hwloc's test data). Unit tests: the policy
+//! and the idle masks are crate-private.
 
-mod common;
-
-use locus::__policy::{Distance, IdleMasks, idle_shape};
-use locus::groups::{AffinityTracker, Destination, GroupPlan, SpreadDealer, may_help, overloaded};
-use locus::{Affinity, GroupError, GroupOptions, Layout, LayoutOptions, Placement, Topology};
+use super::policy::{SpreadDealer, may_help, overloaded};
+use super::{AffinityTracker, Destination, GroupPlan};
+use crate::runtime::idle::{Distance, IdleMasks};
+use crate::runtime::registry::idle_shape;
+use crate::test_support::{all_idle, snapshot};
+use crate::{Affinity, GroupError, GroupOptions, Layout, LayoutOptions, Placement, Topology};
 
 fn layout(spec: &str) -> Layout {
     Layout::new(
@@ -23,15 +25,6 @@ fn layout(spec: &str) -> Layout {
 
 fn plan(l: &Layout, a: Affinity, p: Placement) -> GroupPlan {
     GroupPlan::new(l, GroupOptions::new().affinity(a).placement(p)).unwrap()
-}
-
-/// All workers idle, as after start-up of an idle pool.
-fn all_idle(l: &Layout) -> IdleMasks {
-    let m = IdleMasks::new(idle_shape(l));
-    for w in 0..l.len() {
-        m.set_idle(w);
-    }
-    m
 }
 
 fn no_busy() -> (Vec<usize>, Vec<usize>) {
@@ -197,7 +190,7 @@ fn spread_on_eight_clusters_deals_one_each_per_round() {
 #[test]
 #[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn raptor_lake_spread_weights_clusters_by_capacity_and_wakes_p_cores_first() {
-    let (_tmp, t) = common::snapshot::read("20em64t-hybrid-1p6c2t+2ca4co1t");
+    let (_tmp, t) = snapshot("20em64t-hybrid-1p6c2t+2ca4co1t");
     let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
     let p = plan(&l, Affinity::None, Placement::Spread);
     let units = p.spread_units(true).to_vec();
@@ -246,7 +239,7 @@ fn raptor_lake_spread_weights_clusters_by_capacity_and_wakes_p_cores_first() {
 #[test]
 #[ignore = "needs hwloc's test data (LOCUS_TEST_TOPOLOGIES, default ../shared/topologies): cargo test -- --ignored"]
 fn gb10_spread_over_two_llcs_and_big_cores_first() {
-    let (_tmp, t) = common::snapshot::read("nvidia-dgx-gb10");
+    let (_tmp, t) = snapshot("nvidia-dgx-gb10");
     let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
     assert_eq!(l.llc_ranges(), [0..10, 10..20]);
     let p = plan(&l, Affinity::None, Placement::Spread);

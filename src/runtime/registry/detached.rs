@@ -1,0 +1,127 @@
+//! Detached jobs: `spawn`, `spawn_fifo`, `spawn_broadcast`, and the
+//! `detached` count they keep, which the exit condition reads (see
+//! "Lifetime: handles, termination, exit" in `registry`): a detached job is
+//! counted from before its push until after its last instruction.
+
+use std::any::Any;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
+
+use crate::pool::BroadcastContext;
+use crate::runtime::group_state::GroupRef;
+use crate::runtime::job::HeapJob;
+use crate::runtime::unwind;
+use crate::runtime::worker::WorkerThread;
+use crate::sync::Ordering;
+
+use super::Registry;
+
+impl Registry {
+    /// Runs `f` as a detached job; inside a group job of this pool (or
+    /// with `group` given) as a job of that group.
+    pub(crate) fn spawn_detached<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) {
+        self.spawn_detached_in(GroupRef::NONE, f)
+    }
+
+    /// As [`Registry::spawn_detached`] in group `group` (none: the current
+    /// worker's group, if it is a worker of this pool).
+    pub(crate) fn spawn_detached_in<F: FnOnce() + Send + 'static>(
+        self: &Arc<Self>,
+        group: GroupRef,
+        f: F,
+    ) {
+        self.detached.fetch_add(1, Ordering::SeqCst);
+        self.with_current_worker(|wt| {
+            let g = if group.is_none() {
+                wt.map_or(GroupRef::NONE, |wt| wt.group())
+            } else {
+                group
+            };
+            let body = self.detached_body(f);
+            match g.get() {
+                None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
+                Some(st) => {
+                    let job =
+                        HeapJob::into_job_ref(move || WorkerThread::in_group_here(g, body), wt);
+                    self.push_group(st, job, wt);
+                }
+            }
+        })
+    }
+
+    /// The body of a detached job running `f`, already counted in
+    /// `detached`: its panic goes to [`Registry::handle_detached_panic`],
+    /// and its end is counted.
+    fn detached_body<F: FnOnce() + Send + 'static>(
+        self: &Arc<Self>,
+        f: F,
+    ) -> impl FnOnce() + Send + 'static {
+        let reg = Arc::clone(self);
+        move || {
+            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
+                reg.handle_detached_panic(p);
+            }
+            reg.detached_done();
+        }
+    }
+
+    /// `spawn_fifo`: as [`Registry::spawn_detached`], but a worker of this
+    /// pool outside any group queues the job in its fifo and pushes a
+    /// ticket (see `pool::fifo`), so it runs its own spawns oldest first.
+    /// From elsewhere the job goes where `spawn` puts it (an injector is in
+    /// spawn order already).
+    pub(crate) fn spawn_fifo<F: FnOnce() + Send + 'static>(self: &Arc<Self>, f: F) {
+        self.with_current_worker(|wt| match wt {
+            Some(wt) if wt.group().is_none() => {
+                self.detached.fetch_add(1, Ordering::SeqCst);
+                let job = HeapJob::into_job_ref(self.detached_body(f), Some(wt));
+                // SAFETY: the fifo lives in the registry, which outlives
+                // every job of its workers.
+                wt.push(unsafe { self.threads[wt.index()].fifo.push(job) });
+            }
+            _ => self.spawn_detached(f),
+        })
+    }
+
+    /// `spawn_broadcast`: runs `op` once on every worker, as detached jobs
+    /// (each counted, its panic handled as a detached job's).
+    pub(crate) fn spawn_broadcast<OP>(self: &Arc<Self>, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        let n = self.num_threads();
+        self.detached.fetch_add(n, Ordering::SeqCst);
+        let op = Arc::new(op);
+        self.with_current_worker(|wt| {
+            for index in 0..n {
+                let op = Arc::clone(&op);
+                let body = self.detached_body(move || op(BroadcastContext::new(index, n)));
+                self.push_targeted(index, HeapJob::into_job_ref(body, wt));
+            }
+        })
+    }
+
+    /// A panic of a detached job: counted (`detached_panics`), then given
+    /// to the panic handler, or dropped without one (the panic hook has
+    /// printed it). Never unwinds, so the job still calls `detached_done`.
+    fn handle_detached_panic(&self, payload: Box<dyn Any + Send>) {
+        self.with_current_worker(|wt| match wt {
+            Some(wt) => self.counters[wt.index()].panic(),
+            None => self.external.panic(),
+        });
+        match &self.panic_handler {
+            // A panicking handler is ignored: there is nobody to report to.
+            Some(h) => unwind::call_handler(|| h(payload)),
+            // Already printed by the panic hook; counted above.
+            None => unwind::drop_payload(payload),
+        }
+    }
+
+    fn detached_done(&self) {
+        if self.detached.fetch_sub(1, Ordering::SeqCst) == 1
+            && self.terminating.load(Ordering::SeqCst)
+        {
+            self.sleep.wake_all();
+        }
+    }
+}
