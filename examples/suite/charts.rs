@@ -128,15 +128,15 @@ fn ratios(s: &Scenario, dir: &Path) -> Result<(), String> {
 fn distances(r: &Report, dir: &Path) -> Result<(), String> {
     let configs = ["locus", "locus-cluster-off", "locus-flat", "locus-group"];
     let kinds = [
-        ("steals", "smt"),
-        ("steals", "cluster"),
-        ("steals", "llc"),
-        ("steals", "numa"),
-        ("steals", "package"),
-        ("steals", "remote"),
-        ("wakeups", "cluster"),
-        ("wakeups", "llc"),
-        ("wakeups", "remote"),
+        ("steals", "smt-sibling"),
+        ("steals", "same-cluster"),
+        ("steals", "same-llc"),
+        ("steals", "same-node"),
+        ("steals", "same-package"),
+        ("steals", "other-node"),
+        ("wakeups", "same-cluster"),
+        ("wakeups", "same-llc"),
+        ("wakeups", "other-llc"),
     ];
     let mut rows = Vec::new();
     for cfg in configs {

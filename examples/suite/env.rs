@@ -269,9 +269,9 @@ pub fn counters(pool: &ThreadPool) -> Value {
         .map(|k| (k.name().to_string(), json!(t.steals(*k))))
         .collect();
     let wakeups = json!({
-        "cluster": t.wakeups(Distance::Cluster),
-        "llc": t.wakeups(Distance::Llc),
-        "remote": t.wakeups(Distance::Remote),
+        "same-cluster": t.wakeups(Distance::Cluster),
+        "same-llc": t.wakeups(Distance::Llc),
+        "other-llc": t.wakeups(Distance::Remote),
     });
     let groups: Vec<Value> = st
         .groups
@@ -309,17 +309,17 @@ pub fn with(mut c: Value, extra: Value) -> Value {
 pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<String> {
     let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
     let far = if l.llcs < 2 {
-        " [one LLC here: numa/package/remote cannot be non-zero]"
+        " [one LLC here: same-node/same-package/other-node cannot be non-zero]"
     } else {
         ""
     };
     let near = if l.clusters {
         ""
     } else {
-        " [no clusters of several cores here: cluster cannot be non-zero]"
+        " [no clusters of several cores here: same-cluster cannot be non-zero]"
     };
     let far2 = if l.llcs < 2 {
-        " [one LLC here: remote cannot be non-zero]"
+        " [one LLC here: other-llc cannot be non-zero]"
     } else {
         ""
     };
@@ -328,17 +328,17 @@ pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<St
         let st = &c["steals"];
         let wk = &c["wakeups"];
         let mut line = format!(
-            "{config}: {} jobs; steals smt {} / cluster {} / llc {} / numa {} / package {} / remote {}{far}{near}; wakeups cluster {} / llc {} / remote {}{far2}{near}",
+            "{config}: {} jobs; steals smt-sibling {} / same-cluster {} / same-llc {} / same-node {} / same-package {} / other-node {}{far}{near}; wakeups same-cluster {} / same-llc {} / other-llc {}{far2}{near}",
             n(c, "jobs_run"),
-            n(st, "smt"),
-            n(st, "cluster"),
-            n(st, "llc"),
-            n(st, "numa"),
-            n(st, "package"),
-            n(st, "remote"),
-            n(wk, "cluster"),
-            n(wk, "llc"),
-            n(wk, "remote"),
+            n(st, "smt-sibling"),
+            n(st, "same-cluster"),
+            n(st, "same-llc"),
+            n(st, "same-node"),
+            n(st, "same-package"),
+            n(st, "other-node"),
+            n(wk, "same-cluster"),
+            n(wk, "same-llc"),
+            n(wk, "other-llc"),
         );
         if let Some(gs) = c["groups"].as_array().filter(|g| !g.is_empty()) {
             let per: Vec<String> = gs

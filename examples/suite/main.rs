@@ -36,8 +36,8 @@
 //!                without a rayon run in the case), "min", "max", "spread_pct",
 //!                "samples", "stable" }],
 //!     "counters": { "<locus config>": { "jobs_run", "injected",
-//!                   "steals": {"smt","cluster","llc","numa","package","remote"},
-//!                   "wakeups": {"cluster","llc","remote"}, "parks",
+//!                   "steals": {"smt-sibling","same-cluster","same-llc","same-node","same-package","other-node"},
+//!                   "wakeups": {"same-cluster","same-llc","other-llc"}, "parks",
 //!                   "groups": [{"id","options","jobs_per_llc","preferred_llc",
 //!                               "preference_changes"}],
 //!                   optional "replay": {"pieces","same_worker","same_llc"},
@@ -218,7 +218,7 @@ mod tests {
             {
                 let c = &counters[*cfg];
                 assert!(
-                    c["steals"]["llc"].is_u64() && c["wakeups"]["remote"].is_u64(),
+                    c["steals"]["same-llc"].is_u64() && c["wakeups"]["other-llc"].is_u64(),
                     "{name}/{cfg}"
                 );
                 assert!(
