@@ -31,6 +31,13 @@ enum GateState {
 
 /// The start gate: how many workers reported, the builder's decision, and
 /// how many worker threads are live (see `pool::thread_builder`).
+///
+/// A mutex and condvar rather than one of the crate's latches: the latches
+/// (`LockLatch`, `CountLatch`) hold one bit or one count and wake one
+/// waiter, while this gate has several waiters at once (every starting
+/// worker waits for the decision, and any thread may wait for pin
+/// reports) on a state with three parts. Only pool build and drop use it,
+/// so its cost does not matter.
 #[derive(Default, Debug)]
 pub(crate) struct StartGate {
     /// Workers that reached the gate, plus those that never will (an
