@@ -39,6 +39,10 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+#[path = "common/triad.rs"]
+mod triad;
+use triad::{chunks, triad};
 use locus::{Affinity, GroupOptions, JobGroup, Placement};
 
 const N: usize = 1 << 21; // 16 MiB of f64 per array
@@ -56,25 +60,6 @@ fn ping_buf() -> Box<PingBuf> {
 }
 const HANDOFFS: usize = 100;
 
-fn triad_chunk(a: &mut [f64], b: &[f64], c: &[f64]) {
-    for ((x, y), z) in a.iter_mut().zip(b).zip(c) {
-        *x = y + 3.0 * z;
-    }
-}
-
-/// Splits the arrays in `parts` chunks and calls `spawn` on each.
-fn chunks<'a>(
-    a: &'a mut [f64],
-    b: &'a [f64],
-    c: &'a [f64],
-    parts: usize,
-) -> impl Iterator<Item = (&'a mut [f64], &'a [f64], &'a [f64])> {
-    let len = a.len().div_ceil(parts);
-    a.chunks_mut(len)
-        .zip(b.chunks(len))
-        .zip(c.chunks(len))
-        .map(|((x, y), z)| (x, y, z))
-}
 
 fn touch(buf: &mut PingBuf, k: usize) {
     for (i, w) in buf.0.iter_mut().enumerate() {
@@ -133,7 +118,7 @@ fn bench(c: &mut Criterion) {
         bch.iter(|| {
             spread.scope(|s| {
                 for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
-                    s.spawn(move |_| triad_chunk(x, y, z));
+                    s.spawn(move |_| triad(x, y, z));
                 }
             })
         })
@@ -142,7 +127,7 @@ fn bench(c: &mut Criterion) {
         bch.iter(|| {
             lp.scope(|s| {
                 for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
-                    s.spawn(move |_| triad_chunk(x, y, z));
+                    s.spawn(move |_| triad(x, y, z));
                 }
             })
         })
@@ -151,7 +136,7 @@ fn bench(c: &mut Criterion) {
         bch.iter(|| {
             rp.scope(|s| {
                 for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
-                    s.spawn(move |_| triad_chunk(x, y, z));
+                    s.spawn(move |_| triad(x, y, z));
                 }
             })
         })
@@ -199,7 +184,7 @@ fn bench(c: &mut Criterion) {
                 s.spawn(move |_| {
                     spread.scope(|s| {
                         for (x, y, z) in chunks(a, b, cc, parts) {
-                            s.spawn(move |_| triad_chunk(x, y, z));
+                            s.spawn(move |_| triad(x, y, z));
                         }
                     })
                 });
@@ -215,7 +200,7 @@ fn bench(c: &mut Criterion) {
         bch.iter(|| {
             rp.scope(|s| {
                 for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
-                    s.spawn(move |_| triad_chunk(x, y, z));
+                    s.spawn(move |_| triad(x, y, z));
                 }
                 for _ in 0..threads {
                     s.spawn(|s| ping_rayon(s, ping_buf(), HANDOFFS));

@@ -17,27 +17,18 @@
 //! `cargo bench --bench idle_search -- --warm-up-time 1 --measurement-time 2`
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+#[path = "common/scan.rs"]
+mod scan;
+use scan::Scan;
 use locus::__bench::{IdleMasks, IdleShape};
 
 const PER_LLC: usize = 16;
 const BATCH: u64 = 64;
-
-/// The scan baseline: one flag per worker, claimed with a CAS.
-struct Scan(Vec<AtomicBool>);
-
-impl Scan {
-    fn claim(&self) -> Option<usize> {
-        self.0.iter().position(|f| {
-            f.load(Ordering::SeqCst)
-                && f.compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst)
-                    .is_ok()
-        })
-    }
-}
 
 /// `iters` runs of `f`, timed as the fastest batch of [`BATCH`] runs times
 /// the number of batches (see the module docs).
@@ -58,7 +49,7 @@ fn idle_search(c: &mut Criterion) {
     for n in [64usize, 256, 1024, 4096] {
         let far = [n - PER_LLC + 1, n - PER_LLC + 6, n - 1];
         let masks = IdleMasks::new(IdleShape::uniform(n, PER_LLC, 4));
-        let scan = Scan((0..n).map(|_| AtomicBool::new(false)).collect());
+        let scan = Scan::new(n);
         for &w in &far {
             masks.set_idle(w);
             scan.0[w].store(true, Ordering::SeqCst);

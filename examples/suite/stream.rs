@@ -12,25 +12,13 @@ use crate::env::{Env, cache_bytes, finish, record};
 use crate::measure::{Better, Config, Runner, measure};
 use crate::report::Scenario;
 
+#[path = "../../benches/common/triad.rs"]
+mod triad;
+use triad::{chunks, triad};
+
 const SEED: &str =
     "cluster scheduling: STREAM +10 to 19% with threads spread over clusters (Kunpeng 920)";
 
-fn triad(a: &mut [f64], b: &[f64], c: &[f64]) {
-    for ((x, y), z) in a.iter_mut().zip(b).zip(c) {
-        *x = y + 3.0 * z;
-    }
-}
-
-/// The arrays cut in `parts` chunks.
-fn chunks<'a>(
-    a: &'a mut [f64],
-    b: &'a [f64],
-    c: &'a [f64],
-    parts: usize,
-) -> impl Iterator<Item = ((&'a mut [f64], &'a [f64]), &'a [f64])> {
-    let len = a.len().div_ceil(parts);
-    a.chunks_mut(len).zip(b.chunks(len)).zip(c.chunks(len))
-}
 
 /// One triad pass on `$on` (a locus pool or group, or a rayon pool), in GB/s.
 macro_rules! pass {
@@ -40,7 +28,7 @@ macro_rules! pass {
         let n = a.len();
         let t = std::time::Instant::now();
         $on.scope(|s| {
-            for ((x, y), z) in chunks(a, $b, $c, $parts) {
+            for (x, y, z) in chunks(a, $b, $c, $parts) {
                 s.spawn(move |_| triad(x, y, z));
             }
         });

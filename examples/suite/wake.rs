@@ -4,11 +4,15 @@
 //! scan of one flag per worker (what a pool without masks does). ns.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use locus::__bench::{IdleMasks, IdleShape};
+
+#[path = "../../benches/common/scan.rs"]
+mod scan;
+use scan::Scan;
 
 use crate::env::{Env, counters, finish};
 use crate::measure::{Better, Config, Runner, measure, median};
@@ -38,25 +42,12 @@ fn latency(n: usize, settle: Duration, spawn: &dyn Fn(Job)) -> f64 {
     median(&ns)
 }
 
-/// The scan baseline: one flag per worker, claimed with a CAS.
-struct Scan(Vec<AtomicBool>);
-
-impl Scan {
-    fn claim(&self) -> Option<usize> {
-        self.0.iter().position(|f| {
-            f.load(Ordering::SeqCst)
-                && f.compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst)
-                    .is_ok()
-        })
-    }
-}
-
 /// ns per claim of the nearest idle worker, masks and scan, the only idle
 /// workers being three in the farthest LLC from the waker (worker 0).
 fn idle_search(workers: usize, iters: usize, rounds: usize) -> (f64, f64) {
     let far = [workers - PER_LLC + 1, workers - PER_LLC + 6, workers - 1];
     let masks = IdleMasks::new(IdleShape::uniform(workers, PER_LLC, 4));
-    let scan = Scan((0..workers).map(|_| AtomicBool::new(false)).collect());
+    let scan = Scan::new(workers);
     for &w in &far {
         masks.set_idle(w);
         scan.0[w].store(true, Ordering::SeqCst);
