@@ -43,14 +43,24 @@ fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
 }
 
 fn fib_serial(n: u64) -> u64 {
-    if n < 2 { n } else { fib_serial(n - 1) + fib_serial(n - 2) }
+    if n < 2 {
+        n
+    } else {
+        fib_serial(n - 1) + fib_serial(n - 2)
+    }
 }
 
 fn bench_fib(c: &mut Criterion) {
     let n = 30;
     let expected = fib_serial(n);
-    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let locus_pool = locus::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
     let chili_pool = chili::ThreadPool::with_config(chili::Config {
         thread_count: std::num::NonZero::new(threads()),
         ..Default::default()
@@ -108,13 +118,22 @@ fn qs_rayon(v: &mut [u32]) {
 }
 
 fn random_vec(n: usize) -> Vec<u32> {
-    common::random_u64(n).into_iter().map(|x| x as u32).collect()
+    common::random_u64(n)
+        .into_iter()
+        .map(|x| x as u32)
+        .collect()
 }
 
 fn bench_quicksort(c: &mut Criterion) {
     let input = random_vec(1 << 20);
-    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let locus_pool = locus::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
     let mut g = c.benchmark_group("quicksort");
     g.sample_size(20);
     g.bench_function(BenchmarkId::new("locus", "1M"), |b| {

@@ -42,8 +42,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "common/triad.rs"]
 mod triad;
-use triad::{chunks, triad};
 use locus::{Affinity, GroupOptions, JobGroup, Placement};
+use triad::{chunks, triad};
 
 const N: usize = 1 << 21; // 16 MiB of f64 per array
 const PING_WORDS: usize = 512; // 4 KiB
@@ -59,7 +59,6 @@ fn ping_buf() -> Box<PingBuf> {
     Box::new(PingBuf([1; PING_WORDS]))
 }
 const HANDOFFS: usize = 100;
-
 
 fn touch(buf: &mut PingBuf, k: usize) {
     for (i, w) in buf.0.iter_mut().enumerate() {

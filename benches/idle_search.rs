@@ -24,8 +24,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "common/scan.rs"]
 mod scan;
-use scan::Scan;
 use locus::__bench::{IdleMasks, IdleShape};
+use scan::Scan;
 
 const PER_LLC: usize = 16;
 const BATCH: u64 = 64;

@@ -13,8 +13,14 @@ fn threads() -> usize {
 }
 
 fn pools() -> (locus::ThreadPool, rayon::ThreadPool) {
-    let l = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
-    let r = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let l = locus::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
+    let r = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
     (l, r)
 }
 
@@ -73,12 +79,16 @@ fn bench_iter(c: &mut Criterion) {
         black_box(s)
     });
 
-    let v: Vec<u32> = (0..1_000_000u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let v: Vec<u32> = (0..1_000_000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
     both!(c, "map_collect/1M", |_x| {
         let out: Vec<u64> = v.par_iter().map(|&x| u64::from(x) * 3).collect();
         black_box(out.len())
     });
-    both!(c, "filter_count/1M", |_x| black_box(v.par_iter().filter(|&&x| x % 3 == 0).count()));
+    both!(c, "filter_count/1M", |_x| black_box(
+        v.par_iter().filter(|&&x| x % 3 == 0).count()
+    ));
 
     // Halves times small integers: every partial sum is exact in f64, so
     // both libraries' results are equal whatever their reduction order.
@@ -92,14 +102,20 @@ fn bench_iter(c: &mut Criterion) {
     both!(c, "fold_reduce_histogram/1M", |_x| {
         let h = v
             .par_iter()
-            .fold(|| [0u32; 64], |mut h, &x| {
-                h[(x % 64) as usize] += 1;
-                h
-            })
-            .reduce(|| [0u32; 64], |mut l, r| {
-                l.iter_mut().zip(r).for_each(|(a, b)| *a += b);
-                l
-            });
+            .fold(
+                || [0u32; 64],
+                |mut h, &x| {
+                    h[(x % 64) as usize] += 1;
+                    h
+                },
+            )
+            .reduce(
+                || [0u32; 64],
+                |mut l, r| {
+                    l.iter_mut().zip(r).for_each(|(a, b)| *a += b);
+                    l
+                },
+            );
         black_box(h)
     });
 
@@ -120,7 +136,10 @@ fn bench_iter(c: &mut Criterion) {
     stencil_sweep(c);
 
     both!(c, "nested/1000x1000", |_x| {
-        let s: u64 = (0..black_box(1000u64)).into_par_iter().map(|i| (0..1000u64).into_par_iter().map(|j| i ^ j).sum::<u64>()).sum();
+        let s: u64 = (0..black_box(1000u64))
+            .into_par_iter()
+            .map(|i| (0..1000u64).into_par_iter().map(|j| i ^ j).sum::<u64>())
+            .sum();
         black_box(s)
     });
 
@@ -168,7 +187,10 @@ const STENCIL_PASSES: usize = 10;
 /// of 8 MiB each (1M cells: L3-resident).
 fn stencil_sweep(c: &mut Criterion) {
     let (lp, rp) = pools();
-    for (name, cells) in [("stencil_sweep/128Kx10", 1 << 17), ("stencil_sweep/1Mx10", 1 << 20)] {
+    for (name, cells) in [
+        ("stencil_sweep/128Kx10", 1 << 17),
+        ("stencil_sweep/1Mx10", 1 << 20),
+    ] {
         let mut a = vec![1.0f64; cells];
         let mut b = vec![0.0f64; cells];
         a[cells / 2] = 1e6;

@@ -40,8 +40,14 @@ fn group<T: Clone + Ord + Send + Sync>(
     locus_sort: fn(&mut [T]),
     rayon_sort: fn(&mut [T]),
 ) {
-    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let locus_pool = locus::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
     let mut v = input.to_vec();
     locus_pool.install(|| locus_sort(&mut v));
     normalize(&mut v);
@@ -54,10 +60,18 @@ fn group<T: Clone + Ord + Send + Sync>(
     let mut g = c.benchmark_group(name);
     g.sample_size(20);
     g.bench_function(BenchmarkId::new("locus", param), |b| {
-        b.iter_batched_ref(|| input.to_vec(), |v| locus_pool.install(|| locus_sort(v)), BatchSize::LargeInput)
+        b.iter_batched_ref(
+            || input.to_vec(),
+            |v| locus_pool.install(|| locus_sort(v)),
+            BatchSize::LargeInput,
+        )
     });
     g.bench_function(BenchmarkId::new("rayon", param), |b| {
-        b.iter_batched_ref(|| input.to_vec(), |v| rayon_pool.install(|| rayon_sort(v)), BatchSize::LargeInput)
+        b.iter_batched_ref(
+            || input.to_vec(),
+            |v| rayon_pool.install(|| rayon_sort(v)),
+            BatchSize::LargeInput,
+        )
     });
     g.finish();
 }
@@ -71,10 +85,26 @@ fn bench_sorts(c: &mut Criterion) {
     by_key.sort_by_key(key);
 
     let keep: fn(&mut [u32]) = |_| {};
-    group(c, "par_sort", "u32/1M", &u32s, &sorted_u32, keep, locus::slice::ParallelSliceMut::par_sort, |v| v.par_sort());
-    group(c, "par_sort_unstable", "u32/1M", &u32s, &sorted_u32, keep, locus::slice::ParallelSliceMut::par_sort_unstable, |v| {
-        v.par_sort_unstable()
-    });
+    group(
+        c,
+        "par_sort",
+        "u32/1M",
+        &u32s,
+        &sorted_u32,
+        keep,
+        locus::slice::ParallelSliceMut::par_sort,
+        |v| v.par_sort(),
+    );
+    group(
+        c,
+        "par_sort_unstable",
+        "u32/1M",
+        &u32s,
+        &sorted_u32,
+        keep,
+        locus::slice::ParallelSliceMut::par_sort_unstable,
+        |v| v.par_sort_unstable(),
+    );
     group(
         c,
         "par_sort_by_key",

@@ -42,12 +42,22 @@ macro_rules! spawn_100k {
 }
 
 fn bench_spawn(c: &mut Criterion) {
-    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let locus_pool = locus::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
     let mut g = c.benchmark_group("scope_spawn");
     g.sample_size(20);
-    g.bench_function(BenchmarkId::new("locus", "100k"), |b| b.iter(|| spawn_100k!(locus_pool)));
-    g.bench_function(BenchmarkId::new("rayon", "100k"), |b| b.iter(|| spawn_100k!(rayon_pool)));
+    g.bench_function(BenchmarkId::new("locus", "100k"), |b| {
+        b.iter(|| spawn_100k!(locus_pool))
+    });
+    g.bench_function(BenchmarkId::new("rayon", "100k"), |b| {
+        b.iter(|| spawn_100k!(rayon_pool))
+    });
     g.finish();
 }
 
@@ -72,12 +82,24 @@ fn wake_latency(iters: u64, spawn: impl Fn(Job)) -> Duration {
 }
 
 fn bench_wake(c: &mut Criterion) {
-    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
+    let locus_pool = locus::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .build()
+        .unwrap();
     let mut g = c.benchmark_group("wake_latency");
-    g.sample_size(10).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_millis(500));
-    g.bench_function("locus", |b| b.iter_custom(|iters| wake_latency(iters, |f| locus_pool.spawn(f))));
-    g.bench_function("rayon", |b| b.iter_custom(|iters| wake_latency(iters, |f| rayon_pool.spawn(f))));
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_millis(500));
+    g.bench_function("locus", |b| {
+        b.iter_custom(|iters| wake_latency(iters, |f| locus_pool.spawn(f)))
+    });
+    g.bench_function("rayon", |b| {
+        b.iter_custom(|iters| wake_latency(iters, |f| rayon_pool.spawn(f)))
+    });
     g.finish();
 }
 
@@ -108,15 +130,31 @@ fn idle_cost(iters: u64, warm: &dyn Fn()) -> Duration {
 
 fn bench_idle(c: &mut Criterion) {
     let n = threads();
-    let locus_pool = locus::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+    let locus_pool = locus::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .unwrap();
+    let rayon_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .unwrap();
     let mut g = c.benchmark_group("idle_cpu_per_200ms");
-    g.sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_millis(300));
+    g.sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_millis(300));
     g.bench_function(BenchmarkId::new("locus", n), |b| {
-        b.iter_custom(|iters| idle_cost(iters, &|| { locus_pool.install(|| locus::join(|| (), || ())); }))
+        b.iter_custom(|iters| {
+            idle_cost(iters, &|| {
+                locus_pool.install(|| locus::join(|| (), || ()));
+            })
+        })
     });
     g.bench_function(BenchmarkId::new("rayon", n), |b| {
-        b.iter_custom(|iters| idle_cost(iters, &|| { rayon_pool.install(|| rayon::join(|| (), || ())); }))
+        b.iter_custom(|iters| {
+            idle_cost(iters, &|| {
+                rayon_pool.install(|| rayon::join(|| (), || ()));
+            })
+        })
     });
     g.finish();
 }

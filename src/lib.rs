@@ -14,30 +14,34 @@ pub mod prelude;
 pub mod range;
 pub mod range_inclusive;
 pub mod result;
+pub(crate) mod runtime;
 pub mod slice;
 pub mod str;
 pub mod string;
-pub mod vec;
-pub(crate) mod runtime;
 pub(crate) mod sync;
 #[cfg(test)]
 mod test_support;
 pub mod topology;
+pub mod vec;
 
 // Programs the compiler must reject (doctests only).
 #[cfg(doctest)]
 mod compile_fail;
 
 pub use groups::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
-pub use layout::{Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace};
+pub use layout::{
+    Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace,
+};
 pub use pool::{
-    BroadcastContext, BuildError, DomainContext, FnContext, JobGroup, Scope, ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads,
-    current_thread_index, join, join_context, outside_group, scope, spawn,
+    BroadcastContext, BuildError, DomainContext, FnContext, JobGroup, Scope, ThreadPool,
+    ThreadPoolBuilder, broadcast, current_num_threads, current_thread_index, join, join_context,
+    outside_group, scope, spawn,
 };
 // The rest of rayon-core's surface (see the README's list of rayon names).
 pub use pool::{
-    ScopeFifo, ThreadBuilder, ThreadPoolBuildError, Yield, current_thread_has_pending_tasks, in_place_scope,
-    in_place_scope_fifo, max_num_threads, scope_fifo, spawn_broadcast, spawn_fifo, yield_local, yield_now,
+    ScopeFifo, ThreadBuilder, ThreadPoolBuildError, Yield, current_thread_has_pending_tasks,
+    in_place_scope, in_place_scope_fifo, max_num_threads, scope_fifo, spawn_broadcast, spawn_fifo,
+    yield_local, yield_now,
 };
 pub use runtime::idle::Distance;
 pub use runtime::pin::PinStatus;

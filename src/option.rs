@@ -24,7 +24,11 @@ pub struct Iter<'a, T> {
 
 impl<T> Clone for Iter<'_, T> {
     fn clone(&self) -> Self {
-        Iter { inner: IntoIter { opt: self.inner.opt } }
+        Iter {
+            inner: IntoIter {
+                opt: self.inner.opt,
+            },
+        }
     }
 }
 
@@ -47,7 +51,9 @@ impl<'a, T: Sync> IntoParallelIterator for &'a Option<T> {
     type Item = &'a T;
     type Iter = Iter<'a, T>;
     fn into_par_iter(self) -> Iter<'a, T> {
-        Iter { inner: IntoIter { opt: self.as_ref() } }
+        Iter {
+            inner: IntoIter { opt: self.as_ref() },
+        }
     }
 }
 
@@ -55,7 +61,9 @@ impl<'a, T: Send> IntoParallelIterator for &'a mut Option<T> {
     type Item = &'a mut T;
     type Iter = IterMut<'a, T>;
     fn into_par_iter(self) -> IterMut<'a, T> {
-        IterMut { inner: IntoIter { opt: self.as_mut() } }
+        IterMut {
+            inner: IntoIter { opt: self.as_mut() },
+        }
     }
 }
 
@@ -131,6 +139,10 @@ impl<T: Send> Producer for OptionProducer<T> {
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let none = OptionProducer { opt: None };
-        if index == 0 { (none, self) } else { (self, none) }
+        if index == 0 {
+            (none, self)
+        } else {
+            (self, none)
+        }
     }
 }

@@ -148,7 +148,11 @@ pub(crate) fn char_count(start: char, end: char) -> usize {
     if s >= e {
         return 0;
     }
-    let gap = if s < SURROGATES.start && e >= SURROGATES.end { SURROGATES.end - SURROGATES.start } else { 0 };
+    let gap = if s < SURROGATES.start && e >= SURROGATES.end {
+        SURROGATES.end - SURROGATES.start
+    } else {
+        0
+    };
     (e - s - gap) as usize
 }
 

@@ -81,7 +81,9 @@ macro_rules! inclusive_range {
     )*};
 }
 
-inclusive_range!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+inclusive_range!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);
 
 macro_rules! indexed_inclusive_range {
     ($($t:ty),*) => {$(
@@ -105,7 +107,11 @@ impl Iter<char> {
     /// The chars of the range, as an indexed iterator.
     fn chars(&self) -> impl IndexedParallelIterator<Item = char> + use<> {
         let (start, end) = (*self.range.start(), *self.range.end());
-        let len = if self.range.is_empty() { 0 } else { crate::range::char_count(start, end) + 1 };
+        let len = if self.range.is_empty() {
+            0
+        } else {
+            crate::range::char_count(start, end) + 1
+        };
         crate::range::chars_from(start, len)
     }
 }

@@ -24,7 +24,9 @@ pub struct Iter<'a, T> {
 
 impl<T> Clone for Iter<'_, T> {
     fn clone(&self) -> Self {
-        Iter { inner: self.inner.clone() }
+        Iter {
+            inner: self.inner.clone(),
+        }
     }
 }
 
@@ -38,7 +40,9 @@ impl<T: Send, E> IntoParallelIterator for Result<T, E> {
     type Item = T;
     type Iter = IntoIter<T>;
     fn into_par_iter(self) -> IntoIter<T> {
-        IntoIter { inner: self.ok().into_par_iter() }
+        IntoIter {
+            inner: self.ok().into_par_iter(),
+        }
     }
 }
 
@@ -46,7 +50,9 @@ impl<'a, T: Sync, E> IntoParallelIterator for &'a Result<T, E> {
     type Item = &'a T;
     type Iter = Iter<'a, T>;
     fn into_par_iter(self) -> Iter<'a, T> {
-        Iter { inner: self.as_ref().ok().into_par_iter() }
+        Iter {
+            inner: self.as_ref().ok().into_par_iter(),
+        }
     }
 }
 
@@ -54,7 +60,9 @@ impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
     type Item = &'a mut T;
     type Iter = IterMut<'a, T>;
     fn into_par_iter(self) -> IterMut<'a, T> {
-        IterMut { inner: self.as_mut().ok().into_par_iter() }
+        IterMut {
+            inner: self.as_mut().ok().into_par_iter(),
+        }
     }
 }
 

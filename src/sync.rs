@@ -303,7 +303,14 @@ mod asymmetric {
         fn membarrier(cmd: libc::c_long) -> bool {
             // SAFETY: membarrier takes (cmd, flags, cpu_id) integers and
             // touches no memory of ours.
-            unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_long, 0 as libc::c_long) == 0 }
+            unsafe {
+                libc::syscall(
+                    libc::SYS_membarrier,
+                    cmd,
+                    0 as libc::c_long,
+                    0 as libc::c_long,
+                ) == 0
+            }
         }
 
         /// Registers the process (idempotent); false if unsupported.
@@ -370,7 +377,9 @@ mod asymmetric {
             if !sys::expedited() {
                 // Registered, so the kernel cannot refuse it; going on
                 // would break the protocol's ordering.
-                eprintln!("locus: membarrier(PRIVATE_EXPEDITED) failed after registration; aborting");
+                eprintln!(
+                    "locus: membarrier(PRIVATE_EXPEDITED) failed after registration; aborting"
+                );
                 std::process::abort();
             }
             fence(Ordering::SeqCst);
@@ -452,11 +461,23 @@ pub(crate) mod counted {
             touch();
             self.0.fetch_or(v, o)
         }
-        pub fn compare_exchange(&self, a: u64, b: u64, s: Ordering, f: Ordering) -> Result<u64, u64> {
+        pub fn compare_exchange(
+            &self,
+            a: u64,
+            b: u64,
+            s: Ordering,
+            f: Ordering,
+        ) -> Result<u64, u64> {
             touch();
             self.0.compare_exchange(a, b, s, f)
         }
-        pub fn compare_exchange_weak(&self, a: u64, b: u64, s: Ordering, f: Ordering) -> Result<u64, u64> {
+        pub fn compare_exchange_weak(
+            &self,
+            a: u64,
+            b: u64,
+            s: Ordering,
+            f: Ordering,
+        ) -> Result<u64, u64> {
             touch();
             self.0.compare_exchange_weak(a, b, s, f)
         }

@@ -49,13 +49,21 @@ pub(crate) fn snapshot(name: &str) -> (tempfile::TempDir, Topology) {
         .arg(tmp.path())
         .output()
         .unwrap_or_else(|e| panic!("cannot run tar for {}: {e}", tarball.display()));
-    assert!(out.status.success(), "tar -xjf {} failed", tarball.display());
+    assert!(
+        out.status.success(),
+        "tar -xjf {} failed",
+        tarball.display()
+    );
     let top = std::fs::read_dir(tmp.path())
         .expect("read temp dir")
         .map(|e| e.expect("dir entry").path())
         .find(|p| p.is_dir())
         .unwrap_or_else(|| panic!("{name}: no directory in the tarball"));
-    let root = if top.join("fsroot").is_dir() { top.join("fsroot") } else { top };
+    let root = if top.join("fsroot").is_dir() {
+        top.join("fsroot")
+    } else {
+        top
+    };
     let t = Topology::from_sysfs(&root).unwrap_or_else(|e| panic!("{name}: {e}"));
     (tmp, t)
 }

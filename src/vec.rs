@@ -49,7 +49,9 @@ impl<T: Send> IntoParallelIterator for Box<[T]> {
     type Item = T;
     type Iter = IntoIter<T>;
     fn into_par_iter(self) -> IntoIter<T> {
-        IntoIter { vec: self.into_vec() }
+        IntoIter {
+            vec: self.into_vec(),
+        }
     }
 }
 
@@ -84,7 +86,11 @@ impl<'data, T: Send> ParallelDrainRange<usize> for &'data mut Vec<T> {
     fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Drain<'data, T> {
         let orig_len = self.len();
         let range = checked_range(range, orig_len);
-        Drain { vec: self, range, orig_len }
+        Drain {
+            vec: self,
+            range,
+            orig_len,
+        }
     }
 }
 
@@ -97,16 +103,26 @@ impl<'data, T: Send> ParallelDrainRange<usize> for &'data mut Vec<T> {
 pub(crate) fn checked_range<R: RangeBounds<usize>>(r: R, len: usize) -> Range<usize> {
     let start = match r.start_bound() {
         Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.checked_add(1).expect("par_drain: range start overflows usize"),
+        Bound::Excluded(&s) => s
+            .checked_add(1)
+            .expect("par_drain: range start overflows usize"),
         Bound::Unbounded => 0,
     };
     let end = match r.end_bound() {
-        Bound::Included(&e) => e.checked_add(1).expect("par_drain: range end overflows usize"),
+        Bound::Included(&e) => e
+            .checked_add(1)
+            .expect("par_drain: range end overflows usize"),
         Bound::Excluded(&e) => e,
         Bound::Unbounded => len,
     };
-    assert!(start <= end, "par_drain: range starts at {start} but ends at {end}");
-    assert!(end <= len, "par_drain: range end {end} is past the length {len}");
+    assert!(
+        start <= end,
+        "par_drain: range starts at {start} but ends at {end}"
+    );
+    assert!(
+        end <= len,
+        "par_drain: range end {end} is past the length {len}"
+    );
     start..end
 }
 
@@ -196,7 +212,9 @@ impl<'data, T: Send> Producer for DrainProducer<'data, T> {
 
     fn into_iter(mut self) -> SliceDrain<'data, T> {
         let slice = mem::take(&mut self.slice);
-        SliceDrain { iter: slice.iter_mut() }
+        SliceDrain {
+            iter: slice.iter_mut(),
+        }
     }
     fn split_at(mut self, index: usize) -> (Self, Self) {
         let (l, r) = mem::take(&mut self.slice).split_at_mut(index);

@@ -37,7 +37,10 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
 
 /// Borrows owned (path, content) pairs for [`tree`].
 fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
-    files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+    files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect()
 }
 
 /// A healthy 4-PU machine: 2 cores x 2 threads, L2 and L3 per core, one
@@ -310,7 +313,10 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
     );
     // cgroup v2 whose leaf lacks the file: the parent's applies.
     let d = good_with(&[
-        ("proc/mounts", Some("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n")),
+        (
+            "proc/mounts",
+            Some("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n"),
+        ),
         ("proc/self/cgroup", Some("0::/a/b\n")),
         ("sys/fs/cgroup/a/cpuset.cpus.effective", Some("3\n")),
         ("sys/fs/cgroup/a/b/cgroup.procs", Some("1\n")),
@@ -348,7 +354,10 @@ fn cgroup_files_restrict_allowed_and_garbage_cgroup_is_ignored() {
 
 // ---- cgroup CPU bandwidth (quota) ---------------------------------------------
 
-const V2_MOUNT: (&str, Option<&str>) = ("proc/mounts", Some("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n"));
+const V2_MOUNT: (&str, Option<&str>) = (
+    "proc/mounts",
+    Some("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n"),
+);
 
 /// The default pool on the tree `d`: its workers' NUMA nodes.
 fn default_pool_nodes(d: &tempfile::TempDir) -> Vec<usize> {
@@ -371,7 +380,11 @@ fn a_cgroup_v2_quota_caps_the_default_pool() {
     // 1.5 CPUs: 2 workers, spread over the two nodes.
     assert_eq!(default_pool_nodes(&d), [0, 1]);
     // An explicit count wins.
-    let pool = locus::ThreadPoolBuilder::new().topology(t).num_threads(4).build().unwrap();
+    let pool = locus::ThreadPoolBuilder::new()
+        .topology(t)
+        .num_threads(4)
+        .build()
+        .unwrap();
     assert_eq!(pool.current_num_threads(), 4);
 }
 
@@ -387,17 +400,33 @@ fn the_smallest_quota_on_the_cgroup_path_wins() {
     let t = Topology::from_sysfs(d.path()).unwrap();
     assert_eq!(t.cpu_quota(), Some(0.5));
     assert!(noted(&t, "a/cpu.max"), "{:?}", t.notes());
-    assert_eq!(default_pool_nodes(&d).len(), 1, "half a CPU still runs one worker");
+    assert_eq!(
+        default_pool_nodes(&d).len(),
+        1,
+        "half a CPU still runs one worker"
+    );
 }
 
 #[test]
 fn a_cgroup_v1_cfs_quota_caps_the_default_pool() {
     let v1 = |quota: &'static str| {
         good_with(&[
-            ("proc/mounts", Some("cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,cpu,cpuacct 0 0\n")),
-            ("proc/self/cgroup", Some("5:memory:/x\n4:cpu,cpuacct:/job\n")),
-            ("sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_quota_us", Some(quota)),
-            ("sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_period_us", Some("100000\n")),
+            (
+                "proc/mounts",
+                Some("cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,cpu,cpuacct 0 0\n"),
+            ),
+            (
+                "proc/self/cgroup",
+                Some("5:memory:/x\n4:cpu,cpuacct:/job\n"),
+            ),
+            (
+                "sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_quota_us",
+                Some(quota),
+            ),
+            (
+                "sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_period_us",
+                Some("100000\n"),
+            ),
         ])
     };
     let d = v1("300000\n");
@@ -438,7 +467,10 @@ fn no_quota_garbage_quota_and_a_quota_above_the_cpus() {
         ("proc/self/cgroup", Some("0::/job\n")),
         ("sys/fs/cgroup/job/cpu.max", Some("800000 100000\n")),
     ]);
-    assert_eq!(Topology::from_sysfs(d.path()).unwrap().cpu_quota(), Some(8.0));
+    assert_eq!(
+        Topology::from_sysfs(d.path()).unwrap().cpu_quota(),
+        Some(8.0)
+    );
     assert_eq!(default_pool_nodes(&d).len(), 4);
 }
 

@@ -352,7 +352,10 @@ fn spawn_tracked<'s, const N: usize>(
     runs: &'s AtomicUsize,
     drops: &Arc<AtomicUsize>,
 ) {
-    let t = Tracked::<N> { _pad: [7; N], drops: Arc::clone(drops) };
+    let t = Tracked::<N> {
+        _pad: [7; N],
+        drops: Arc::clone(drops),
+    };
     s.spawn(move |_| {
         assert!(t._pad.iter().all(|&b| b == 7), "closure bytes intact");
         runs.fetch_add(1, Ordering::Relaxed);

@@ -9,22 +9,40 @@ fn set(s: &str) -> CpuSet {
 /// Checks the invariants of a topology: dense ranges, parents, PU indexes.
 fn check_invariants(t: &Topology) {
     let order = if t.package_inside_numa() {
-        [Level::Numa, Level::Package, Level::Llc, Level::Cluster, Level::Core]
+        [
+            Level::Numa,
+            Level::Package,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
     } else {
-        [Level::Package, Level::Numa, Level::Llc, Level::Cluster, Level::Core]
+        [
+            Level::Package,
+            Level::Numa,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
     };
     for (k, &l) in order.iter().enumerate() {
         let ds = t.domains(l);
         let mut next = 0;
         for (i, d) in ds.iter().enumerate() {
-            assert_eq!(d.pus.start, next, "{l:?} {i} starts where the previous ends");
+            assert_eq!(
+                d.pus.start, next,
+                "{l:?} {i} starts where the previous ends"
+            );
             assert!(!d.pus.is_empty(), "{l:?} {i} has PUs");
             next = d.pus.end;
             let os: CpuSet = t.pus()[d.pus.clone()].iter().map(|p| p.os_index).collect();
             assert_eq!(os, d.cpuset, "{l:?} {i} cpuset is its range");
             if k > 0 {
                 let parent = &t.domains(order[k - 1])[d.parent];
-                assert!(d.cpuset.is_subset(&parent.cpuset), "{l:?} {i} nests in its parent");
+                assert!(
+                    d.cpuset.is_subset(&parent.cpuset),
+                    "{l:?} {i} nests in its parent"
+                );
             }
             for p in &t.pus()[d.pus.clone()] {
                 let idx = match l {
@@ -59,8 +77,18 @@ fn restrict_drops_empty_domains_and_renumbers() {
     assert_eq!(r.clusters()[2].parent, 1);
     assert_eq!(r.numa_domains()[1].os_index, Some(1));
     assert_eq!(r.allowed(), &set("8-15,24-27"));
-    assert!(r.notes().iter().any(|n| n.contains("restricted to CPUs 8-15,24-27")), "{:?}", r.notes());
-    assert!(r.notes().iter().any(|n| n.contains("2 llc domain(s)")), "{:?}", r.notes());
+    assert!(
+        r.notes()
+            .iter()
+            .any(|n| n.contains("restricted to CPUs 8-15,24-27")),
+        "{:?}",
+        r.notes()
+    );
+    assert!(
+        r.notes().iter().any(|n| n.contains("2 llc domain(s)")),
+        "{:?}",
+        r.notes()
+    );
     // NUMA distances follow the domains.
     assert_eq!(r.numa_distance(0, 1), t.numa_distance(0, 1));
     // A layout on it works and covers it.
@@ -101,7 +129,11 @@ fn restrict_errors() {
     // CPUs outside the topology are ignored, with a note.
     let r = t.restrict(&set("2-9")).unwrap();
     assert_eq!(r.online(), set("2-3"));
-    assert!(r.notes().iter().any(|n| n.contains("4-9")), "{:?}", r.notes());
+    assert!(
+        r.notes().iter().any(|n| n.contains("4-9")),
+        "{:?}",
+        r.notes()
+    );
 }
 
 #[test]
@@ -124,7 +156,11 @@ fn sets_to_pass() {
 fn builder_cpus_confines_the_workers() {
     let t = Topology::synthetic("numa:2 llc:2 core:2 smt:2").unwrap();
     let llc = t.llc_cpus(3).unwrap();
-    let pool = ThreadPoolBuilder::new().topology(t.clone()).cpus(llc.clone()).build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .topology(t.clone())
+        .cpus(llc.clone())
+        .build()
+        .unwrap();
     assert_eq!(pool.current_num_threads(), 4);
     let l = pool.layout();
     assert!(l.workers().iter().all(|w| llc.contains(w.pu)));
@@ -145,12 +181,23 @@ fn builder_cpus_confines_the_workers() {
 #[test]
 fn builder_cpus_errors_say_what_to_fix() {
     let t = Topology::synthetic("core:4").unwrap();
-    let e = ThreadPoolBuilder::new().topology(t.clone()).cpus(CpuSet::new()).build().unwrap_err();
+    let e = ThreadPoolBuilder::new()
+        .topology(t.clone())
+        .cpus(CpuSet::new())
+        .build()
+        .unwrap_err();
     assert!(matches!(e, BuildError::Cpus { var: None, .. }), "{e:?}");
     assert!(e.to_string().contains("empty"), "{e}");
-    let e = ThreadPoolBuilder::new().topology(t).cpus(set("2-5")).build().unwrap_err();
+    let e = ThreadPoolBuilder::new()
+        .topology(t)
+        .cpus(set("2-5"))
+        .build()
+        .unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("4-5") && msg.contains("allowed CPUs (0-3)"), "{msg}");
+    assert!(
+        msg.contains("4-5") && msg.contains("allowed CPUs (0-3)"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -171,7 +218,11 @@ fn broadcast_per_runs_once_per_domain_inside_it() {
     let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:2 smt:2").unwrap();
     // Leave out LLC 1 (CPUs 8-15): its domains get no worker.
     let cpus = set("0-7,16-31");
-    let pool = ThreadPoolBuilder::new().topology(t).cpus(cpus).build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .topology(t)
+        .cpus(cpus)
+        .build()
+        .unwrap();
     let l = pool.layout();
     for (level, ranges) in [
         (Level::Core, l.core_ranges()),
@@ -182,14 +233,24 @@ fn broadcast_per_runs_once_per_domain_inside_it() {
     ] {
         let got = pool.broadcast_per(level, |ctx| {
             let me = locus::current_thread_index().expect("on a worker");
-            (ctx.domain(), ctx.num_domains(), ctx.workers(), ctx.index(), me)
+            (
+                ctx.domain(),
+                ctx.num_domains(),
+                ctx.workers(),
+                ctx.index(),
+                me,
+            )
         });
         assert_eq!(got.len(), ranges.len(), "{level:?}");
         for (d, (domain, n, workers, index, me)) in got.into_iter().enumerate() {
             assert_eq!((domain, n), (d, ranges.len()), "{level:?}");
             assert_eq!(workers, ranges[d], "{level:?}");
             assert_eq!(index, me, "{level:?}: ran on the worker it names");
-            assert!(ranges[d].contains(&me), "{level:?} {d}: worker {me} outside {:?}", ranges[d]);
+            assert!(
+                ranges[d].contains(&me),
+                "{level:?} {d}: worker {me} outside {:?}",
+                ranges[d]
+            );
         }
     }
     assert_eq!(l.llc_ranges().len(), 3);

@@ -97,17 +97,32 @@ fn env_vars() {
     // reading: 0 and garbage mean the default (garbage is no error).
     set("LOCUS_TOPOLOGY", Some("core:2"));
     set("RAYON_NUM_THREADS", Some("3"));
-    assert_eq!(ThreadPoolBuilder::new().build().unwrap().current_num_threads(), 3);
+    assert_eq!(
+        ThreadPoolBuilder::new()
+            .build()
+            .unwrap()
+            .current_num_threads(),
+        3
+    );
     set("LOCUS_NUM_THREADS", Some("4"));
     assert_eq!(
-        ThreadPoolBuilder::new().build().unwrap().current_num_threads(),
+        ThreadPoolBuilder::new()
+            .build()
+            .unwrap()
+            .current_num_threads(),
         4,
         "LOCUS_NUM_THREADS wins over RAYON_NUM_THREADS"
     );
     set("LOCUS_NUM_THREADS", None);
     for ignored in ["0", "lots", "-2"] {
         set("RAYON_NUM_THREADS", Some(ignored));
-        assert_eq!(ThreadPoolBuilder::new().build().unwrap().current_num_threads(), 2);
+        assert_eq!(
+            ThreadPoolBuilder::new()
+                .build()
+                .unwrap()
+                .current_num_threads(),
+            2
+        );
     }
     set("RAYON_NUM_THREADS", None);
     set("LOCUS_TOPOLOGY", None);

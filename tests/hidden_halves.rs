@@ -101,7 +101,11 @@ fn scenario(name: &str, one: impl Fn(&locus::ThreadPool) -> bool) {
 fn a_spinning_for_b_overlaps_b() {
     scenario("spin", |p| {
         let flag = AtomicBool::new(false);
-        round(p, || spin_until(&flag), || flag.store(true, Ordering::Release))
+        round(
+            p,
+            || spin_until(&flag),
+            || flag.store(true, Ordering::Release),
+        )
     });
 }
 
@@ -146,7 +150,11 @@ fn a_waiting_in_another_pools_install_overlaps_b() {
     let other = pool(1);
     scenario("other pool's install", |p| {
         let flag = AtomicBool::new(false);
-        round(p, || other.install(|| spin_until(&flag)), || flag.store(true, Ordering::Release))
+        round(
+            p,
+            || other.install(|| spin_until(&flag)),
+            || flag.store(true, Ordering::Release),
+        )
     });
 }
 
@@ -161,7 +169,9 @@ fn waiting_joins_run_every_half_once() {
         if depth == 0 {
             return 1;
         }
-        let seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         if depth == 1 && (seed >> 58) == 0 && waiting.fetch_add(1, Ordering::AcqRel) < 2 {
             let b_started = AtomicBool::new(false);
             let (x, y) = locus::join(
@@ -226,7 +236,11 @@ fn joins_nested_deeper_than_the_private_stack() {
         for depth in [63, 64, 65, 200] {
             let ran = AtomicUsize::new(0);
             let n = p.install(|| chain(depth, &ran));
-            assert_eq!(n, depth + 1, "depth {depth}: the innermost a did not see its b");
+            assert_eq!(
+                n,
+                depth + 1,
+                "depth {depth}: the innermost a did not see its b"
+            );
             assert_eq!(ran.into_inner(), depth);
         }
     });

@@ -15,8 +15,16 @@ fn map_filter_filter_map() {
         assert_eq!(got, v.iter().map(|x| x * 3 + 1).collect::<Vec<_>>());
         let got: Vec<&u64> = v.par_iter().filter(|&&x| x % 3 == 0).collect();
         assert_eq!(got, v.iter().filter(|&&x| x % 3 == 0).collect::<Vec<_>>());
-        let got: Vec<u64> = v.par_iter().filter_map(|&x| (x % 2 == 1).then_some(x / 2)).collect();
-        assert_eq!(got, v.iter().filter_map(|&x| (x % 2 == 1).then_some(x / 2)).collect::<Vec<_>>());
+        let got: Vec<u64> = v
+            .par_iter()
+            .filter_map(|&x| (x % 2 == 1).then_some(x / 2))
+            .collect();
+        assert_eq!(
+            got,
+            v.iter()
+                .filter_map(|&x| (x % 2 == 1).then_some(x / 2))
+                .collect::<Vec<_>>()
+        );
     });
 }
 
@@ -25,7 +33,11 @@ fn map_with_and_map_init() {
     each_len(1, |v| {
         let got: Vec<u64> = v.par_iter().map_with(5u64, |k, &x| x + *k).collect();
         assert_eq!(got, v.iter().map(|x| x + 5).collect::<Vec<_>>());
-        let got: Vec<u64> = v.par_iter().map_init(|| 7u64, |k, &x| x * *k).rev().collect();
+        let got: Vec<u64> = v
+            .par_iter()
+            .map_init(|| 7u64, |k, &x| x * *k)
+            .rev()
+            .collect();
         assert_eq!(got, v.iter().rev().map(|x| x * 7).collect::<Vec<_>>());
         // Indexed: map_with keeps the iterator indexed (zip, enumerate).
         let got: Vec<(usize, u64)> = v.par_iter().map_with((), |_, &x| x).enumerate().collect();
@@ -36,7 +48,10 @@ fn map_with_and_map_init() {
 #[test]
 fn flat_map_flatten() {
     each_len(1, |v| {
-        let got: Vec<u64> = v.par_iter().flat_map(|&x| (0..x % 5).into_par_iter()).collect();
+        let got: Vec<u64> = v
+            .par_iter()
+            .flat_map(|&x| (0..x % 5).into_par_iter())
+            .collect();
         let want: Vec<u64> = v.iter().flat_map(|&x| 0..x % 5).collect();
         assert_eq!(got, want);
         let got: Vec<u64> = v.par_iter().flat_map_iter(|&x| 0..x % 5).collect();
@@ -61,15 +76,27 @@ fn enumerate_zip_chain_rev() {
         let mut want: Vec<_> = v.iter().zip(&w).collect();
         want.reverse();
         assert_eq!(got, want);
-        let got: Vec<u64> = v.par_iter().zip_eq(v.par_iter()).map(|(a, b)| a + b).collect();
+        let got: Vec<u64> = v
+            .par_iter()
+            .zip_eq(v.par_iter())
+            .map(|(a, b)| a + b)
+            .collect();
         assert_eq!(got, v.iter().map(|a| 2 * a).collect::<Vec<_>>());
         let got: Vec<&u64> = v.par_iter().chain(&w).collect();
         assert_eq!(got, v.iter().chain(&w).collect::<Vec<_>>());
         let got: Vec<&u64> = v.par_iter().chain(&w).rev().collect();
         assert_eq!(got, v.iter().chain(&w).rev().collect::<Vec<_>>());
         // Unindexed chain.
-        let got: Vec<&u64> = v.par_iter().filter(|x| *x % 2 == 0).chain(w.par_iter().filter(|x| *x % 2 == 1)).collect();
-        let want: Vec<&u64> = v.iter().filter(|x| *x % 2 == 0).chain(w.iter().filter(|x| *x % 2 == 1)).collect();
+        let got: Vec<&u64> = v
+            .par_iter()
+            .filter(|x| *x % 2 == 0)
+            .chain(w.par_iter().filter(|x| *x % 2 == 1))
+            .collect();
+        let want: Vec<&u64> = v
+            .iter()
+            .filter(|x| *x % 2 == 0)
+            .chain(w.iter().filter(|x| *x % 2 == 1))
+            .collect();
         assert_eq!(got, want);
     });
 }
@@ -117,7 +144,10 @@ fn skip_take_step_by_chunks() {
             assert_eq!(got, v.iter().step_by(step).collect::<Vec<_>>());
             let got: Vec<&u64> = v.par_iter().step_by(step).rev().collect();
             assert_eq!(got, v.iter().step_by(step).rev().collect::<Vec<_>>());
-            assert_eq!(v.par_iter().step_by(step).len(), v.iter().step_by(step).len());
+            assert_eq!(
+                v.par_iter().step_by(step).len(),
+                v.iter().step_by(step).len()
+            );
         }
         for size in [1, 2, 5, 64] {
             let got: Vec<Vec<u64>> = v.par_iter().copied().chunks(size).collect();
@@ -134,7 +164,10 @@ fn fold_and_try_fold() {
     each_len(1, |v| {
         let total: u64 = v.par_iter().fold(|| 0u64, |a, &x| a + x).sum();
         assert_eq!(total, v.iter().sum());
-        let total: u64 = v.par_iter().fold_with(0u64, |a, &x| a + x).reduce(|| 0, |a, b| a + b);
+        let total: u64 = v
+            .par_iter()
+            .fold_with(0u64, |a, &x| a + x)
+            .reduce(|| 0, |a, b| a + b);
         assert_eq!(total, v.iter().sum());
         // Fold keeps order inside pieces and the pieces in order.
         let concat: Vec<u64> = v
@@ -146,7 +179,10 @@ fn fold_and_try_fold() {
             .flatten_iter()
             .collect();
         assert_eq!(concat, v);
-        let r: Option<u64> = v.par_iter().try_fold(|| 0u64, |a, &x| a.checked_add(x)).try_reduce(|| 0, |a, b| a.checked_add(b));
+        let r: Option<u64> = v
+            .par_iter()
+            .try_fold(|| 0u64, |a, &x| a.checked_add(x))
+            .try_reduce(|| 0, |a, b| a.checked_add(b));
         assert_eq!(r, Some(v.iter().sum()));
         let r: Result<u64, u64> = v
             .par_iter()
@@ -162,10 +198,18 @@ fn fold_and_try_fold() {
 #[test]
 fn min_max_len_bounds() {
     each_len(1, |v| {
-        let pieces = v.par_iter().with_min_len(100).fold(|| 0usize, |n, _| n + 1).collect::<Vec<_>>();
+        let pieces = v
+            .par_iter()
+            .with_min_len(100)
+            .fold(|| 0usize, |n, _| n + 1)
+            .collect::<Vec<_>>();
         assert!(pieces.iter().all(|&n| n >= 100.min(v.len())), "{pieces:?}");
         assert_eq!(pieces.iter().sum::<usize>(), v.len());
-        let pieces = v.par_iter().with_max_len(10).fold(|| 0usize, |n, _| n + 1).collect::<Vec<_>>();
+        let pieces = v
+            .par_iter()
+            .with_max_len(10)
+            .fold(|| 0usize, |n, _| n + 1)
+            .collect::<Vec<_>>();
         assert!(pieces.iter().all(|&n| n <= 10), "{pieces:?}");
         assert_eq!(pieces.iter().sum::<usize>(), v.len());
     });
@@ -175,10 +219,19 @@ fn min_max_len_bounds() {
 fn positions_interleave_intersperse() {
     each_len(1, |v| {
         let got: Vec<usize> = v.par_iter().positions(|&x| x % 7 == 0).collect();
-        let want: Vec<usize> = v.iter().enumerate().filter(|(_, x)| *x % 7 == 0).map(|(i, _)| i).collect();
+        let want: Vec<usize> = v
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| *x % 7 == 0)
+            .map(|(i, _)| i)
+            .collect();
         assert_eq!(got, want);
         let w = data(v.len() / 3 + 2, 5);
-        let got: Vec<u64> = v.par_iter().copied().interleave(w.par_iter().copied()).collect();
+        let got: Vec<u64> = v
+            .par_iter()
+            .copied()
+            .interleave(w.par_iter().copied())
+            .collect();
         let mut want = Vec::new();
         let (mut a, mut b) = (v.iter(), w.iter());
         loop {
@@ -188,10 +241,21 @@ fn positions_interleave_intersperse() {
             }
         }
         assert_eq!(got, want);
-        let got: Vec<u64> = v.par_iter().copied().interleave(w.par_iter().copied()).rev().collect();
+        let got: Vec<u64> = v
+            .par_iter()
+            .copied()
+            .interleave(w.par_iter().copied())
+            .rev()
+            .collect();
         assert_eq!(got, want.iter().rev().copied().collect::<Vec<_>>());
-        let got: Vec<u64> = v.par_iter().copied().interleave_shortest(w.par_iter().copied()).collect();
-        let short = want.len().min(2 * v.len().min(w.len()) + usize::from(v.len() > w.len()));
+        let got: Vec<u64> = v
+            .par_iter()
+            .copied()
+            .interleave_shortest(w.par_iter().copied())
+            .collect();
+        let short = want
+            .len()
+            .min(2 * v.len().min(w.len()) + usize::from(v.len() > w.len()));
         assert_eq!(got, want[..short]);
         let got: Vec<u64> = v.par_iter().copied().intersperse(5000).collect();
         let mut want = Vec::new();
@@ -212,7 +276,11 @@ fn while_some_panic_fuse_skip_take_any() {
     each_len(1, |v| {
         let got: Vec<u64> = v.par_iter().map(|&x| Some(x)).while_some().collect();
         assert_eq!(got, v);
-        let got: Vec<u64> = v.par_iter().map(|&x| (x != 500).then_some(x)).while_some().collect();
+        let got: Vec<u64> = v
+            .par_iter()
+            .map(|&x| (x != 500).then_some(x))
+            .while_some()
+            .collect();
         if let Some(p) = v.iter().position(|&x| x == 500) {
             // Everything before the first None is kept only if it ran
             // before the stop; nothing after it is, and no item is invented.
@@ -244,9 +312,25 @@ fn million_items_cheap_adapters() {
         assert!(v.iter().enumerate().all(|(i, &x)| x == (i as u64) ^ 0x55));
         let evens = v.par_iter().filter(|&&x| x % 2 == 0).count();
         assert_eq!(evens, v.iter().filter(|&&x| x % 2 == 0).count());
-        let dot: u64 = v.par_iter().zip(&v).map(|(a, b)| a.wrapping_mul(*b)).reduce(|| 0, u64::wrapping_add);
-        assert_eq!(dot, v.iter().fold(0u64, |acc, a| acc.wrapping_add(a.wrapping_mul(*a))));
+        let dot: u64 = v
+            .par_iter()
+            .zip(&v)
+            .map(|(a, b)| a.wrapping_mul(*b))
+            .reduce(|| 0, u64::wrapping_add);
+        assert_eq!(
+            dot,
+            v.iter()
+                .fold(0u64, |acc, a| acc.wrapping_add(a.wrapping_mul(*a)))
+        );
         let r: Vec<u64> = v.par_iter().rev().skip(10).step_by(3).copied().collect();
-        assert_eq!(r, v.iter().rev().skip(10).step_by(3).copied().collect::<Vec<_>>());
+        assert_eq!(
+            r,
+            v.iter()
+                .rev()
+                .skip(10)
+                .step_by(3)
+                .copied()
+                .collect::<Vec<_>>()
+        );
     });
 }

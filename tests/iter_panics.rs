@@ -8,7 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use locus::prelude::*;
 
 fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new().num_threads(4).build().unwrap()
+    locus::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap()
 }
 
 /// Counts live values: created by `new`, destroyed by `drop`.
@@ -19,7 +22,10 @@ struct Counter {
 
 impl Counter {
     const fn new() -> Self {
-        Counter { live: AtomicUsize::new(0), made: AtomicUsize::new(0) }
+        Counter {
+            live: AtomicUsize::new(0),
+            made: AtomicUsize::new(0),
+        }
     }
     fn item(&'static self, v: usize) -> Item {
         self.live.fetch_add(1, Ordering::SeqCst);
@@ -74,24 +80,40 @@ fn panic_in_every_closure_position() {
     static C: Counter = Counter::new();
     let bad = 5_003;
     let panics_at = |it: &Item| assert!(it.v != bad, "boom");
-    expect_panic(&C, || items(&C, 10_007).into_par_iter().for_each(|it| panics_at(&it)));
     expect_panic(&C, || {
-        let _: Vec<Item> = items(&C, 10_007).into_par_iter().filter(|it| {
-            panics_at(it);
-            true
-        }).collect();
+        items(&C, 10_007)
+            .into_par_iter()
+            .for_each(|it| panics_at(&it))
     });
     expect_panic(&C, || {
-        let _ = items(&C, 10_007).into_par_iter().map(|it| it.v).reduce(|| 0, |a, b| {
-            assert!(a + b < 40_000_000, "boom in reduce");
-            a + b
-        });
+        let _: Vec<Item> = items(&C, 10_007)
+            .into_par_iter()
+            .filter(|it| {
+                panics_at(it);
+                true
+            })
+            .collect();
     });
     expect_panic(&C, || {
-        let _ = items(&C, 10_007).into_par_iter().fold(|| 0usize, |a, it| {
-            panics_at(&it);
-            a + it.v
-        }).sum::<usize>();
+        let _ = items(&C, 10_007).into_par_iter().map(|it| it.v).reduce(
+            || 0,
+            |a, b| {
+                assert!(a + b < 40_000_000, "boom in reduce");
+                a + b
+            },
+        );
+    });
+    expect_panic(&C, || {
+        let _ = items(&C, 10_007)
+            .into_par_iter()
+            .fold(
+                || 0usize,
+                |a, it| {
+                    panics_at(&it);
+                    a + it.v
+                },
+            )
+            .sum::<usize>();
     });
     expect_panic(&C, || {
         let _ = items(&C, 10_007).into_par_iter().find_first(|it| {
@@ -100,25 +122,45 @@ fn panic_in_every_closure_position() {
         });
     });
     expect_panic(&C, || {
-        let _: Vec<Vec<Item>> = items(&C, 10_007).into_par_iter().inspect(panics_at).chunks(3).collect();
+        let _: Vec<Vec<Item>> = items(&C, 10_007)
+            .into_par_iter()
+            .inspect(panics_at)
+            .chunks(3)
+            .collect();
     });
     expect_panic(&C, || {
         let v = items(&C, 10_007);
         let w = items(&C, 10_007);
-        let _: Vec<(Item, Item)> = v.into_par_iter().zip(w).inspect(|(a, _)| panics_at(a)).rev().collect();
+        let _: Vec<(Item, Item)> = v
+            .into_par_iter()
+            .zip(w)
+            .inspect(|(a, _)| panics_at(a))
+            .rev()
+            .collect();
     });
     expect_panic(&C, || {
         let mut v = items(&C, 10_007);
         let _: Vec<Item> = v.par_drain(100..9000).inspect(panics_at).collect();
     });
     expect_panic(&C, || {
-        let _: (Vec<Item>, Vec<Item>) = items(&C, 10_007).into_par_iter().inspect(panics_at).partition(|it| it.v % 2 == 0);
+        let _: (Vec<Item>, Vec<Item>) = items(&C, 10_007)
+            .into_par_iter()
+            .inspect(panics_at)
+            .partition(|it| it.v % 2 == 0);
     });
     expect_panic(&C, || {
-        let _: Vec<Item> = items(&C, 10_007).into_par_iter().panic_fuse().inspect(panics_at).collect();
+        let _: Vec<Item> = items(&C, 10_007)
+            .into_par_iter()
+            .panic_fuse()
+            .inspect(panics_at)
+            .collect();
     });
     expect_panic(&C, || {
-        let _: Vec<Item> = items(&C, 10_007).into_par_iter().skip(10).inspect(panics_at).collect();
+        let _: Vec<Item> = items(&C, 10_007)
+            .into_par_iter()
+            .skip(10)
+            .inspect(panics_at)
+            .collect();
     });
 }
 
@@ -136,7 +178,12 @@ fn partially_consumed_sources_drop_the_rest() {
         let w = items(&C, 10);
         assert_eq!(v.into_par_iter().zip(w).count(), 10);
         let arr = [C.item(1), C.item(2), C.item(3)];
-        assert_eq!(arr.into_par_iter().find_first(|it| it.v == 2).map(|it| it.v), Some(2));
+        assert_eq!(
+            arr.into_par_iter()
+                .find_first(|it| it.v == 2)
+                .map(|it| it.v),
+            Some(2)
+        );
     });
     assert_eq!(C.live(), 0);
     assert!(C.made.load(Ordering::SeqCst) > 2000);
@@ -155,10 +202,17 @@ fn zero_sized_items() {
         assert_eq!(v.par_chunks(3).count(), 333_334);
         #[derive(Clone, Copy, PartialEq, Debug)]
         struct Zst;
-        let zs: Vec<Zst> = (0..1000).into_par_iter().map(|_| Zst).filter(|_| true).collect();
+        let zs: Vec<Zst> = (0..1000)
+            .into_par_iter()
+            .map(|_| Zst)
+            .filter(|_| true)
+            .collect();
         assert_eq!(zs.len(), 1000);
         let mut out = Vec::new();
-        (0..1009).into_par_iter().map(|_| Zst).collect_into_vec(&mut out);
+        (0..1009)
+            .into_par_iter()
+            .map(|_| Zst)
+            .collect_into_vec(&mut out);
         assert_eq!(out.len(), 1009);
     });
 }
@@ -169,11 +223,19 @@ fn par_bridge_drops_every_pulled_item_once() {
     pool().install(|| {
         // An endless source stopped by `find_any`: items pulled in a batch
         // after the hit are dropped, not leaked.
-        let hit = (0..).map(|i| C.item(i)).par_bridge().find_any(|it| it.v == 3000);
+        let hit = (0..)
+            .map(|i| C.item(i))
+            .par_bridge()
+            .find_any(|it| it.v == 3000);
         assert_eq!(hit.map(|it| it.v), Some(3000));
         assert_eq!((0..).map(|i| C.item(i)).par_bridge().take_any(7).count(), 7);
     });
-    expect_panic(&C, || (0..10_007).map(|i| C.item(i)).par_bridge().for_each(|it| assert!(it.v != 5000, "boom")));
+    expect_panic(&C, || {
+        (0..10_007)
+            .map(|i| C.item(i))
+            .par_bridge()
+            .for_each(|it| assert!(it.v != 5000, "boom"))
+    });
     assert_eq!(C.live(), 0);
 }
 
@@ -181,7 +243,16 @@ fn par_bridge_drops_every_pulled_item_once() {
 fn par_bridge_panic_in_the_source_reaches_the_caller() {
     let r = pool().install(|| {
         catch_unwind(|| {
-            (0..100_000u32).map(|i| if i == 60_000 { panic!("source boom") } else { i }).par_bridge().count()
+            (0..100_000u32)
+                .map(|i| {
+                    if i == 60_000 {
+                        panic!("source boom")
+                    } else {
+                        i
+                    }
+                })
+                .par_bridge()
+                .count()
         })
     });
     assert!(r.is_err());

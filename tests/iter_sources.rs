@@ -7,27 +7,74 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedL
 use locus::prelude::*;
 
 fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new().num_threads(4).build().unwrap()
+    locus::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap()
 }
 
 #[test]
 fn ranges_of_every_width_near_their_limits() {
     pool().install(|| {
         assert_eq!((u8::MIN..u8::MAX).into_par_iter().count(), 255);
-        assert_eq!((i8::MIN..i8::MAX).into_par_iter().map(i32::from).sum::<i32>(), (-128..127).sum::<i32>());
+        assert_eq!(
+            (i8::MIN..i8::MAX)
+                .into_par_iter()
+                .map(i32::from)
+                .sum::<i32>(),
+            (-128..127).sum::<i32>()
+        );
         assert_eq!((i16::MIN..=i16::MAX).into_par_iter().len(), 65536);
-        assert_eq!((u8::MIN..=u8::MAX).into_par_iter().rev().collect::<Vec<_>>(), (0..=255u8).rev().collect::<Vec<_>>());
-        assert_eq!((i32::MAX - 3..i32::MAX).into_par_iter().collect::<Vec<_>>(), (i32::MAX - 3..i32::MAX).collect::<Vec<_>>());
-        assert_eq!((i32::MIN..=i32::MIN + 2).into_par_iter().collect::<Vec<_>>(), [i32::MIN, i32::MIN + 1, i32::MIN + 2]);
-        assert_eq!((u64::MAX - 5..=u64::MAX).into_par_iter().collect::<Vec<_>>(), (u64::MAX - 5..=u64::MAX).collect::<Vec<_>>());
-        assert_eq!((i64::MIN..i64::MIN + 1000).into_par_iter().opt_len(), Some(1000));
-        assert_eq!((i64::MIN..i64::MIN + 1000).into_par_iter().min(), Some(i64::MIN));
+        assert_eq!(
+            (u8::MIN..=u8::MAX)
+                .into_par_iter()
+                .rev()
+                .collect::<Vec<_>>(),
+            (0..=255u8).rev().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            (i32::MAX - 3..i32::MAX).into_par_iter().collect::<Vec<_>>(),
+            (i32::MAX - 3..i32::MAX).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            (i32::MIN..=i32::MIN + 2)
+                .into_par_iter()
+                .collect::<Vec<_>>(),
+            [i32::MIN, i32::MIN + 1, i32::MIN + 2]
+        );
+        assert_eq!(
+            (u64::MAX - 5..=u64::MAX)
+                .into_par_iter()
+                .collect::<Vec<_>>(),
+            (u64::MAX - 5..=u64::MAX).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            (i64::MIN..i64::MIN + 1000).into_par_iter().opt_len(),
+            Some(1000)
+        );
+        assert_eq!(
+            (i64::MIN..i64::MIN + 1000).into_par_iter().min(),
+            Some(i64::MIN)
+        );
         // u64/i64 ranges longer than usize are fine as long as they stop early.
         assert_eq!((0..u64::MAX).into_par_iter().opt_len(), Some(usize::MAX));
-        assert_eq!((i64::MIN..i64::MAX).into_par_iter().opt_len(), Some(usize::MAX));
+        assert_eq!(
+            (i64::MIN..i64::MAX).into_par_iter().opt_len(),
+            Some(usize::MAX)
+        );
         assert_eq!((i128::MIN..i128::MAX).into_par_iter().opt_len(), None);
-        assert_eq!((i128::MIN..i128::MAX).into_par_iter().find_first(|&x| x > i128::MIN + 5), Some(i128::MIN + 6));
-        assert_eq!((u128::MAX - 5000..u128::MAX).into_par_iter().find_last(|&x| x < u128::MAX - 3), Some(u128::MAX - 4));
+        assert_eq!(
+            (i128::MIN..i128::MAX)
+                .into_par_iter()
+                .find_first(|&x| x > i128::MIN + 5),
+            Some(i128::MIN + 6)
+        );
+        assert_eq!(
+            (u128::MAX - 5000..u128::MAX)
+                .into_par_iter()
+                .find_last(|&x| x < u128::MAX - 3),
+            Some(u128::MAX - 4)
+        );
         assert!((0..u128::MAX).into_par_iter().any(|x| x == 12_345));
         assert_eq!((i128::MAX - 100..=i128::MAX).into_par_iter().count(), 101);
         let v: Vec<u128> = (u128::MAX - 9..=u128::MAX).into_par_iter().collect();
@@ -56,21 +103,35 @@ fn slices_and_chunk_views() {
                 assert_eq!(got, v.rchunks(size).collect::<Vec<_>>());
                 let it = v.par_chunks_exact(size);
                 assert_eq!(it.remainder(), v.chunks_exact(size).remainder());
-                assert_eq!(it.collect::<Vec<_>>(), v.chunks_exact(size).collect::<Vec<_>>());
+                assert_eq!(
+                    it.collect::<Vec<_>>(),
+                    v.chunks_exact(size).collect::<Vec<_>>()
+                );
                 let it = v.par_rchunks_exact(size);
                 assert_eq!(it.remainder(), v.rchunks_exact(size).remainder());
-                assert_eq!(it.rev().collect::<Vec<_>>(), v.rchunks_exact(size).rev().collect::<Vec<_>>());
+                assert_eq!(
+                    it.rev().collect::<Vec<_>>(),
+                    v.rchunks_exact(size).rev().collect::<Vec<_>>()
+                );
                 let got: Vec<&[usize]> = v.par_windows(size).collect();
                 assert_eq!(got, v.windows(size).collect::<Vec<_>>());
                 let mut w = v.clone();
-                w.par_chunks_mut(size).enumerate().for_each(|(i, c)| c.iter_mut().for_each(|x| *x = i));
+                w.par_chunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c.iter_mut().for_each(|x| *x = i));
                 let mut want = v.clone();
-                want.chunks_mut(size).enumerate().for_each(|(i, c)| c.iter_mut().for_each(|x| *x = i));
+                want.chunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c.iter_mut().for_each(|x| *x = i));
                 assert_eq!(w, want);
                 let mut w = v.clone();
-                w.par_rchunks_mut(size).enumerate().for_each(|(i, c)| c[0] = i + 1000);
+                w.par_rchunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c[0] = i + 1000);
                 let mut want = v.clone();
-                want.rchunks_mut(size).enumerate().for_each(|(i, c)| c[0] = i + 1000);
+                want.rchunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, c)| c[0] = i + 1000);
                 assert_eq!(w, want);
                 let mut w = v.clone();
                 let mut it = w.par_chunks_exact_mut(size);
@@ -78,9 +139,11 @@ fn slices_and_chunk_views() {
                 it.for_each(|c| c[0] = 7);
                 assert_eq!(rem, n % size);
                 let mut w = v.clone();
-                w.par_rchunks_exact_mut(size).for_each(|c| c[c.len() - 1] = 9);
+                w.par_rchunks_exact_mut(size)
+                    .for_each(|c| c[c.len() - 1] = 9);
                 let mut want = v.clone();
-                want.rchunks_exact_mut(size).for_each(|c| c[c.len() - 1] = 9);
+                want.rchunks_exact_mut(size)
+                    .for_each(|c| c[c.len() - 1] = 9);
                 assert_eq!(w, want);
             }
             let mut w = v.clone();
@@ -96,7 +159,10 @@ fn vectors_arrays_options_results() {
         for n in [0usize, 1, 2, 13, 1009] {
             let v: Vec<String> = (0..n).map(|i| i.to_string()).collect();
             assert_eq!(v.clone().into_par_iter().collect::<Vec<_>>(), v);
-            assert_eq!(v.clone().into_par_iter().rev().collect::<Vec<_>>(), v.iter().rev().cloned().collect::<Vec<_>>());
+            assert_eq!(
+                v.clone().into_par_iter().rev().collect::<Vec<_>>(),
+                v.iter().rev().cloned().collect::<Vec<_>>()
+            );
             for (a, b) in [(0, 0), (0, n), (n / 3, n / 2), (n, n)] {
                 let mut w = v.clone();
                 let drained: Vec<String> = w.par_drain(a..b).collect();
@@ -132,7 +198,12 @@ fn vectors_arrays_options_results() {
         assert_eq!(locus::iter::repeat(1u8).take(10).zip(0..5).count(), 5);
         assert_eq!(locus::iter::repeat(3).take_any(7).sum::<i32>(), 21);
         assert_eq!(locus::iter::repeat_n(2u32, 1000).sum::<u32>(), 2000);
-        assert_eq!(locus::iter::once(9).chain(locus::iter::empty()).collect::<Vec<_>>(), [9]);
+        assert_eq!(
+            locus::iter::once(9)
+                .chain(locus::iter::empty())
+                .collect::<Vec<_>>(),
+            [9]
+        );
     });
 }
 
@@ -150,10 +221,16 @@ fn collections_by_value_reference_and_drain() {
         assert_eq!(deque.par_iter().copied().collect::<Vec<_>>(), v);
         let mut d2 = deque.clone();
         d2.par_iter_mut().for_each(|x| *x += 1);
-        assert_eq!(d2.iter().copied().collect::<Vec<_>>(), v.iter().map(|x| x + 1).collect::<Vec<_>>());
+        assert_eq!(
+            d2.iter().copied().collect::<Vec<_>>(),
+            v.iter().map(|x| x + 1).collect::<Vec<_>>()
+        );
         assert_eq!(deque.clone().into_par_iter().collect::<Vec<_>>(), v);
         let mut d3 = deque.clone();
-        assert_eq!(d3.par_drain(10..20).collect::<Vec<_>>(), (10..20).collect::<Vec<_>>());
+        assert_eq!(
+            d3.par_drain(10..20).collect::<Vec<_>>(),
+            (10..20).collect::<Vec<_>>()
+        );
         assert_eq!(d3.len(), 990);
 
         let hs: HashSet<u32> = v.iter().copied().collect();
@@ -165,7 +242,10 @@ fn collections_by_value_reference_and_drain() {
 
         let mut hm: HashMap<u32, u32> = v.iter().map(|&x| (x, x)).collect();
         hm.par_iter_mut().for_each(|(_, v)| *v *= 2);
-        assert_eq!(hm.par_iter().map(|(_, v)| *v).sum::<u32>(), 2 * v.iter().sum::<u32>());
+        assert_eq!(
+            hm.par_iter().map(|(_, v)| *v).sum::<u32>(),
+            2 * v.iter().sum::<u32>()
+        );
         assert_eq!(hm.clone().into_par_iter().count(), 1000);
         assert_eq!(hm.par_drain().count(), 1000);
 
@@ -174,7 +254,10 @@ fn collections_by_value_reference_and_drain() {
         let mut bm2 = bm.clone();
         bm2.par_iter_mut().for_each(|(_, v)| *v = 0);
         assert!(bm2.values().all(|&v| v == 0));
-        assert_eq!(bm.into_par_iter().map(|(_, v)| v).collect::<Vec<_>>(), (1..=1000).collect::<Vec<_>>());
+        assert_eq!(
+            bm.into_par_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+            (1..=1000).collect::<Vec<_>>()
+        );
 
         let bs: BTreeSet<u32> = v.iter().copied().collect();
         assert_eq!(bs.par_iter().copied().collect::<Vec<_>>(), v);
@@ -187,7 +270,10 @@ fn collections_by_value_reference_and_drain() {
 
         let mut list: LinkedList<u32> = v.iter().copied().collect();
         list.par_iter_mut().for_each(|x| *x += 1);
-        assert_eq!(list.par_iter().copied().collect::<Vec<_>>(), (1..=1000).collect::<Vec<_>>());
+        assert_eq!(
+            list.par_iter().copied().collect::<Vec<_>>(),
+            (1..=1000).collect::<Vec<_>>()
+        );
         assert_eq!(list.into_par_iter().count(), 1000);
     });
 }
@@ -206,17 +292,50 @@ fn strings() {
             "  spaced\t\tout \n words  ".repeat(40),
         ];
         for s in &texts {
-            assert_eq!(s.par_chars().collect::<Vec<_>>(), s.chars().collect::<Vec<_>>());
-            assert_eq!(s.par_char_indices().collect::<Vec<_>>(), s.char_indices().collect::<Vec<_>>());
-            assert_eq!(s.par_bytes().collect::<Vec<_>>(), s.bytes().collect::<Vec<_>>());
-            assert_eq!(s.par_split(',').collect::<Vec<_>>(), s.split(',').collect::<Vec<_>>());
-            assert_eq!(s.par_split([',', ' ']).collect::<Vec<_>>(), s.split([',', ' ']).collect::<Vec<_>>());
-            assert_eq!(s.par_split(&[',', 'l'][..]).collect::<Vec<_>>(), s.split(&[',', 'l'][..]).collect::<Vec<_>>());
-            assert_eq!(s.par_split(|c: char| c == 'ö').collect::<Vec<_>>(), s.split('ö').collect::<Vec<_>>());
-            assert_eq!(s.par_split_terminator(',').collect::<Vec<_>>(), s.split_terminator(',').collect::<Vec<_>>());
-            assert_eq!(s.par_lines().collect::<Vec<_>>(), s.lines().collect::<Vec<_>>());
-            assert_eq!(s.par_split_whitespace().collect::<Vec<_>>(), s.split_whitespace().collect::<Vec<_>>());
-            assert_eq!(s.par_split_ascii_whitespace().collect::<Vec<_>>(), s.split_ascii_whitespace().collect::<Vec<_>>());
+            assert_eq!(
+                s.par_chars().collect::<Vec<_>>(),
+                s.chars().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_char_indices().collect::<Vec<_>>(),
+                s.char_indices().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_bytes().collect::<Vec<_>>(),
+                s.bytes().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_split(',').collect::<Vec<_>>(),
+                s.split(',').collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_split([',', ' ']).collect::<Vec<_>>(),
+                s.split([',', ' ']).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_split(&[',', 'l'][..]).collect::<Vec<_>>(),
+                s.split(&[',', 'l'][..]).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_split(|c: char| c == 'ö').collect::<Vec<_>>(),
+                s.split('ö').collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_split_terminator(',').collect::<Vec<_>>(),
+                s.split_terminator(',').collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_lines().collect::<Vec<_>>(),
+                s.lines().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_split_whitespace().collect::<Vec<_>>(),
+                s.split_whitespace().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                s.par_split_ascii_whitespace().collect::<Vec<_>>(),
+                s.split_ascii_whitespace().collect::<Vec<_>>()
+            );
         }
         let mut s = String::from("héllo wörld");
         let drained: String = s.par_drain(1..3).collect();
@@ -231,7 +350,10 @@ fn par_bridge_yields_every_item_once() {
         got.sort();
         assert_eq!(got, (0..10_000).map(|x| x * 2).collect::<Vec<_>>());
         // Nested parallel work inside a bridged item must not deadlock.
-        let total: u64 = (0..50u64).par_bridge().map(|x| (0..x).into_par_iter().sum::<u64>()).sum();
+        let total: u64 = (0..50u64)
+            .par_bridge()
+            .map(|x| (0..x).into_par_iter().sum::<u64>())
+            .sum();
         assert_eq!(total, (0..50u64).map(|x| (0..x).sum::<u64>()).sum());
         assert_eq!(std::iter::empty::<u8>().par_bridge().count(), 0);
         assert!((0..).par_bridge().any(|x: u64| x == 1000));

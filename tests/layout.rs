@@ -107,7 +107,10 @@ fn check_invariants(l: &Layout) {
                 );
             }
             for v in tier.iter() {
-                assert!(!seen[v], "worker {i}: worker {v} twice in the tiers (or self)");
+                assert!(
+                    !seen[v],
+                    "worker {i}: worker {v} twice in the tiers (or self)"
+                );
                 seen[v] = true;
             }
         }
@@ -118,14 +121,25 @@ fn check_invariants(l: &Layout) {
     }
     for a in 0..l.llc_ranges().len() {
         let runs = l.llc_order_runs(a);
-        assert!(runs.iter().all(|r| !r.is_empty()), "llc_order_runs({a}): empty run in {runs:?}");
+        assert!(
+            runs.iter().all(|r| !r.is_empty()),
+            "llc_order_runs({a}): empty run in {runs:?}"
+        );
         let flat: Vec<usize> = runs.iter().flat_map(|r| r.clone()).collect();
-        assert_eq!(flat, l.llc_order(a), "llc_order_runs({a}) and llc_order({a}) differ");
+        assert_eq!(
+            flat,
+            l.llc_order(a),
+            "llc_order_runs({a}) and llc_order({a}) differ"
+        );
         let mut order = l.llc_order(a).to_vec();
         assert!(!order.contains(&a));
         order.push(a);
         order.sort();
-        assert_eq!(order, (0..l.llc_ranges().len()).collect::<Vec<_>>(), "llc_order({a})");
+        assert_eq!(
+            order,
+            (0..l.llc_ranges().len()).collect::<Vec<_>>(),
+            "llc_order({a})"
+        );
     }
 }
 
@@ -282,7 +296,10 @@ fn flat_order_is_one_tier_of_all_others() {
         ..Default::default()
     };
     let l = layout(SPEC, flat.clone());
-    assert_eq!(l.workers()[5].tiers, [tier(TierKind::Remote, &[0..5, 6..64], 0)]);
+    assert_eq!(
+        l.workers()[5].tiers,
+        [tier(TierKind::Remote, &[0..5, 6..64], 0)]
+    );
     assert_eq!(l.workers()[0].tiers, [tier(TierKind::Remote, &[1..64], 0)]);
     assert_eq!(l.workers()[63].tiers, [tier(TierKind::Remote, &[0..63], 0)]);
     // Its text says what it is, not a place.
@@ -340,7 +357,10 @@ fn num_threads_spread_over_llcs_clusters_cores() {
     // One node: the other LLC is the rest of the node.
     assert_eq!(
         l.workers()[1].tiers,
-        [tier(TierKind::Llc, &[0..1], 0), tier(TierKind::Numa, &[2..4], 0)]
+        [
+            tier(TierKind::Llc, &[0..1], 0),
+            tier(TierKind::Numa, &[2..4], 0)
+        ]
     );
     // 8 threads: two per cluster, on different cores (no SMT sharing).
     let l = layout("llc:2 cluster:2 core:4 smt:2", threads(8));
@@ -348,11 +368,19 @@ fn num_threads_spread_over_llcs_clusters_cores() {
     assert_eq!(pus, [0, 2, 8, 10, 16, 18, 24, 26]);
     // 2 threads on 2 nodes: one per node.
     let l = layout(SPEC, threads(2));
-    assert_eq!(l.workers().iter().map(|w| w.pu).collect::<Vec<_>>(), [0, 32]);
+    assert_eq!(
+        l.workers().iter().map(|w| w.pu).collect::<Vec<_>>(),
+        [0, 32]
+    );
     assert_eq!(l.numa_ranges(), [0..1, 1..2]);
     // 17 threads on 16 cores x 2: all first PUs, then one second PU.
     let l = layout("llc:2 cluster:2 core:4 smt:2", threads(17));
-    let second: Vec<usize> = l.workers().iter().map(|w| w.pu).filter(|p| p % 2 == 1).collect();
+    let second: Vec<usize> = l
+        .workers()
+        .iter()
+        .map(|w| w.pu)
+        .filter(|p| p % 2 == 1)
+        .collect();
     assert_eq!(second, [1]);
 }
 
@@ -363,7 +391,10 @@ fn more_threads_than_pus_wrap_around() {
     assert_eq!(pus, [0, 0, 0, 1, 1]);
     assert_eq!(l.core_ranges(), [0..3, 3..5]);
     use TierKind::*;
-    assert_eq!(l.workers()[0].tiers, [tier(Smt, &[1..3], 0), tier(Llc, &[3..5], 0)]);
+    assert_eq!(
+        l.workers()[0].tiers,
+        [tier(Smt, &[1..3], 0), tier(Llc, &[3..5], 0)]
+    );
     assert_eq!(l.workers()[0].cpus.to_string(), "0");
 }
 
@@ -418,7 +449,10 @@ fn errors_say_what_to_fix() {
     let e = Layout::new(&t, &threads(MAX_WORKERS + 1)).unwrap_err();
     assert!(matches!(e, LayoutError::TooManyThreads { requested } if requested == MAX_WORKERS + 1));
     assert!(e.to_string().contains("at most 65536"), "{e}");
-    assert_eq!(Layout::new(&t, &threads(MAX_WORKERS)).unwrap().len(), MAX_WORKERS);
+    assert_eq!(
+        Layout::new(&t, &threads(MAX_WORKERS)).unwrap().len(),
+        MAX_WORKERS
+    );
 }
 
 #[test]
@@ -438,10 +472,23 @@ fn options_parse_and_print() {
     let e = "nearest".parse::<StealOrder>().unwrap_err().to_string();
     assert!(e.contains("hierarchical, flat"), "{e}");
     assert_eq!(LayoutOptions::default().pinning, Pinning::Cluster);
-    assert_eq!(LayoutOptions::default().steal_order, StealOrder::Hierarchical);
+    assert_eq!(
+        LayoutOptions::default().steal_order,
+        StealOrder::Hierarchical
+    );
     assert!(LayoutOptions::default().cluster_aware);
     let names: Vec<String> = locus::TIER_KINDS.iter().map(|k| k.to_string()).collect();
-    assert_eq!(names, ["smt-sibling", "same-cluster", "same-llc", "same-node", "same-package", "other-node"]);
+    assert_eq!(
+        names,
+        [
+            "smt-sibling",
+            "same-cluster",
+            "same-llc",
+            "same-node",
+            "same-package",
+            "other-node"
+        ]
+    );
 }
 
 #[test]
@@ -450,13 +497,21 @@ fn display_table() {
     let text = l.to_string();
     let lines: Vec<&str> = text.lines().collect();
     assert!(
-        lines[0].starts_with("layout: 8 workers on 8 of 8 PUs (synthetic:llc:2 cluster:2 core:2); pinning cluster"),
+        lines[0].starts_with(
+            "layout: 8 workers on 8 of 8 PUs (synthetic:llc:2 cluster:2 core:2); pinning cluster"
+        ),
         "{text}"
     );
-    assert_eq!(lines[1], "worker  PU  CPUs  core  cluster  LLC  node  capacity");
+    assert_eq!(
+        lines[1],
+        "worker  PU  CPUs  core  cluster  LLC  node  capacity"
+    );
     assert_eq!(lines[2], "0       0   0-1   0     0        0    0     1024");
     assert_eq!(lines[9], "7       7   6-7   7     3        1    0     1024");
-    assert_eq!(lines[10], "steal order of worker 0: same-cluster 1 | same-llc 2-3 | same-node 4-7");
+    assert_eq!(
+        lines[10],
+        "steal order of worker 0: same-cluster 1 | same-llc 2-3 | same-node 4-7"
+    );
     assert_eq!(lines.len(), 11);
     // 128 workers and more: one row per cluster.
     let l = default_layout("package:2 numa:2 llc:2 cluster:2 core:4 smt:2");
@@ -476,7 +531,11 @@ fn display_table() {
         },
     );
     assert!(
-        l.to_string().lines().nth(2).unwrap().starts_with("0       0   -     0"),
+        l.to_string()
+            .lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("0       0   -     0"),
         "{l}"
     );
 }

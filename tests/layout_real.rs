@@ -39,11 +39,19 @@ fn check_tiers_cover(l: &Layout) {
         seen[w.index] = true;
         for t in &w.tiers {
             for v in t.iter() {
-                assert!(!seen[v], "worker {}: worker {v} twice in its tiers", w.index);
+                assert!(
+                    !seen[v],
+                    "worker {}: worker {v} twice in its tiers",
+                    w.index
+                );
                 seen[v] = true;
             }
         }
-        assert!(seen.iter().all(|s| *s), "worker {}: tiers miss some worker", w.index);
+        assert!(
+            seen.iter().all(|s| *s),
+            "worker {}: tiers miss some worker",
+            w.index
+        );
     }
 }
 
@@ -123,17 +131,26 @@ fn raptor_lake_hybrid() {
     );
     assert_eq!(l.llc_ranges(), [0..20]);
     use TierKind::*;
-    assert_eq!(l.workers()[0].tiers, [tier(Smt, &[1..2], 0), tier(Llc, &[2..20], 0)]);
+    assert_eq!(
+        l.workers()[0].tiers,
+        [tier(Smt, &[1..2], 0), tier(Llc, &[2..20], 0)]
+    );
     assert_eq!(
         l.workers()[13].tiers,
-        [tier(Cluster, &[12..13, 14..16], 0), tier(Llc, &[0..12, 16..20], 0)]
+        [
+            tier(Cluster, &[12..13, 14..16], 0),
+            tier(Llc, &[0..12, 16..20], 0)
+        ]
     );
     assert_eq!(l.workers()[0].cpus.to_string(), "0-1");
     assert_eq!(l.workers()[13].cpus.to_string(), "12-15");
     // P-cores never have less capacity than E-cores (equal if not reported).
     let p_min = l.workers()[..12].iter().map(|w| w.capacity).min().unwrap();
     let e_max = l.workers()[12..].iter().map(|w| w.capacity).max().unwrap();
-    assert!(p_min >= e_max, "P-core capacity {p_min} < E-core capacity {e_max}");
+    assert!(
+        p_min >= e_max,
+        "P-core capacity {p_min} < E-core capacity {e_max}"
+    );
     // 4 threads: 4 different clusters, no two on SMT siblings; on P-cores
     // when the capacities tell them apart.
     let l = layout(&t, Some(4));
@@ -155,7 +172,11 @@ fn cascade_lake_sub_numa_clusters() {
     let (_tmp, t) = common::snapshot::read("memorysidecaches");
     let l = layout(&t, None);
     assert_eq!(l.len(), 80);
-    assert_eq!(l.llc_ranges(), [0..20, 20..40, 40..60, 60..80], "LLCs clipped to nodes");
+    assert_eq!(
+        l.llc_ranges(),
+        [0..20, 20..40, 40..60, 60..80],
+        "LLCs clipped to nodes"
+    );
     assert_eq!(l.numa_ranges(), [0..20, 20..40, 40..60, 60..80]);
     assert_eq!(l.package_ranges(), [0..40, 40..80]);
     assert_eq!(

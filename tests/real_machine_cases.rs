@@ -182,7 +182,11 @@ fn sparse_node_ids_are_kept_with_their_distance_rows() {
 
 /// OS indexes of the NUMA nodes reported without CPUs.
 fn cpuless_nodes(t: &Topology) -> Vec<usize> {
-    t.numa_nodes().iter().filter(|(_, s)| s.is_empty()).map(|(id, _)| *id).collect()
+    t.numa_nodes()
+        .iter()
+        .filter(|(_, s)| s.is_empty())
+        .map(|(id, _)| *id)
+        .collect()
 }
 
 #[test]

@@ -83,7 +83,11 @@ fn wait_for(flag: &AtomicBool) -> bool {
 fn wait_for_detached_panics(pool: &ThreadPool, n: u64) {
     let deadline = Instant::now() + WAIT_DEADLINE;
     while pool.stats().total().detached_panics < n {
-        assert!(Instant::now() < deadline, "detached panics not counted: {}", pool.stats());
+        assert!(
+            Instant::now() < deadline,
+            "detached panics not counted: {}",
+            pool.stats()
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -254,7 +258,10 @@ const SCENARIOS: &[(&str, fn())] = &[
     ("scope_two_bombs_two_threads", scope_two_bombs_two_threads),
     ("scope_body_and_job_bombs", scope_body_and_job_bombs),
     ("join_both_bombs", join_both_bombs),
-    ("detached_bombs_without_handler", detached_bombs_without_handler),
+    (
+        "detached_bombs_without_handler",
+        detached_bombs_without_handler,
+    ),
     ("panic_handler_throws_bomb", panic_handler_throws_bomb),
     ("start_handler_throws_bomb", start_handler_throws_bomb),
     ("exit_handler_throws_bomb", exit_handler_throws_bomb),

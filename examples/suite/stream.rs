@@ -19,7 +19,6 @@ use triad::{chunks, triad};
 const SEED: &str =
     "cluster scheduling: STREAM +10 to 19% with threads spread over clusters (Kunpeng 920)";
 
-
 /// One triad pass on `$on` (a locus pool or group, or a rayon pool), in GB/s.
 macro_rules! pass {
     ($on:expr, $a:expr, $b:expr, $c:expr, $parts:expr) => {{

@@ -104,7 +104,11 @@ fn aimed_push_claims_its_worker_or_wakes_the_llc() {
         builder(2).check(move || {
             let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Pack(0)], 1).start(&[0, 1]);
             pool.push(0);
-            if pool.sleep.wake_if_idle(0, locus::__loom::Distance::Cluster).is_none() {
+            if pool
+                .sleep
+                .wake_if_idle(0, locus::__loom::Distance::Cluster)
+                .is_none()
+            {
                 pool.sleep.notify_in(Some(0), 0, own, false);
             }
             pool.finish();

@@ -88,7 +88,11 @@ fn summary_has_no_false_negative() {
     // Keep the local claims' walks short.
     tree.llc_order[64] = vec![65..66];
     tree.llc_order[63] = vec![65..66];
-    for (shape, a, b, llc_b) in [(flat, 1usize, 2usize, 1usize), (tree.clone(), 65, 64, 64), (tree, 65, 63, 63)] {
+    for (shape, a, b, llc_b) in [
+        (flat, 1usize, 2usize, 1usize),
+        (tree.clone(), 65, 64, 64),
+        (tree, 65, 63, 63),
+    ] {
         builder(3).check(move || {
             let m = Arc::new(IdleMasks::new(shape.clone()));
             let published = Arc::new(AtomicBool::new(false));

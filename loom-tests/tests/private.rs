@@ -50,7 +50,10 @@ impl Queue {
 
 /// The sleep state of `workers` workers in LLCs of `per_llc`.
 fn sleep_for(workers: usize, per_llc: usize) -> Arc<Sleep> {
-    Arc::new(Sleep::new(IdleMasks::new(IdleShape::uniform(workers, per_llc, 0)), workers))
+    Arc::new(Sleep::new(
+        IdleMasks::new(IdleShape::uniform(workers, per_llc, 0)),
+        workers,
+    ))
 }
 
 /// How often each half ran, by value (halves are numbered 0..N).
@@ -204,8 +207,13 @@ fn parking_worker_gets_a_private_half_of_a_blocked_owner() {
         let ran = Arc::new(LockLatch::new());
         let runs = Runs::new(1);
         let thief = {
-            let (sleep, stacks, queue, ran, runs) =
-                (sleep.clone(), stacks.clone(), queue.clone(), ran.clone(), runs.clone());
+            let (sleep, stacks, queue, ran, runs) = (
+                sleep.clone(),
+                stacks.clone(),
+                queue.clone(),
+                ran.clone(),
+                runs.clone(),
+            );
             thread::spawn(move || {
                 let run = || {
                     runs.run(0);

@@ -28,7 +28,9 @@ into_par_iter_via_vec! {
     ['a, K: Hash + Eq + Sync, V: Send, S: BuildHasher] &'a mut HashMap<K, V, S> => IterMut<'a, K, V>, (&'a K, &'a mut V), |m| m;
 }
 
-impl<'a, K: Hash + Eq + Send, V: Send, S: BuildHasher> ParallelDrainFull for &'a mut HashMap<K, V, S> {
+impl<'a, K: Hash + Eq + Send, V: Send, S: BuildHasher> ParallelDrainFull
+    for &'a mut HashMap<K, V, S>
+{
     type Iter = Drain<'a, K, V>;
     type Item = (K, V);
     fn par_drain(self) -> Drain<'a, K, V> {

@@ -41,7 +41,9 @@ impl<'a, T: Sync> IntoParallelIterator for &'a VecDeque<T> {
     type Iter = Iter<'a, T>;
     fn into_par_iter(self) -> Iter<'a, T> {
         let (a, b) = self.as_slices();
-        Iter { inner: a.into_par_iter().chain(b) }
+        Iter {
+            inner: a.into_par_iter().chain(b),
+        }
     }
 }
 
@@ -50,7 +52,9 @@ impl<'a, T: Send> IntoParallelIterator for &'a mut VecDeque<T> {
     type Iter = IterMut<'a, T>;
     fn into_par_iter(self) -> IterMut<'a, T> {
         let (a, b) = self.as_mut_slices();
-        IterMut { inner: a.into_par_iter().chain(b) }
+        IterMut {
+            inner: a.into_par_iter().chain(b),
+        }
     }
 }
 

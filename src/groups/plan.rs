@@ -172,9 +172,7 @@ impl GroupPlan {
             }
             Placement::Spread => {
                 let m = usize::from(cluster_aware);
-                let i = self.dealers[m]
-                    .lock()
-                    .next_unit();
+                let i = self.dealers[m].lock().next_unit();
                 match self.units[m].get(i) {
                     Some(u) => match u.cluster {
                         Some(cluster) => Destination::Cluster {

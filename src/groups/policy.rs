@@ -158,7 +158,12 @@ pub(crate) fn overloaded_by(
 
 /// [`may_help_by`] over slices, as [`overloaded`]. For the unit tests.
 #[cfg(test)]
-pub(crate) fn may_help(busy: &[usize], size: &[usize], preferred: usize, helper_idle: bool) -> bool {
+pub(crate) fn may_help(
+    busy: &[usize],
+    size: &[usize],
+    preferred: usize,
+    helper_idle: bool,
+) -> bool {
     if preferred >= size.len() || preferred >= busy.len() {
         return false;
     }
@@ -225,7 +230,11 @@ pub(crate) struct SpreadUnit {
 /// else every LLC. Units are interleaved across LLCs (first cluster of each
 /// LLC, then the second of each, ...) so that consecutive jobs of equal
 /// weight land in different LLCs.
-pub(crate) fn spread_units(layout: &Layout, cluster_aware: bool, llcs: &[usize]) -> Vec<SpreadUnit> {
+pub(crate) fn spread_units(
+    layout: &Layout,
+    cluster_aware: bool,
+    llcs: &[usize],
+) -> Vec<SpreadUnit> {
     let all: Vec<usize> = (0..layout.llc_ranges().len()).collect();
     let llcs = if llcs.is_empty() { &all[..] } else { llcs };
     let cap = |r: &std::ops::Range<usize>| -> u64 {

@@ -47,7 +47,12 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let len = self.base.len();
         let first = crate::current_num_threads();
-        self.base.with_producer(BlocksCallback { consumer, len, first, doubling: true })
+        self.base.with_producer(BlocksCallback {
+            consumer,
+            len,
+            first,
+            doubling: true,
+        })
     }
 }
 
@@ -56,7 +61,12 @@ impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let len = self.base.len();
-        self.base.with_producer(BlocksCallback { consumer, len, first: self.block_size, doubling: false })
+        self.base.with_producer(BlocksCallback {
+            consumer,
+            len,
+            first: self.block_size,
+            doubling: false,
+        })
     }
 }
 
@@ -74,7 +84,12 @@ impl<T, C: UnindexedConsumer<T>> ProducerCallback<T> for BlocksCallback<C> {
     type Output = C::Result;
 
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
-        let BlocksCallback { consumer, mut len, first, doubling } = self;
+        let BlocksCallback {
+            consumer,
+            mut len,
+            first,
+            doubling,
+        } = self;
         let mut size = first.max(1);
         let mut rest = producer;
         let mut done: Option<C::Result> = None;

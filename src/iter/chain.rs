@@ -39,7 +39,10 @@ where
                 (consumer.split_off_left(), consumer, reducer)
             }
         };
-        let (ra, rb) = crate::join(move || a.drive_unindexed(left), move || b.drive_unindexed(right));
+        let (ra, rb) = crate::join(
+            move || a.drive_unindexed(left),
+            move || b.drive_unindexed(right),
+        );
         reducer.reduce(ra, rb)
     }
 
@@ -61,12 +64,19 @@ where
     }
 
     fn len(&self) -> usize {
-        self.a.len().checked_add(self.b.len()).expect("chain: length overflows usize")
+        self.a
+            .len()
+            .checked_add(self.b.len())
+            .expect("chain: length overflows usize")
     }
 
     fn with_producer<CB: ProducerCallback<A::Item>>(self, callback: CB) -> CB::Output {
         let a_len = self.a.len();
-        return self.a.with_producer(CallbackA { callback, a_len, b: self.b });
+        return self.a.with_producer(CallbackA {
+            callback,
+            a_len,
+            b: self.b,
+        });
 
         struct CallbackA<CB, B> {
             callback: CB,
@@ -81,7 +91,11 @@ where
         {
             type Output = CB::Output;
             fn callback<PA: Producer<Item = B::Item>>(self, a: PA) -> CB::Output {
-                self.b.with_producer(CallbackB { callback: self.callback, a_len: self.a_len, a })
+                self.b.with_producer(CallbackB {
+                    callback: self.callback,
+                    a_len: self.a_len,
+                    a,
+                })
             }
         }
 
@@ -98,7 +112,11 @@ where
         {
             type Output = CB::Output;
             fn callback<PB: Producer<Item = PA::Item>>(self, b: PB) -> CB::Output {
-                self.callback.callback(ChainProducer { a: self.a, a_len: self.a_len, b })
+                self.callback.callback(ChainProducer {
+                    a: self.a,
+                    a_len: self.a_len,
+                    b,
+                })
             }
         }
     }
@@ -120,7 +138,10 @@ where
     type IntoIter = ChainSeq<PA::IntoIter, PB::IntoIter>;
 
     fn into_iter(self) -> Self::IntoIter {
-        ChainSeq { a: self.a.into_iter(), b: self.b.into_iter() }
+        ChainSeq {
+            a: self.a.into_iter(),
+            b: self.b.into_iter(),
+        }
     }
     fn min_len(&self) -> usize {
         self.a.min_len().max(self.b.min_len())
@@ -132,16 +153,42 @@ where
         if index <= self.a_len {
             let (a1, a2) = self.a.split_at(index);
             let (b1, b2) = self.b.split_at(0);
-            (ChainProducer { a: a1, a_len: index, b: b1 }, ChainProducer { a: a2, a_len: self.a_len - index, b: b2 })
+            (
+                ChainProducer {
+                    a: a1,
+                    a_len: index,
+                    b: b1,
+                },
+                ChainProducer {
+                    a: a2,
+                    a_len: self.a_len - index,
+                    b: b2,
+                },
+            )
         } else {
             let (a1, a2) = self.a.split_at(self.a_len);
             let (b1, b2) = self.b.split_at(index - self.a_len);
-            (ChainProducer { a: a1, a_len: self.a_len, b: b1 }, ChainProducer { a: a2, a_len: 0, b: b2 })
+            (
+                ChainProducer {
+                    a: a1,
+                    a_len: self.a_len,
+                    b: b1,
+                },
+                ChainProducer {
+                    a: a2,
+                    a_len: 0,
+                    b: b2,
+                },
+            )
         }
     }
     fn fold_with<F: Folder<PA::Item>>(self, folder: F) -> F {
         let folder = self.a.fold_with(folder);
-        if folder.full() { folder } else { self.b.fold_with(folder) }
+        if folder.full() {
+            folder
+        } else {
+            self.b.fold_with(folder)
+        }
     }
 }
 

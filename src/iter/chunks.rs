@@ -42,32 +42,50 @@ pub struct FoldChunksWith<I, T, F> {
 
 impl<I> Chunks<I> {
     pub(super) fn new(base: I, size: usize) -> Self {
-        Chunks { base, size, op: CollectChunk }
+        Chunks {
+            base,
+            size,
+            op: CollectChunk,
+        }
     }
 }
 
 impl<I, ID, F> FoldChunks<I, ID, F> {
     pub(super) fn new(base: I, size: usize, identity: ID, fold_op: F) -> Self {
-        FoldChunks { base, size, op: FoldChunk(identity, fold_op) }
+        FoldChunks {
+            base,
+            size,
+            op: FoldChunk(identity, fold_op),
+        }
     }
 }
 
 impl<I, T, F> FoldChunksWith<I, T, F> {
     pub(super) fn new(base: I, size: usize, init: T, fold_op: F) -> Self {
-        FoldChunksWith { base, size, op: FoldChunkWith(init, fold_op) }
+        FoldChunksWith {
+            base,
+            size,
+            op: FoldChunkWith(init, fold_op),
+        }
     }
 }
 
 impl<I: fmt::Debug, ID, F> fmt::Debug for FoldChunks<I, ID, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FoldChunks").field("base", &self.base).field("size", &self.size).finish()
+        f.debug_struct("FoldChunks")
+            .field("base", &self.base)
+            .field("size", &self.size)
+            .finish()
     }
 }
 
 impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for FoldChunksWith<I, T, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("FoldChunksWith");
-        d.field("base", &self.base).field("size", &self.size).field("init", &self.op.0).finish()
+        d.field("base", &self.base)
+            .field("size", &self.size)
+            .field("init", &self.op.0)
+            .finish()
     }
 }
 
@@ -185,7 +203,12 @@ where
 {
     type Output = CB::Output;
     fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-        self.callback.callback(ChunkProducer { base: Some(base), size: self.size, len: self.len, op: self.op })
+        self.callback.callback(ChunkProducer {
+            base: Some(base),
+            size: self.size,
+            len: self.len,
+            op: self.op,
+        })
     }
 }
 
@@ -207,10 +230,14 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<'_, P, Op> {
         self
     }
     fn min_len(&self) -> usize {
-        self.base.as_ref().map_or(1, |b| b.min_len().div_ceil(self.size))
+        self.base
+            .as_ref()
+            .map_or(1, |b| b.min_len().div_ceil(self.size))
     }
     fn max_len(&self) -> usize {
-        self.base.as_ref().map_or(usize::MAX, |b| (b.max_len() / self.size).max(1))
+        self.base
+            .as_ref()
+            .map_or(usize::MAX, |b| (b.max_len() / self.size).max(1))
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let cut = index.saturating_mul(self.size).min(self.len);
@@ -222,7 +249,20 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<'_, P, Op> {
             None => (None, None),
         };
         let (size, op) = (self.size, self.op);
-        (ChunkProducer { base: l, size, len: cut, op }, ChunkProducer { base: r, size, len: self.len - cut, op })
+        (
+            ChunkProducer {
+                base: l,
+                size,
+                len: cut,
+                op,
+            },
+            ChunkProducer {
+                base: r,
+                size,
+                len: self.len - cut,
+                op,
+            },
+        )
     }
 }
 

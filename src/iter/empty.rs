@@ -14,7 +14,9 @@ use super::*;
 /// assert!(v.is_empty());
 /// ```
 pub fn empty<T: Send>() -> Empty<T> {
-    Empty { marker: PhantomData }
+    Empty {
+        marker: PhantomData,
+    }
 }
 
 /// An iterator with no items. Made by [`empty()`].
@@ -24,7 +26,9 @@ pub struct Empty<T> {
 
 impl<T> Clone for Empty<T> {
     fn clone(&self) -> Self {
-        Empty { marker: PhantomData }
+        Empty {
+            marker: PhantomData,
+        }
     }
 }
 

@@ -49,7 +49,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
         impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(EnumerateProducer { base, offset: 0 })
+                self.callback
+                    .callback(EnumerateProducer { base, offset: 0 })
             }
         }
     }
@@ -80,6 +81,15 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (l, r) = self.base.split_at(index);
-        (EnumerateProducer { base: l, offset: self.offset }, EnumerateProducer { base: r, offset: self.offset + index })
+        (
+            EnumerateProducer {
+                base: l,
+                offset: self.offset,
+            },
+            EnumerateProducer {
+                base: r,
+                offset: self.offset + index,
+            },
+        )
     }
 }

@@ -6,8 +6,8 @@
 //! the collection allows.
 
 use std::borrow::Cow;
-use std::ffi::{OsStr, OsString};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 
 use super::collect::{extend_vec, vec_list};

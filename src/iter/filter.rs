@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use super::plumbing::UnindexedConsumer;
 use super::ParallelIterator;
+use super::plumbing::UnindexedConsumer;
 
 /// Keeps the items for which a predicate holds. Made by
 /// [`ParallelIterator::filter`].
@@ -36,6 +36,8 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let keep = &self.filter_op;
-        self.base.filter_map(move |x| if keep(&x) { Some(x) } else { None }).drive_unindexed(consumer)
+        self.base
+            .filter_map(move |x| if keep(&x) { Some(x) } else { None })
+            .drive_unindexed(consumer)
     }
 }

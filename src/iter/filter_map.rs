@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 
 /// Maps items to options and keeps the `Some` values. Made by
 /// [`ParallelIterator::filter_map`].
@@ -17,7 +17,9 @@ pub struct FilterMap<I, P> {
 
 impl<I: fmt::Debug, P> fmt::Debug for FilterMap<I, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FilterMap").field("base", &self.base).finish()
+        f.debug_struct("FilterMap")
+            .field("base", &self.base)
+            .finish()
     }
 }
 
@@ -36,7 +38,10 @@ where
     type Item = R;
 
     fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
-        self.base.drive_unindexed(FilterMapConsumer { base: consumer, filter_op: &self.filter_op })
+        self.base.drive_unindexed(FilterMapConsumer {
+            base: consumer,
+            filter_op: &self.filter_op,
+        })
     }
 }
 
@@ -57,10 +62,23 @@ where
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
         let op = self.filter_op;
-        (FilterMapConsumer { base: l, filter_op: op }, FilterMapConsumer { base: r, filter_op: op }, reducer)
+        (
+            FilterMapConsumer {
+                base: l,
+                filter_op: op,
+            },
+            FilterMapConsumer {
+                base: r,
+                filter_op: op,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        FilterMapFolder { base: self.base.into_folder(), filter_op: self.filter_op }
+        FilterMapFolder {
+            base: self.base.into_folder(),
+            filter_op: self.filter_op,
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -73,7 +91,10 @@ where
     P: Fn(T) -> Option<R> + Sync,
 {
     fn split_off_left(&self) -> Self {
-        FilterMapConsumer { base: self.base.split_off_left(), filter_op: self.filter_op }
+        FilterMapConsumer {
+            base: self.base.split_off_left(),
+            filter_op: self.filter_op,
+        }
     }
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
@@ -94,12 +115,17 @@ where
 
     fn consume(self, item: T) -> Self {
         match (self.filter_op)(item) {
-            Some(x) => FilterMapFolder { base: self.base.consume(x), filter_op: self.filter_op },
+            Some(x) => FilterMapFolder {
+                base: self.base.consume(x),
+                filter_op: self.filter_op,
+            },
             None => self,
         }
     }
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
-        self.base = self.base.consume_iter(iter.into_iter().filter_map(self.filter_op));
+        self.base = self
+            .base
+            .consume_iter(iter.into_iter().filter_map(self.filter_op));
         self
     }
     fn complete(self) -> F::Result {

@@ -13,7 +13,10 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let found = AtomicBool::new(false);
-    pi.drive_unindexed(FindConsumer { pred: &pred, found: &found })
+    pi.drive_unindexed(FindConsumer {
+        pred: &pred,
+        found: &found,
+    })
 }
 
 struct FindConsumer<'p, P> {
@@ -41,7 +44,11 @@ where
         (self, self, FindReducer)
     }
     fn into_folder(self) -> Self::Folder {
-        FindFolder { pred: self.pred, found: self.found, item: None }
+        FindFolder {
+            pred: self.pred,
+            found: self.found,
+            item: None,
+        }
     }
     fn full(&self) -> bool {
         self.found.load(Ordering::Relaxed)
@@ -84,7 +91,10 @@ where
         let found = self.found;
         // Check the shared flag between items so that other pieces stop
         // this one as soon as they find something.
-        let hit = iter.into_iter().take_while(|_| !found.load(Ordering::Relaxed)).find(|x| (self.pred)(x));
+        let hit = iter
+            .into_iter()
+            .take_while(|_| !found.load(Ordering::Relaxed))
+            .find(|x| (self.pred)(x));
         if hit.is_some() {
             found.store(true, Ordering::Relaxed);
             self.item = hit;

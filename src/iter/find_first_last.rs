@@ -79,7 +79,13 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let best = AtomicUsize::new(side.no_match());
-    let root = FindConsumer { pred: &pred, best: &best, side, lo: Cell::new(0), hi: usize::MAX };
+    let root = FindConsumer {
+        pred: &pred,
+        best: &best,
+        side,
+        lo: Cell::new(0),
+        hi: usize::MAX,
+    };
     pi.drive_unindexed(root)
 }
 
@@ -95,7 +101,13 @@ struct FindConsumer<'p, P> {
 
 impl<'p, P> FindConsumer<'p, P> {
     fn with_range(&self, lo: usize, hi: usize) -> Self {
-        FindConsumer { pred: self.pred, best: self.best, side: self.side, lo: Cell::new(lo), hi }
+        FindConsumer {
+            pred: self.pred,
+            best: self.best,
+            side: self.side,
+            lo: Cell::new(lo),
+            hi,
+        }
     }
 
     fn mid(&self) -> usize {
@@ -120,10 +132,17 @@ where
         (left, right, FindReducer(self.side))
     }
     fn into_folder(self) -> Self::Folder {
-        FindFolder { pred: self.pred, best: self.best, side: self.side, lo: self.lo.get(), item: None }
+        FindFolder {
+            pred: self.pred,
+            best: self.best,
+            side: self.side,
+            lo: self.lo.get(),
+            item: None,
+        }
     }
     fn full(&self) -> bool {
-        self.side.beaten(self.best.load(Ordering::Relaxed), self.lo.get())
+        self.side
+            .beaten(self.best.load(Ordering::Relaxed), self.lo.get())
     }
 }
 

@@ -37,7 +37,10 @@ where
     type Item = PI::Item;
 
     fn drive_unindexed<C: UnindexedConsumer<PI::Item>>(self, consumer: C) -> C::Result {
-        self.base.drive_unindexed(FlatMapConsumer { base: consumer, map_op: &self.map_op })
+        self.base.drive_unindexed(FlatMapConsumer {
+            base: consumer,
+            map_op: &self.map_op,
+        })
     }
 }
 
@@ -58,10 +61,24 @@ where
 
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
-        (FlatMapConsumer { base: l, map_op: self.map_op }, FlatMapConsumer { base: r, map_op: self.map_op }, reducer)
+        (
+            FlatMapConsumer {
+                base: l,
+                map_op: self.map_op,
+            },
+            FlatMapConsumer {
+                base: r,
+                map_op: self.map_op,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        FlatMapFolder { base: self.base, map_op: self.map_op, previous: None }
+        FlatMapFolder {
+            base: self.base,
+            map_op: self.map_op,
+            previous: None,
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -75,7 +92,10 @@ where
     PI: IntoParallelIterator,
 {
     fn split_off_left(&self) -> Self {
-        FlatMapConsumer { base: self.base.split_off_left(), map_op: self.map_op }
+        FlatMapConsumer {
+            base: self.base.split_off_left(),
+            map_op: self.map_op,
+        }
     }
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
@@ -105,7 +125,11 @@ where
             None => result,
             Some(prev) => self.base.to_reducer().reduce(prev, result),
         };
-        FlatMapFolder { base: self.base, map_op: self.map_op, previous: Some(previous) }
+        FlatMapFolder {
+            base: self.base,
+            map_op: self.map_op,
+            previous: Some(previous),
+        }
     }
     fn complete(self) -> C::Result {
         match self.previous {

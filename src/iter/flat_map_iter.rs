@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 
 /// Maps every item to a sequential iterator and yields its items. Made by
 /// [`ParallelIterator::flat_map_iter`].
@@ -17,7 +17,9 @@ pub struct FlatMapIter<I, F> {
 
 impl<I: fmt::Debug, F> fmt::Debug for FlatMapIter<I, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FlatMapIter").field("base", &self.base).finish()
+        f.debug_struct("FlatMapIter")
+            .field("base", &self.base)
+            .finish()
     }
 }
 
@@ -36,7 +38,10 @@ where
     type Item = SI::Item;
 
     fn drive_unindexed<C: UnindexedConsumer<SI::Item>>(self, consumer: C) -> C::Result {
-        self.base.drive_unindexed(FlatMapIterConsumer { base: consumer, map_op: &self.map_op })
+        self.base.drive_unindexed(FlatMapIterConsumer {
+            base: consumer,
+            map_op: &self.map_op,
+        })
     }
 }
 
@@ -58,10 +63,23 @@ where
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
         let op = self.map_op;
-        (FlatMapIterConsumer { base: l, map_op: op }, FlatMapIterConsumer { base: r, map_op: op }, reducer)
+        (
+            FlatMapIterConsumer {
+                base: l,
+                map_op: op,
+            },
+            FlatMapIterConsumer {
+                base: r,
+                map_op: op,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        FlatMapIterFolder { base: self.base.into_folder(), map_op: self.map_op }
+        FlatMapIterFolder {
+            base: self.base.into_folder(),
+            map_op: self.map_op,
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -75,7 +93,10 @@ where
     SI: IntoIterator,
 {
     fn split_off_left(&self) -> Self {
-        FlatMapIterConsumer { base: self.base.split_off_left(), map_op: self.map_op }
+        FlatMapIterConsumer {
+            base: self.base.split_off_left(),
+            map_op: self.map_op,
+        }
     }
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
@@ -97,10 +118,15 @@ where
 
     fn consume(self, item: T) -> Self {
         let base = self.base.consume_iter((self.map_op)(item));
-        FlatMapIterFolder { base, map_op: self.map_op }
+        FlatMapIterFolder {
+            base,
+            map_op: self.map_op,
+        }
     }
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
-        self.base = self.base.consume_iter(iter.into_iter().flat_map(self.map_op));
+        self.base = self
+            .base
+            .consume_iter(iter.into_iter().flat_map(self.map_op));
         self
     }
     fn complete(self) -> G::Result {

@@ -1,7 +1,7 @@
 //! `flatten_iter`: a [`FlatMapIter`](super::FlatMapIter) with the identity.
 
-use super::plumbing::UnindexedConsumer;
 use super::ParallelIterator;
+use super::plumbing::UnindexedConsumer;
 
 /// Yields the items of every item, each a sequential iterator. Made by
 /// [`ParallelIterator::flatten_iter`].

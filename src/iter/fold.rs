@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;
+use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 
 /// Where each piece of work gets its starting value.
 pub(super) trait Init: Send + Sized {
@@ -73,19 +73,30 @@ impl<I: fmt::Debug, ID, F> fmt::Debug for Fold<I, ID, F> {
 
 impl<I: fmt::Debug, U: fmt::Debug, F> fmt::Debug for FoldWith<I, U, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FoldWith").field("base", &self.base).field("item", &self.item).finish()
+        f.debug_struct("FoldWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish()
     }
 }
 
 impl<I, ID, F> Fold<I, ID, F> {
     pub(super) fn new(base: I, identity: ID, fold_op: F) -> Self {
-        Fold { base, identity, fold_op }
+        Fold {
+            base,
+            identity,
+            fold_op,
+        }
     }
 }
 
 impl<I, U, F> FoldWith<I, U, F> {
     pub(super) fn new(base: I, item: U, fold_op: F) -> Self {
-        FoldWith { base, item, fold_op }
+        FoldWith {
+            base,
+            item,
+            fold_op,
+        }
     }
 }
 
@@ -100,7 +111,11 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<U>>(self, consumer: C) -> C::Result {
         let init = FromFn(&self.identity);
-        self.base.drive_unindexed(FoldConsumer { base: consumer, init, fold_op: &self.fold_op })
+        self.base.drive_unindexed(FoldConsumer {
+            base: consumer,
+            init,
+            fold_op: &self.fold_op,
+        })
     }
 }
 
@@ -114,7 +129,11 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<U>>(self, consumer: C) -> C::Result {
         let init = FromClone(self.item);
-        self.base.drive_unindexed(FoldConsumer { base: consumer, init, fold_op: &self.fold_op })
+        self.base.drive_unindexed(FoldConsumer {
+            base: consumer,
+            init,
+            fold_op: &self.fold_op,
+        })
     }
 }
 
@@ -136,11 +155,27 @@ where
 
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
-        let left = FoldConsumer { base: l, init: self.init.split(), fold_op: self.fold_op };
-        (left, FoldConsumer { base: r, init: self.init, fold_op: self.fold_op }, reducer)
+        let left = FoldConsumer {
+            base: l,
+            init: self.init.split(),
+            fold_op: self.fold_op,
+        };
+        (
+            left,
+            FoldConsumer {
+                base: r,
+                init: self.init,
+                fold_op: self.fold_op,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        FoldFolder { base: self.base.into_folder(), acc: self.init.into_value(), fold_op: self.fold_op }
+        FoldFolder {
+            base: self.base.into_folder(),
+            acc: self.init.into_value(),
+            fold_op: self.fold_op,
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -154,7 +189,11 @@ where
     F: Fn(S::Value, T) -> S::Value + Sync,
 {
     fn split_off_left(&self) -> Self {
-        FoldConsumer { base: self.base.split_off_left(), init: self.init.split(), fold_op: self.fold_op }
+        FoldConsumer {
+            base: self.base.split_off_left(),
+            init: self.init.split(),
+            fold_op: self.fold_op,
+        }
     }
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
@@ -175,11 +214,17 @@ where
     type Result = G::Result;
 
     fn consume(self, item: T) -> Self {
-        FoldFolder { acc: (self.fold_op)(self.acc, item), ..self }
+        FoldFolder {
+            acc: (self.fold_op)(self.acc, item),
+            ..self
+        }
     }
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
         let base = &self.base;
-        let acc = iter.into_iter().take_while(|_| !base.full()).fold(self.acc, self.fold_op);
+        let acc = iter
+            .into_iter()
+            .take_while(|_| !base.full())
+            .fold(self.acc, self.fold_op);
         FoldFolder { acc, ..self }
     }
     fn complete(self) -> G::Result {

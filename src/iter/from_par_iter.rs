@@ -2,8 +2,8 @@
 //! short-circuiting `Option<C>` and `Result<C, E>`.
 
 use std::borrow::Cow;
-use std::ffi::{OsStr, OsString};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};

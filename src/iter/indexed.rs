@@ -76,7 +76,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let other = zip_op.into_par_iter();
         let (a, b) = (self.len(), other.len());
-        assert!(a == b, "zip_eq: the iterators have different lengths ({a} and {b})");
+        assert!(
+            a == b,
+            "zip_eq: the iterators have different lengths ({a} and {b})"
+        );
         ZipEq::new(self, other)
     }
 
@@ -89,7 +92,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
     where
-        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator<Item = Self::Item>>,
+        I: IntoParallelIterator<
+                Item = Self::Item,
+                Iter: IndexedParallelIterator<Item = Self::Item>,
+            >,
     {
         Interleave::new(self, other.into_par_iter())
     }
@@ -103,7 +109,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
     where
-        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator<Item = Self::Item>>,
+        I: IntoParallelIterator<
+                Item = Self::Item,
+                Iter: IndexedParallelIterator<Item = Self::Item>,
+            >,
     {
         InterleaveShortest::new(self, other.into_par_iter())
     }
@@ -138,7 +147,12 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(sums, [6, 15, 7]);
     /// ```
     #[track_caller]
-    fn fold_chunks<T, ID, F>(self, chunk_size: usize, identity: ID, fold_op: F) -> FoldChunks<Self, ID, F>
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
     where
         ID: Fn() -> T + Send + Sync,
         F: Fn(T, Self::Item) -> T + Send + Sync,
@@ -162,12 +176,20 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(v, [">ab", ">c"]);
     /// ```
     #[track_caller]
-    fn fold_chunks_with<T, F>(self, chunk_size: usize, init: T, fold_op: F) -> FoldChunksWith<Self, T, F>
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
     where
         T: Send + Clone,
         F: Fn(T, Self::Item) -> T + Send + Sync,
     {
-        assert!(chunk_size != 0, "fold_chunks_with: chunk_size must not be zero");
+        assert!(
+            chunk_size != 0,
+            "fold_chunks_with: chunk_size must not be zero"
+        );
         FoldChunksWith::new(self, chunk_size, init, fold_op)
     }
 
@@ -200,7 +222,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     #[track_caller]
     fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
-        assert!(block_size != 0, "by_uniform_blocks: block_size must not be zero");
+        assert!(
+            block_size != 0,
+            "by_uniform_blocks: block_size must not be zero"
+        );
         UniformBlocks::new(self, block_size)
     }
 
@@ -218,7 +243,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let other = other.into_par_iter();
         let (la, lb) = (self.len(), other.len());
-        let first_diff = self.zip(other).map(|(a, b)| a.cmp(&b)).find_first(|&o| o != Ordering::Equal);
+        let first_diff = self
+            .zip(other)
+            .map(|(a, b)| a.cmp(&b))
+            .find_first(|&o| o != Ordering::Equal);
         first_diff.unwrap_or_else(|| la.cmp(&lb))
     }
 
@@ -298,7 +326,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
         Self::Item: PartialOrd<I::Item>,
     {
-        matches!(self.partial_cmp(other), Some(Ordering::Less | Ordering::Equal))
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
     }
 
     /// True if the items compare greater than `other`'s.
@@ -326,7 +357,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
         Self::Item: PartialOrd<I::Item>,
     {
-        matches!(self.partial_cmp(other), Some(Ordering::Greater | Ordering::Equal))
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
     }
 
     /// Pairs every item with its index.
@@ -389,7 +423,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
         P: Fn(Self::Item) -> bool + Sync + Send,
     {
         let predicate = &predicate;
-        self.map(predicate).enumerate().find_any(|&(_, hit)| hit).map(|(i, _)| i)
+        self.map(predicate)
+            .enumerate()
+            .find_any(|&(_, hit)| hit)
+            .map(|(i, _)| i)
     }
 
     /// The index of the first item for which `predicate` is true.
@@ -403,7 +440,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
         P: Fn(Self::Item) -> bool + Sync + Send,
     {
         let predicate = &predicate;
-        self.map(predicate).enumerate().find_first(|&(_, hit)| hit).map(|(i, _)| i)
+        self.map(predicate)
+            .enumerate()
+            .find_first(|&(_, hit)| hit)
+            .map(|(i, _)| i)
     }
 
     /// The index of the last item for which `predicate` is true.
@@ -417,7 +457,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
         P: Fn(Self::Item) -> bool + Sync + Send,
     {
         let predicate = &predicate;
-        self.map(predicate).enumerate().find_last(|&(_, hit)| hit).map(|(i, _)| i)
+        self.map(predicate)
+            .enumerate()
+            .find_last(|&(_, hit)| hit)
+            .map(|(i, _)| i)
     }
 
     /// Deprecated, as in rayon: a parallel `position` does not search in
@@ -425,7 +468,9 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// [`position_first`](Self::position_first) or
     /// [`position_last`](Self::position_last).
     #[doc(hidden)]
-    #[deprecated(note = "parallel `position` does not search in order -- use `position_any`, `position_first`, or `position_last`")]
+    #[deprecated(
+        note = "parallel `position` does not search in order -- use `position_any`, `position_first`, or `position_last`"
+    )]
     fn position<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,

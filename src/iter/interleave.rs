@@ -50,11 +50,19 @@ where
         bridge(self, consumer)
     }
     fn len(&self) -> usize {
-        self.i.len().checked_add(self.j.len()).expect("interleave: length overflows usize")
+        self.i
+            .len()
+            .checked_add(self.j.len())
+            .expect("interleave: length overflows usize")
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
         let (a_len, b_len) = (self.i.len(), self.j.len());
-        return self.i.with_producer(CallbackA { callback, j: self.j, a_len, b_len });
+        return self.i.with_producer(CallbackA {
+            callback,
+            j: self.j,
+            a_len,
+            b_len,
+        });
 
         struct CallbackA<CB, J> {
             callback: CB,
@@ -71,7 +79,12 @@ where
             type Output = CB::Output;
             fn callback<PA: Producer<Item = J::Item>>(self, a: PA) -> CB::Output {
                 let (a_len, b_len) = (self.a_len, self.b_len);
-                self.j.with_producer(CallbackB { callback: self.callback, a, a_len, b_len })
+                self.j.with_producer(CallbackB {
+                    callback: self.callback,
+                    a,
+                    a_len,
+                    b_len,
+                })
             }
         }
 
@@ -89,7 +102,13 @@ where
         {
             type Output = CB::Output;
             fn callback<PB: Producer<Item = PA::Item>>(self, b: PB) -> CB::Output {
-                let p = InterleaveProducer { a: self.a, b, a_len: self.a_len, b_len: self.b_len, a_first: true };
+                let p = InterleaveProducer {
+                    a: self.a,
+                    b,
+                    a_len: self.a_len,
+                    b_len: self.b_len,
+                    a_first: true,
+                };
                 self.callback.callback(p)
             }
         }
@@ -113,7 +132,11 @@ where
     type IntoIter = InterleaveSeq<PA::IntoIter, PB::IntoIter>;
 
     fn into_iter(self) -> Self::IntoIter {
-        InterleaveSeq { a: self.a.into_iter(), b: self.b.into_iter(), a_next: self.a_first }
+        InterleaveSeq {
+            a: self.a.into_iter(),
+            b: self.b.into_iter(),
+            a_next: self.a_first,
+        }
     }
     fn min_len(&self) -> usize {
         cmp::max(self.a.min_len(), self.b.min_len())
@@ -122,7 +145,11 @@ where
         cmp::min(self.a.max_len(), self.b.max_len())
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let (first_len, second_len) = if self.a_first { (self.a_len, self.b_len) } else { (self.b_len, self.a_len) };
+        let (first_len, second_len) = if self.a_first {
+            (self.a_len, self.b_len)
+        } else {
+            (self.b_len, self.a_len)
+        };
         let mut first = index.div_ceil(2);
         let mut second = index / 2;
         if first > first_len {
@@ -132,12 +159,28 @@ where
             second = second_len;
             first = index - second_len;
         }
-        let (na, nb) = if self.a_first { (first, second) } else { (second, first) };
+        let (na, nb) = if self.a_first {
+            (first, second)
+        } else {
+            (second, first)
+        };
         let (a1, a2) = self.a.split_at(na);
         let (b1, b2) = self.b.split_at(nb);
-        let left = InterleaveProducer { a: a1, b: b1, a_len: na, b_len: nb, a_first: self.a_first };
+        let left = InterleaveProducer {
+            a: a1,
+            b: b1,
+            a_len: na,
+            b_len: nb,
+            a_first: self.a_first,
+        };
         let right_first = self.a_first ^ (index % 2 == 1);
-        let right = InterleaveProducer { a: a2, b: b2, a_len: self.a_len - na, b_len: self.b_len - nb, a_first: right_first };
+        let right = InterleaveProducer {
+            a: a2,
+            b: b2,
+            a_len: self.a_len - na,
+            b_len: self.b_len - nb,
+            a_first: right_first,
+        };
         (left, right)
     }
 }

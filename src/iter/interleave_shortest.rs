@@ -8,7 +8,10 @@ use super::*;
 /// [`IndexedParallelIterator::interleave_shortest`].
 #[must_use = "iterator adapters are lazy"]
 #[derive(Clone, Debug)]
-pub struct InterleaveShortest<I: IndexedParallelIterator, J: IndexedParallelIterator<Item = I::Item>> {
+pub struct InterleaveShortest<
+    I: IndexedParallelIterator,
+    J: IndexedParallelIterator<Item = I::Item>,
+> {
     interleave: Interleave<Take<I>, Take<J>>,
 }
 
@@ -22,7 +25,9 @@ where
         // otherwise `i` gives one more than `j`.
         let (il, jl) = (i.len(), j.len());
         let (ti, tj) = if il <= jl { (il, il) } else { (jl + 1, jl) };
-        InterleaveShortest { interleave: Interleave::new(i.take(ti), j.take(tj)) }
+        InterleaveShortest {
+            interleave: Interleave::new(i.take(ti), j.take(tj)),
+        }
     }
 }
 

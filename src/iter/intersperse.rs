@@ -29,7 +29,10 @@ where
     I::Item: fmt::Debug,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Intersperse").field("base", &self.base).field("item", &self.item).finish()
+        f.debug_struct("Intersperse")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish()
     }
 }
 
@@ -41,7 +44,11 @@ impl<I: ParallelIterator> Intersperse<I> {
 
 /// Output length for `n` base items.
 fn out_len(n: usize) -> Option<usize> {
-    if n == 0 { Some(0) } else { n.checked_add(n - 1) }
+    if n == 0 {
+        Some(0)
+    } else {
+        n.checked_add(n - 1)
+    }
 }
 
 impl<I> ParallelIterator for Intersperse<I>
@@ -51,7 +58,11 @@ where
     type Item = I::Item;
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
-        self.base.drive_unindexed(IntersperseConsumer { base: consumer, item: self.item, sep_first: Cell::new(false) })
+        self.base.drive_unindexed(IntersperseConsumer {
+            base: consumer,
+            item: self.item,
+            sep_first: Cell::new(false),
+        })
     }
     fn opt_len(&self) -> Option<usize> {
         out_len(self.base.opt_len()?)
@@ -70,7 +81,11 @@ where
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
         let len = self.len();
-        return self.base.with_producer(Callback { callback, item: self.item, len });
+        return self.base.with_producer(Callback {
+            callback,
+            item: self.item,
+            len,
+        });
 
         struct Callback<CB, T> {
             callback: CB,
@@ -81,7 +96,12 @@ where
         impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB, T> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(IntersperseProducer { base, item: self.item, len: self.len, sep_first: false })
+                self.callback.callback(IntersperseProducer {
+                    base,
+                    item: self.item,
+                    len: self.len,
+                    sep_first: false,
+                })
             }
         }
     }
@@ -104,7 +124,13 @@ where
 
     fn into_iter(self) -> Self::IntoIter {
         let sep_last = self.len > 0 && (self.sep_first == ((self.len - 1) % 2 == 0));
-        IntersperseSeq { base: self.base.into_iter(), item: self.item, len: self.len, sep_front: self.sep_first, sep_back: sep_last }
+        IntersperseSeq {
+            base: self.base.into_iter(),
+            item: self.item,
+            len: self.len,
+            sep_front: self.sep_first,
+            sep_back: sep_last,
+        }
     }
     fn min_len(&self) -> usize {
         self.base.min_len()
@@ -113,11 +139,25 @@ where
         self.base.max_len()
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let base_items = if self.sep_first { index / 2 } else { index.div_ceil(2) };
+        let base_items = if self.sep_first {
+            index / 2
+        } else {
+            index.div_ceil(2)
+        };
         let (l, r) = self.base.split_at(base_items);
         let right_sep_first = self.sep_first ^ (index % 2 == 1);
-        let left = IntersperseProducer { base: l, item: self.item.clone(), len: index, sep_first: self.sep_first };
-        let right = IntersperseProducer { base: r, item: self.item, len: self.len - index, sep_first: right_sep_first };
+        let left = IntersperseProducer {
+            base: l,
+            item: self.item.clone(),
+            len: index,
+            sep_first: self.sep_first,
+        };
+        let right = IntersperseProducer {
+            base: r,
+            item: self.item,
+            len: self.len - index,
+            sep_first: right_sep_first,
+        };
         (left, right)
     }
 }
@@ -137,7 +177,11 @@ impl<It: Iterator<Item: Clone>> Iterator for IntersperseSeq<It> {
     fn next(&mut self) -> Option<It::Item> {
         self.len = self.len.checked_sub(1)?;
         self.sep_front = !self.sep_front;
-        if self.sep_front { self.base.next() } else { Some(self.item.clone()) }
+        if self.sep_front {
+            self.base.next()
+        } else {
+            Some(self.item.clone())
+        }
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.len, Some(self.len))
@@ -148,7 +192,11 @@ impl<It: DoubleEndedIterator<Item: Clone>> DoubleEndedIterator for IntersperseSe
     fn next_back(&mut self) -> Option<It::Item> {
         self.len = self.len.checked_sub(1)?;
         self.sep_back = !self.sep_back;
-        if self.sep_back { self.base.next_back() } else { Some(self.item.clone()) }
+        if self.sep_back {
+            self.base.next_back()
+        } else {
+            Some(self.item.clone())
+        }
     }
 }
 
@@ -171,14 +219,34 @@ impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> 
         // `index` base items are `2 * index` outputs with a leading
         // separator, one fewer without.
         let sep_first = self.sep_first.get();
-        let out = if index == 0 { 0 } else { 2 * index - usize::from(!sep_first) };
+        let out = if index == 0 {
+            0
+        } else {
+            2 * index - usize::from(!sep_first)
+        };
         let (l, r, reducer) = self.base.split_at(out);
         let right_sep = Cell::new(sep_first || index > 0);
-        let left = IntersperseConsumer { base: l, item: self.item.clone(), sep_first: Cell::new(sep_first) };
-        (left, IntersperseConsumer { base: r, item: self.item, sep_first: right_sep }, reducer)
+        let left = IntersperseConsumer {
+            base: l,
+            item: self.item.clone(),
+            sep_first: Cell::new(sep_first),
+        };
+        (
+            left,
+            IntersperseConsumer {
+                base: r,
+                item: self.item,
+                sep_first: right_sep,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        IntersperseFolder { base: self.base.into_folder(), item: self.item, sep_next: self.sep_first.get() }
+        IntersperseFolder {
+            base: self.base.into_folder(),
+            item: self.item,
+            sep_next: self.sep_first.get(),
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -187,7 +255,11 @@ impl<T: Clone + Send, C: Consumer<T>> Consumer<T> for IntersperseConsumer<C, T> 
 
 impl<T: Clone + Send, C: UnindexedConsumer<T>> UnindexedConsumer<T> for IntersperseConsumer<C, T> {
     fn split_off_left(&self) -> Self {
-        let left = IntersperseConsumer { base: self.base.split_off_left(), item: self.item.clone(), sep_first: self.sep_first.clone() };
+        let left = IntersperseConsumer {
+            base: self.base.split_off_left(),
+            item: self.item.clone(),
+            sep_first: self.sep_first.clone(),
+        };
         self.sep_first.set(true);
         left
     }

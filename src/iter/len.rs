@@ -76,7 +76,11 @@ struct Callback<CB> {
 impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
     type Output = CB::Output;
     fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-        self.callback.callback(BoundedProducer { base, min: self.min, max: self.max })
+        self.callback.callback(BoundedProducer {
+            base,
+            min: self.min,
+            max: self.max,
+        })
     }
 }
 
@@ -103,7 +107,10 @@ impl<P: Producer> Producer for BoundedProducer<P> {
     fn split_at(self, index: usize) -> (Self, Self) {
         let (l, r) = self.base.split_at(index);
         let (min, max) = (self.min, self.max);
-        (BoundedProducer { base: l, min, max }, BoundedProducer { base: r, min, max })
+        (
+            BoundedProducer { base: l, min, max },
+            BoundedProducer { base: r, min, max },
+        )
     }
     fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
         self.base.fold_with(folder)

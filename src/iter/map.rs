@@ -39,7 +39,8 @@ where
     where
         C: UnindexedConsumer<R>,
     {
-        self.base.drive_unindexed(MapConsumer::new(consumer, &self.map_op))
+        self.base
+            .drive_unindexed(MapConsumer::new(consumer, &self.map_op))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -62,7 +63,10 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback, map_op: &self.map_op });
+        return self.base.with_producer(Callback {
+            callback,
+            map_op: &self.map_op,
+        });
 
         struct Callback<'f, CB, F> {
             callback: CB,
@@ -76,7 +80,10 @@ where
         {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(MapProducer { base, map_op: self.map_op })
+                self.callback.callback(MapProducer {
+                    base,
+                    map_op: self.map_op,
+                })
             }
         }
     }
@@ -107,10 +114,24 @@ where
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (l, r) = self.base.split_at(index);
-        (MapProducer { base: l, map_op: self.map_op }, MapProducer { base: r, map_op: self.map_op })
+        (
+            MapProducer {
+                base: l,
+                map_op: self.map_op,
+            },
+            MapProducer {
+                base: r,
+                map_op: self.map_op,
+            },
+        )
     }
     fn fold_with<G: Folder<R>>(self, folder: G) -> G {
-        self.base.fold_with(MapFolder { base: folder, map_op: self.map_op }).base
+        self.base
+            .fold_with(MapFolder {
+                base: folder,
+                map_op: self.map_op,
+            })
+            .base
     }
 }
 
@@ -137,10 +158,17 @@ where
 
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
-        (MapConsumer::new(l, self.map_op), MapConsumer::new(r, self.map_op), reducer)
+        (
+            MapConsumer::new(l, self.map_op),
+            MapConsumer::new(r, self.map_op),
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        MapFolder { base: self.base.into_folder(), map_op: self.map_op }
+        MapFolder {
+            base: self.base.into_folder(),
+            map_op: self.map_op,
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -174,7 +202,10 @@ where
     type Result = G::Result;
 
     fn consume(self, item: T) -> Self {
-        MapFolder { base: self.base.consume((self.map_op)(item)), map_op: self.map_op }
+        MapFolder {
+            base: self.base.consume((self.map_op)(item)),
+            map_op: self.map_op,
+        }
     }
     fn consume_iter<It: IntoIterator<Item = T>>(mut self, iter: It) -> Self {
         self.base = self.base.consume_iter(iter.into_iter().map(self.map_op));

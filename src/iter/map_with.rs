@@ -29,7 +29,10 @@ pub struct MapInit<I, INIT, F> {
 
 impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for MapWith<I, T, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MapWith").field("base", &self.base).field("item", &self.init).finish()
+        f.debug_struct("MapWith")
+            .field("base", &self.base)
+            .field("item", &self.init)
+            .finish()
     }
 }
 
@@ -115,7 +118,11 @@ where
 {
     type Output = CB::Output;
     fn callback<P: Producer<Item = X>>(self, base: P) -> CB::Output {
-        self.callback.callback(MapWithProducer { base, init: self.init, map_op: self.map_op })
+        self.callback.callback(MapWithProducer {
+            base,
+            init: self.init,
+            map_op: self.map_op,
+        })
     }
 }
 
@@ -135,7 +142,11 @@ where
     type IntoIter = MapWithIter<'f, P::IntoIter, S::Value, F>;
 
     fn into_iter(self) -> Self::IntoIter {
-        MapWithIter { base: self.base.into_iter(), state: self.init.into_value(), map_op: self.map_op }
+        MapWithIter {
+            base: self.base.into_iter(),
+            state: self.init.into_value(),
+            map_op: self.map_op,
+        }
     }
     fn min_len(&self) -> usize {
         self.base.min_len()
@@ -145,11 +156,26 @@ where
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (l, r) = self.base.split_at(index);
-        let left = MapWithProducer { base: l, init: self.init.split(), map_op: self.map_op };
-        (left, MapWithProducer { base: r, init: self.init, map_op: self.map_op })
+        let left = MapWithProducer {
+            base: l,
+            init: self.init.split(),
+            map_op: self.map_op,
+        };
+        (
+            left,
+            MapWithProducer {
+                base: r,
+                init: self.init,
+                map_op: self.map_op,
+            },
+        )
     }
     fn fold_with<G: Folder<R>>(self, folder: G) -> G {
-        let folder = MapWithFolder { base: folder, state: self.init.into_value(), map_op: self.map_op };
+        let folder = MapWithFolder {
+            base: folder,
+            state: self.init.into_value(),
+            map_op: self.map_op,
+        };
         self.base.fold_with(folder).base
     }
 }
@@ -173,14 +199,19 @@ impl<It: Iterator, T, R, F: Fn(&mut T, It::Item) -> R> Iterator for MapWithIter<
     }
 }
 
-impl<It: DoubleEndedIterator, T, R, F: Fn(&mut T, It::Item) -> R> DoubleEndedIterator for MapWithIter<'_, It, T, F> {
+impl<It: DoubleEndedIterator, T, R, F: Fn(&mut T, It::Item) -> R> DoubleEndedIterator
+    for MapWithIter<'_, It, T, F>
+{
     fn next_back(&mut self) -> Option<R> {
         let x = self.base.next_back()?;
         Some((self.map_op)(&mut self.state, x))
     }
 }
 
-impl<It: ExactSizeIterator, T, R, F: Fn(&mut T, It::Item) -> R> ExactSizeIterator for MapWithIter<'_, It, T, F> {}
+impl<It: ExactSizeIterator, T, R, F: Fn(&mut T, It::Item) -> R> ExactSizeIterator
+    for MapWithIter<'_, It, T, F>
+{
+}
 
 struct MapWithConsumer<'f, C, S, F> {
     base: C,
@@ -200,11 +231,27 @@ where
 
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
-        let left = MapWithConsumer { base: l, init: self.init.split(), map_op: self.map_op };
-        (left, MapWithConsumer { base: r, init: self.init, map_op: self.map_op }, reducer)
+        let left = MapWithConsumer {
+            base: l,
+            init: self.init.split(),
+            map_op: self.map_op,
+        };
+        (
+            left,
+            MapWithConsumer {
+                base: r,
+                init: self.init,
+                map_op: self.map_op,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        MapWithFolder { base: self.base.into_folder(), state: self.init.into_value(), map_op: self.map_op }
+        MapWithFolder {
+            base: self.base.into_folder(),
+            state: self.init.into_value(),
+            map_op: self.map_op,
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -218,7 +265,11 @@ where
     F: Fn(&mut S::Value, X) -> R + Sync,
 {
     fn split_off_left(&self) -> Self {
-        MapWithConsumer { base: self.base.split_off_left(), init: self.init.split(), map_op: self.map_op }
+        MapWithConsumer {
+            base: self.base.split_off_left(),
+            init: self.init.split(),
+            map_op: self.map_op,
+        }
     }
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
@@ -246,7 +297,9 @@ where
     fn consume_iter<It: IntoIterator<Item = X>>(mut self, iter: It) -> Self {
         let state = &mut self.state;
         let op = self.map_op;
-        self.base = self.base.consume_iter(iter.into_iter().map(|x| op(state, x)));
+        self.base = self
+            .base
+            .consume_iter(iter.into_iter().map(|x| op(state, x)));
         self
     }
     fn complete(self) -> G::Result {

@@ -113,10 +113,10 @@ pub use once::{Once, once};
 pub use panic_fuse::PanicFuse;
 pub use par_bridge::{IterBridge, ParallelBridge};
 pub use parallel_iterator::ParallelIterator;
-pub use replay::{Replay, ReplayStats, WithReplay};
 pub use positions::Positions;
 #[allow(deprecated)]
 pub use repeat::{Repeat, RepeatN, repeat, repeat_n, repeatn};
+pub use replay::{Replay, ReplayStats, WithReplay};
 pub use rev::Rev;
 pub use skip::Skip;
 pub use skip_any::{SkipAny, TakeAny};
@@ -125,7 +125,9 @@ pub use step_by::StepBy;
 pub use take::Take;
 pub use try_fold::{TryFold, TryFoldWith};
 pub use update::Update;
-pub use walk_tree::{WalkTree, WalkTreePostfix, WalkTreePrefix, walk_tree, walk_tree_postfix, walk_tree_prefix};
+pub use walk_tree::{
+    WalkTree, WalkTreePostfix, WalkTreePrefix, walk_tree, walk_tree_postfix, walk_tree_prefix,
+};
 pub use while_some::WhileSome;
 pub use zip::Zip;
 pub use zip_eq::ZipEq;

@@ -11,7 +11,9 @@ use super::*;
 /// assert_eq!(v, [0, 1, 7]);
 /// ```
 pub fn once<T: Send>(item: T) -> Once<T> {
-    Once { inner: Some(item).into_par_iter() }
+    Once {
+        inner: Some(item).into_par_iter(),
+    }
 }
 
 /// An iterator with one item. Made by [`once()`].

@@ -44,7 +44,10 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let panicked = AtomicBool::new(false);
-        self.base.drive_unindexed(PanicFuseConsumer { base: consumer, panicked: &panicked })
+        self.base.drive_unindexed(PanicFuseConsumer {
+            base: consumer,
+            panicked: &panicked,
+        })
     }
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
@@ -54,14 +57,20 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
 impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         let panicked = AtomicBool::new(false);
-        self.base.drive(PanicFuseConsumer { base: consumer, panicked: &panicked })
+        self.base.drive(PanicFuseConsumer {
+            base: consumer,
+            panicked: &panicked,
+        })
     }
     fn len(&self) -> usize {
         self.base.len()
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
         let panicked = AtomicBool::new(false);
-        return self.base.with_producer(Callback { callback, panicked: &panicked });
+        return self.base.with_producer(Callback {
+            callback,
+            panicked: &panicked,
+        });
 
         struct Callback<'a, CB> {
             callback: CB,
@@ -71,7 +80,10 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'_, CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(PanicFuseProducer { base, panicked: self.panicked })
+                self.callback.callback(PanicFuseProducer {
+                    base,
+                    panicked: self.panicked,
+                })
             }
         }
     }
@@ -97,11 +109,22 @@ impl<P: Producer> Producer for PanicFuseProducer<'_, P> {
     }
     fn split_at(self, index: usize) -> (Self, Self) {
         let (l, r) = self.base.split_at(index);
-        (PanicFuseProducer { base: l, panicked: self.panicked }, PanicFuseProducer { base: r, panicked: self.panicked })
+        (
+            PanicFuseProducer {
+                base: l,
+                panicked: self.panicked,
+            },
+            PanicFuseProducer {
+                base: r,
+                panicked: self.panicked,
+            },
+        )
     }
     fn fold_with<G: Folder<P::Item>>(self, folder: G) -> G {
         let fuse = Fuse(self.panicked);
-        self.base.fold_with(PanicFuseFolder { base: folder, fuse }).base
+        self.base
+            .fold_with(PanicFuseFolder { base: folder, fuse })
+            .base
     }
 }
 
@@ -118,10 +141,26 @@ impl<'a, T, C: Consumer<T>> Consumer<T> for PanicFuseConsumer<'a, C> {
     fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
         let p = self.panicked;
-        (PanicFuseConsumer { base: l, panicked: p }, PanicFuseConsumer { base: r, panicked: p }, PanicFuseReducer { base: reducer, _fuse: Fuse(p) })
+        (
+            PanicFuseConsumer {
+                base: l,
+                panicked: p,
+            },
+            PanicFuseConsumer {
+                base: r,
+                panicked: p,
+            },
+            PanicFuseReducer {
+                base: reducer,
+                _fuse: Fuse(p),
+            },
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        PanicFuseFolder { base: self.base.into_folder(), fuse: Fuse(self.panicked) }
+        PanicFuseFolder {
+            base: self.base.into_folder(),
+            fuse: Fuse(self.panicked),
+        }
     }
     fn full(&self) -> bool {
         self.panicked.load(Ordering::Relaxed) || self.base.full()
@@ -130,10 +169,16 @@ impl<'a, T, C: Consumer<T>> Consumer<T> for PanicFuseConsumer<'a, C> {
 
 impl<T, C: UnindexedConsumer<T>> UnindexedConsumer<T> for PanicFuseConsumer<'_, C> {
     fn split_off_left(&self) -> Self {
-        PanicFuseConsumer { base: self.base.split_off_left(), panicked: self.panicked }
+        PanicFuseConsumer {
+            base: self.base.split_off_left(),
+            panicked: self.panicked,
+        }
     }
     fn to_reducer(&self) -> Self::Reducer {
-        PanicFuseReducer { base: self.base.to_reducer(), _fuse: Fuse(self.panicked) }
+        PanicFuseReducer {
+            base: self.base.to_reducer(),
+            _fuse: Fuse(self.panicked),
+        }
     }
 }
 
@@ -151,7 +196,9 @@ impl<T, G: Folder<T>> Folder<T> for PanicFuseFolder<'_, G> {
     }
     fn consume_iter<It: IntoIterator<Item = T>>(mut self, iter: It) -> Self {
         let fuse = &self.fuse;
-        self.base = self.base.consume_iter(iter.into_iter().take_while(|_| !fuse.blown()));
+        self.base = self
+            .base
+            .consume_iter(iter.into_iter().take_while(|_| !fuse.blown()));
         self
     }
     fn complete(self) -> G::Result {

@@ -140,7 +140,9 @@ impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &Shared<Iter> {
     type Item = Iter::Item;
 
     fn split(self) -> (Self, Option<Self>) {
-        let took = self.splits.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        let took = self
+            .splits
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
         (self, took.ok().map(|_| self))
     }
 

@@ -16,7 +16,9 @@ pub struct Positions<I, P> {
 
 impl<I: fmt::Debug, P> fmt::Debug for Positions<I, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Positions").field("base", &self.base).finish()
+        f.debug_struct("Positions")
+            .field("base", &self.base)
+            .finish()
     }
 }
 
@@ -35,6 +37,9 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<usize>>(self, consumer: C) -> C::Result {
         let pred = &self.predicate;
-        self.base.enumerate().filter_map(move |(i, x)| pred(x).then_some(i)).drive_unindexed(consumer)
+        self.base
+            .enumerate()
+            .filter_map(move |(i, x)| pred(x).then_some(i))
+            .drive_unindexed(consumer)
     }
 }

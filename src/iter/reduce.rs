@@ -13,7 +13,10 @@ where
     ID: Fn() -> T + Sync,
     T: Send,
 {
-    pi.drive_unindexed(ReduceConsumer { identity: &identity, op: &op })
+    pi.drive_unindexed(ReduceConsumer {
+        identity: &identity,
+        op: &op,
+    })
 }
 
 /// Consumer and reducer: both halves share the closures.
@@ -43,7 +46,10 @@ where
         (self, self, self)
     }
     fn into_folder(self) -> Self::Folder {
-        ReduceFolder { op: self.op, acc: (self.identity)() }
+        ReduceFolder {
+            op: self.op,
+            acc: (self.identity)(),
+        }
     }
     fn full(&self) -> bool {
         false
@@ -86,10 +92,16 @@ where
     type Result = T;
 
     fn consume(self, item: T) -> Self {
-        ReduceFolder { op: self.op, acc: (self.op)(self.acc, item) }
+        ReduceFolder {
+            op: self.op,
+            acc: (self.op)(self.acc, item),
+        }
     }
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        ReduceFolder { op: self.op, acc: iter.into_iter().fold(self.acc, self.op) }
+        ReduceFolder {
+            op: self.op,
+            acc: iter.into_iter().fold(self.acc, self.op),
+        }
     }
     fn complete(self) -> T {
         self.acc

@@ -72,7 +72,12 @@ impl<T: Clone + Send> ParallelIterator for Repeat<T> {
     type Item = T;
 
     fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(RepeatProducer { element: self.element }, consumer)
+        bridge_unindexed(
+            RepeatProducer {
+                element: self.element,
+            },
+            consumer,
+        )
     }
 }
 
@@ -84,7 +89,9 @@ impl<T: Clone + Send> UnindexedProducer for RepeatProducer<T> {
     type Item = T;
 
     fn split(self) -> (Self, Option<Self>) {
-        let other = RepeatProducer { element: self.element.clone() };
+        let other = RepeatProducer {
+            element: self.element.clone(),
+        };
         (self, Some(other))
     }
     fn fold_with<F: Folder<T>>(self, folder: F) -> F {
@@ -118,7 +125,10 @@ impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {
         self.count
     }
     fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        callback.callback(RepeatNProducer { element: self.element, count: self.count })
+        callback.callback(RepeatNProducer {
+            element: self.element,
+            count: self.count,
+        })
     }
 }
 
@@ -135,7 +145,16 @@ impl<T: Clone + Send> Producer for RepeatNProducer<T> {
         iter::repeat_n(self.element, self.count)
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let left = RepeatNProducer { element: self.element.clone(), count: index };
-        (left, RepeatNProducer { element: self.element, count: self.count - index })
+        let left = RepeatNProducer {
+            element: self.element.clone(),
+            count: index,
+        };
+        (
+            left,
+            RepeatNProducer {
+                element: self.element,
+                count: self.count - index,
+            },
+        )
     }
 }

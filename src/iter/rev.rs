@@ -48,7 +48,10 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(RevProducer { base, len: self.len })
+                self.callback.callback(RevProducer {
+                    base,
+                    len: self.len,
+                })
             }
         }
     }
@@ -76,6 +79,15 @@ impl<P: Producer> Producer for RevProducer<P> {
     fn split_at(self, index: usize) -> (Self, Self) {
         // The first `index` reversed items are the last `index` of base.
         let (front, back) = self.base.split_at(self.len - index);
-        (RevProducer { base: back, len: index }, RevProducer { base: front, len: self.len - index })
+        (
+            RevProducer {
+                base: back,
+                len: index,
+            },
+            RevProducer {
+                base: front,
+                len: self.len - index,
+            },
+        )
     }
 }

@@ -41,7 +41,10 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
         self.base.len() - self.n
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback, n: self.n });
+        return self.base.with_producer(Callback {
+            callback,
+            n: self.n,
+        });
 
         struct Callback<CB> {
             callback: CB,

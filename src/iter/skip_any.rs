@@ -40,7 +40,11 @@ impl<I: ParallelIterator> ParallelIterator for SkipAny<I> {
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let left = AtomicUsize::new(self.n);
-        self.base.drive_unindexed(CountdownConsumer { base: consumer, left: &left, take: false })
+        self.base.drive_unindexed(CountdownConsumer {
+            base: consumer,
+            left: &left,
+            take: false,
+        })
     }
 }
 
@@ -49,7 +53,11 @@ impl<I: ParallelIterator> ParallelIterator for TakeAny<I> {
 
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
         let left = AtomicUsize::new(self.n);
-        self.base.drive_unindexed(CountdownConsumer { base: consumer, left: &left, take: true })
+        self.base.drive_unindexed(CountdownConsumer {
+            base: consumer,
+            left: &left,
+            take: true,
+        })
     }
 }
 
@@ -62,12 +70,17 @@ struct CountdownConsumer<'a, C> {
 
 impl<'a, C> CountdownConsumer<'a, C> {
     fn with(&self, base: C) -> Self {
-        CountdownConsumer { base, left: self.left, take: self.take }
+        CountdownConsumer {
+            base,
+            left: self.left,
+            take: self.take,
+        }
     }
 
     /// Claims one unit of the countdown; true if there was one left.
     fn claim(left: &AtomicUsize) -> bool {
-        left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_ok()
+        left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
     }
 
     fn exhausted(&self) -> bool {
@@ -83,10 +96,26 @@ impl<'a, T, C: Consumer<T>> Consumer<T> for CountdownConsumer<'a, C> {
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let CountdownConsumer { base, left, take } = self;
         let (l, r, reducer) = base.split_at(index);
-        (CountdownConsumer { base: l, left, take }, CountdownConsumer { base: r, left, take }, reducer)
+        (
+            CountdownConsumer {
+                base: l,
+                left,
+                take,
+            },
+            CountdownConsumer {
+                base: r,
+                left,
+                take,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        CountdownConsumer { base: self.base.into_folder(), left: self.left, take: self.take }
+        CountdownConsumer {
+            base: self.base.into_folder(),
+            left: self.left,
+            take: self.take,
+        }
     }
     fn full(&self) -> bool {
         self.exhausted() || self.base.full()

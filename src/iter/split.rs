@@ -54,7 +54,13 @@ where
     type Item = D;
 
     fn drive_unindexed<C: UnindexedConsumer<D>>(self, consumer: C) -> C::Result {
-        bridge_unindexed(Piece { data: self.data, splitter: &self.splitter }, consumer)
+        bridge_unindexed(
+            Piece {
+                data: self.data,
+                splitter: &self.splitter,
+            },
+            consumer,
+        )
     }
 }
 
@@ -74,7 +80,13 @@ where
     fn split(self) -> (Self, Option<Self>) {
         let splitter = self.splitter;
         let (left, right) = splitter(self.data);
-        (Piece { data: left, splitter }, right.map(|data| Piece { data, splitter }))
+        (
+            Piece {
+                data: left,
+                splitter,
+            },
+            right.map(|data| Piece { data, splitter }),
+        )
     }
 
     fn fold_with<F: Folder<D>>(self, folder: F) -> F {

@@ -40,7 +40,11 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
         let base_len = self.base.len();
-        return self.base.with_producer(Callback { callback, step: self.step, base_len });
+        return self.base.with_producer(Callback {
+            callback,
+            step: self.step,
+            base_len,
+        });
 
         struct Callback<CB> {
             callback: CB,
@@ -51,7 +55,11 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(StepByProducer { base, step: self.step, base_len: self.base_len })
+                self.callback.callback(StepByProducer {
+                    base,
+                    step: self.step,
+                    base_len: self.base_len,
+                })
             }
         }
     }
@@ -81,6 +89,17 @@ impl<P: Producer> Producer for StepByProducer<P> {
         let cut = index.saturating_mul(self.step).min(self.base_len);
         let (l, r) = self.base.split_at(cut);
         let step = self.step;
-        (StepByProducer { base: l, step, base_len: cut }, StepByProducer { base: r, step, base_len: self.base_len - cut })
+        (
+            StepByProducer {
+                base: l,
+                step,
+                base_len: cut,
+            },
+            StepByProducer {
+                base: r,
+                step,
+                base_len: self.base_len - cut,
+            },
+        )
     }
 }

@@ -73,7 +73,9 @@ pub(super) struct Accumulate<S, K> {
 
 impl<S, K> Accumulate<S, K> {
     fn new() -> Self {
-        Accumulate { marker: PhantomData }
+        Accumulate {
+            marker: PhantomData,
+        }
     }
 }
 
@@ -86,7 +88,10 @@ impl<S: Send, K: Accumulator<S, T>, T> Consumer<T> for Accumulate<S, K> {
         (Self::new(), Self::new(), Self::new())
     }
     fn into_folder(self) -> Self::Folder {
-        AccumulateFolder { acc: K::identity(), marker: PhantomData }
+        AccumulateFolder {
+            acc: K::identity(),
+            marker: PhantomData,
+        }
     }
     fn full(&self) -> bool {
         false
@@ -118,10 +123,16 @@ impl<S, K: Accumulator<S, T>, T> Folder<T> for AccumulateFolder<S, K> {
     type Result = S;
 
     fn consume(self, item: T) -> Self {
-        AccumulateFolder { acc: K::fold(self.acc, iter::once(item)), marker: PhantomData }
+        AccumulateFolder {
+            acc: K::fold(self.acc, iter::once(item)),
+            marker: PhantomData,
+        }
     }
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        AccumulateFolder { acc: K::fold(self.acc, iter.into_iter()), marker: PhantomData }
+        AccumulateFolder {
+            acc: K::fold(self.acc, iter.into_iter()),
+            marker: PhantomData,
+        }
     }
     fn complete(self) -> S {
         self.acc

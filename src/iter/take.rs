@@ -37,7 +37,10 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Take<I> {
         self.n
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        return self.base.with_producer(Callback { callback, n: self.n });
+        return self.base.with_producer(Callback {
+            callback,
+            n: self.n,
+        });
 
         struct Callback<CB> {
             callback: CB,

@@ -5,10 +5,10 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::ControlFlow::{self, Break, Continue};
 
+use super::ParallelIterator;
 use super::fold::{FromClone, FromFn, Init};
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::try_trait::Try;
-use super::ParallelIterator;
 
 /// A fallible fold from `identity()`. Made by [`ParallelIterator::try_fold`].
 #[must_use = "iterator adapters are lazy"]
@@ -36,31 +36,52 @@ impl<I: fmt::Debug, R, ID, F> fmt::Debug for TryFold<I, R, ID, F> {
 
 impl<I: fmt::Debug, R: Try<Output: fmt::Debug>, F> fmt::Debug for TryFoldWith<I, R, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TryFoldWith").field("base", &self.base).field("item", &self.item).finish()
+        f.debug_struct("TryFoldWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish()
     }
 }
 
 impl<I: Clone, R, ID: Clone, F: Clone> Clone for TryFold<I, R, ID, F> {
     fn clone(&self) -> Self {
-        TryFold { base: self.base.clone(), identity: self.identity.clone(), fold_op: self.fold_op.clone(), marker: PhantomData }
+        TryFold {
+            base: self.base.clone(),
+            identity: self.identity.clone(),
+            fold_op: self.fold_op.clone(),
+            marker: PhantomData,
+        }
     }
 }
 
 impl<I: Clone, R: Try<Output: Clone>, F: Clone> Clone for TryFoldWith<I, R, F> {
     fn clone(&self) -> Self {
-        TryFoldWith { base: self.base.clone(), item: self.item.clone(), fold_op: self.fold_op.clone() }
+        TryFoldWith {
+            base: self.base.clone(),
+            item: self.item.clone(),
+            fold_op: self.fold_op.clone(),
+        }
     }
 }
 
 impl<I, R, ID, F> TryFold<I, R, ID, F> {
     pub(super) fn new(base: I, identity: ID, fold_op: F) -> Self {
-        TryFold { base, identity, fold_op, marker: PhantomData }
+        TryFold {
+            base,
+            identity,
+            fold_op,
+            marker: PhantomData,
+        }
     }
 }
 
 impl<I, R: Try, F> TryFoldWith<I, R, F> {
     pub(super) fn new(base: I, item: R::Output, fold_op: F) -> Self {
-        TryFoldWith { base, item, fold_op }
+        TryFoldWith {
+            base,
+            item,
+            fold_op,
+        }
     }
 }
 
@@ -75,7 +96,12 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let init = FromFn(&self.identity);
-        self.base.drive_unindexed(TryFoldConsumer { base: consumer, init, fold_op: &self.fold_op, marker: PhantomData })
+        self.base.drive_unindexed(TryFoldConsumer {
+            base: consumer,
+            init,
+            fold_op: &self.fold_op,
+            marker: PhantomData,
+        })
     }
 }
 
@@ -90,7 +116,12 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         let init = FromClone(self.item);
-        self.base.drive_unindexed(TryFoldConsumer { base: consumer, init, fold_op: &self.fold_op, marker: PhantomData })
+        self.base.drive_unindexed(TryFoldConsumer {
+            base: consumer,
+            init,
+            fold_op: &self.fold_op,
+            marker: PhantomData,
+        })
     }
 }
 
@@ -114,12 +145,21 @@ where
 
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
-        let left = TryFoldConsumer { base: l, init: self.init.split(), fold_op: self.fold_op, marker: PhantomData };
+        let left = TryFoldConsumer {
+            base: l,
+            init: self.init.split(),
+            fold_op: self.fold_op,
+            marker: PhantomData,
+        };
         (left, TryFoldConsumer { base: r, ..self }, reducer)
     }
     fn into_folder(self) -> Self::Folder {
         let control = Continue(self.init.into_value());
-        TryFoldFolder { base: self.base.into_folder(), control, fold_op: self.fold_op }
+        TryFoldFolder {
+            base: self.base.into_folder(),
+            control,
+            fold_op: self.fold_op,
+        }
     }
     fn full(&self) -> bool {
         self.base.full()
@@ -135,7 +175,12 @@ where
 {
     fn split_off_left(&self) -> Self {
         let base = self.base.split_off_left();
-        TryFoldConsumer { base, init: self.init.split(), fold_op: self.fold_op, marker: PhantomData }
+        TryFoldConsumer {
+            base,
+            init: self.init.split(),
+            fold_op: self.fold_op,
+            marker: PhantomData,
+        }
     }
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()

@@ -17,12 +17,20 @@ where
     PI::Item: Try<Output = T>,
 {
     let stop = AtomicBool::new(false);
-    pi.drive_unindexed(TryReduceConsumer { identity: &identity, op: &op, stop: &stop })
+    pi.drive_unindexed(TryReduceConsumer {
+        identity: &identity,
+        op: &op,
+        stop: &stop,
+    })
 }
 
 /// Combines two branches with `op`; a break on either side wins (the left
 /// one first).
-pub(super) fn combine<T, R, OP>(op: &OP, a: ControlFlow<R::Residual, T>, b: ControlFlow<R::Residual, T>) -> ControlFlow<R::Residual, T>
+pub(super) fn combine<T, R, OP>(
+    op: &OP,
+    a: ControlFlow<R::Residual, T>,
+    b: ControlFlow<R::Residual, T>,
+) -> ControlFlow<R::Residual, T>
 where
     R: Try<Output = T>,
     OP: Fn(T, T) -> R,
@@ -68,7 +76,11 @@ where
         (self, self, self)
     }
     fn into_folder(self) -> Self::Folder {
-        TryReduceFolder { op: self.op, control: Continue((self.identity)()), stop: self.stop }
+        TryReduceFolder {
+            op: self.op,
+            control: Continue((self.identity)()),
+            stop: self.stop,
+        }
     }
     fn full(&self) -> bool {
         self.stop.load(Ordering::Relaxed)

@@ -17,7 +17,10 @@ where
     PI::Item: Try<Output = T>,
 {
     let stop = AtomicBool::new(false);
-    pi.drive_unindexed(TryReduceWithConsumer { op: &op, stop: &stop })
+    pi.drive_unindexed(TryReduceWithConsumer {
+        op: &op,
+        stop: &stop,
+    })
 }
 
 struct TryReduceWithConsumer<'r, R> {
@@ -45,7 +48,11 @@ where
         (self, self, self)
     }
     fn into_folder(self) -> Self::Folder {
-        TryReduceWithFolder { op: self.op, control: None, stop: self.stop }
+        TryReduceWithFolder {
+            op: self.op,
+            control: None,
+            stop: self.stop,
+        }
     }
     fn full(&self) -> bool {
         self.stop.load(Ordering::Relaxed)

@@ -36,7 +36,12 @@ pub(super) struct Pairs;
 impl<A: Send, B: Send> UnzipOp<(A, B)> for Pairs {
     type Left = A;
     type Right = B;
-    fn consume<FA: Folder<A>, FB: Folder<B>>(&self, (a, b): (A, B), left: FA, right: FB) -> (FA, FB) {
+    fn consume<FA: Folder<A>, FB: Folder<B>>(
+        &self,
+        (a, b): (A, B),
+        left: FA,
+        right: FB,
+    ) -> (FA, FB) {
         (left.consume(a), right.consume(b))
     }
     fn both_sides() -> bool {
@@ -51,7 +56,11 @@ impl<T: Send, P: Fn(&T) -> bool + Sync> UnzipOp<T> for Partition<P> {
     type Left = T;
     type Right = T;
     fn consume<FA: Folder<T>, FB: Folder<T>>(&self, item: T, left: FA, right: FB) -> (FA, FB) {
-        if (self.0)(&item) { (left.consume(item), right) } else { (left, right.consume(item)) }
+        if (self.0)(&item) {
+            (left.consume(item), right)
+        } else {
+            (left, right.consume(item))
+        }
     }
 }
 
@@ -114,7 +123,11 @@ where
 {
     let mut a = A::default();
     let mut b = B::default();
-    a.par_extend(UnzipA { base: pi, op: &op, second: ExtendInto(&mut b) });
+    a.par_extend(UnzipA {
+        base: pi,
+        op: &op,
+        second: ExtendInto(&mut b),
+    });
     (a, b)
 }
 
@@ -126,8 +139,15 @@ where
     B: Send + FromParallelIterator<OP::Right>,
 {
     let mut b = None;
-    let a = A::from_par_iter(UnzipA { base: pi, op: &op, second: CollectInto(&mut b) });
-    (a, b.expect("unzip: the first collection did not drive its iterator"))
+    let a = A::from_par_iter(UnzipA {
+        base: pi,
+        op: &op,
+        second: CollectInto(&mut b),
+    });
+    (
+        a,
+        b.expect("unzip: the first collection did not drive its iterator"),
+    )
 }
 
 impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
@@ -163,7 +183,11 @@ where
 {
     fn par_extend<I: super::IntoParallelIterator<Item = (A, B)>>(&mut self, pi: I) {
         let op = Pairs;
-        self.0.par_extend(UnzipA { base: pi.into_par_iter(), op: &op, second: ExtendInto(&mut self.1) });
+        self.0.par_extend(UnzipA {
+            base: pi.into_par_iter(),
+            op: &op,
+            second: ExtendInto(&mut self.1),
+        });
     }
 }
 
@@ -176,7 +200,11 @@ where
 {
     fn par_extend<I: super::IntoParallelIterator<Item = Either<L, R>>>(&mut self, pi: I) {
         let op = PartitionMap(|e: Either<L, R>| e);
-        self.0.par_extend(UnzipA { base: pi.into_par_iter(), op: &op, second: ExtendInto(&mut self.1) });
+        self.0.par_extend(UnzipA {
+            base: pi.into_par_iter(),
+            op: &op,
+            second: ExtendInto(&mut self.1),
+        });
     }
 }
 
@@ -217,13 +245,22 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<OP::Left>>(self, consumer: C) -> C::Result {
         let mut left = None;
-        let b = UnzipB { base: self.base, op: self.op, left_consumer: consumer, left_result: &mut left };
+        let b = UnzipB {
+            base: self.base,
+            op: self.op,
+            left_consumer: consumer,
+            left_result: &mut left,
+        };
         self.second.run(b);
         left.expect("unzip: the second collection did not drive its iterator")
     }
 
     fn opt_len(&self) -> Option<usize> {
-        if OP::both_sides() { self.base.opt_len() } else { None }
+        if OP::both_sides() {
+            self.base.opt_len()
+        } else {
+            None
+        }
     }
 }
 
@@ -250,14 +287,22 @@ where
     type Item = OP::Right;
 
     fn drive_unindexed<C: UnindexedConsumer<OP::Right>>(self, consumer: C) -> C::Result {
-        let both = UnzipConsumer { op: self.op, left: self.left_consumer, right: consumer };
+        let both = UnzipConsumer {
+            op: self.op,
+            left: self.left_consumer,
+            right: consumer,
+        };
         let (l, r) = self.base.drive_unindexed(both);
         *self.left_result = Some(l);
         r
     }
 
     fn opt_len(&self) -> Option<usize> {
-        if OP::both_sides() { self.base.opt_len() } else { None }
+        if OP::both_sides() {
+            self.base.opt_len()
+        } else {
+            None
+        }
     }
 }
 
@@ -271,7 +316,11 @@ pub(super) struct UnzipConsumer<'o, OP, CA, CB> {
 impl<CA, CB> UnzipConsumer<'static, Pairs, CA, CB> {
     /// Pairs' first elements to `left`, second elements to `right`.
     pub(super) fn pairs(left: CA, right: CB) -> Self {
-        UnzipConsumer { op: &Pairs, left, right }
+        UnzipConsumer {
+            op: &Pairs,
+            left,
+            right,
+        }
     }
 }
 
@@ -289,13 +338,28 @@ where
         let (l1, l2, lr) = self.left.split_at(index);
         let (r1, r2, rr) = self.right.split_at(index);
         (
-            UnzipConsumer { op: self.op, left: l1, right: r1 },
-            UnzipConsumer { op: self.op, left: l2, right: r2 },
-            UnzipReducer { left: lr, right: rr },
+            UnzipConsumer {
+                op: self.op,
+                left: l1,
+                right: r1,
+            },
+            UnzipConsumer {
+                op: self.op,
+                left: l2,
+                right: r2,
+            },
+            UnzipReducer {
+                left: lr,
+                right: rr,
+            },
         )
     }
     fn into_folder(self) -> Self::Folder {
-        UnzipFolder { op: self.op, left: self.left.into_folder(), right: self.right.into_folder() }
+        UnzipFolder {
+            op: self.op,
+            left: self.left.into_folder(),
+            right: self.right.into_folder(),
+        }
     }
     fn full(&self) -> bool {
         self.left.full() && self.right.full()
@@ -309,10 +373,17 @@ where
     CB: UnindexedConsumer<OP::Right>,
 {
     fn split_off_left(&self) -> Self {
-        UnzipConsumer { op: self.op, left: self.left.split_off_left(), right: self.right.split_off_left() }
+        UnzipConsumer {
+            op: self.op,
+            left: self.left.split_off_left(),
+            right: self.right.split_off_left(),
+        }
     }
     fn to_reducer(&self) -> Self::Reducer {
-        UnzipReducer { left: self.left.to_reducer(), right: self.right.to_reducer() }
+        UnzipReducer {
+            left: self.left.to_reducer(),
+            right: self.right.to_reducer(),
+        }
     }
 }
 
@@ -332,7 +403,11 @@ where
 
     fn consume(self, item: T) -> Self {
         let (left, right) = self.op.consume(item, self.left, self.right);
-        UnzipFolder { op: self.op, left, right }
+        UnzipFolder {
+            op: self.op,
+            left,
+            right,
+        }
     }
     fn complete(self) -> Self::Result {
         (self.left.complete(), self.right.complete())

@@ -183,12 +183,22 @@ where
         let (children_of, postfix) = (self.children_of, self.postfix);
         // The expanded node stays with the part it is adjacent to.
         let right_node = if postfix { self.node.take() } else { None };
-        let right = Walk { roots: right_roots, node: right_node, children_of, postfix };
+        let right = Walk {
+            roots: right_roots,
+            node: right_node,
+            children_of,
+            postfix,
+        };
         (self, Some(right))
     }
 
     fn fold_with<F: Folder<S>>(self, mut folder: F) -> F {
-        let Walk { roots, node, children_of, postfix } = self;
+        let Walk {
+            roots,
+            node,
+            children_of,
+            postfix,
+        } = self;
         let (before, after) = if postfix { (None, node) } else { (node, None) };
         if let Some(node) = before {
             folder = folder.consume(node);
@@ -197,7 +207,11 @@ where
             if folder.full() {
                 return folder;
             }
-            folder = if postfix { walk_postfix(root, children_of, folder) } else { walk_prefix(root, children_of, folder) };
+            folder = if postfix {
+                walk_postfix(root, children_of, folder)
+            } else {
+                walk_prefix(root, children_of, folder)
+            };
         }
         match after {
             Some(node) if !folder.full() => folder.consume(node),

@@ -29,7 +29,10 @@ where
 
     fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
         let stop = AtomicBool::new(false);
-        self.base.drive_unindexed(WhileSomeConsumer { base: consumer, stop: &stop })
+        self.base.drive_unindexed(WhileSomeConsumer {
+            base: consumer,
+            stop: &stop,
+        })
     }
 }
 
@@ -45,10 +48,23 @@ impl<'a, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'a, C> {
 
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (l, r, reducer) = self.base.split_at(index);
-        (WhileSomeConsumer { base: l, stop: self.stop }, WhileSomeConsumer { base: r, stop: self.stop }, reducer)
+        (
+            WhileSomeConsumer {
+                base: l,
+                stop: self.stop,
+            },
+            WhileSomeConsumer {
+                base: r,
+                stop: self.stop,
+            },
+            reducer,
+        )
     }
     fn into_folder(self) -> Self::Folder {
-        WhileSomeFolder { base: self.base.into_folder(), stop: self.stop }
+        WhileSomeFolder {
+            base: self.base.into_folder(),
+            stop: self.stop,
+        }
     }
     fn full(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.base.full()
@@ -57,7 +73,10 @@ impl<'a, T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<'a, C> {
 
 impl<T, C: UnindexedConsumer<T>> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'_, C> {
     fn split_off_left(&self) -> Self {
-        WhileSomeConsumer { base: self.base.split_off_left(), stop: self.stop }
+        WhileSomeConsumer {
+            base: self.base.split_off_left(),
+            stop: self.stop,
+        }
     }
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
@@ -85,7 +104,11 @@ impl<T, G: Folder<T>> Folder<Option<T>> for WhileSomeFolder<'_, G> {
             if item.is_none() {
                 stop.store(true, Ordering::Relaxed);
             }
-            if stop.load(Ordering::Relaxed) { None } else { item }
+            if stop.load(Ordering::Relaxed) {
+                None
+            } else {
+                item
+            }
         });
         self.base = self.base.consume_iter(values);
         self

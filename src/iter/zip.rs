@@ -41,7 +41,11 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
     }
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         let len = self.len();
-        return self.a.with_producer(CallbackA { callback, b: self.b, len });
+        return self.a.with_producer(CallbackA {
+            callback,
+            b: self.b,
+            len,
+        });
 
         struct CallbackA<CB, B> {
             callback: CB,
@@ -56,7 +60,11 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
         {
             type Output = CB::Output;
             fn callback<PA: Producer<Item = ItemA>>(self, a: PA) -> CB::Output {
-                self.b.with_producer(CallbackB { callback: self.callback, a, len: self.len })
+                self.b.with_producer(CallbackB {
+                    callback: self.callback,
+                    a,
+                    len: self.len,
+                })
             }
         }
 
@@ -73,7 +81,8 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
         {
             type Output = CB::Output;
             fn callback<PB: Producer<Item = ItemB>>(self, b: PB) -> CB::Output {
-                self.callback.callback(ZipProducer::new(self.a, b, self.len))
+                self.callback
+                    .callback(ZipProducer::new(self.a, b, self.len))
             }
         }
     }
@@ -89,7 +98,10 @@ pub(super) struct ZipProducer<PA, PB> {
 impl<PA: Producer, PB: Producer> ZipProducer<PA, PB> {
     /// `len` is the shorter length; the longer producer's tail is dropped.
     pub(super) fn new(a: PA, b: PB, len: usize) -> Self {
-        ZipProducer { a: a.split_at(len).0, b: b.split_at(len).0 }
+        ZipProducer {
+            a: a.split_at(len).0,
+            b: b.split_at(len).0,
+        }
     }
 }
 

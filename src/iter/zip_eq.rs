@@ -13,7 +13,9 @@ pub struct ZipEq<A, B> {
 
 impl<A, B> ZipEq<A, B> {
     pub(super) fn new(a: A, b: B) -> Self {
-        ZipEq { zip: Zip::new(a, b) }
+        ZipEq {
+            zip: Zip::new(a, b),
+        }
     }
 }
 
@@ -28,7 +30,9 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ParallelIterator fo
     }
 }
 
-impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for ZipEq<A, B> {
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator
+    for ZipEq<A, B>
+{
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self.zip, consumer)
     }

@@ -23,7 +23,11 @@ pub(super) fn ranges_text(ranges: &[Range<usize>]) -> String {
             }
         })
         .collect();
-    if parts.is_empty() { "-".into() } else { parts.join(",") }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(",")
+    }
 }
 
 /// `a` or `a-b` for the ids of a group of workers.
@@ -33,7 +37,11 @@ fn span(ids: impl Iterator<Item = usize>) -> String {
         v.iter().min().copied().unwrap_or(0),
         v.iter().max().copied().unwrap_or(0),
     );
-    if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") }
+    if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}-{hi}")
+    }
 }
 
 fn row(ws: &[WorkerPlace]) -> [String; 8] {
@@ -87,7 +95,10 @@ impl fmt::Display for Layout {
             o.steal_order,
             if o.cluster_aware { "yes" } else { "no" },
         )?;
-        let header = ["worker", "PU", "CPUs", "core", "cluster", "LLC", "node", "capacity"].map(String::from);
+        let header = [
+            "worker", "PU", "CPUs", "core", "cluster", "LLC", "node", "capacity",
+        ]
+        .map(String::from);
         let mut rows = vec![header];
         if self.workers.len() >= COMPACT_FROM {
             for r in &self.cluster_ranges {
@@ -105,10 +116,18 @@ impl fmt::Display for Layout {
             }
         }
         for r in &rows {
-            let cells: Vec<String> = r.iter().zip(width).map(|(c, w)| format!("{c:<w$}")).collect();
+            let cells: Vec<String> = r
+                .iter()
+                .zip(width)
+                .map(|(c, w)| format!("{c:<w$}"))
+                .collect();
             writeln!(f, "{}", cells.join("  ").trim_end())?;
         }
-        let tiers: Vec<String> = self.workers[0].tiers.iter().map(|t| t.to_string()).collect();
+        let tiers: Vec<String> = self.workers[0]
+            .tiers
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
         let tiers = if tiers.is_empty() {
             "none (single worker)".to_string()
         } else {

@@ -262,7 +262,12 @@ pub struct Layout {
 }
 
 /// Appends worker `w` to the dense ranges of one level; returns its dense id.
-fn extend_ranges(ranges: &mut Vec<Range<usize>>, last: &mut Option<usize>, topo_id: usize, w: usize) -> usize {
+fn extend_ranges(
+    ranges: &mut Vec<Range<usize>>,
+    last: &mut Option<usize>,
+    topo_id: usize,
+    w: usize,
+) -> usize {
     match ranges.last_mut() {
         Some(r) if *last == Some(topo_id) => r.end = w + 1,
         _ => ranges.push(w..w + 1),
@@ -308,7 +313,11 @@ impl Layout {
         }
         let n = match opts.num_threads {
             None => allowed.len(),
-            Some(0) => return Err(LayoutError::ZeroThreads { allowed: allowed.len() }),
+            Some(0) => {
+                return Err(LayoutError::ZeroThreads {
+                    allowed: allowed.len(),
+                });
+            }
             Some(n) if n > MAX_WORKERS => return Err(LayoutError::TooManyThreads { requested: n }),
             Some(n) => n,
         };
@@ -347,7 +356,9 @@ impl Layout {
             let pu = &pus[pos];
             // Pin set, shared by the PU's workers.
             let cpus = match pinning {
-                Pinning::Cluster => topology.clusters()[pu.cluster].cpuset.intersection(allowed_set),
+                Pinning::Cluster => topology.clusters()[pu.cluster]
+                    .cpuset
+                    .intersection(allowed_set),
                 Pinning::Core => topology.cores()[pu.core].cpuset.intersection(allowed_set),
                 Pinning::Cpu => CpuSet::from_ids([pu.os_index]),
                 Pinning::None => CpuSet::default(),
@@ -390,7 +401,11 @@ impl Layout {
 
         // LLC orders and the CPU -> LLC map.
         let mut orders = order::LlcOrders::new(topology, &llc_place);
-        l.llc_runs = llc_place.iter().enumerate().map(|(b, &(na, pa))| orders.others(b, na, pa)).collect();
+        l.llc_runs = llc_place
+            .iter()
+            .enumerate()
+            .map(|(b, &(na, pa))| orders.others(b, na, pa))
+            .collect();
         l.llc_lists = vec![OnceLock::new(); llc_place.len()];
         let max_os = pus.iter().map(|p| p.os_index).max().unwrap_or(0);
         l.llc_by_cpu = vec![usize::MAX; max_os + 1];
@@ -422,9 +437,15 @@ impl Layout {
     pub fn relation(&self, a: usize, b: usize) -> TierKind {
         let (x, y) = (&self.workers[a], &self.workers[b]);
         let (inner, outer) = if self.topology.package_inside_numa() {
-            ((x.package == y.package, TierKind::Package), (x.numa == y.numa, TierKind::Numa))
+            (
+                (x.package == y.package, TierKind::Package),
+                (x.numa == y.numa, TierKind::Numa),
+            )
         } else {
-            ((x.numa == y.numa, TierKind::Numa), (x.package == y.package, TierKind::Package))
+            (
+                (x.numa == y.numa, TierKind::Numa),
+                (x.package == y.package, TierKind::Package),
+            )
         };
         if x.core == y.core {
             TierKind::Smt
@@ -495,7 +516,8 @@ impl Layout {
     /// (O(LLCs)) and kept: a layout with many LLCs holds LLCs² entries only
     /// once every list was asked for. Walk the runs to avoid that.
     pub fn llc_order(&self, llc: usize) -> &[usize] {
-        self.llc_lists[llc].get_or_init(|| self.llc_runs[llc].iter().flat_map(|r| r.clone()).collect())
+        self.llc_lists[llc]
+            .get_or_init(|| self.llc_runs[llc].iter().flat_map(|r| r.clone()).collect())
     }
 
     /// [`Layout::llc_order`] as runs of consecutive LLC ids, in order: a few
@@ -525,7 +547,10 @@ impl Layout {
         if self.options.virtual_topology {
             return None;
         }
-        self.llc_by_cpu.get(os_cpu).copied().filter(|&l| l != usize::MAX)
+        self.llc_by_cpu
+            .get(os_cpu)
+            .copied()
+            .filter(|&l| l != usize::MAX)
     }
 
     /// The steal tiers of worker `w` with cluster awareness on or off,

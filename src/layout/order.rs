@@ -66,14 +66,22 @@ impl LlcPlaces {
                 }
             }
         }
-        LlcPlaces { by_numa, by_package, numa_of: llc_place.iter().map(|p| p.0).collect() }
+        LlcPlaces {
+            by_numa,
+            by_package,
+            numa_of: llc_place.iter().map(|p| p.0).collect(),
+        }
     }
 
     /// All dense LLCs seen from NUMA domain `na` and package `pa`
     /// (topology indexes), nearest first, as maximal ascending runs.
     pub(super) fn order(&self, topo: &Topology, na: usize, pa: usize) -> Vec<Range<usize>> {
         let (numa, package) = (&self.by_numa[na], &self.by_package[pa]);
-        let (inner, outer) = if topo.package_inside_numa() { (package, numa) } else { (numa, package) };
+        let (inner, outer) = if topo.package_inside_numa() {
+            (package, numa)
+        } else {
+            (numa, package)
+        };
         let all = 0..self.numa_of.len();
         let mut out = Vec::new();
         let own = meet(inner, outer);
@@ -89,7 +97,13 @@ impl LlcPlaces {
 
     /// Appends the LLCs of `ranges` (ascending) sorted by (NUMA distance
     /// from `na`, index).
-    fn by_distance(&self, topo: &Topology, na: usize, ranges: &[Range<usize>], out: &mut Vec<Range<usize>>) {
+    fn by_distance(
+        &self,
+        topo: &Topology,
+        na: usize,
+        ranges: &[Range<usize>],
+        out: &mut Vec<Range<usize>>,
+    ) {
         if topo.distance_matrix().is_none() {
             // One distance for every other NUMA domain: already sorted.
             for r in ranges.iter().filter(|r| !r.is_empty()) {
@@ -126,14 +140,20 @@ pub(super) struct LlcOrders<'a> {
 impl<'a> LlcOrders<'a> {
     /// `llc_place[b]`: topology NUMA domain and package of dense LLC `b`.
     pub(super) fn new(topo: &'a Topology, llc_place: &[(usize, usize)]) -> LlcOrders<'a> {
-        LlcOrders { topo, places: LlcPlaces::new(topo, llc_place), orders: HashMap::new() }
+        LlcOrders {
+            topo,
+            places: LlcPlaces::new(topo, llc_place),
+            orders: HashMap::new(),
+        }
     }
 
     /// All dense LLCs seen from NUMA domain `na` and package `pa`, nearest
     /// first, as maximal ascending runs.
     fn order(&mut self, na: usize, pa: usize) -> &[Range<usize>] {
         let (topo, places) = (self.topo, &self.places);
-        self.orders.entry((na, pa)).or_insert_with(|| places.order(topo, na, pa))
+        self.orders
+            .entry((na, pa))
+            .or_insert_with(|| places.order(topo, na, pa))
     }
 
     /// The dense LLC nearest to place (`na`, `pa`): the first of its order.
@@ -147,7 +167,11 @@ impl<'a> LlcOrders<'a> {
         let mut out = Vec::new();
         for r in self.order(na, pa) {
             if r.contains(&llc) {
-                out.extend([r.start..llc, llc + 1..r.end].into_iter().filter(|r| !r.is_empty()));
+                out.extend(
+                    [r.start..llc, llc + 1..r.end]
+                        .into_iter()
+                        .filter(|r| !r.is_empty()),
+                );
             } else {
                 out.push(r.clone());
             }

@@ -41,9 +41,21 @@ pub(super) fn multiplicities(topo: &Topology, allowed: &[usize], n: usize) -> Ve
         }
     }
     let levels: [Level; 5] = if topo.package_inside_numa() {
-        [Level::Numa, Level::Package, Level::Llc, Level::Cluster, Level::Core]
+        [
+            Level::Numa,
+            Level::Package,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
     } else {
-        [Level::Package, Level::Numa, Level::Llc, Level::Cluster, Level::Core]
+        [
+            Level::Package,
+            Level::Numa,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
     };
     let max_rank = rank.iter().copied().max().unwrap_or(0);
     for r in 0..=max_rank {
@@ -76,7 +88,14 @@ pub(super) fn multiplicities(topo: &Topology, allowed: &[usize], n: usize) -> Ve
 /// Picks `count` of the candidate positions `cands` (ascending, all inside
 /// `range`), spread over the domains of `levels[0]` inside `range`, then
 /// recursively inside each. `count <= cands.len()`.
-fn spread(topo: &Topology, levels: &[Level], range: Range<usize>, cands: &[usize], count: usize, out: &mut Vec<usize>) {
+fn spread(
+    topo: &Topology,
+    levels: &[Level],
+    range: Range<usize>,
+    cands: &[usize],
+    count: usize,
+    out: &mut Vec<usize>,
+) {
     if count == 0 {
         return;
     }
@@ -159,7 +178,11 @@ mod tests {
         assert_eq!(water_fill(&[4, 4], &[1024, 1024], 3), [2, 1]);
         assert_eq!(water_fill(&[1, 8], &[1024, 1024], 5), [1, 4]);
         assert_eq!(water_fill(&[8, 4], &[1024, 1024], 1), [1, 0]);
-        assert_eq!(water_fill(&[4, 8], &[1024, 1024], 1), [0, 1], "more room wins");
+        assert_eq!(
+            water_fill(&[4, 8], &[1024, 1024], 1),
+            [0, 1],
+            "more room wins"
+        );
         assert_eq!(
             water_fill(&[4, 1, 1], &[512, 1024, 1024], 2),
             [0, 1, 1],

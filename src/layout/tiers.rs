@@ -59,7 +59,10 @@ fn remote_tiers(l: &Layout, a: usize) -> Vec<Tier> {
         let na = l.numa_topo[a];
         if t.distance_matrix().is_none() {
             let d = t.numa_distance(na, l.numa_topo[side.start]);
-            push_merged(by_distance.entry(d).or_default(), nodes[side.start].start..nodes[side.end - 1].end);
+            push_merged(
+                by_distance.entry(d).or_default(),
+                nodes[side.start].start..nodes[side.end - 1].end,
+            );
             continue;
         }
         for b in side {
@@ -90,7 +93,9 @@ pub(super) fn all(l: &Layout, cluster_aware: bool) -> Vec<Vec<Tier>> {
             })
             .collect();
     }
-    let remote: Vec<Vec<Tier>> = (0..l.numa_ranges.len()).map(|a| remote_tiers(l, a)).collect();
+    let remote: Vec<Vec<Tier>> = (0..l.numa_ranges.len())
+        .map(|a| remote_tiers(l, a))
+        .collect();
     let swap = l.topology.package_inside_numa();
     l.workers
         .iter()

@@ -141,7 +141,12 @@ where
     };
     let n = ranges.len();
     run_on_each(wt, n, |k| ranges[k].start, &|k| {
-        op(DomainContext { domain: k, num_domains: n, workers: ranges[k].clone(), _marker: PhantomData })
+        op(DomainContext {
+            domain: k,
+            num_domains: n,
+            workers: ranges[k].clone(),
+            _marker: PhantomData,
+        })
     })
 }
 

@@ -106,7 +106,11 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("num_threads", &self.settings.num_threads)
             .field(
                 "topology",
-                &self.settings.topology.as_ref().map(|t| t.source().to_string()),
+                &self
+                    .settings
+                    .topology
+                    .as_ref()
+                    .map(|t| t.source().to_string()),
             )
             .field("pinning", &self.settings.pinning)
             .field("steal_order", &self.settings.steal_order)
@@ -453,7 +457,8 @@ impl<S> ThreadPoolBuilder<S> {
         let cfg = RegistryConfig {
             layout,
             thread_name: Some(
-                self.settings.thread_name
+                self.settings
+                    .thread_name
                     .unwrap_or_else(|| Box::new(|i| format!("locus-{i}"))),
             ),
             stack_size: self.settings.stack_size,
@@ -490,10 +495,16 @@ fn confine(
     let from_builder = cpus.is_some() && var.is_none();
     if let Some(set) = cpus {
         if set.is_empty() || !set.is_subset(topology.allowed()) {
-            return Err(BuildError::Cpus { var, requested: set, allowed: topology.allowed().clone() });
+            return Err(BuildError::Cpus {
+                var,
+                requested: set,
+                allowed: topology.allowed().clone(),
+            });
         }
         if set != *topology.allowed() {
-            topology.to_mut().confine(set, var.unwrap_or("ThreadPoolBuilder::cpus"));
+            topology
+                .to_mut()
+                .confine(set, var.unwrap_or("ThreadPoolBuilder::cpus"));
         }
     }
     if from_builder {
@@ -567,7 +578,10 @@ pub(super) mod tests {
     fn env_errors_name_the_variable() {
         let cases: [(&[(&str, &str)], &str); 7] = [
             (&[("LOCUS_CPUS", "0-x")], "LOCUS_CPUS"),
-            (&[("LOCUS_TOPOLOGY", "core:4"), ("LOCUS_CPUS", "2-9")], "LOCUS_CPUS"),
+            (
+                &[("LOCUS_TOPOLOGY", "core:4"), ("LOCUS_CPUS", "2-9")],
+                "LOCUS_CPUS",
+            ),
             (&[("LOCUS_SMT", "off")], "LOCUS_SMT"),
             (&[("LOCUS_NUM_THREADS", "many")], "LOCUS_NUM_THREADS"),
             (&[("LOCUS_PINNING", "socket")], "LOCUS_PINNING"),
@@ -633,9 +647,15 @@ pub(super) mod tests {
         };
         const T: (&str, &str) = ("LOCUS_TOPOLOGY", "numa:2 core:4 smt:2");
         assert_eq!(workers(&[T, ("LOCUS_CPUS", " 0-3,12 ")]), [0, 1, 2, 3, 12]);
-        assert_eq!(workers(&[T, ("LOCUS_SMT", "0")]), [0, 2, 4, 6, 8, 10, 12, 14]);
+        assert_eq!(
+            workers(&[T, ("LOCUS_SMT", "0")]),
+            [0, 2, 4, 6, 8, 10, 12, 14]
+        );
         assert_eq!(workers(&[T, ("LOCUS_SMT", "1")]).len(), 16);
-        assert_eq!(workers(&[T, ("LOCUS_CPUS", "0-4"), ("LOCUS_SMT", "0")]), [0, 2, 4]);
+        assert_eq!(
+            workers(&[T, ("LOCUS_CPUS", "0-4"), ("LOCUS_SMT", "0")]),
+            [0, 2, 4]
+        );
         // The builder's set wins over both variables.
         let cfg = ThreadPoolBuilder::new()
             .cpus("5-6".parse().unwrap())
@@ -649,11 +669,26 @@ pub(super) mod tests {
     #[test]
     fn env_cpus_outside_the_allowed_set_names_the_variable() {
         let e = ThreadPoolBuilder::new()
-            .resolve(&env_of(&[("LOCUS_TOPOLOGY", "core:4"), ("LOCUS_CPUS", "3-5")]))
+            .resolve(&env_of(&[
+                ("LOCUS_TOPOLOGY", "core:4"),
+                ("LOCUS_CPUS", "3-5"),
+            ]))
             .err()
             .expect("must fail");
-        assert!(matches!(e, BuildError::Cpus { var: Some("LOCUS_CPUS"), .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                BuildError::Cpus {
+                    var: Some("LOCUS_CPUS"),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         let msg = e.to_string();
-        assert!(msg.starts_with("LOCUS_CPUS") && msg.contains("4-5"), "{msg}");
+        assert!(
+            msg.starts_with("LOCUS_CPUS") && msg.contains("4-5"),
+            "{msg}"
+        );
     }
 }

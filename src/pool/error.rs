@@ -91,10 +91,17 @@ impl fmt::Display for BuildError {
                 )
             }
             BuildError::Topology(e) => write!(f, "LOCUS_TOPOLOGY: {e}"),
-            BuildError::Cpus { var, requested, allowed } => {
+            BuildError::Cpus {
+                var,
+                requested,
+                allowed,
+            } => {
                 let what = var.unwrap_or("cpus");
                 if requested.is_empty() {
-                    write!(f, "{what}: the CPU set is empty; give at least one of the allowed CPUs ({allowed})")
+                    write!(
+                        f,
+                        "{what}: the CPU set is empty; give at least one of the allowed CPUs ({allowed})"
+                    )
                 } else {
                     write!(
                         f,

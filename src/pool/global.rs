@@ -11,8 +11,8 @@
 //! environment variable is reported on stderr, once, and ignored
 //! ([`build_implicit`]).
 
-use std::io::Write;
 use parking_lot::Mutex;
+use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
 use crate::runtime::registry::Registry;

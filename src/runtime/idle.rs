@@ -604,7 +604,11 @@ impl IdleMasks {
     /// restart from the root (extra loads only on false positives).
     /// `a` never passes an LLC with a bit set throughout: the loads of the
     /// fields on its path read non-zero, so the walk goes down to it.
-    fn visit_armed<R>(&self, llcs: Range<usize>, mut f: impl FnMut(usize) -> Option<R>) -> Option<R> {
+    fn visit_armed<R>(
+        &self,
+        llcs: Range<usize>,
+        mut f: impl FnMut(usize) -> Option<R>,
+    ) -> Option<R> {
         let top = self.levels.len() - 1;
         let mut a = llcs.start;
         'restart: while a < llcs.end {
@@ -730,12 +734,14 @@ impl IdleMasks {
         if self.plain && l.range.len() <= 64 {
             // One word, one class, no SMT: the cluster's bits, then the
             // rest, of one load (and of what each lost race leaves).
-            let near = cluster.map_or(0, |c| {
-                bits(c.start - l.range.start, c.end - l.range.start)
-            });
+            let near = cluster.map_or(0, |c| bits(c.start - l.range.start, c.end - l.range.start));
             let pick = |v: u64| if v & near != 0 { v & near } else { v };
             let b = claim_bit(&self.words[l.word_base], pick)?;
-            let d = if near & (1 << b) != 0 { Distance::Cluster } else { Distance::Llc };
+            let d = if near & (1 << b) != 0 {
+                Distance::Cluster
+            } else {
+                Distance::Llc
+            };
             return Some((l.range.start + b, d));
         }
         let passes: &[bool] = if self.smt { &[true, false] } else { &[false] };
@@ -748,7 +754,11 @@ impl IdleMasks {
             if cluster.as_ref() != Some(&l.range) {
                 if let Some(w) = self.claim_in(l, l.range.clone(), whole) {
                     let near = cluster.as_ref().is_some_and(|c| c.contains(&w));
-                    let d = if near { Distance::Cluster } else { Distance::Llc };
+                    let d = if near {
+                        Distance::Cluster
+                    } else {
+                        Distance::Llc
+                    };
                     return Some((w, d));
                 }
             }
@@ -764,7 +774,8 @@ impl IdleMasks {
         let Some(&l) = self.worker_llc.get(w) else {
             return false;
         };
-        self.claim_in(&self.llcs[l as usize], w..w + 1, false).is_some()
+        self.claim_in(&self.llcs[l as usize], w..w + 1, false)
+            .is_some()
     }
 
     /// The remote step of [`claim_nearest`](Self::claim_nearest): the LLCs of
@@ -792,7 +803,10 @@ impl IdleMasks {
         if self.plain && l.range.len() <= 64 {
             return claim_bit(&self.words[l.word_base], |v| v).map(|b| l.range.start + b);
         }
-        let whole = self.smt.then(|| self.claim_in(l, l.range.clone(), true)).flatten();
+        let whole = self
+            .smt
+            .then(|| self.claim_in(l, l.range.clone(), true))
+            .flatten();
         whole.or_else(|| self.claim_in(l, l.range.clone(), false))
     }
 }

@@ -312,7 +312,10 @@ mod tests {
         let first: Vec<_> = (0..10).map(|_| cache.alloc(&depot)).collect();
         let set: HashSet<_> = first.iter().copied().collect();
         assert_eq!(set.len(), 10, "distinct blocks");
-        assert!(first.iter().all(|b| b.as_ptr() as usize % BLOCK_SIZE == 0), "aligned");
+        assert!(
+            first.iter().all(|b| b.as_ptr() as usize % BLOCK_SIZE == 0),
+            "aligned"
+        );
         free_all(&cache, &depot, first);
         let again: HashSet<_> = (0..10).map(|_| cache.alloc(&depot)).collect();
         assert_eq!(again, set, "freed blocks come back");
@@ -332,9 +335,14 @@ mod tests {
         seen.extend(blocks.iter().copied());
         free_all(&consumer, &depot, blocks);
         let full = depot.inner.lock().full.len();
-        assert!(full >= 1 && full <= depot.cap, "full magazines in the depot: {full}");
+        assert!(
+            full >= 1 && full <= depot.cap,
+            "full magazines in the depot: {full}"
+        );
         // Round 2: the producer's allocations come from deposited blocks.
-        let reused: Vec<_> = (0..full * MAGAZINE).map(|_| producer.alloc(&depot)).collect();
+        let reused: Vec<_> = (0..full * MAGAZINE)
+            .map(|_| producer.alloc(&depot))
+            .collect();
         assert!(reused.iter().all(|b| seen.contains(b)), "blocks recycled");
         free_all(&consumer, &depot, reused);
     }

@@ -243,7 +243,9 @@ pub(crate) fn idle_shape(layout: &Layout) -> IdleShape {
         cluster_ranges: layout.cluster_ranges().to_vec(),
         core_ranges: layout.core_ranges().to_vec(),
         capacity: layout.workers().iter().map(|w| w.capacity).collect(),
-        llc_order: (0..llcs).map(|l| layout.llc_order_runs(l).to_vec()).collect(),
+        llc_order: (0..llcs)
+            .map(|l| layout.llc_order_runs(l).to_vec())
+            .collect(),
     }
 }
 
@@ -445,12 +447,7 @@ impl Registry {
             &self.external,
             self.sleep.searching(),
         );
-        s.groups = self
-            .groups
-            .lock()
-            .iter()
-            .map(|g| g.stats())
-            .collect();
+        s.groups = self.groups.lock().iter().map(|g| g.stats()).collect();
         s
     }
 
@@ -502,9 +499,7 @@ impl Registry {
     /// Keeps the handle of a thread the pool started (default spawn
     /// strategy), to join it on drop.
     pub(crate) fn keep_handle(&self, h: JoinHandle<()>) {
-        self.handles
-            .lock()
-            .push(h);
+        self.handles.lock().push(h);
     }
 
     /// Calls `f` with the worker running on this thread if it is one of

@@ -150,7 +150,10 @@ mod tests {
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "child did not abort:\n{stdout}\n{stderr}");
+        assert!(
+            !out.status.success(),
+            "child did not abort:\n{stdout}\n{stderr}"
+        );
         #[cfg(unix)]
         {
             use std::os::unix::process::ExitStatusExt;

@@ -42,10 +42,10 @@ use super::idle::Distance;
 use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
+use super::pass::{self, PassQueues, Queue};
 use super::pin;
 use super::private::{self, Claim, Popped, PrivateStack};
 use super::registry::Registry;
-use super::pass::{self, PassQueues, Queue};
 use super::search::{self, Sources};
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
@@ -522,16 +522,19 @@ impl WorkerThread {
     /// again a few times while a queue reports contention), if there is
     /// one. Never sleeps.
     pub(crate) fn yield_now(&self) -> bool {
-        let job = self.take_local().or_else(|| self.take_own_group()).or_else(|| {
-            let backoff = Backoff::new();
-            loop {
-                match self.find_work() {
-                    Found::Job(job) => return Some(job),
-                    Found::Retry if !backoff.is_completed() => backoff.spin(),
-                    _ => return None,
+        let job = self
+            .take_local()
+            .or_else(|| self.take_own_group())
+            .or_else(|| {
+                let backoff = Backoff::new();
+                loop {
+                    match self.find_work() {
+                        Found::Job(job) => return Some(job),
+                        Found::Retry if !backoff.is_completed() => backoff.spin(),
+                        _ => return None,
+                    }
                 }
-            }
-        });
+            });
         self.run_one(job)
     }
 

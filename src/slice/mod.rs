@@ -18,7 +18,8 @@ mod split;
 pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 
 pub use chunks::{
-    Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
+    Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut,
+    RChunksMut, Windows,
 };
 
 use crate::iter::plumbing::*;
@@ -66,7 +67,10 @@ pub trait ParallelSlice<T: Sync> {
     /// ```
     #[track_caller]
     fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
-        assert!(chunk_size != 0, "par_chunks_exact: chunk_size must not be zero");
+        assert!(
+            chunk_size != 0,
+            "par_chunks_exact: chunk_size must not be zero"
+        );
         ChunksExact::new(chunk_size, self.as_parallel_slice())
     }
 
@@ -99,7 +103,10 @@ pub trait ParallelSlice<T: Sync> {
     /// ```
     #[track_caller]
     fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
-        assert!(chunk_size != 0, "par_rchunks_exact: chunk_size must not be zero");
+        assert!(
+            chunk_size != 0,
+            "par_rchunks_exact: chunk_size must not be zero"
+        );
         RChunksExact::new(chunk_size, self.as_parallel_slice())
     }
 
@@ -115,7 +122,10 @@ pub trait ParallelSlice<T: Sync> {
     /// ```
     #[track_caller]
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
-        assert!(window_size != 0, "par_windows: window_size must not be zero");
+        assert!(
+            window_size != 0,
+            "par_windows: window_size must not be zero"
+        );
         Windows::new(window_size, self.as_parallel_slice())
     }
 
@@ -131,7 +141,10 @@ pub trait ParallelSlice<T: Sync> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        Split { slice: self.as_parallel_slice(), pred: separator }
+        Split {
+            slice: self.as_parallel_slice(),
+            pred: separator,
+        }
     }
 
     /// The pieces between separators, each ending with its separator (as
@@ -146,7 +159,10 @@ pub trait ParallelSlice<T: Sync> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        SplitInclusive { slice: self.as_parallel_slice(), pred: separator }
+        SplitInclusive {
+            slice: self.as_parallel_slice(),
+            pred: separator,
+        }
     }
 
     /// The runs of elements in which `pred` holds for every two neighbours
@@ -161,7 +177,10 @@ pub trait ParallelSlice<T: Sync> {
     where
         F: Fn(&T, &T) -> bool + Send + Sync,
     {
-        ChunkBy { slice: self.as_parallel_slice(), pred }
+        ChunkBy {
+            slice: self.as_parallel_slice(),
+            pred,
+        }
     }
 }
 
@@ -196,7 +215,10 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     #[track_caller]
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
-        assert!(chunk_size != 0, "par_chunks_mut: chunk_size must not be zero");
+        assert!(
+            chunk_size != 0,
+            "par_chunks_mut: chunk_size must not be zero"
+        );
         ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -213,7 +235,10 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     #[track_caller]
     fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
-        assert!(chunk_size != 0, "par_chunks_exact_mut: chunk_size must not be zero");
+        assert!(
+            chunk_size != 0,
+            "par_chunks_exact_mut: chunk_size must not be zero"
+        );
         ChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -230,7 +255,10 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     #[track_caller]
     fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
-        assert!(chunk_size != 0, "par_rchunks_mut: chunk_size must not be zero");
+        assert!(
+            chunk_size != 0,
+            "par_rchunks_mut: chunk_size must not be zero"
+        );
         RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -247,7 +275,10 @@ pub trait ParallelSliceMut<T: Send> {
     /// ```
     #[track_caller]
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
-        assert!(chunk_size != 0, "par_rchunks_exact_mut: chunk_size must not be zero");
+        assert!(
+            chunk_size != 0,
+            "par_rchunks_exact_mut: chunk_size must not be zero"
+        );
         RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -264,7 +295,10 @@ pub trait ParallelSliceMut<T: Send> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        SplitMut { slice: self.as_parallel_slice_mut(), pred: separator }
+        SplitMut {
+            slice: self.as_parallel_slice_mut(),
+            pred: separator,
+        }
     }
 
     /// The mutable pieces between separators, each ending with its
@@ -280,7 +314,10 @@ pub trait ParallelSliceMut<T: Send> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        SplitInclusiveMut { slice: self.as_parallel_slice_mut(), pred: separator }
+        SplitInclusiveMut {
+            slice: self.as_parallel_slice_mut(),
+            pred: separator,
+        }
     }
 
     /// The mutable runs of elements in which `pred` holds for every two
@@ -296,7 +333,10 @@ pub trait ParallelSliceMut<T: Send> {
     where
         F: Fn(&T, &T) -> bool + Send + Sync,
     {
-        ChunkByMut { slice: self.as_parallel_slice_mut(), pred }
+        ChunkByMut {
+            slice: self.as_parallel_slice_mut(),
+            pred,
+        }
     }
 
     /// Sorts the slice in parallel, stably (a parallel merge sort; see

@@ -11,8 +11,8 @@
 
 use std::fmt;
 
-use crate::iter::plumbing::*;
 use crate::iter::ParallelIterator;
+use crate::iter::plumbing::*;
 
 /// A shared or mutable slice, as the pieces of the splits are.
 trait SliceLike: Sized + Send {
@@ -21,9 +21,18 @@ trait SliceLike: Sized + Send {
     fn at(&self, i: usize) -> &Self::Elem;
     fn cut(self, at: usize) -> (Self, Self);
     /// Feeds the pieces of the sequential split to `folder`.
-    fn fold_split<F: Folder<Self>>(self, sep: &impl Fn(&Self::Elem) -> bool, inclusive: bool, folder: F) -> F;
+    fn fold_split<F: Folder<Self>>(
+        self,
+        sep: &impl Fn(&Self::Elem) -> bool,
+        inclusive: bool,
+        folder: F,
+    ) -> F;
     /// Feeds the runs of the sequential `chunk_by` to `folder`.
-    fn fold_chunk_by<F: Folder<Self>>(self, same: &impl Fn(&Self::Elem, &Self::Elem) -> bool, folder: F) -> F;
+    fn fold_chunk_by<F: Folder<Self>>(
+        self,
+        same: &impl Fn(&Self::Elem, &Self::Elem) -> bool,
+        folder: F,
+    ) -> F;
 }
 
 impl<T: Sync> SliceLike for &[T] {
@@ -37,8 +46,17 @@ impl<T: Sync> SliceLike for &[T] {
     fn cut(self, at: usize) -> (Self, Self) {
         self.split_at(at)
     }
-    fn fold_split<F: Folder<Self>>(self, sep: &impl Fn(&T) -> bool, inclusive: bool, folder: F) -> F {
-        if inclusive { folder.consume_iter(self.split_inclusive(sep)) } else { folder.consume_iter(self.split(sep)) }
+    fn fold_split<F: Folder<Self>>(
+        self,
+        sep: &impl Fn(&T) -> bool,
+        inclusive: bool,
+        folder: F,
+    ) -> F {
+        if inclusive {
+            folder.consume_iter(self.split_inclusive(sep))
+        } else {
+            folder.consume_iter(self.split(sep))
+        }
     }
     fn fold_chunk_by<F: Folder<Self>>(self, same: &impl Fn(&T, &T) -> bool, folder: F) -> F {
         folder.consume_iter(self.chunk_by(same))
@@ -56,7 +74,12 @@ impl<T: Send> SliceLike for &mut [T] {
     fn cut(self, at: usize) -> (Self, Self) {
         self.split_at_mut(at)
     }
-    fn fold_split<F: Folder<Self>>(self, sep: &impl Fn(&T) -> bool, inclusive: bool, folder: F) -> F {
+    fn fold_split<F: Folder<Self>>(
+        self,
+        sep: &impl Fn(&T) -> bool,
+        inclusive: bool,
+        folder: F,
+    ) -> F {
         if inclusive {
             folder.consume_iter(self.split_inclusive_mut(sep))
         } else {
@@ -99,8 +122,21 @@ impl<S: SliceLike, P: Fn(&S::Elem) -> bool + Sync> UnindexedProducer for SplitPr
             (left, rest.cut(1).1)
         };
         let right_tail = if right_clean { 0 } else { tail - (at + 1) };
-        let left = SplitProducer { slice: left, sep, tail: left_tail, inclusive };
-        (left, Some(SplitProducer { slice: right, sep, tail: right_tail, inclusive }))
+        let left = SplitProducer {
+            slice: left,
+            sep,
+            tail: left_tail,
+            inclusive,
+        };
+        (
+            left,
+            Some(SplitProducer {
+                slice: right,
+                sep,
+                tail: right_tail,
+                inclusive,
+            }),
+        )
     }
 
     fn fold_with<F: Folder<S>>(self, folder: F) -> F {
@@ -114,7 +150,9 @@ struct ChunkByProducer<'p, S, P> {
     same: &'p P,
 }
 
-impl<S: SliceLike, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer for ChunkByProducer<'_, S, P> {
+impl<S: SliceLike, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer
+    for ChunkByProducer<'_, S, P>
+{
     type Item = S;
 
     fn split(self) -> (Self, Option<Self>) {
@@ -122,12 +160,17 @@ impl<S: SliceLike, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer f
         // A new run starts at `i` (0 < i < len) when `i - 1` and `i` differ.
         let starts_run = |i: usize| !same(self.slice.at(i - 1), self.slice.at(i));
         let mid = len / 2;
-        let Some(at) = (mid.max(1)..len).find(|&i| starts_run(i)).or_else(|| (1..mid).rev().find(|&i| starts_run(i)))
+        let Some(at) = (mid.max(1)..len)
+            .find(|&i| starts_run(i))
+            .or_else(|| (1..mid).rev().find(|&i| starts_run(i)))
         else {
             return (self, None);
         };
         let (left, right) = self.slice.cut(at);
-        (ChunkByProducer { slice: left, same }, Some(ChunkByProducer { slice: right, same }))
+        (
+            ChunkByProducer { slice: left, same },
+            Some(ChunkByProducer { slice: right, same }),
+        )
     }
 
     fn fold_with<F: Folder<S>>(self, folder: F) -> F {

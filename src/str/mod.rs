@@ -71,7 +71,9 @@ pub trait ParallelString {
     /// assert_eq!("héllo".par_chars().filter(|c| c.is_ascii()).count(), 4);
     /// ```
     fn par_chars(&self) -> Chars<'_> {
-        Chars { chars: self.as_parallel_string() }
+        Chars {
+            chars: self.as_parallel_string(),
+        }
     }
 
     /// The characters with their byte offsets.
@@ -82,7 +84,9 @@ pub trait ParallelString {
     /// assert_eq!(v, [(0, 'a'), (1, 'é'), (3, ' '), (4, 'b')]);
     /// ```
     fn par_char_indices(&self) -> CharIndices<'_> {
-        CharIndices { chars: self.as_parallel_string() }
+        CharIndices {
+            chars: self.as_parallel_string(),
+        }
     }
 
     /// The bytes.
@@ -92,7 +96,9 @@ pub trait ParallelString {
     /// assert_eq!("abc".par_bytes().map(u32::from).sum::<u32>(), 294);
     /// ```
     fn par_bytes(&self) -> Bytes<'_> {
-        Bytes { inner: self.as_parallel_string().as_bytes().par_iter().copied() }
+        Bytes {
+            inner: self.as_parallel_string().as_bytes().par_iter().copied(),
+        }
     }
 
     /// The string encoded as UTF-16 code units (as `str::encode_utf16`).
@@ -103,7 +109,9 @@ pub trait ParallelString {
     /// assert_eq!(v, "a𝄞".encode_utf16().collect::<Vec<u16>>());
     /// ```
     fn par_encode_utf16(&self) -> EncodeUtf16<'_> {
-        EncodeUtf16 { chars: self.as_parallel_string() }
+        EncodeUtf16 {
+            chars: self.as_parallel_string(),
+        }
     }
 
     /// The pieces between separators (as `str::split`).
@@ -114,7 +122,11 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b", "", "c"]);
     /// ```
     fn par_split<P: Pattern>(&self, separator: P) -> Split<'_, P> {
-        Split { chars: self.as_parallel_string(), separator, mode: SplitMode::Split }
+        Split {
+            chars: self.as_parallel_string(),
+            separator,
+            mode: SplitMode::Split,
+        }
     }
 
     /// The pieces between separators, each with the separator that ends it
@@ -126,7 +138,13 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a\n", "b\n", "c"]);
     /// ```
     fn par_split_inclusive<P: Pattern>(&self, separator: P) -> SplitInclusive<'_, P> {
-        SplitInclusive { split: Split { chars: self.as_parallel_string(), separator, mode: SplitMode::Inclusive } }
+        SplitInclusive {
+            split: Split {
+                chars: self.as_parallel_string(),
+                separator,
+                mode: SplitMode::Inclusive,
+            },
+        }
     }
 
     /// The pieces between separators, without a last empty piece after a
@@ -138,7 +156,11 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_split_terminator<P: Pattern>(&self, terminator: P) -> SplitTerminator<'_, P> {
-        let split = Split { chars: self.as_parallel_string(), separator: terminator, mode: SplitMode::Terminator };
+        let split = Split {
+            chars: self.as_parallel_string(),
+            separator: terminator,
+            mode: SplitMode::Terminator,
+        };
         SplitTerminator { split }
     }
 
@@ -150,7 +172,9 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_lines(&self) -> Lines<'_> {
-        Lines { inner: self.par_split_terminator('\n').map(strip_cr) }
+        Lines {
+            inner: self.par_split_terminator('\n').map(strip_cr),
+        }
     }
 
     /// The pieces between runs of Unicode whitespace (as
@@ -162,7 +186,11 @@ pub trait ParallelString {
     /// assert_eq!(v, ["a", "b"]);
     /// ```
     fn par_split_whitespace(&self) -> SplitWhitespace<'_> {
-        SplitWhitespace { inner: self.par_split(char::is_whitespace as fn(char) -> bool).filter(not_empty) }
+        SplitWhitespace {
+            inner: self
+                .par_split(char::is_whitespace as fn(char) -> bool)
+                .filter(not_empty),
+        }
     }
 
     /// The pieces between runs of ASCII whitespace (as
@@ -174,7 +202,9 @@ pub trait ParallelString {
     /// ```
     fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
         let ws = |c: char| c.is_ascii_whitespace();
-        SplitAsciiWhitespace { inner: self.par_split(ws as fn(char) -> bool).filter(not_empty) }
+        SplitAsciiWhitespace {
+            inner: self.par_split(ws as fn(char) -> bool).filter(not_empty),
+        }
     }
 
     /// The substrings that match `pattern` (each a single char, as the
@@ -186,7 +216,10 @@ pub trait ParallelString {
     /// assert_eq!(digits, "1223");
     /// ```
     fn par_matches<P: Pattern>(&self, pattern: P) -> Matches<'_, P> {
-        Matches { chars: self.as_parallel_string(), pattern }
+        Matches {
+            chars: self.as_parallel_string(),
+            pattern,
+        }
     }
 
     /// The substrings that match `pattern` with their byte offsets, as
@@ -198,7 +231,10 @@ pub trait ParallelString {
     /// assert_eq!(v, [(1, ","), (3, ",")]);
     /// ```
     fn par_match_indices<P: Pattern>(&self, pattern: P) -> MatchIndices<'_, P> {
-        MatchIndices { chars: self.as_parallel_string(), pattern }
+        MatchIndices {
+            chars: self.as_parallel_string(),
+            pattern,
+        }
     }
 }
 
@@ -220,7 +256,9 @@ fn not_empty(s: &&str) -> bool {
 /// non-empty parts.
 fn char_midpoint(s: &str) -> Option<usize> {
     let mid = s.len() / 2;
-    let at = (mid..s.len()).find(|&i| s.is_char_boundary(i)).or_else(|| (1..mid).rev().find(|&i| s.is_char_boundary(i)))?;
+    let at = (mid..s.len())
+        .find(|&i| s.is_char_boundary(i))
+        .or_else(|| (1..mid).rev().find(|&i| s.is_char_boundary(i)))?;
     (at > 0 && at < s.len()).then_some(at)
 }
 
@@ -241,8 +279,10 @@ macro_rules! str_iter {
 
 mod split;
 
-pub use split::{Lines, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace};
 use split::SplitMode;
+pub use split::{
+    Lines, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
+};
 
 /// The characters of a string. Made by [`ParallelString::par_chars`].
 #[derive(Debug, Clone)]
@@ -280,11 +320,22 @@ pub struct MatchIndices<'ch, P: Pattern> {
     pattern: P,
 }
 
-str_iter!(Chars<'ch>, char, |s| CharsProducer::new(s.chars, PlainChars));
-str_iter!(CharIndices<'ch>, (usize, char), |s| CharsProducer::new(s.chars, Indices));
-str_iter!(EncodeUtf16<'ch>, u16, |s| CharsProducer::new(s.chars, Utf16));
-str_iter!(Matches<'ch, P: Pattern>, &'ch str, |s| CharsProducer::new(s.chars, Matching(&s.pattern)));
-str_iter!(MatchIndices<'ch, P: Pattern>, (usize, &'ch str), |s| CharsProducer::new(s.chars, MatchingAt(&s.pattern)));
+str_iter!(Chars<'ch>, char, |s| CharsProducer::new(
+    s.chars, PlainChars
+));
+str_iter!(CharIndices<'ch>, (usize, char), |s| CharsProducer::new(
+    s.chars, Indices
+));
+str_iter!(EncodeUtf16<'ch>, u16, |s| CharsProducer::new(
+    s.chars, Utf16
+));
+str_iter!(Matches<'ch, P: Pattern>, &'ch str, |s| CharsProducer::new(
+    s.chars,
+    Matching(&s.pattern)
+));
+str_iter!(MatchIndices<'ch, P: Pattern>, (usize, &'ch str), |s| {
+    CharsProducer::new(s.chars, MatchingAt(&s.pattern))
+});
 
 /// What a piece of a string yields, given the piece and its byte offset in
 /// the whole string.
@@ -349,7 +400,11 @@ impl<'ch, P: Pattern> CharsKind<'ch> for Matching<'_, P> {
 impl<'ch, P: Pattern> CharsKind<'ch> for MatchingAt<'_, P> {
     type Item = (usize, &'ch str);
     fn fold<F: Folder<(usize, &'ch str)>>(self, piece: &'ch str, offset: usize, folder: F) -> F {
-        folder.consume_iter(piece.match_indices(|c| self.0.matches(c)).map(|(i, m)| (offset + i, m)))
+        folder.consume_iter(
+            piece
+                .match_indices(|c| self.0.matches(c))
+                .map(|(i, m)| (offset + i, m)),
+        )
     }
 }
 
@@ -364,7 +419,11 @@ struct CharsProducer<'ch, K> {
 
 impl<'ch, K: CharsKind<'ch>> CharsProducer<'ch, K> {
     fn new(chars: &'ch str, kind: K) -> Self {
-        CharsProducer { chars, offset: 0, kind }
+        CharsProducer {
+            chars,
+            offset: 0,
+            kind,
+        }
     }
 }
 
@@ -376,7 +435,18 @@ impl<'ch, K: CharsKind<'ch>> UnindexedProducer for CharsProducer<'ch, K> {
             Some(at) => {
                 let (l, r) = self.chars.split_at(at);
                 let (offset, kind) = (self.offset, self.kind);
-                (CharsProducer { chars: l, offset, kind }, Some(CharsProducer { chars: r, offset: offset + at, kind }))
+                (
+                    CharsProducer {
+                        chars: l,
+                        offset,
+                        kind,
+                    },
+                    Some(CharsProducer {
+                        chars: r,
+                        offset: offset + at,
+                        kind,
+                    }),
+                )
             }
             None => (self, None),
         }
@@ -431,9 +501,20 @@ impl<'a> ParallelDrainRange<usize> for &'a mut String {
     /// If the range is out of bounds or its ends are not char boundaries.
     fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Drain<'a> {
         let range = crate::vec::checked_range(range, self.len());
-        assert!(self.is_char_boundary(range.start), "par_drain: range start {} is not a char boundary", range.start);
-        assert!(self.is_char_boundary(range.end), "par_drain: range end {} is not a char boundary", range.end);
-        Drain { string: self, range }
+        assert!(
+            self.is_char_boundary(range.start),
+            "par_drain: range start {} is not a char boundary",
+            range.start
+        );
+        assert!(
+            self.is_char_boundary(range.end),
+            "par_drain: range end {} is not a char boundary",
+            range.end
+        );
+        Drain {
+            string: self,
+            range,
+        }
     }
 }
 
@@ -441,7 +522,9 @@ impl ParallelIterator for Drain<'_> {
     type Item = char;
 
     fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
-        self.string[self.range.clone()].par_chars().drive_unindexed(consumer)
+        self.string[self.range.clone()]
+            .par_chars()
+            .drive_unindexed(consumer)
     }
 }
 

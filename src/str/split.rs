@@ -44,7 +44,11 @@ pub struct SplitInclusive<'ch, P: Pattern> {
     pub(super) split: Split<'ch, P>,
 }
 
-str_iter!(Split<'ch, P: Pattern>, &'ch str, |s| SplitProducer::new(s.chars, &s.separator, s.mode));
+str_iter!(Split<'ch, P: Pattern>, &'ch str, |s| SplitProducer::new(
+    s.chars,
+    &s.separator,
+    s.mode
+));
 
 /// Delegates a splitting iterator to its `split` field.
 macro_rules! delegate_split {
@@ -78,11 +82,23 @@ struct SplitProducer<'ch, 'p, P> {
 
 impl<'ch, 'p, P: Pattern> SplitProducer<'ch, 'p, P> {
     fn new(chars: &'ch str, sep: &'p P, mode: SplitMode) -> Self {
-        SplitProducer { chars, sep, tail: chars.len(), last: true, mode }
+        SplitProducer {
+            chars,
+            sep,
+            tail: chars.len(),
+            last: true,
+            mode,
+        }
     }
 
     fn piece(&self, chars: &'ch str, tail: usize, last: bool) -> Self {
-        SplitProducer { chars, sep: self.sep, tail, last, mode: self.mode }
+        SplitProducer {
+            chars,
+            sep: self.sep,
+            tail,
+            last,
+            mode: self.mode,
+        }
     }
 }
 
@@ -91,23 +107,42 @@ impl<'ch, P: Pattern> UnindexedProducer for SplitProducer<'ch, '_, P> {
 
     fn split(self) -> (Self, Option<Self>) {
         let s = self.chars;
-        let Some(mid) = char_midpoint(&s[..self.tail]).or_else(|| (self.tail > 0).then_some(self.tail / 2)) else {
+        let Some(mid) =
+            char_midpoint(&s[..self.tail]).or_else(|| (self.tail > 0).then_some(self.tail / 2))
+        else {
             return (self, None);
         };
-        let mid = (mid..=self.tail).find(|&i| s.is_char_boundary(i)).unwrap_or(self.tail);
+        let mid = (mid..=self.tail)
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(self.tail);
         // A separator at or after the middle (before the known-clean tail),
         // else the last one before the middle.
-        let forward = s[mid..self.tail].char_indices().find(|&(_, c)| self.sep.matches(c)).map(|(i, c)| (mid + i, c));
+        let forward = s[mid..self.tail]
+            .char_indices()
+            .find(|&(_, c)| self.sep.matches(c))
+            .map(|(i, c)| (mid + i, c));
         let (at, c, left_tail, right_clean) = match forward {
             Some((at, c)) => (at, c, mid.min(at), false),
-            None => match s[..mid].char_indices().rev().find(|&(_, c)| self.sep.matches(c)) {
+            None => match s[..mid]
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| self.sep.matches(c))
+            {
                 Some((at, c)) => (at, c, at, true),
                 None => return (self.piece(s, 0, self.last), None),
             },
         };
         let right_start = at + c.len_utf8();
-        let right_tail = if right_clean { 0 } else { self.tail - right_start };
-        let left_end = if self.mode == SplitMode::Inclusive { right_start } else { at };
+        let right_tail = if right_clean {
+            0
+        } else {
+            self.tail - right_start
+        };
+        let left_end = if self.mode == SplitMode::Inclusive {
+            right_start
+        } else {
+            at
+        };
         let left = self.piece(&s[..left_end], left_tail, false);
         let right = self.piece(&s[right_start..], right_tail, self.last);
         (left, Some(right))
@@ -116,7 +151,9 @@ impl<'ch, P: Pattern> UnindexedProducer for SplitProducer<'ch, '_, P> {
     fn fold_with<F: Folder<&'ch str>>(self, folder: F) -> F {
         let sep = |c| self.sep.matches(c);
         match self.mode {
-            SplitMode::Terminator if self.last => folder.consume_iter(self.chars.split_terminator(sep)),
+            SplitMode::Terminator if self.last => {
+                folder.consume_iter(self.chars.split_terminator(sep))
+            }
             SplitMode::Split | SplitMode::Terminator => folder.consume_iter(self.chars.split(sep)),
             SplitMode::Inclusive => folder.consume_iter(self.chars.split_inclusive(sep)),
         }
@@ -160,4 +197,3 @@ macro_rules! delegate_str {
 }
 
 delegate_str!(Lines, SplitWhitespace, SplitAsciiWhitespace);
-

@@ -86,7 +86,10 @@ pub(crate) fn trim_value(text: &str) -> &str {
 impl CpuSet {
     /// The empty set.
     pub const fn new() -> Self {
-        CpuSet { base: 0, words: Vec::new() }
+        CpuSet {
+            base: 0,
+            words: Vec::new(),
+        }
     }
 
     /// The set `{0, 1, ..., n-1}`.
@@ -164,7 +167,10 @@ impl CpuSet {
         for (i, chunk) in chunks.iter().rev().enumerate() {
             let chunk = chunk.trim();
             if chunk.is_empty() || chunk.len() > 8 {
-                return Err(ParseCpuSetError::new(text, "each word must have 1 to 8 hex digits"));
+                return Err(ParseCpuSetError::new(
+                    text,
+                    "each word must have 1 to 8 hex digits",
+                ));
             }
             let w = u32::from_str_radix(chunk, 16)
                 .map_err(|_| ParseCpuSetError::new(text, "expected hex digits"))?;
@@ -183,7 +189,11 @@ impl CpuSet {
         let mut out = String::new();
         for i in (0..nwords32).rev() {
             let w64 = self.word(i / 2);
-            let w = if i % 2 == 0 { w64 as u32 } else { (w64 >> 32) as u32 };
+            let w = if i % 2 == 0 {
+                w64 as u32
+            } else {
+                (w64 >> 32) as u32
+            };
             if !out.is_empty() {
                 out.push(',');
             }
@@ -262,7 +272,10 @@ impl CpuSet {
 
     /// Removes `id`.
     pub fn remove(&mut self, id: usize) {
-        if let Some(w) = (id / 64).checked_sub(self.base).and_then(|k| self.words.get_mut(k)) {
+        if let Some(w) = (id / 64)
+            .checked_sub(self.base)
+            .and_then(|k| self.words.get_mut(k))
+        {
             *w &= !(1 << (id % 64));
         }
         self.trim();
@@ -306,7 +319,13 @@ impl CpuSet {
     }
 
     /// The set of words `lo..hi` combined word by word with `f`.
-    fn zip_with(&self, other: &CpuSet, lo: usize, hi: usize, f: impl Fn(u64, u64) -> u64) -> CpuSet {
+    fn zip_with(
+        &self,
+        other: &CpuSet,
+        lo: usize,
+        hi: usize,
+        f: impl Fn(u64, u64) -> u64,
+    ) -> CpuSet {
         if lo >= hi {
             return CpuSet::new();
         }
@@ -319,14 +338,28 @@ impl CpuSet {
     /// `self ∪ other`.
     pub fn union(&self, other: &CpuSet) -> CpuSet {
         if self.is_empty() || other.is_empty() {
-            return if self.is_empty() { other.clone() } else { self.clone() };
+            return if self.is_empty() {
+                other.clone()
+            } else {
+                self.clone()
+            };
         }
-        self.zip_with(other, self.base.min(other.base), self.end().max(other.end()), |a, b| a | b)
+        self.zip_with(
+            other,
+            self.base.min(other.base),
+            self.end().max(other.end()),
+            |a, b| a | b,
+        )
     }
 
     /// `self ∩ other`.
     pub fn intersection(&self, other: &CpuSet) -> CpuSet {
-        self.zip_with(other, self.base.max(other.base), self.end().min(other.end()), |a, b| a & b)
+        self.zip_with(
+            other,
+            self.base.max(other.base),
+            self.end().min(other.end()),
+            |a, b| a & b,
+        )
     }
 
     /// `self \ other`.
@@ -341,7 +374,8 @@ impl CpuSet {
 
     /// Whether the sets share an id.
     pub fn intersects(&self, other: &CpuSet) -> bool {
-        (self.base.max(other.base)..self.end().min(other.end())).any(|i| self.word(i) & other.word(i) != 0)
+        (self.base.max(other.base)..self.end().min(other.end()))
+            .any(|i| self.word(i) & other.word(i) != 0)
     }
 }
 
@@ -433,7 +467,10 @@ mod tests {
             assert_eq!(CpuSet::from_cpulist(t).unwrap().to_string(), t);
         }
         assert_eq!(CpuSet::from_cpulist("0-3\n\0").unwrap().to_string(), "0-3");
-        assert_eq!(CpuSet::from_cpulist(" 2 , 0-1 ").unwrap().to_string(), "0-2");
+        assert_eq!(
+            CpuSet::from_cpulist(" 2 , 0-1 ").unwrap().to_string(),
+            "0-2"
+        );
     }
 
     #[test]
@@ -446,9 +483,19 @@ mod tests {
 
     #[test]
     fn hex_masks() {
-        assert_eq!(CpuSet::from_hex_mask("00000000,0000000f").unwrap().to_string(), "0-3");
+        assert_eq!(
+            CpuSet::from_hex_mask("00000000,0000000f")
+                .unwrap()
+                .to_string(),
+            "0-3"
+        );
         assert_eq!(CpuSet::from_hex_mask("3\n").unwrap().to_string(), "0-1");
-        assert_eq!(CpuSet::from_hex_mask("80000000,00000000").unwrap().to_string(), "63");
+        assert_eq!(
+            CpuSet::from_hex_mask("80000000,00000000")
+                .unwrap()
+                .to_string(),
+            "63"
+        );
         let wide = format!("1{}", ",00000000".repeat(31));
         assert_eq!(CpuSet::from_hex_mask(&wide).unwrap().to_string(), "992");
         assert!(CpuSet::from_hex_mask("").is_err());
@@ -483,7 +530,11 @@ mod tests {
     fn window_is_tight_whatever_the_construction() {
         use std::collections::HashSet;
         let far = CpuSet::from_ids([65_000, 65_100]);
-        assert_eq!((far.base, far.words.len()), (65_000 / 64, 65_100 / 64 - 65_000 / 64 + 1), "only the words between min and max");
+        assert_eq!(
+            (far.base, far.words.len()),
+            (65_000 / 64, 65_100 / 64 - 65_000 / 64 + 1),
+            "only the words between min and max"
+        );
         let mut down = CpuSet::new();
         for id in [65_100, 65_000] {
             down.insert(id);
@@ -495,11 +546,17 @@ mod tests {
         }
         assert_eq!(down, far);
         assert_eq!(ranged, far);
-        assert_eq!((ranged.base, ranged.words.len()), (far.base, far.words.len()));
+        assert_eq!(
+            (ranged.base, ranged.words.len()),
+            (far.base, far.words.len())
+        );
         let hashed: HashSet<CpuSet> = [far.clone(), down, ranged].into_iter().collect();
         assert_eq!(hashed.len(), 1, "equal sets hash alike");
         assert_eq!(far.iter().collect::<Vec<_>>(), [65_000, 65_100]);
-        assert_eq!((far.min(), far.max(), far.len()), (Some(65_000), Some(65_100), 2));
+        assert_eq!(
+            (far.min(), far.max(), far.len()),
+            (Some(65_000), Some(65_100), 2)
+        );
         assert_eq!(far.to_string(), "65000,65100");
         assert_eq!(CpuSet::from_hex_mask(&far.to_hex_mask()).unwrap(), far);
         let mut gone = far.clone();
@@ -522,7 +579,10 @@ mod tests {
         assert!(CpuSet::new().is_subset(&a));
         let c: CpuSet = "62-66".parse().unwrap();
         assert_eq!(c.words.len(), 2);
-        assert_eq!(c.intersection(&"64-200".parse().unwrap()).to_string(), "64-66");
+        assert_eq!(
+            c.intersection(&"64-200".parse().unwrap()).to_string(),
+            "64-66"
+        );
         assert_eq!(c.difference(&"0-63".parse().unwrap()).base, 1);
         let mut d = CpuSet::new();
         d.insert_range(5, 5);

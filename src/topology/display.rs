@@ -28,14 +28,21 @@ impl Topology {
         }
         let caps = d.pus.clone().map(|i| self.pus()[i].capacity);
         let (lo, hi) = caps.fold((u32::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)));
-        if lo == hi { format!(" [capacity {lo}]") } else { format!(" [capacity {lo}-{hi}]") }
+        if lo == hi {
+            format!(" [capacity {lo}]")
+        } else {
+            format!(" [capacity {lo}-{hi}]")
+        }
     }
 
     fn cores_summary(&self, d: &Domain) -> String {
         // Cores nest in every domain: those inside `d` are its cores.
         let cores: Vec<&Domain> = self.children(d, Level::Core).map(|(_, c)| c).collect();
         let widths: Vec<usize> = cores.iter().map(|c| c.cpuset.len()).collect();
-        let (lo, hi) = (widths.iter().min().copied().unwrap_or(1), widths.iter().max().copied().unwrap_or(1));
+        let (lo, hi) = (
+            widths.iter().min().copied().unwrap_or(1),
+            widths.iter().max().copied().unwrap_or(1),
+        );
         let smt = if hi == 1 {
             String::new()
         } else if lo == hi {
@@ -43,14 +50,22 @@ impl Topology {
         } else {
             format!(" x {lo}-{hi} PUs")
         };
-        format!("{} core{}{smt}", cores.len(), if cores.len() == 1 { "" } else { "s" })
+        format!(
+            "{} core{}{smt}",
+            cores.len(),
+            if cores.len() == 1 { "" } else { "s" }
+        )
     }
 
     /// The domains of `inner` level nested in `outer` domain. A level's
     /// domains are ascending, disjoint ranges of PUs, so those inside
     /// `outer` are found by binary search, not by a pass over the level
     /// (which made printing quadratic in the number of domains).
-    fn children<'a>(&'a self, outer: &'a Domain, inner: Level) -> impl Iterator<Item = (usize, &'a Domain)> + 'a {
+    fn children<'a>(
+        &'a self,
+        outer: &'a Domain,
+        inner: Level,
+    ) -> impl Iterator<Item = (usize, &'a Domain)> + 'a {
         let doms = self.domains(inner);
         let first = doms.partition_point(|d| d.pus.start < outer.pus.start);
         doms[first..]
@@ -75,9 +90,18 @@ impl Topology {
             .iter()
             .map(|(s, c)| format!("{{\"cpus\":{},\"capacity\":{c}}}", json_str(&s.to_string())))
             .collect();
-        let seen: Vec<String> = self.levels_seen().names().iter().map(|n| json_str(n)).collect();
+        let seen: Vec<String> = self
+            .levels_seen()
+            .names()
+            .iter()
+            .map(|n| json_str(n))
+            .collect();
         let notes: Vec<String> = self.notes().iter().map(|n| json_str(n)).collect();
-        let numa_count = if self.numa_nodes().is_empty() { self.numa_domains().len() } else { self.numa_nodes().len() };
+        let numa_count = if self.numa_nodes().is_empty() {
+            self.numa_domains().len()
+        } else {
+            self.numa_nodes().len()
+        };
         let mut o = String::from("{");
         let _ = write!(
             o,
@@ -118,9 +142,18 @@ impl fmt::Display for Topology {
     /// ...
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Machine: {} PUs ({}), allowed {}", self.pus().len(), self.source(), self.allowed())?;
-        let (outer, middle) =
-            if self.package_inside_numa() { (Level::Numa, Level::Package) } else { (Level::Package, Level::Numa) };
+        writeln!(
+            f,
+            "Machine: {} PUs ({}), allowed {}",
+            self.pus().len(),
+            self.source(),
+            self.allowed()
+        )?;
+        let (outer, middle) = if self.package_inside_numa() {
+            (Level::Numa, Level::Package)
+        } else {
+            (Level::Package, Level::Numa)
+        };
         let label = |l: Level, d: &Domain, i: usize| -> String {
             let name = match l {
                 Level::Package => "Package",
@@ -142,12 +175,32 @@ impl fmt::Display for Topology {
                 for (li, l) in self.children(n, Level::Llc) {
                     if show_clusters {
                         let k = self.children(l, Level::Cluster).count();
-                        writeln!(f, "      {}: PUs {}, {k} cluster{}", label(Level::Llc, l, li), l.cpuset, if k == 1 { "" } else { "s" })?;
+                        writeln!(
+                            f,
+                            "      {}: PUs {}, {k} cluster{}",
+                            label(Level::Llc, l, li),
+                            l.cpuset,
+                            if k == 1 { "" } else { "s" }
+                        )?;
                         for (ci, c) in self.children(l, Level::Cluster) {
-                            writeln!(f, "        {}: PUs {}, {}{}", label(Level::Cluster, c, ci), c.cpuset, self.cores_summary(c), self.capacity_note(c))?;
+                            writeln!(
+                                f,
+                                "        {}: PUs {}, {}{}",
+                                label(Level::Cluster, c, ci),
+                                c.cpuset,
+                                self.cores_summary(c),
+                                self.capacity_note(c)
+                            )?;
                         }
                     } else {
-                        writeln!(f, "      {}: PUs {}, {}{}", label(Level::Llc, l, li), l.cpuset, self.cores_summary(l), self.capacity_note(l))?;
+                        writeln!(
+                            f,
+                            "      {}: PUs {}, {}{}",
+                            label(Level::Llc, l, li),
+                            l.cpuset,
+                            self.cores_summary(l),
+                            self.capacity_note(l)
+                        )?;
                     }
                 }
             }

@@ -43,9 +43,9 @@
 mod build;
 mod cpuset;
 mod display;
-mod restrict;
 #[cfg(feature = "hwloc")]
 mod hwloc;
+mod restrict;
 mod synthetic;
 mod sysfs;
 
@@ -56,8 +56,8 @@ pub(crate) fn thread_affinity() -> Option<CpuSet> {
     sysfs::allowed::affinity()
 }
 
-pub use cpuset::{CpuSet, Iter as CpuSetIter, ParseCpuSetError};
 pub(crate) use build::{Facts, PuFacts};
+pub use cpuset::{CpuSet, Iter as CpuSetIter, ParseCpuSetError};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -232,13 +232,22 @@ pub enum TopologyError {
 impl fmt::Display for TopologyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TopologyError::Io { path, error } => write!(f, "cannot read {}: {error}", path.display()),
-            TopologyError::Parse { path, message } => write!(f, "malformed {}: {message}", path.display()),
+            TopologyError::Io { path, error } => {
+                write!(f, "cannot read {}: {error}", path.display())
+            }
+            TopologyError::Parse { path, message } => {
+                write!(f, "malformed {}: {message}", path.display())
+            }
             TopologyError::NoPus { source } => write!(f, "no online CPU found in {source}"),
-            TopologyError::Spec { spec, message } => write!(f, "invalid topology spec {spec:?}: {message}"),
+            TopologyError::Spec { spec, message } => {
+                write!(f, "invalid topology spec {spec:?}: {message}")
+            }
             TopologyError::Hwloc(m) => write!(f, "hwloc: {m}"),
             TopologyError::Restrict { cpus, message } => {
-                write!(f, "cannot restrict the topology to CPUs \"{cpus}\": {message}")
+                write!(
+                    f,
+                    "cannot restrict the topology to CPUs \"{cpus}\": {message}"
+                )
             }
         }
     }
@@ -364,8 +373,17 @@ impl Topology {
     /// LLC each), recording `why`.
     pub(crate) fn flat(why: String) -> Topology {
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let pus = (0..n).map(|os| PuFacts { os, ..Default::default() }).collect();
-        let facts = Facts { pus, notes: vec![format!("flat topology: {why}")], ..Default::default() };
+        let pus = (0..n)
+            .map(|os| PuFacts {
+                os,
+                ..Default::default()
+            })
+            .collect();
+        let facts = Facts {
+            pus,
+            notes: vec![format!("flat topology: {why}")],
+            ..Default::default()
+        };
         build::build(facts, Source::Flat(why)).unwrap_or_else(|_| unreachable!("n >= 1 PUs"))
     }
 
@@ -394,7 +412,10 @@ impl Topology {
                     "not a directory: give the directory that holds sys/ (and proc/)",
                 ),
             }),
-            Err(error) => Err(TopologyError::Io { path: root.to_path_buf(), error }),
+            Err(error) => Err(TopologyError::Io {
+                path: root.to_path_buf(),
+                error,
+            }),
         }
     }
 
@@ -535,7 +556,11 @@ impl Topology {
 
     /// Largest number of hardware threads in one core.
     pub fn smt_width(&self) -> usize {
-        self.cores().iter().map(|c| c.cpuset.len()).max().unwrap_or(1)
+        self.cores()
+            .iter()
+            .map(|c| c.cpuset.len())
+            .max()
+            .unwrap_or(1)
     }
 
     /// PUs grouped by capacity, largest capacity first: the core kinds.

@@ -40,14 +40,19 @@ impl Topology {
     /// assert!(t.restrict(&CpuSet::new()).is_err());
     /// ```
     pub fn restrict(&self, cpus: &CpuSet) -> Result<Topology, TopologyError> {
-        let err = |message: String| TopologyError::Restrict { cpus: cpus.clone(), message };
+        let err = |message: String| TopologyError::Restrict {
+            cpus: cpus.clone(),
+            message,
+        };
         if cpus.is_empty() {
             return Err(err("the CPU set is empty; give at least one CPU".into()));
         }
         let online = self.online();
         let kept_set = online.intersection(cpus);
         if kept_set.is_empty() {
-            return Err(err(format!("no CPU of it is an online PU of this topology (online: {online})")));
+            return Err(err(format!(
+                "no CPU of it is an online PU of this topology (online: {online})"
+            )));
         }
         let allowed = self.allowed.intersection(&kept_set);
         if allowed.is_empty() {
@@ -118,7 +123,10 @@ impl Topology {
             p.capacity = ((p.capacity as u64 * 1024) / max_cap as u64) as u32;
         }
         let clip = |sets: &[CpuSet]| -> Vec<CpuSet> {
-            sets.iter().map(|s| s.intersection(&kept_set)).filter(|s| !s.is_empty()).collect()
+            sets.iter()
+                .map(|s| s.intersection(&kept_set))
+                .filter(|s| !s.is_empty())
+                .collect()
         };
         let numa_rows = new_idx[&Level::Numa]
             .iter()
@@ -134,12 +142,17 @@ impl Topology {
         notes.push(format!("restricted to CPUs {kept_set}"));
         let ignored = cpus.difference(&online);
         if !ignored.is_empty() {
-            notes.push(format!("CPUs {ignored} asked for are not online PUs of the topology: ignored"));
+            notes.push(format!(
+                "CPUs {ignored} asked for are not online PUs of the topology: ignored"
+            ));
         }
         for &l in order.iter().rev() {
             let dropped = self.domains(l).len() - domains[&l].len();
             if dropped > 0 {
-                notes.push(format!("restriction left {dropped} {} domain(s) without CPUs: dropped", l.name()));
+                notes.push(format!(
+                    "restriction left {dropped} {} domain(s) without CPUs: dropped",
+                    l.name()
+                ));
             }
         }
         Ok(Topology {
@@ -149,7 +162,11 @@ impl Topology {
             package_inside_numa: self.package_inside_numa,
             l2_sets: clip(&self.l2_sets),
             l3_sets: clip(&self.l3_sets),
-            numa_nodes: self.numa_nodes.iter().map(|(id, s)| (*id, s.intersection(&kept_set))).collect(),
+            numa_nodes: self
+                .numa_nodes
+                .iter()
+                .map(|(id, s)| (*id, s.intersection(&kept_set)))
+                .collect(),
             numa_rows,
             distances: self.distances.clone(),
             allowed,
@@ -232,7 +249,8 @@ impl Topology {
     /// the builder checked), with a note.
     pub(crate) fn confine(&mut self, cpus: CpuSet, why: &str) {
         debug_assert!(!cpus.is_empty() && cpus.is_subset(&self.allowed));
-        self.notes.push(format!("{why}: workers confined to CPUs {cpus}"));
+        self.notes
+            .push(format!("{why}: workers confined to CPUs {cpus}"));
         self.allowed = cpus;
     }
 }

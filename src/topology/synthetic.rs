@@ -23,7 +23,10 @@ const MAX_PUS: usize = 1 << 16;
 const MAX_NODES: usize = 1 << 10;
 
 pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
-    let err = |message: String| TopologyError::Spec { spec: spec.to_string(), message };
+    let err = |message: String| TopologyError::Spec {
+        spec: spec.to_string(),
+        message,
+    };
     let mut counts = [1usize; 6];
     let mut given = [false; 6];
     let mut last = None;
@@ -40,22 +43,33 @@ pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
             continue;
         }
         let k = LEVELS.iter().position(|l| *l == name).ok_or_else(|| {
-            err(format!("unknown level {name:?}; accepted: {} and big", LEVELS.join(", ")))
+            err(format!(
+                "unknown level {name:?}; accepted: {} and big",
+                LEVELS.join(", ")
+            ))
         })?;
         if n == 0 {
             return Err(err(format!("{item:?}: a count must be at least 1")));
         }
         if given[k] || last.is_some_and(|l| l > k) {
-            return Err(err(format!("{name:?} is repeated or out of order; order is {}", LEVELS.join(" "))));
+            return Err(err(format!(
+                "{name:?} is repeated or out of order; order is {}",
+                LEVELS.join(" ")
+            )));
         }
         given[k] = true;
         last = Some(k);
         counts[k] = n;
     }
     if !given.iter().any(|g| *g) {
-        return Err(err("empty spec; example: \"numa:2 llc:2 cluster:2 core:4 smt:2\"".into()));
+        return Err(err(
+            "empty spec; example: \"numa:2 llc:2 cluster:2 core:4 smt:2\"".into(),
+        ));
     }
-    let total = counts.iter().try_fold(1usize, |a, &c| a.checked_mul(c)).filter(|&t| t <= MAX_PUS);
+    let total = counts
+        .iter()
+        .try_fold(1usize, |a, &c| a.checked_mul(c))
+        .filter(|&t| t <= MAX_PUS);
     let total = total.ok_or_else(|| err(format!("more than {MAX_PUS} PUs")))?;
     let [packages, numa, llc, cluster, core, smt] = counts;
     if given[1] && packages * numa > MAX_NODES {
@@ -80,7 +94,11 @@ pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
         s
     };
     // One shared set per domain of each level, by domain index.
-    let shared = |per: usize| -> Vec<Arc<CpuSet>> { (0..total / per).map(|d| Arc::new(range(d * per, per))).collect() };
+    let shared = |per: usize| -> Vec<Arc<CpuSet>> {
+        (0..total / per)
+            .map(|d| Arc::new(range(d * per, per)))
+            .collect()
+    };
     let (cores, clusters, llcs) = (shared(per_core), shared(per_cluster), shared(per_llc));
     let mut pus = Vec::with_capacity(total);
     for os in 0..total {
@@ -101,11 +119,21 @@ pub(super) fn parse(spec: &str) -> Result<Topology, TopologyError> {
     // 10 local, 20 within a package, 30 across packages.
     let nodes_total = packages * numa;
     let (nodes, distances) = if given[1] {
-        let nodes = (0..nodes_total).map(|n| (n, range(n * per_node, per_node))).collect();
+        let nodes = (0..nodes_total)
+            .map(|n| (n, range(n * per_node, per_node)))
+            .collect();
         let distances = (0..nodes_total)
             .map(|a| {
                 (0..nodes_total)
-                    .map(|b| if a == b { 10 } else if a / numa == b / numa { 20 } else { 30 })
+                    .map(|b| {
+                        if a == b {
+                            10
+                        } else if a / numa == b / numa {
+                            20
+                        } else {
+                            30
+                        }
+                    })
                     .collect()
             })
             .collect();
@@ -140,7 +168,13 @@ mod tests {
         assert_eq!(t.smt_width(), 2);
         assert_eq!(t.numa_distance(0, 1), 20);
         assert_eq!(t.numa_distance(0, 2), 30);
-        for l in [Level::Core, Level::Cluster, Level::Llc, Level::Numa, Level::Package] {
+        for l in [
+            Level::Core,
+            Level::Cluster,
+            Level::Llc,
+            Level::Numa,
+            Level::Package,
+        ] {
             for d in t.domains(l) {
                 let ids: Vec<usize> = d.pus.clone().map(|i| t.pus()[i].os_index).collect();
                 assert_eq!(ids, d.cpuset.iter().collect::<Vec<_>>());
@@ -152,7 +186,11 @@ mod tests {
     #[test]
     fn missing_levels_collapse() {
         let t = Topology::synthetic("core:4").unwrap();
-        assert_eq!(t.clusters().len(), 4, "no cluster level: a cluster is a core");
+        assert_eq!(
+            t.clusters().len(),
+            4,
+            "no cluster level: a cluster is a core"
+        );
         assert_eq!(t.llcs().len(), 1);
         assert_eq!(t.numa_domains().len(), 1);
         assert!(!t.levels_seen().numa && !t.levels_seen().cluster);
@@ -169,7 +207,18 @@ mod tests {
 
     #[test]
     fn bad_specs() {
-        for s in ["", "core", "core:x", "core:0", "foo:2", "core:2 llc:2", "llc:2 llc:2", "core:2 big:3", "numa:1000 core:1000", "package:2 numa:513"] {
+        for s in [
+            "",
+            "core",
+            "core:x",
+            "core:0",
+            "foo:2",
+            "core:2 llc:2",
+            "llc:2 llc:2",
+            "core:2 big:3",
+            "numa:1000 core:1000",
+            "package:2 numa:513",
+        ] {
             let e = Topology::synthetic(s).unwrap_err().to_string();
             assert!(e.contains("invalid topology spec"), "{s}: {e}");
         }

@@ -98,7 +98,9 @@ pub fn parse_hwloc_bitmap(s: &str) -> Option<CpuSet> {
 /// The number after the first `marker` (`P#`, `L#`) in `line`.
 fn index_after(line: &str, marker: &str) -> Option<usize> {
     let rest = &line[line.find(marker)? + marker.len()..];
-    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     rest[..end].parse().ok()
 }
 
@@ -350,5 +352,10 @@ fn bitmaps_read_like_hwloc() {
 /// The text between an element's start tag and the next tag: `"1 2"` for
 /// `<indexes length="2">1 2</indexes>`.
 fn element_text(t: &str) -> &str {
-    t.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or("")
+    t.split('>')
+        .nth(1)
+        .unwrap_or("")
+        .split('<')
+        .next()
+        .unwrap_or("")
 }

@@ -4,7 +4,10 @@
 pub const LENS: &[usize] = &[0, 1, 2, 3, 5, 7, 13, 31, 127, 1009, 10_007];
 
 pub fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new().num_threads(4).build().unwrap()
+    locus::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap()
 }
 
 /// Deterministic pseudo-random numbers (xorshift64*).
@@ -28,4 +31,3 @@ pub fn each_len(seed: u64, check: impl Fn(Vec<u64>) + Sync) {
         }
     });
 }
-

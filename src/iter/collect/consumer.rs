@@ -28,11 +28,18 @@ impl<'c, T: Send> CollectConsumer<'c, T> {
     /// A consumer for the `len` slots after `vec.len()`, which must be
     /// reserved already.
     pub(crate) fn appending(vec: &'c mut Vec<T>, len: usize) -> Self {
-        assert!(vec.capacity() - vec.len() >= len, "collect: capacity not reserved");
+        assert!(
+            vec.capacity() - vec.len() >= len,
+            "collect: capacity not reserved"
+        );
         // SAFETY: `vec.len() <= capacity`, so the offset stays inside (or one
         // past) the allocation.
         let start = unsafe { vec.as_mut_ptr().add(vec.len()) };
-        CollectConsumer { start, len, marker: PhantomData }
+        CollectConsumer {
+            start,
+            len,
+            marker: PhantomData,
+        }
     }
 }
 
@@ -45,12 +52,25 @@ impl<'c, T: Send> Consumer<T> for CollectConsumer<'c, T> {
         assert!(index <= self.len, "collect: split index past the end");
         // SAFETY: `index <= len`, inside the slots this consumer owns.
         let right_start = unsafe { self.start.add(index) };
-        let left = CollectConsumer { start: self.start, len: index, marker: PhantomData };
-        let right = CollectConsumer { start: right_start, len: self.len - index, marker: PhantomData };
+        let left = CollectConsumer {
+            start: self.start,
+            len: index,
+            marker: PhantomData,
+        };
+        let right = CollectConsumer {
+            start: right_start,
+            len: self.len - index,
+            marker: PhantomData,
+        };
         (left, right, CollectReducer)
     }
     fn into_folder(self) -> CollectResult<'c, T> {
-        CollectResult { start: self.start, total: self.len, written: 0, marker: PhantomData }
+        CollectResult {
+            start: self.start,
+            total: self.len,
+            written: 0,
+            marker: PhantomData,
+        }
     }
     fn full(&self) -> bool {
         false
@@ -126,7 +146,11 @@ impl<'c, T: Send> Folder<T> for CollectResult<'c, T> {
 pub(crate) struct CollectReducer;
 
 impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
-    fn reduce(self, mut left: CollectResult<'c, T>, right: CollectResult<'c, T>) -> CollectResult<'c, T> {
+    fn reduce(
+        self,
+        mut left: CollectResult<'c, T>,
+        right: CollectResult<'c, T>,
+    ) -> CollectResult<'c, T> {
         // SAFETY: `written <= total`, inside left's range or one past it.
         let left_end = unsafe { left.start.add(left.written) };
         if left_end == right.start {

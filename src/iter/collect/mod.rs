@@ -23,7 +23,10 @@ where
     let old_len = vec.len();
     let result = drive(CollectConsumer::appending(vec, len));
     let written = result.len();
-    assert!(written == len, "collect: expected {len} items, the iterator produced {written}");
+    assert!(
+        written == len,
+        "collect: expected {len} items, the iterator produced {written}"
+    );
     result.release();
     // SAFETY: the `len` slots after `old_len` were written (checked above)
     // and their ownership was released to the vector.

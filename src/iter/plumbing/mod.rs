@@ -409,7 +409,13 @@ where
 }
 
 /// One node of the indexed split tree.
-fn split_indexed<P, C>(len: usize, migrated: bool, mut splitter: LengthSplitter, producer: P, consumer: C) -> C::Result
+fn split_indexed<P, C>(
+    len: usize,
+    migrated: bool,
+    mut splitter: LengthSplitter,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -433,7 +439,13 @@ where
 /// A half of [`split_indexed`]: one that migrated out of a nested tree
 /// keeps its new thread nested while it runs (see `run_split`).
 #[inline]
-fn split_half<P, C>(len: usize, migrated: bool, splitter: LengthSplitter, producer: P, consumer: C) -> C::Result
+fn split_half<P, C>(
+    len: usize,
+    migrated: bool,
+    splitter: LengthSplitter,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -446,7 +458,12 @@ where
 
 #[cold]
 #[inline(never)]
-fn split_nested_half<P, C>(len: usize, splitter: LengthSplitter, producer: P, consumer: C) -> C::Result
+fn split_nested_half<P, C>(
+    len: usize,
+    splitter: LengthSplitter,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -466,11 +483,21 @@ where
     C: UnindexedConsumer<P::Item>,
 {
     let (threads, nested) = run_split::unindexed_start();
-    split_unindexed(false, Splitter::new(threads).nested(nested.is_some()), producer, consumer)
+    split_unindexed(
+        false,
+        Splitter::new(threads).nested(nested.is_some()),
+        producer,
+        consumer,
+    )
 }
 
 /// One node of the unindexed split tree.
-fn split_unindexed<P, C>(migrated: bool, mut splitter: Splitter, producer: P, consumer: C) -> C::Result
+fn split_unindexed<P, C>(
+    migrated: bool,
+    mut splitter: Splitter,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,

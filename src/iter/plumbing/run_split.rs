@@ -106,13 +106,20 @@ where
 /// The adaptive split tree of the whole iterator on `registry`'s pool
 /// (`nested`: mark the migrated halves).
 #[inline]
-fn adaptive<P, C>(registry: &Registry, len: usize, producer: P, consumer: C, nested: bool) -> C::Result
+fn adaptive<P, C>(
+    registry: &Registry,
+    len: usize,
+    producer: P,
+    consumer: C,
+    nested: bool,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
     let budget = registry.num_threads();
-    let splitter = LengthSplitter::new(producer.min_len(), producer.max_len(), len, budget).nested(nested);
+    let splitter =
+        LengthSplitter::new(producer.min_len(), producer.max_len(), len, budget).nested(nested);
     split_indexed(len, false, splitter, producer, consumer)
 }
 
@@ -411,7 +418,8 @@ where
     let piece = &ctx.pieces[i];
     let len = piece.range.len();
     let workers = piece.domain.workers(ctx.layout).len();
-    let splitter = LengthSplitter::new(producer.min_len(), producer.max_len(), len, workers).nested(true);
+    let splitter =
+        LengthSplitter::new(producer.min_len(), producer.max_len(), len, workers).nested(true);
     split_indexed(len, false, splitter, producer, consumer)
 }
 

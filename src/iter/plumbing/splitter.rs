@@ -103,7 +103,10 @@ mod tests {
 
     #[test]
     fn unstolen_budget_runs_out_after_log_levels() {
-        let mut s = Splitter { splits: 8, nested: false };
+        let mut s = Splitter {
+            splits: 8,
+            nested: false,
+        };
         let mut levels = 0;
         while s.try_split(false) {
             levels += 1;
@@ -113,7 +116,10 @@ mod tests {
 
     #[test]
     fn migration_renews_the_budget() {
-        let mut s = Splitter { splits: 0, nested: false };
+        let mut s = Splitter {
+            splits: 0,
+            nested: false,
+        };
         assert!(s.try_split(true));
         assert!(s.splits >= 1);
     }

@@ -1,5 +1,5 @@
-use super::*;
 use super::shape::IdleShapeError;
+use super::*;
 use std::sync::Arc as StdArc;
 use std::sync::atomic::{AtomicBool as StdBool, AtomicUsize as StdUsize, Ordering::SeqCst};
 
@@ -269,7 +269,10 @@ fn invalid_shapes_are_reported() {
     let mut s = ok.clone();
     s.core_ranges = vec![0..2, 3..5];
     let e = s.validate().unwrap_err();
-    assert!(matches!(e, IdleShapeError::CoreRange { core: 1, .. }), "{e:?}");
+    assert!(
+        matches!(e, IdleShapeError::CoreRange { core: 1, .. }),
+        "{e:?}"
+    );
     assert!(e.to_string().contains("cores must be"), "{e}");
     s.core_ranges = vec![0..2, 2..4];
     assert_eq!(s.validate(), Ok(()));
@@ -381,7 +384,10 @@ fn many_llcs_form_a_tree() {
         Some((152 * 64 + 63, Distance::Remote))
     );
     assert_eq!(m.claim_nearest(None, 0), None);
-    assert!(m.any_idle() && !m.any_unclaimed(), "claimed, not yet cleared");
+    assert!(
+        m.any_idle() && !m.any_unclaimed(),
+        "claimed, not yet cleared"
+    );
     assert!(!m.clear_idle(100 * 64) && !m.clear_idle(152 * 64 + 63));
     check_summary(&m);
     assert!(!m.any_idle());
@@ -394,7 +400,9 @@ fn many_llcs_form_a_tree() {
     }
     check_summary(&m);
     // From LLC 3: nearer index first, lower first on ties.
-    let got: Vec<usize> = (0..4).map(|_| m.claim_nearest(None, 3).unwrap().0).collect();
+    let got: Vec<usize> = (0..4)
+        .map(|_| m.claim_nearest(None, 3).unwrap().0)
+        .collect();
     assert_eq!(got, [0, 63, 64, 4095]);
 }
 
@@ -589,7 +597,8 @@ fn no_lost_wakeup_under_churn() {
     let stop = StdArc::new(StdBool::new(false));
     let mut threads = Vec::new();
     for &w in &sleepers {
-        let (m, announced, claims, stop) = (m.clone(), announced.clone(), claims.clone(), stop.clone());
+        let (m, announced, claims, stop) =
+            (m.clone(), announced.clone(), claims.clone(), stop.clone());
         threads.push(std::thread::spawn(move || {
             let mut period = 0;
             while !stop.load(SeqCst) {
@@ -602,7 +611,10 @@ fn no_lost_wakeup_under_churn() {
                 // Claimed (or stopping): leave the idle state.
                 let cleared = m.clear_idle(w);
                 if cleared {
-                    assert!(stop.load(SeqCst), "sleeper {w} cleared its own bit while running");
+                    assert!(
+                        stop.load(SeqCst),
+                        "sleeper {w} cleared its own bit while running"
+                    );
                     break;
                 }
             }
@@ -620,12 +632,15 @@ fn no_lost_wakeup_under_churn() {
     }
     let (done_tx, done_rx) = mpsc::channel();
     let claimer = {
-        let (m, announced, claims, stop) = (m.clone(), announced.clone(), claims.clone(), stop.clone());
+        let (m, announced, claims, stop) =
+            (m.clone(), announced.clone(), claims.clone(), stop.clone());
         std::thread::spawn(move || {
             let mut by_me = vec![0u64; n];
             let mut k = 0;
             while k < CLAIMS && !stop.load(SeqCst) {
-                let owed = sleepers.iter().any(|&w| announced[w].load(SeqCst) > by_me[w]);
+                let owed = sleepers
+                    .iter()
+                    .any(|&w| announced[w].load(SeqCst) > by_me[w]);
                 let from = [0, 64, 129][k % 3];
                 match m.claim_nearest(None, from) {
                     Some((w, _)) => {
@@ -655,7 +670,10 @@ fn no_lost_wakeup_under_churn() {
     for t in threads {
         t.join().unwrap();
     }
-    assert!(finished.is_ok(), "watchdog: the claims did not finish in 60 s");
+    assert!(
+        finished.is_ok(),
+        "watchdog: the claims did not finish in 60 s"
+    );
     for w in 0..n {
         assert!(!m.is_idle(w), "worker {w} left idle");
     }
@@ -686,7 +704,9 @@ mod layouts {
         assert_eq!(m.claim_nearest(Some(0), 0).unwrap().0, 4);
         assert_eq!(m.claim_nearest(Some(0), 0).unwrap().0, 6);
         // Only siblings of busy cores remain: they are still found.
-        let mut rest: Vec<usize> = (0..4).map(|_| m.claim_nearest(Some(0), 0).unwrap().0).collect();
+        let mut rest: Vec<usize> = (0..4)
+            .map(|_| m.claim_nearest(Some(0), 0).unwrap().0)
+            .collect();
         rest.sort();
         assert_eq!(rest, [1, 3, 5, 7]);
         assert_eq!(m.claim_nearest(Some(0), 0), None);
@@ -711,7 +731,9 @@ mod layouts {
         let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
         let m = all_idle(&l);
         assert!(m.clear_idle(0));
-        let got: Vec<usize> = (0..3).map(|_| m.claim_nearest(Some(0), 0).unwrap().0).collect();
+        let got: Vec<usize> = (0..3)
+            .map(|_| m.claim_nearest(Some(0), 0).unwrap().0)
+            .collect();
         assert_eq!(got, [1, 2, 3]);
     }
 
@@ -721,12 +743,17 @@ mod layouts {
         let (_tmp, t) = snapshot("20em64t-hybrid-1p6c2t+2ca4co1t");
         let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
         // Workers 0-11: six P-cores of 2 threads; 12-19: eight E-cores.
-        assert_eq!(l.core_ranges()[..6], [0..2, 2..4, 4..6, 6..8, 8..10, 10..12]);
+        assert_eq!(
+            l.core_ranges()[..6],
+            [0..2, 2..4, 4..6, 6..8, 8..10, 10..12]
+        );
         let m = all_idle(&l);
         // P-core worker 0 is busy and pushes: the other P-cores first, one
         // thread each, then the E-cores, and only then the P-cores' siblings.
         assert!(m.clear_idle(0));
-        let order: Vec<usize> = (0..19).map(|_| m.claim_in_llc(Some(0), 0).unwrap().0).collect();
+        let order: Vec<usize> = (0..19)
+            .map(|_| m.claim_in_llc(Some(0), 0).unwrap().0)
+            .collect();
         assert_eq!(order[..5], [2, 4, 6, 8, 10]);
         let mut e: Vec<usize> = order[5..13].to_vec();
         e.sort();

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use crate::groups::Destination;
 use crate::runtime::group_state::GroupState;
-use crate::runtime::idle::IdleMasks;
-use crate::runtime::sleep::Sleep;
 use crate::runtime::idle::Distance;
+use crate::runtime::idle::IdleMasks;
 use crate::runtime::job::JobRef;
+use crate::runtime::sleep::Sleep;
 use crate::runtime::worker::WorkerThread;
 use crate::sync::Ordering;
 
@@ -185,11 +185,17 @@ pub(crate) fn notify_pack(
 /// The wakeup after a group job was pushed where `dest` says (by a thread
 /// whose LLC is `from_llc`, `None` from outside the pool); `Ordinary`
 /// wakes nothing here (its push path notifies).
-pub(crate) fn wake_for(sleep: &Sleep, dest: Destination, from_llc: Option<usize>) -> Option<(usize, Distance)> {
+pub(crate) fn wake_for(
+    sleep: &Sleep,
+    dest: Destination,
+    from_llc: Option<usize>,
+) -> Option<(usize, Distance)> {
     match dest {
         Destination::Ordinary => None,
         Destination::Pack { llc, wake_from } => notify_pack(sleep, llc, wake_from, from_llc),
-        Destination::Cluster { llc, wake_from, .. } => sleep.notify_in(Some(wake_from), llc, false, true),
+        Destination::Cluster { llc, wake_from, .. } => {
+            sleep.notify_in(Some(wake_from), llc, false, true)
+        }
         Destination::Llc { llc } => sleep.notify_in(None, llc, false, true),
     }
 }

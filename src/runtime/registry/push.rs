@@ -62,7 +62,6 @@ impl Registry {
         }
     }
 
-
     /// Queues a job only worker `index` may run, and wakes it.
     pub(crate) fn push_targeted(&self, index: usize, job: JobRef) {
         let t = &self.threads[index];

@@ -59,7 +59,12 @@ where
     depth += depth % 2;
     // Owns the allocation only: length 0, so it never drops an element.
     let mut buf = Vec::<T>::with_capacity(len);
-    let task = SortTask { v: v.as_mut_ptr(), buf: buf.as_mut_ptr(), len, into_buf: false };
+    let task = SortTask {
+        v: v.as_mut_ptr(),
+        buf: buf.as_mut_ptr(),
+        len,
+        into_buf: false,
+    };
     task.run(depth, compare);
 }
 
@@ -97,8 +102,18 @@ impl<T: Send> SortTask<T> {
         // SAFETY: `mid <= len`: the halves stay in the task's ranges.
         let (left, right) = unsafe {
             (
-                SortTask { v, buf, len: mid, into_buf: !into_buf },
-                SortTask { v: v.add(mid), buf: buf.add(mid), len: len - mid, into_buf: !into_buf },
+                SortTask {
+                    v,
+                    buf,
+                    len: mid,
+                    into_buf: !into_buf,
+                },
+                SortTask {
+                    v: v.add(mid),
+                    buf: buf.add(mid),
+                    len: len - mid,
+                    into_buf: !into_buf,
+                },
             )
         };
         // The halves deliver into `src`; the merge moves them into `dst`.
@@ -108,9 +123,18 @@ impl<T: Send> SortTask<T> {
         // their elements into `src`, and dropping `merge` then moves them
         // all into `dst`.
         let merge = unsafe {
-            MergeTask { a: src, a_end: src.add(mid), b: src.add(mid), b_end: src.add(len), out: dst }
+            MergeTask {
+                a: src,
+                a_end: src.add(mid),
+                b: src.add(mid),
+                b_end: src.add(len),
+                out: dst,
+            }
         };
-        crate::join(move || left.run(depth - 1, compare), move || right.run(depth - 1, compare));
+        crate::join(
+            move || left.run(depth - 1, compare),
+            move || right.run(depth - 1, compare),
+        );
         merge.run(compare);
     }
 }
@@ -210,7 +234,13 @@ impl<T: Send> MergeTask<T> {
         // part's first element goes.
         let (low, high) = unsafe {
             (
-                MergeTask { a: this.a, a_end: this.a.add(i), b: this.b, b_end: this.b.add(j), out: this.out },
+                MergeTask {
+                    a: this.a,
+                    a_end: this.a.add(i),
+                    b: this.b,
+                    b_end: this.b.add(j),
+                    out: this.out,
+                },
                 MergeTask {
                     a: this.a.add(i),
                     a_end: this.a_end,

@@ -128,8 +128,12 @@ where
     if len < 2 {
         return;
     }
-    let (s8, s16, s32, s64) =
-        (size_of::<(K, u8)>(), size_of::<(K, u16)>(), size_of::<(K, u32)>(), size_of::<(K, usize)>());
+    let (s8, s16, s32, s64) = (
+        size_of::<(K, u8)>(),
+        size_of::<(K, u16)>(),
+        size_of::<(K, u32)>(),
+        size_of::<(K, usize)>(),
+    );
     if s8 < s16 && len <= u8::MAX as usize {
         cached_key::<T, K, F, u8>(v, &f)
     } else if s16 < s32 && len <= u16::MAX as usize {
@@ -209,7 +213,11 @@ where
 {
     debug_assert_eq!(v.len(), out.len());
     if v.len() <= grain {
-        let mut written = Written { start: out.as_mut_ptr().cast(), len: 0, _out: PhantomData };
+        let mut written = Written {
+            start: out.as_mut_ptr().cast(),
+            len: 0,
+            _out: PhantomData,
+        };
         for (i, (x, slot)) in v.iter().zip(out.iter_mut()).enumerate() {
             slot.write((f(x), I::from_usize(offset + i)));
             written.len += 1;
@@ -244,7 +252,11 @@ impl<'a, E> Written<'a, E> {
         // Both runs were written completely, and `next` was cut from the
         // same slice right after `self`.
         debug_assert!(ptr::eq(self.start.wrapping_add(self.len), next.start));
-        let merged = Written { start: self.start, len: self.len + next.len, _out: PhantomData };
+        let merged = Written {
+            start: self.start,
+            len: self.len + next.len,
+            _out: PhantomData,
+        };
         mem::forget(self);
         mem::forget(next);
         merged

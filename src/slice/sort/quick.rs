@@ -45,8 +45,12 @@ where
 /// (the pivot just left of it); `limit` is the number of unbalanced
 /// partitions this piece may still make before it switches to exact
 /// medians.
-pub(super) fn sort_piece<'a, T, F>(mut v: &'a mut [T], compare: &F, pred: Option<&'a mut T>, mut limit: u32)
-where
+pub(super) fn sort_piece<'a, T, F>(
+    mut v: &'a mut [T],
+    compare: &F,
+    pred: Option<&'a mut T>,
+    mut limit: u32,
+) where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
@@ -157,7 +161,10 @@ fn partition_in_place<T>(v: &mut [T], pivot: &T, goes_left: impl Fn(&T, &T) -> b
     // writes keep the gap invariant above, and the guard restores it on
     // unwind.
     unsafe {
-        let mut gap = Gap { pos: base, value: ManuallyDrop::new(ptr::read(base)) };
+        let mut gap = Gap {
+            pos: base,
+            value: ManuallyDrop::new(ptr::read(base)),
+        };
         let mut l = 0;
         for r in 1..len {
             let right = base.add(r);

@@ -14,7 +14,10 @@ use crate::{ThreadPool, ThreadPoolBuilder, Topology};
 fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| {
-        ThreadPoolBuilder::new().topology(Topology::synthetic("llc:2 core:2").unwrap()).build().unwrap()
+        ThreadPoolBuilder::new()
+            .topology(Topology::synthetic("llc:2 core:2").unwrap())
+            .build()
+            .unwrap()
     })
 }
 
@@ -36,8 +39,9 @@ impl Rng {
     }
 }
 
-const LENGTHS: &[usize] =
-    &[0, 1, 2, 3, 7, 13, 31, 127, 1021, 2048, 2049, 4096, 4099, 8191, 10_007, 65_537, 100_000];
+const LENGTHS: &[usize] = &[
+    0, 1, 2, 3, 7, 13, 31, 127, 1021, 2048, 2049, 4096, 4099, 8191, 10_007, 65_537, 100_000,
+];
 
 /// Key ranges: many duplicates, some, (almost) none.
 fn key_ranges(len: usize) -> [u64; 3] {
@@ -66,7 +70,10 @@ fn patterns(len: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<u64>)> {
         ("organ pipe", (0..n).map(|i| i.min(n - i)).collect()),
         ("few values", (0..n).map(|_| rng.below(8)).collect()),
         ("nearly sorted", nearly),
-        ("sorted then small", (0..n).map(|i| if i + 1 == n { 0 } else { i + 1 }).collect()),
+        (
+            "sorted then small",
+            (0..n).map(|i| if i + 1 == n { 0 } else { i + 1 }).collect(),
+        ),
     ]
 }
 
@@ -85,11 +92,18 @@ fn check_stable(input: &[(u64, u32)], what: &str) {
     let run = |sort: &PairSort, name: &str| {
         let mut v = input.to_vec();
         pool().install(|| sort(&mut v));
-        assert!(v == expected, "{name} on {what} (len {}) differs from std's stable sort", input.len());
+        assert!(
+            v == expected,
+            "{name} on {what} (len {}) differs from std's stable sort",
+            input.len()
+        );
     };
     run(&|v| par_sort_by(v, |a, b| a.0.cmp(&b.0)), "par_sort_by");
     run(&|v| par_sort_by_key(v, |p| p.0), "par_sort_by_key");
-    run(&|v| par_sort_by_cached_key(v, |p| p.0), "par_sort_by_cached_key");
+    run(
+        &|v| par_sort_by_cached_key(v, |p| p.0),
+        "par_sort_by_cached_key",
+    );
     // Whole pairs are distinct: `par_sort` must give the same order.
     run(&|v| par_sort(v), "par_sort");
 }
@@ -101,21 +115,33 @@ fn check_unstable(input: &[u64], what: &str) {
     let len = input.len();
     let mut v = input.to_vec();
     pool().install(|| par_sort_unstable(&mut v));
-    assert!(v == expected, "par_sort_unstable on {what} (len {len}) differs from std");
+    assert!(
+        v == expected,
+        "par_sort_unstable on {what} (len {len}) differs from std"
+    );
 
     let mut v = input.to_vec();
     pool().install(|| par_sort_unstable_by(&mut v, |a, b| b.cmp(a)));
     expected.reverse();
-    assert!(v == expected, "par_sort_unstable_by (descending) on {what} (len {len}) differs from std");
+    assert!(
+        v == expected,
+        "par_sort_unstable_by (descending) on {what} (len {len}) differs from std"
+    );
 
     // By key on pairs: sorted by key, and a permutation of the input.
     let mut v = with_index(input);
     pool().install(|| par_sort_unstable_by_key(&mut v, |p| p.0));
-    assert!(v.windows(2).all(|w| w[0].0 <= w[1].0), "par_sort_unstable_by_key on {what} (len {len}): not sorted");
+    assert!(
+        v.windows(2).all(|w| w[0].0 <= w[1].0),
+        "par_sort_unstable_by_key on {what} (len {len}): not sorted"
+    );
     v.sort_unstable();
     let mut all = with_index(input);
     all.sort_unstable();
-    assert!(v == all, "par_sort_unstable_by_key on {what} (len {len}): not a permutation of the input");
+    assert!(
+        v == all,
+        "par_sort_unstable_by_key on {what} (len {len}): not a permutation of the input"
+    );
 }
 
 #[test]
@@ -123,7 +149,10 @@ fn stable_random_against_std() {
     let mut rng = Rng::new(1);
     for &len in LENGTHS {
         for range in key_ranges(len) {
-            check_stable(&pairs(&mut rng, len, range), &format!("random keys below {range}"));
+            check_stable(
+                &pairs(&mut rng, len, range),
+                &format!("random keys below {range}"),
+            );
         }
     }
 }
@@ -163,19 +192,28 @@ fn one_million() {
     pool().install(|| par_sort_unstable(&mut v));
     assert!(v == expected, "par_sort_unstable of 1M differs from std");
     // Stability at that size, many equal keys.
-    let p: Vec<(u64, u32)> = input.iter().enumerate().map(|(i, &x)| (u64::from(x % 1000), i as u32)).collect();
+    let p: Vec<(u64, u32)> = input
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| (u64::from(x % 1000), i as u32))
+        .collect();
     let mut expected = p.clone();
     expected.sort_by_key(|p| p.0);
     let mut v = p;
     pool().install(|| par_sort_by_key(&mut v, |p| p.0));
-    assert!(v == expected, "par_sort_by_key of 1M differs from std's stable sort");
+    assert!(
+        v == expected,
+        "par_sort_by_key of 1M differs from std's stable sort"
+    );
 }
 
 #[test]
 fn global_pool_and_non_copy_elements() {
     // Outside any pool (the global one) and with heap-owning elements.
     let mut rng = Rng::new(5);
-    let input: Vec<String> = (0..30_000).map(|_| format!("{:x}", rng.below(5000))).collect();
+    let input: Vec<String> = (0..30_000)
+        .map(|_| format!("{:x}", rng.below(5000)))
+        .collect();
     let mut expected = input.clone();
     expected.sort();
     let mut v = input.clone();
@@ -183,12 +221,18 @@ fn global_pool_and_non_copy_elements() {
     assert!(v == expected, "par_sort of strings differs from std");
     let mut v = input.clone();
     par_sort_unstable(&mut v);
-    assert!(v == expected, "par_sort_unstable of strings differs from std");
+    assert!(
+        v == expected,
+        "par_sort_unstable of strings differs from std"
+    );
     let mut v = input.clone();
     par_sort_by_cached_key(&mut v, |s| s.len());
     let mut expected = input;
     expected.sort_by_key(|s| s.len());
-    assert!(v == expected, "par_sort_by_cached_key of strings differs from std");
+    assert!(
+        v == expected,
+        "par_sort_by_cached_key of strings differs from std"
+    );
 }
 
 #[test]
@@ -200,7 +244,11 @@ fn cached_key_index_widths() {
         expected.sort_by_key(&key);
         let mut v = input.to_vec();
         pool().install(|| par_sort_by_cached_key(&mut v, &key));
-        assert!(v == expected, "par_sort_by_cached_key (key of {} bytes) differs from std", size_of::<K>());
+        assert!(
+            v == expected,
+            "par_sort_by_cached_key (key of {} bytes) differs from std",
+            size_of::<K>()
+        );
     }
     for len in [200, 255, 256, 60_000, 70_000] {
         let input = pairs(&mut rng, len, u64::MAX);
@@ -223,7 +271,10 @@ fn exact_median_fallback_sorts() {
             expected.sort_unstable();
             let mut v = input;
             pool().install(|| quick::sort_piece(&mut v, &u64::cmp, None, 0));
-            assert!(v == expected, "quicksort with exact medians on {name} (len {len}) differs from std");
+            assert!(
+                v == expected,
+                "quicksort with exact medians on {name} (len {len}) differs from std"
+            );
         }
     }
 }
@@ -341,7 +392,10 @@ fn sort_with_probe(v: &mut [Tracked], variant: Variant, probe: &'static Probe) {
         Variant::Stable => par_sort_by(v, cmp),
         Variant::StableKey => par_sort_by_key(v, key),
         Variant::CachedKeyFn => par_sort_by_cached_key(v, |t| probe.key(t.key)),
-        Variant::CachedKeyCmp => par_sort_by_cached_key(v, |t| Key { k: t.key, probe: keyed(probe) }),
+        Variant::CachedKeyCmp => par_sort_by_cached_key(v, |t| Key {
+            k: t.key,
+            probe: keyed(probe),
+        }),
         Variant::Unstable => par_sort_unstable_by(v, cmp),
         Variant::UnstableKey => par_sort_unstable_by_key(v, key),
     }
@@ -358,35 +412,71 @@ fn keyed(probe: &'static Probe) -> &'static Probe {
 /// caller iff it happened, that the slice is then a permutation of the
 /// input with nothing dropped, and that every element and key is dropped
 /// exactly once in the end. Returns the number of calls made.
-fn run_probe(len: usize, keys: u32, variant: Variant, target: usize, after: bool, seed: u64) -> usize {
+fn run_probe(
+    len: usize,
+    keys: u32,
+    variant: Variant,
+    target: usize,
+    after: bool,
+    seed: u64,
+) -> usize {
     let drops: &'static [AtomicU32] = Box::leak((0..len).map(|_| AtomicU32::new(0)).collect());
     let mut rng = Rng::new(seed);
-    let mut v: Vec<Tracked> =
-        (0..len as u32).map(|id| Tracked { key: rng.below(u64::from(keys)) as u32, id, drops }).collect();
+    let mut v: Vec<Tracked> = (0..len as u32)
+        .map(|id| Tracked {
+            key: rng.below(u64::from(keys)) as u32,
+            id,
+            drops,
+        })
+        .collect();
     let probe = Probe::new(target, after);
-    let result = panic::catch_unwind(AssertUnwindSafe(|| pool().install(|| sort_with_probe(&mut v, variant, probe))));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool().install(|| sort_with_probe(&mut v, variant, probe))
+    }));
     let calls = probe.calls.load(Relaxed);
-    let ctx = format!("{variant:?}, len {len}, panic at call {target} (after: {after}), {calls} calls");
+    let ctx =
+        format!("{variant:?}, len {len}, panic at call {target} (after: {after}), {calls} calls");
     match result {
         Ok(()) => {
             assert!(calls <= target, "{ctx}: the panic did not reach the caller");
-            assert!(v.windows(2).all(|w| w[0].key <= w[1].key), "{ctx}: not sorted");
+            assert!(
+                v.windows(2).all(|w| w[0].key <= w[1].key),
+                "{ctx}: not sorted"
+            );
         }
         Err(payload) => {
-            let msg = payload.downcast_ref::<String>().map(String::as_str).unwrap_or("");
-            assert!(msg.starts_with("test panic at call"), "{ctx}: unexpected panic {msg:?}");
+            let msg = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .unwrap_or("");
+            assert!(
+                msg.starts_with("test panic at call"),
+                "{ctx}: unexpected panic {msg:?}"
+            );
         }
     }
     assert_eq!(v.len(), len, "{ctx}: length changed");
     let mut seen = vec![false; len];
     for t in &v {
-        assert!(!seen[t.id as usize], "{ctx}: element {} is in the slice twice", t.id);
+        assert!(
+            !seen[t.id as usize],
+            "{ctx}: element {} is in the slice twice",
+            t.id
+        );
         seen[t.id as usize] = true;
     }
-    assert!(drops.iter().all(|d| d.load(Relaxed) == 0), "{ctx}: an element was dropped during the sort");
+    assert!(
+        drops.iter().all(|d| d.load(Relaxed) == 0),
+        "{ctx}: an element was dropped during the sort"
+    );
     drop(v);
     for (id, d) in drops.iter().enumerate() {
-        assert_eq!(d.load(Relaxed), 1, "{ctx}: element {id} dropped {} times", d.load(Relaxed));
+        assert_eq!(
+            d.load(Relaxed),
+            1,
+            "{ctx}: element {id} dropped {} times",
+            d.load(Relaxed)
+        );
     }
     assert_eq!(
         probe.keys_made.load(Relaxed),
@@ -421,24 +511,42 @@ fn inconsistent_comparator_keeps_every_element_once() {
     // duplicate an element.
     for len in [50, 5000, 30_000] {
         for unstable in [false, true] {
-            let drops: &'static [AtomicU32] = Box::leak((0..len).map(|_| AtomicU32::new(0)).collect());
-            let mut v: Vec<Tracked> = (0..len as u32).map(|id| Tracked { key: id, id, drops }).collect();
+            let drops: &'static [AtomicU32] =
+                Box::leak((0..len).map(|_| AtomicU32::new(0)).collect());
+            let mut v: Vec<Tracked> = (0..len as u32)
+                .map(|id| Tracked { key: id, id, drops })
+                .collect();
             let state = AtomicUsize::new(len);
             let cmp = |_: &Tracked, _: &Tracked| {
-                let x = state.fetch_add(0x9E37_79B9, Relaxed).wrapping_mul(0x2545_F491);
+                let x = state
+                    .fetch_add(0x9E37_79B9, Relaxed)
+                    .wrapping_mul(0x2545_F491);
                 [Ordering::Less, Ordering::Equal, Ordering::Greater][(x >> 7) % 3]
             };
             let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-                pool().install(|| if unstable { par_sort_unstable_by(&mut v, cmp) } else { par_sort_by(&mut v, cmp) })
+                pool().install(|| {
+                    if unstable {
+                        par_sort_unstable_by(&mut v, cmp)
+                    } else {
+                        par_sort_by(&mut v, cmp)
+                    }
+                })
             }));
             let mut seen = vec![false; len];
             for t in &v {
-                assert!(!seen[t.id as usize], "element {} is in the slice twice", t.id);
+                assert!(
+                    !seen[t.id as usize],
+                    "element {} is in the slice twice",
+                    t.id
+                );
                 seen[t.id as usize] = true;
             }
             assert_eq!(v.len(), len);
             drop(v);
-            assert!(drops.iter().all(|d| d.load(Relaxed) == 1), "an element was not dropped exactly once");
+            assert!(
+                drops.iter().all(|d| d.load(Relaxed) == 1),
+                "an element was not dropped exactly once"
+            );
         }
     }
 }
@@ -474,8 +582,16 @@ fn zero_sized_types() {
         pool().install(|| sort(&mut v));
         assert_eq!(v.len(), len);
     }
-    assert_eq!(DROPS.load(Relaxed), 7 * len, "every ZST element dropped once");
-    assert_eq!(KEYS.load(Relaxed), len, "the cached key is computed once per element");
+    assert_eq!(
+        DROPS.load(Relaxed),
+        7 * len,
+        "every ZST element dropped once"
+    );
+    assert_eq!(
+        KEYS.load(Relaxed),
+        len,
+        "the cached key is computed once per element"
+    );
     let mut units = vec![(); 3];
     par_sort(&mut units);
     par_sort_unstable(&mut units);

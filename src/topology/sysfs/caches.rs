@@ -109,7 +109,10 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
                 Sharing::Set(s) => s,
                 Sharing::Unfilled => {
                     unfilled = true;
-                    p.core.as_deref().cloned().unwrap_or_else(|| CpuSet::from_ids([p.os]))
+                    p.core
+                        .as_deref()
+                        .cloned()
+                        .unwrap_or_else(|| CpuSet::from_ids([p.os]))
                 }
                 Sharing::Unknown => {
                     if map.is_some() || list.is_some() {
