@@ -70,6 +70,7 @@ mod engine;
 mod machine;
 mod queues;
 mod report;
+mod split;
 mod worker;
 mod workload;
 
@@ -83,9 +84,9 @@ use crate::topology::Topology;
 
 pub use cost::{CostError, CostModel, Reach};
 pub use machine::{MachineError, load as load_machine};
-pub use report::{Counts, Feed, Report, Run};
+pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
 pub use workload::{
-    Body, Fib, IterRange, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload,
+    Body, Fib, Iter, IterRange, IterSpec, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload,
     WorkloadError, parse as parse_workload, work_span,
 };
 
