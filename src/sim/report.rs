@@ -209,6 +209,31 @@ impl Report {
                 k.claim_words as f64 / k.jobs.max(1) as f64,
             );
         }
+        for r in self.runs.iter().filter(|r| !r.counts.iters.is_empty()) {
+            for (i, it) in r.counts.iters.iter().enumerate() {
+                let _ = write!(s, "{} {} iterator run {i}: ", r.policy.name(), r.workers);
+                if it.pieces.is_empty() {
+                    let _ = write!(s, "not cut");
+                } else {
+                    let (a, b) = it.in_llc();
+                    let _ = write!(
+                        s,
+                        "{} pieces, {} of their work in their LLC (worst piece {})",
+                        it.pieces.len(),
+                        pct(a, b),
+                        it.pieces
+                            .iter()
+                            .map(|p| (p.in_llc_ns, p.work_ns))
+                            .min_by(|x, y| (x.0 * y.1.max(1)).cmp(&(y.0 * x.1.max(1))))
+                            .map_or_else(|| "-".into(), |(a, b)| pct(a, b)),
+                    );
+                }
+                if let Some(st) = it.replay {
+                    let _ = write!(s, "; replay: {st}");
+                }
+                s.push('\n');
+            }
+        }
         s
     }
 
