@@ -65,7 +65,7 @@ mod parallel_iterator;
 mod positions;
 mod reduce;
 mod repeat;
-mod replay;
+pub(crate) mod replay;
 mod rev;
 mod skip;
 mod skip_any;

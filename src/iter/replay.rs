@@ -68,7 +68,7 @@ impl Replay {
     /// How the last run that used this handle compares with the run
     /// before it.
     pub fn stats(&self) -> ReplayStats {
-        self.core.lock().stats
+        self.core.stats()
     }
 }
 
@@ -161,6 +161,11 @@ impl ReplayCore {
         st.key = Some(key);
         st.ran = ran;
         st.stats = stats;
+    }
+
+    /// How the last recorded run compares with the one before it.
+    pub(crate) fn stats(&self) -> ReplayStats {
+        self.lock().stats
     }
 
     /// A run that was not split: its stats, the record kept.

@@ -148,6 +148,8 @@ mod lifecycle;
 mod push;
 
 pub(crate) use aimed::{Aim, run_aimed};
+#[cfg(feature = "sim")]
+pub(crate) use aimed::wake_aimed_worker;
 
 use lifecycle::StartGate;
 

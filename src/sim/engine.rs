@@ -14,6 +14,8 @@ use std::sync::Arc;
 use crossbeam_deque::{Injector, Stealer, Worker};
 
 use crate::groups::{AffinityTracker, GroupPlan};
+use crate::iter::plumbing::run_split::Level;
+use crate::iter::replay::ReplayCore;
 use crate::layout::Layout;
 use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
@@ -26,6 +28,7 @@ use crate::runtime::sleep::{Idle, Sleep};
 use super::Policy;
 use super::cost::{CostModel, Reach};
 use super::report::{Counts, Run};
+use super::split::SplitRun;
 use super::workload::{Node, Task, Workload};
 
 /// A job's index in the arena.
@@ -49,6 +52,24 @@ pub(super) struct Job {
     pub(super) kind: Kind,
     /// The worker waiting for its latch (a `join`'s owner, a scope's).
     pub(super) waiter: Option<u32>,
+    /// The piece of an iterator's first split it belongs to: (index into
+    /// `Sim::splits`, piece).
+    pub(super) piece: Option<(u32, u32)>,
+    /// A group of pieces of a first split to run (`run_split::run_group`).
+    pub(super) fanout: Option<Fanout>,
+    /// Queued copies not executed yet (an `Aim::Worker` push queues two;
+    /// the first executed runs the job, the last frees it).
+    pub(super) copies: u8,
+    /// A copy ran it.
+    pub(super) taken: bool,
+}
+
+/// Pieces `pieces` of first split `split`, grouped at `level`.
+#[derive(Debug, Clone)]
+pub(super) struct Fanout {
+    pub(super) split: u32,
+    pub(super) pieces: std::ops::Range<usize>,
+    pub(super) level: Level,
 }
 
 /// Who frees a job, and what its end sets.
@@ -79,6 +100,9 @@ pub(super) enum Stage {
     /// Waiting for `latch` (a `join`'s `b`, or the scope's children) by
     /// running other jobs (`wait_until`).
     Wait { latch: JobId },
+    /// An iterator's pieces all returned: record the replay, then what
+    /// follows the iterator.
+    AfterIter { split: u32 },
     /// Body done: finish.
     Finish,
 }
@@ -142,6 +166,12 @@ pub(super) struct Sim<'a> {
     pub(super) group_cluster: Vec<Injector<JobId>>,
     pub(super) spread_used: bool,
     groups: Vec<SimGroup>,
+    /// Per worker: its targeted queue (`Aim::Worker` copies).
+    pub(super) targeted: Vec<std::collections::VecDeque<JobId>>,
+    /// The iterators' first splits, in order of start.
+    pub(super) splits: Vec<SplitRun>,
+    /// The workload's affinity replay handle (the runtime's own record).
+    pub(super) replay: ReplayCore,
     pub(super) jobs: Vec<Job>,
     pub(super) free: Vec<JobId>,
     pub(super) tasks: HashMap<JobId, Task>,
@@ -226,6 +256,9 @@ impl<'a> Sim<'a> {
             group_llc: (0..nllc).map(|_| Injector::new()).collect(),
             group_cluster: (0..ncl).map(|_| Injector::new()).collect(),
             spread_used: false,
+            targeted: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
+            splits: Vec::new(),
+            replay: ReplayCore::default(),
             cost,
             policy,
             workload,
@@ -302,6 +335,7 @@ impl<'a> Sim<'a> {
             "internal error: the simulation stalled with roots unfinished"
         );
         self.counts.makespan_ns = self.now;
+        self.counts.iters = self.splits.iter().map(|s| s.stats.clone()).collect();
         Run::new(self.policy, n, &self.counts)
     }
 
@@ -336,6 +370,10 @@ impl<'a> Sim<'a> {
             scope,
             kind,
             waiter: None,
+            piece: None,
+            fanout: None,
+            copies: 0,
+            taken: false,
         };
         match self.free.pop() {
             Some(id) => {
@@ -540,13 +578,39 @@ impl<'a> Sim<'a> {
 
     pub(super) fn task(&mut self, id: JobId) -> &Task {
         let node = self.jobs[id as usize].node;
+        let fanout = self.jobs[id as usize].fanout.is_some();
         let wl = self.workload;
-        self.tasks.entry(id).or_insert_with(|| wl.task(&node))
+        self.tasks.entry(id).or_insert_with(|| {
+            if fanout {
+                // A fan-out's own work is its pushes, charged as they go.
+                Task {
+                    work_ns: 0,
+                    footprint: 0,
+                    data: None,
+                    body: super::workload::Body::Leaf,
+                }
+            } else {
+                wl.task(&node)
+            }
+        })
     }
 
     /// Starts running job `id` on `w` (taken from a queue): counts it, and
     /// for a group job records its LLC (`GroupState::record`).
     pub(super) fn execute(&mut self, w: usize, id: JobId) {
+        let j = &mut self.jobs[id as usize];
+        if j.copies > 0 {
+            // A copy of an `Aim::Worker` job (`AffineProxy::execute`): the
+            // first runs it, a later one only frees it.
+            j.copies -= 1;
+            if j.taken {
+                if j.copies == 0 && j.done {
+                    self.free.push(id);
+                }
+                return;
+            }
+            j.taken = true;
+        }
         self.counts.jobs += 1;
         self.record_group_run(w, id);
         self.workers[w].frames.push(Frame {
@@ -623,7 +687,10 @@ impl<'a> Sim<'a> {
             Kind::Half => self.latch_set(id),
             Kind::Spawned => {
                 let s = job.scope.expect("a spawned job has a scope");
-                self.free.push(id);
+                // A copy still queued frees it when it is executed.
+                if job.copies == 0 {
+                    self.free.push(id);
+                }
                 let sj = &mut self.jobs[s as usize];
                 sj.pending -= 1;
                 if sj.pending == 0 {

@@ -33,12 +33,19 @@
 //! | help rule | `registry::group_routing::may_help_in` (`groups::may_help_by`, the overload rule) |
 //! | search, park | the states of `search::search`: uncounted pass, `Sleep::start_searching`, spin with crossbeam's backoff steps, `prepare_sleep`, re-check pass, `cancel_sleep` or park |
 //! | claim and wake | a claim returned by `Sleep` schedules the woken worker after the wake latency; it then calls `Sleep::cancel_sleep`, as `Sleep::sleep` does after its park |
+//! | iterator start ([`Body::Iter`]) | `run_split::bridge` / `first_split_cold`: `run_split::split_depth`, then `hierarchy::first_split` itself on the simulated layout (one LLC without replay, or fewer than two pieces: the whole adaptive tree inline) |
+//! | iterator fan-out | `run_split::run_group`: the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; the frame of `run_aimed` (remote groups pushed, the inline one run, a count latch waited for) |
+//! | aimed push | `Registry::push_aimed`: `Aim::Llc` into the LLC's pack queue with `group_routing::notify_pack`; `Aim::Worker` (replay) as two copies, the worker's targeted queue (`PassQueues::targeted`, first in each pass) and its LLC's pack queue, woken by `aimed::wake_aimed_worker`; the second copy executed is a no-op (`AffineProxy`) |
+//! | piece | `run_split::run_piece`: records the worker that started it, then the workload's tree of the piece |
+//! | replay | `run_split::replay_targets` (the record of the runtime's own `ReplayCore`, `replay::balance`) before the run, `ReplayCore::record` after it, one handle per simulation |
 //!
 //! Not modelled: races (an event's look at the queues is atomic, so a
-//! steal never reports contention); the iterators' first split and replay
-//! (the `iter:` workload splits by halves, as the adaptive bridge does
-//! below the first split); yields and broadcasts; the real pool's own
-//! clock (`Auto` groups decay on simulated time).
+//! steal never reports contention); the adaptive splitter inside a piece
+//! (the workloads' pieces halve down to a grain, where the runtime splits
+//! with a budget of the piece's workers); nested iterators and iterators
+//! inside job groups (both split adaptively in the runtime); yields and
+//! broadcasts; the real pool's own clock (`Auto` groups decay on simulated
+//! time).
 //!
 //! # Policies
 //!
@@ -70,6 +77,7 @@ mod engine;
 mod machine;
 mod queues;
 mod report;
+mod split;
 mod worker;
 mod workload;
 
@@ -83,9 +91,9 @@ use crate::topology::Topology;
 
 pub use cost::{CostError, CostModel, Reach};
 pub use machine::{MachineError, load as load_machine};
-pub use report::{Counts, Feed, Report, Run};
+pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
 pub use workload::{
-    Body, Fib, IterRange, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload,
+    Body, Fib, Iter, IterRange, IterSpec, Node, RandomTree, Root, SpawnStorm, Stream, Task, Workload,
     WorkloadError, parse as parse_workload, work_span,
 };
 

@@ -48,7 +48,8 @@ impl PassQueues for SimPass<'_, '_> {
     type Job = JobId;
 
     fn targeted(&mut self) -> Option<JobId> {
-        None
+        self.sim.acc += self.sim.cost.probe_ns;
+        self.sim.targeted[self.w].pop_front()
     }
 
     fn pull(&mut self, q: Queue, batch: bool) -> Found<JobId> {

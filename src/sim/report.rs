@@ -53,6 +53,48 @@ pub struct Counts {
     /// Each feed of an `Auto` group's tracker: (group, the tracker's
     /// counts by LLC after the feed, preference before, after).
     pub group_feeds: Vec<Feed>,
+    /// Each indexed iterator's run, in order of start ([`IterStats`]).
+    pub iters: Vec<IterStats>,
+}
+
+/// One run of an indexed iterator (`Body::Iter`): its first split's
+/// pieces and where their work ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IterStats {
+    /// The pieces (empty when the iterator was not cut: one LLC without
+    /// replay, or too few items).
+    pub pieces: Vec<PieceStats>,
+    /// With replay: the replay record's comparison with the run before
+    /// (`Replay::stats` after this run).
+    pub replay: Option<crate::iter::ReplayStats>,
+}
+
+impl IterStats {
+    /// Work of all pieces run in the piece's own LLC, and all work.
+    pub fn in_llc(&self) -> (u64, u64) {
+        self.pieces
+            .iter()
+            .fold((0, 0), |(a, b), p| (a + p.in_llc_ns, b + p.work_ns))
+    }
+}
+
+/// One piece of a first split.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PieceStats {
+    /// Its items.
+    pub items: std::ops::Range<usize>,
+    /// The LLC of its domain.
+    pub llc: usize,
+    /// The worker it was aimed at (with replay), else `None`.
+    pub aimed_at: Option<usize>,
+    /// The worker that started it.
+    pub ran_on: usize,
+    /// When it started (simulated ns).
+    pub started_ns: u64,
+    /// Work of its tasks (ns).
+    pub work_ns: u64,
+    /// Of which run by workers of `llc`.
+    pub in_llc_ns: u64,
 }
 
 impl Counts {
@@ -166,6 +208,31 @@ impl Report {
                 k.llc_moves,
                 k.claim_words as f64 / k.jobs.max(1) as f64,
             );
+        }
+        for r in self.runs.iter().filter(|r| !r.counts.iters.is_empty()) {
+            for (i, it) in r.counts.iters.iter().enumerate() {
+                let _ = write!(s, "{} {} iterator run {i}: ", r.policy.name(), r.workers);
+                if it.pieces.is_empty() {
+                    let _ = write!(s, "not cut");
+                } else {
+                    let (a, b) = it.in_llc();
+                    let _ = write!(
+                        s,
+                        "{} pieces, {} of their work in their LLC (worst piece {})",
+                        it.pieces.len(),
+                        pct(a, b),
+                        it.pieces
+                            .iter()
+                            .map(|p| (p.in_llc_ns, p.work_ns))
+                            .min_by(|x, y| (x.0 * y.1.max(1)).cmp(&(y.0 * x.1.max(1))))
+                            .map_or_else(|| "-".into(), |(a, b)| pct(a, b)),
+                    );
+                }
+                if let Some(st) = it.replay {
+                    let _ = write!(s, "; replay: {st}");
+                }
+                s.push('\n');
+            }
         }
         s
     }

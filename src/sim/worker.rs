@@ -31,19 +31,27 @@ impl Sim<'_> {
             let top = self.workers[w].frames.len() - 1;
             match stage {
                 Stage::Start => {
-                    let work = self.task(job).work_ns as f64 + self.refill(w, job);
+                    let own = self.task(job).work_ns;
+                    self.piece_work(w, job, own);
+                    let work = own as f64 + self.refill(w, job);
                     self.counts.busy_ns += work.round() as u64;
                     self.acc += work;
                     self.workers[w].frames[top].stage = Stage::Body;
                     return self.after_cost(w);
                 }
                 Stage::Body => {
+                    if self.jobs[job as usize].fanout.is_some() {
+                        self.fan_out(w, job);
+                        continue;
+                    }
                     let body = self.task(job).body.clone();
                     let group = self.jobs[job as usize].group;
                     match body {
                         Body::Leaf => self.workers[w].frames[top].stage = Stage::Finish,
                         Body::Join(a, b) => {
+                            let piece = self.jobs[job as usize].piece;
                             let jb = self.new_job(b, group, w as u32, None, Kind::Half);
+                            self.jobs[jb as usize].piece = piece;
                             if self.policy == Policy::RayonLike {
                                 self.workers[w].overflow += 1;
                                 self.push(w, jb);
@@ -51,6 +59,7 @@ impl Sim<'_> {
                                 self.push_private(w, jb);
                             }
                             let ja = self.new_job(a, group, w as u32, None, Kind::Inline);
+                            self.jobs[ja as usize].piece = piece;
                             self.workers[w].frames[top].stage = Stage::AfterA { b: jb };
                             self.workers[w].frames.push(Frame {
                                 job: ja,
@@ -69,8 +78,10 @@ impl Sim<'_> {
                             self.jobs[job as usize].waiter = Some(w as u32);
                             self.workers[w].frames[top].stage = Stage::Wait { latch: job };
                         }
+                        Body::Iter(spec) => self.start_iter(w, spec),
                     }
                 }
+                Stage::AfterIter { split } => self.end_iter(w, split),
                 Stage::AfterA { b } => {
                     if self.pop_private(w) {
                         self.run_b_inline(w, b);

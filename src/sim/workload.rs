@@ -37,6 +37,28 @@ pub enum Body {
     /// A scope: spawns every task (in the task's group, if any) and waits
     /// for all of them.
     Scope(Vec<Node>),
+    /// An indexed parallel iterator run as the pool runs one: cut by the
+    /// first split (`hierarchy::first_split`) into pieces aimed at their
+    /// domains, each piece then its own task tree; see [`IterSpec`].
+    Iter(IterSpec),
+}
+
+/// An indexed iterator's run ([`Body::Iter`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IterSpec {
+    /// Items.
+    pub len: u64,
+    /// The producer's `min_len` (1 unless `with_min_len`).
+    pub min_len: u64,
+    /// Whether it runs with an affinity replay handle (`with_replay`): one
+    /// handle per simulation, kept across the runs of the workload.
+    pub replay: bool,
+    /// The task of the piece of items `lo..lo + n` (or of the whole
+    /// iterator, when it is not cut) is `Node::new(lo, n, piece)`.
+    pub piece: u64,
+    /// What the task does once the iterator returned (the next run of a
+    /// loop), inline in its frame.
+    pub then: Option<Node>,
 }
 
 /// One task.
@@ -95,6 +117,13 @@ pub fn work_span(w: &dyn Workload, node: &Node) -> (u64, u64) {
             let (wk, sk) = work_span(w, k);
             (w1 + wk, s.max(t.work_ns + sk))
         }),
+        // The whole iterator as one tree (the first split only cuts it at
+        // other places), then what follows.
+        Body::Iter(spec) => {
+            let (wp, sp) = work_span(w, &Node::new(0, spec.len, spec.piece));
+            let (wt, st) = spec.then.map_or((0, 0), |n| work_span(w, &n));
+            (t.work_ns + wp + wt, t.work_ns + sp + st)
+        }
     }
 }
 
@@ -177,7 +206,8 @@ impl Workload for RandomTree {
 }
 
 /// An iterator over `len` items, halved down to pieces of `grain` items
-/// (`ns` each item), as the adaptive bridge splits a range.
+/// (`ns` each item), as the adaptive bridge splits a range, without the
+/// first split (`range:ITEMS`; [`Iter`] has it).
 #[derive(Debug, Clone)]
 pub struct IterRange {
     /// Items.
@@ -190,27 +220,83 @@ pub struct IterRange {
 
 impl Workload for IterRange {
     fn name(&self) -> String {
-        format!("iter:{}", self.len)
+        format!("range:{}", self.len)
     }
     fn roots(&self) -> Vec<Root> {
         one_root(Node::new(0, self.len, 0))
     }
     fn task(&self, node: &Node) -> Task {
-        let (lo, len) = (node.a, node.b);
-        if len <= self.grain.max(1) {
-            return Task {
-                work_ns: len * self.ns,
-                footprint: len * 8,
-                data: None,
-                body: Body::Leaf,
-            };
+        halves(node, self.grain, self.ns, false)
+    }
+}
+
+/// The adaptive tree of items `node.a..node.a + node.b`: halved down to
+/// `grain` items, 5 ns a split, `ns` an item, 8 bytes an item of data;
+/// with `persistent`, each leaf's data outlives it, named by its first
+/// item.
+fn halves(node: &Node, grain: u64, ns: u64, persistent: bool) -> Task {
+    let (lo, len, tag) = (node.a, node.b, node.c);
+    if len <= grain.max(1) {
+        return Task {
+            work_ns: len * ns,
+            footprint: len * 8,
+            data: persistent.then_some(lo),
+            body: Body::Leaf,
+        };
+    }
+    let h = len / 2;
+    Task {
+        work_ns: 5,
+        footprint: 0,
+        data: None,
+        body: Body::Join(Node::new(lo, h, tag), Node::new(lo + h, len - h, tag)),
+    }
+}
+
+/// `runs` runs, one after the other, of an indexed iterator over `len`
+/// items (`ns` each, 8 bytes of persistent data each: item `i` is the same
+/// data in every run) as the pool runs one: the first split
+/// ([`Body::Iter`]), then each piece halved down to `grain` items, as the
+/// adaptive bridge splits a range. With `replay`, every run uses the same
+/// affinity replay handle (`with_replay`).
+#[derive(Debug, Clone)]
+pub struct Iter {
+    /// Items.
+    pub len: u64,
+    /// Items per leaf.
+    pub grain: u64,
+    /// Work per item.
+    pub ns: u64,
+    /// Runs of the iterator, in sequence.
+    pub runs: u64,
+    /// Whether the runs use an affinity replay handle.
+    pub replay: bool,
+}
+
+impl Workload for Iter {
+    fn name(&self) -> String {
+        let kind = if self.replay { "iter-replay" } else { "iter" };
+        format!("{kind}:{}", self.len)
+    }
+    fn roots(&self) -> Vec<Root> {
+        one_root(Node::new(0, 0, 0))
+    }
+    fn task(&self, node: &Node) -> Task {
+        if node.c == 1 {
+            return halves(node, self.grain, self.ns, true);
         }
-        let h = len / 2;
+        let run = node.a;
         Task {
-            work_ns: 5,
+            work_ns: 0,
             footprint: 0,
             data: None,
-            body: Body::Join(Node::new(lo, h, 0), Node::new(lo + h, len - h, 0)),
+            body: Body::Iter(IterSpec {
+                len: self.len,
+                min_len: 1,
+                replay: self.replay,
+                piece: 1,
+                then: (run + 1 < self.runs).then(|| Node::new(run + 1, 0, 0)),
+            }),
         }
     }
 }
@@ -337,15 +423,17 @@ impl fmt::Display for WorkloadError {
 
 impl std::error::Error for WorkloadError {}
 
-/// The workload `spec` names: `fib:N`, `tree:ITEMS[:SEED]`, `iter:ITEMS`,
-/// `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`.
+/// The workload `spec` names: `fib:N`, `tree:ITEMS[:SEED]`,
+/// `range:ITEMS` ([`IterRange`]), `iter:ITEMS[:RUNS]` ([`Iter`]),
+/// `iter-replay:ITEMS[:RUNS]` ([`Iter`] with replay, 4 runs unless
+/// given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`.
 ///
 /// # Errors
 /// An unknown name or a number that does not parse; the message lists the
 /// accepted forms.
 pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
-    const FORMS: &str =
-        "fib:N, tree:ITEMS[:SEED], iter:ITEMS, spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
+    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS, iter:ITEMS[:RUNS], iter-replay:ITEMS[:RUNS], \
+                         spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
     let parts: Vec<&str> = spec.split(':').collect();
     let bad = || WorkloadError(format!("workload `{spec}`: expected one of {FORMS}"));
     let num = |i: usize, default: Option<u64>| -> Result<u64, WorkloadError> {
@@ -369,11 +457,21 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
             grain: 1024,
             seed: num(2, Some(1))?,
         }),
-        "iter" if parts.len() == 2 => Box::new(IterRange {
+        "range" if parts.len() == 2 => Box::new(IterRange {
             len: num(1, None)?,
             grain: 1024,
             ns: 2,
         }),
+        "iter" | "iter-replay" if (2..=3).contains(&parts.len()) => {
+            let replay = parts[0] == "iter-replay";
+            Box::new(Iter {
+                len: num(1, None)?,
+                grain: 1024,
+                ns: 2,
+                runs: num(2, Some(if replay { 4 } else { 1 }))?.max(1),
+                replay,
+            })
+        }
         "spawn" if parts.len() <= 3 => Box::new(SpawnStorm {
             jobs: num(1, None)?,
             ns: num(2, Some(1000))?,

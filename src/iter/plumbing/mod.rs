@@ -64,7 +64,7 @@
 //!   result will not change, so callers stop early.
 
 pub mod hierarchy;
-mod run_split;
+pub(crate) mod run_split;
 mod splitter;
 
 use crate::iter::IndexedParallelIterator;

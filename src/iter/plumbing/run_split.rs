@@ -139,13 +139,7 @@ where
 {
     let nested = NESTED.with(Cell::get);
     let in_group = wt.is_some_and(|wt| !wt.group().is_none());
-    let depth = if replay.is_some() {
-        SplitDepth::Worker
-    } else if registry.cluster_aware() {
-        SplitDepth::Cluster
-    } else {
-        SplitDepth::Llc
-    };
+    let depth = split_depth(replay.is_some(), registry.cluster_aware());
     let pieces = if nested || in_group {
         Vec::new()
     } else {
@@ -169,29 +163,66 @@ where
     }
 }
 
-/// What every group of one run shares.
-struct Ctx<'a> {
-    layout: &'a Layout,
-    pieces: &'a [Piece],
+/// How deep the first split cuts: per worker with a replay handle, else
+/// per cluster when the pool is cluster-aware, else per LLC.
+pub(crate) fn split_depth(replay: bool, cluster_aware: bool) -> SplitDepth {
+    if replay {
+        SplitDepth::Worker
+    } else if cluster_aware {
+        SplitDepth::Cluster
+    } else {
+        SplitDepth::Llc
+    }
+}
+
+/// The workers a replayed run aims its pieces at: where they ran last
+/// time if `core`'s record is valid for `key` (one piece per worker:
+/// [`replay::balance`]), else each piece at the first worker of its own
+/// domain.
+pub(crate) fn replay_targets(
+    core: &ReplayCore,
+    key: ReplayKey,
+    pieces: &[Piece],
+    layout: &Layout,
+) -> Vec<usize> {
+    let natural: Vec<usize> = pieces
+        .iter()
+        .map(|p| p.domain.workers(layout).start)
+        .collect();
+    match core.targets(key) {
+        Some(mut t) => {
+            replay::balance(&mut t, &natural, layout);
+            t
+        }
+        None => natural,
+    }
+}
+
+/// What every group of one run shares (the simulator, `sim`, builds one
+/// too, to group and aim the pieces with the same rules).
+pub(crate) struct Ctx<'a> {
+    pub(crate) layout: &'a Layout,
+    pub(crate) pieces: &'a [Piece],
     /// Replay: the worker each piece is aimed at.
-    targets: Option<&'a [usize]>,
+    pub(crate) targets: Option<&'a [usize]>,
     /// Replay: the worker that started each piece (`usize::MAX`: not yet).
-    ran: &'a [AtomicUsize],
+    pub(crate) ran: &'a [AtomicUsize],
     /// Whether to group by cluster inside an LLC.
-    clusters: bool,
+    pub(crate) clusters: bool,
 }
 
 /// A level of grouping: the groups of `Pool` are LLCs, of `Llc` clusters
 /// (or pieces, without the cluster level), of `Cluster` pieces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Level {
+pub(crate) enum Level {
     Pool,
     Llc,
     Cluster,
 }
 
 impl Level {
-    fn below(self) -> Level {
+    /// The level of the groups' own groups.
+    pub(crate) fn below(self) -> Level {
         match self {
             Level::Pool => Level::Llc,
             Level::Llc | Level::Cluster => Level::Cluster,
@@ -221,19 +252,9 @@ where
     };
     // First run (or a new length): each piece at the first worker of its
     // own domain; later runs: where it ran, one piece per worker.
-    let targets = replay.as_ref().map(|r| {
-        let natural: Vec<usize> = pieces
-            .iter()
-            .map(|p| p.domain.workers(layout).start)
-            .collect();
-        match r.targets(key) {
-            Some(mut t) => {
-                replay::balance(&mut t, &natural, layout);
-                t
-            }
-            None => natural,
-        }
-    });
+    let targets = replay
+        .as_ref()
+        .map(|r| replay_targets(r, key, pieces, layout));
     let ran: Vec<AtomicUsize> = match &replay {
         Some(_) => (0..pieces.len())
             .map(|_| AtomicUsize::new(usize::MAX))
@@ -271,7 +292,7 @@ impl Ctx<'_> {
     }
 
     /// The groups of pieces `idx` at `level` (runs of equal keys).
-    fn groups(&self, idx: Range<usize>, level: Level) -> Vec<Range<usize>> {
+    pub(crate) fn groups(&self, idx: Range<usize>, level: Level) -> Vec<Range<usize>> {
         let mut out: Vec<Range<usize>> = Vec::new();
         for i in idx {
             match out.last_mut() {
@@ -285,8 +306,7 @@ impl Ctx<'_> {
     /// Where group `g` runs, seen from worker `wt`: inline if it is `wt`'s
     /// (its domain holds `wt`; with replay, a single piece aimed at `wt`),
     /// else queued to its domain.
-    fn aim(&self, wt: &WorkerThread, g: &Range<usize>, level: Level) -> Aim {
-        let me = wt.index();
+    fn aim(&self, me: usize, g: &Range<usize>, level: Level) -> Aim {
         if g.len() == 1 {
             if let Some(t) = self.targets {
                 let w = t[g.start];
@@ -318,6 +338,25 @@ impl Ctx<'_> {
         } else {
             Aim::Llc { llc, wake_from }
         }
+    }
+
+    /// Where each of `groups` (at `level`) runs, seen from worker `me`:
+    /// [`Ctx::aim`], except that only the first group aimed at `me` runs
+    /// inline; several replayed pieces aimed at `me` queue the others to
+    /// it like any aimed piece, so that its neighbours can take them.
+    pub(crate) fn aims(&self, me: usize, groups: &[Range<usize>], level: Level) -> Vec<Aim> {
+        let mut inline = false;
+        groups
+            .iter()
+            .map(|g| match self.aim(me, g, level) {
+                Aim::Here if inline => Aim::Worker(me),
+                Aim::Here => {
+                    inline = true;
+                    Aim::Here
+                }
+                aim => aim,
+            })
+            .collect()
     }
 }
 
@@ -351,22 +390,12 @@ where
     let mut reducers = Vec::with_capacity(groups.len() - 1);
     cut(producer, consumer, &cuts, 0, &mut parts, &mut reducers);
     let below = level.below();
-    let mut inline = false;
+    let aims = ctx.aims(wt.index(), &groups, level);
     let tasks: Vec<_> = groups
         .into_iter()
         .zip(parts)
-        .map(|(g, (p, c))| {
-            let aim = match ctx.aim(wt, &g, level) {
-                // Several replayed pieces aimed at this worker: one runs
-                // inline, the others are queued to it like any aimed piece,
-                // so that its neighbours can take them.
-                Aim::Here if inline => Aim::Worker(wt.index()),
-                Aim::Here => {
-                    inline = true;
-                    Aim::Here
-                }
-                aim => aim,
-            };
+        .zip(aims)
+        .map(|((g, (p, c)), aim)| {
             let task = move |_migrated: bool| {
                 // Tasks run on workers (inline on `wt`, or taken from a
                 // queue by a worker).

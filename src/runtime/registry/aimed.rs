@@ -51,6 +51,9 @@ use crate::runtime::worker::WorkerThread;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering, fence};
 
 use super::Registry;
+use super::group_routing::notify_pack;
+use crate::layout::Layout;
+use crate::runtime::sleep::Sleep;
 
 /// Where [`run_aimed`] runs a closure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,29 +170,44 @@ impl Registry {
                 t.targeted.lock().push_back(copy);
                 t.has_targeted.store(true, Ordering::SeqCst);
                 self.group_llc[llc].push(copy);
-                // The pusher's fence of the sleep protocol, then a claim of
-                // `w` itself, else the pack queue's wakeup (module docs).
+                // The pusher's fence of the sleep protocol, then the wakeup
+                // (module docs).
                 fence(Ordering::SeqCst);
-                let d = self.distance(from.index(), w);
-                self.sleep
-                    .wake_if_idle(w, d)
-                    .or_else(|| self.notify_pack(llc, Some(w), Some(from)))
+                wake_aimed_worker(&self.sleep, &self.layout, w, from.index())
             }
         };
         if let Some((_, d)) = woken {
             self.counters[from.index()].wakeup(d);
         }
     }
+}
 
-    /// How far worker `b` is from worker `a`, as wakeups are counted.
-    fn distance(&self, a: usize, b: usize) -> Distance {
-        let w = self.layout.workers();
-        if w[a].cluster == w[b].cluster {
-            Distance::Cluster
-        } else if w[a].llc == w[b].llc {
-            Distance::Llc
-        } else {
-            Distance::Remote
-        }
+/// The wakeup of an [`Aim::Worker`] push of worker `from`, once both copies
+/// are queued and the pusher's fence is done: a claim of `w` itself if it
+/// is idle, else the wakeup of `w`'s LLC's pack queue, `w`'s cluster first
+/// (module docs). Pure over the sleep state, so the simulator (`sim`)
+/// calls it too.
+pub(crate) fn wake_aimed_worker(
+    sleep: &Sleep,
+    layout: &Layout,
+    w: usize,
+    from: usize,
+) -> Option<(usize, Distance)> {
+    let ws = layout.workers();
+    let llc = ws[w].llc;
+    sleep
+        .wake_if_idle(w, distance(layout, from, w))
+        .or_else(|| notify_pack(sleep, llc, Some(w), Some(ws[from].llc)))
+}
+
+/// How far worker `b` is from worker `a`, as wakeups are counted.
+fn distance(layout: &Layout, a: usize, b: usize) -> Distance {
+    let w = layout.workers();
+    if w[a].cluster == w[b].cluster {
+        Distance::Cluster
+    } else if w[a].llc == w[b].llc {
+        Distance::Llc
+    } else {
+        Distance::Remote
     }
 }

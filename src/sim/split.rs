@@ -1,0 +1,268 @@
+//! An indexed iterator's run on the simulated pool, with the runtime's
+//! own first-split code (`iter::plumbing::run_split`): the pieces of
+//! [`first_split`] for the depth of `run_split::split_depth`, grouped per
+//! LLC, then per cluster, then one by one (`Ctx::groups`), each level a
+//! fan-out where the group that holds the running worker runs inline and
+//! the others are aimed by `Ctx::aims`: `Aim::Llc` into the LLC's pack
+//! queue with `notify_pack`'s wakeup, `Aim::Worker` (replay) as two
+//! copies, one in the worker's targeted queue and one in its LLC's pack
+//! queue, with `wake_aimed_worker`'s wakeup (`Registry::push_aimed`). A
+//! replayed run's aims come from `run_split::replay_targets` over the
+//! runtime's own `ReplayCore` record, and the run is recorded there when it
+//! returns, as `run_top` does.
+//!
+//! Mirrored, not shared: the fan-out's frame itself (`run_group`,
+//! `run_aimed`: push the remote groups, run the inline one, wait for the
+//! count latch), and a piece's own tree, which is the workload's (the
+//! runtime's piece splits adaptively with a budget of its domain's
+//! workers; `Iter`'s pieces halve down to a grain).
+
+use std::sync::Arc;
+
+use crate::iter::plumbing::hierarchy::{Piece, first_split};
+use crate::iter::plumbing::run_split::{Ctx, Level, replay_targets, split_depth};
+use crate::iter::replay::ReplayKey;
+use crate::runtime::registry::group_routing::notify_pack;
+use crate::runtime::registry::{Aim, wake_aimed_worker};
+
+use super::engine::{Fanout, Frame, JobId, Kind, Sim, Stage};
+use super::report::{IterStats, PieceStats};
+use super::workload::{Body, IterSpec, Node};
+
+/// One iterator run's first split.
+pub(super) struct SplitRun {
+    pieces: Vec<Piece>,
+    /// Replay: each piece's target worker.
+    targets: Option<Vec<usize>>,
+    /// The worker that started each piece.
+    ran: Vec<usize>,
+    /// Replay: the record's key.
+    key: Option<ReplayKey>,
+    /// The tag of piece nodes ([`IterSpec::piece`]).
+    tag: u64,
+    /// What follows the iterator.
+    then: Option<Node>,
+    pub(super) stats: IterStats,
+}
+
+impl Sim<'_> {
+    /// `bridge_producer_consumer` on worker `w`, in the frame of `job`:
+    /// the first split where the runtime makes one, else the whole
+    /// iterator's adaptive tree inline.
+    pub(super) fn start_iter(&mut self, w: usize, spec: IterSpec) {
+        let layout = Arc::clone(&self.layout);
+        let len = usize::try_from(spec.len).unwrap_or(usize::MAX);
+        let split = self.splits.len() as u32;
+        // `bridge`: one LLC and no replay is the adaptive tree at once;
+        // `first_split_cold`: fewer than two pieces too.
+        let pieces = if !spec.replay && layout.llc_ranges().len() < 2 {
+            Vec::new()
+        } else {
+            let depth = split_depth(spec.replay, self.policy.cluster_aware());
+            let min = usize::try_from(spec.min_len).unwrap_or(usize::MAX);
+            first_split(&layout, len, min, depth)
+        };
+        let top = self.workers[w].frames.len() - 1;
+        self.workers[w].frames[top].stage = Stage::AfterIter { split };
+        let mut run = SplitRun {
+            pieces: Vec::new(),
+            targets: None,
+            ran: Vec::new(),
+            key: None,
+            tag: spec.piece,
+            then: spec.then,
+            stats: IterStats::default(),
+        };
+        if pieces.len() < 2 {
+            if spec.replay {
+                self.replay.unsplit();
+                run.stats.replay = Some(self.replay.stats());
+            }
+            self.splits.push(run);
+            let node = Node::new(0, spec.len, spec.piece);
+            let id = self.new_job(node, None, w as u32, None, Kind::Inline);
+            self.workers[w].frames.push(Frame {
+                job: id,
+                stage: Stage::Start,
+            });
+            return;
+        }
+        if spec.replay {
+            let key = ReplayKey {
+                pool: 0,
+                len,
+                pieces: pieces.len(),
+            };
+            run.targets = Some(replay_targets(&self.replay, key, &pieces, &layout));
+            run.key = Some(key);
+        }
+        run.stats.pieces = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PieceStats {
+                items: p.range.clone(),
+                llc: p.domain.llc(&layout).unwrap_or(0),
+                aimed_at: run.targets.as_ref().map(|t| t[i]),
+                ..PieceStats::default()
+            })
+            .collect();
+        run.ran = vec![usize::MAX; pieces.len()];
+        let all = 0..pieces.len();
+        run.pieces = pieces;
+        self.splits.push(run);
+        // `run_top`: the whole split is one group at the pool level, run
+        // inline.
+        let id = self.new_job(Node::default(), None, w as u32, None, Kind::Inline);
+        self.jobs[id as usize].fanout = Some(Fanout {
+            split,
+            pieces: all,
+            level: Level::Pool,
+        });
+        self.workers[w].frames.push(Frame {
+            job: id,
+            stage: Stage::Start,
+        });
+    }
+
+    /// `run_group` on worker `w` for the fan-out job `job` (the top frame):
+    /// a single piece runs (`run_piece`); a single group goes a level
+    /// down; else the groups are aimed, the remote ones pushed, the inline
+    /// one run, and the frame waits for the remote ones.
+    pub(super) fn fan_out(&mut self, w: usize, job: JobId) {
+        let top = self.workers[w].frames.len() - 1;
+        let f = self.jobs[job as usize]
+            .fanout
+            .clone()
+            .expect("a fan-out job");
+        let run = &self.splits[f.split as usize];
+        if f.pieces.len() == 1 {
+            // `run_piece`: record who started it, then its tree inline.
+            let i = f.pieces.start;
+            let p = &run.pieces[i];
+            let node = Node::new(p.range.start as u64, p.range.len() as u64, run.tag);
+            self.splits[f.split as usize].ran[i] = w;
+            let now = self.now;
+            let st = &mut self.splits[f.split as usize].stats.pieces[i];
+            st.ran_on = w;
+            st.started_ns = now;
+            let id = self.new_job(node, None, w as u32, None, Kind::Inline);
+            self.jobs[id as usize].piece = Some((f.split, i as u32));
+            self.workers[w].frames[top].stage = Stage::Finish;
+            self.workers[w].frames.push(Frame {
+                job: id,
+                stage: Stage::Start,
+            });
+            return;
+        }
+        let ctx = Ctx {
+            layout: &self.layout,
+            pieces: &run.pieces,
+            targets: run.targets.as_deref(),
+            ran: &[],
+            clusters: self.policy.cluster_aware(),
+        };
+        let groups = ctx.groups(f.pieces.clone(), f.level);
+        if groups.len() == 1 {
+            let below = f.level.below();
+            self.jobs[job as usize]
+                .fanout
+                .as_mut()
+                .expect("a fan-out job")
+                .level = below;
+            return;
+        }
+        let aims = ctx.aims(w, &groups, f.level);
+        let below = f.level.below();
+        let mut inline = None;
+        let mut remote = 0;
+        // `run_aimed`: every remote group pushed first, then the inline one.
+        for (g, aim) in groups.into_iter().zip(aims) {
+            let fanout = Fanout {
+                split: f.split,
+                pieces: g,
+                level: below,
+            };
+            if aim == Aim::Here {
+                inline = Some(fanout);
+                continue;
+            }
+            remote += 1;
+            let id = self.new_job(Node::default(), None, w as u32, Some(job), Kind::Spawned);
+            self.jobs[id as usize].fanout = Some(fanout);
+            self.push_aimed(w, aim, id);
+        }
+        self.jobs[job as usize].pending = remote;
+        self.jobs[job as usize].waiter = Some(w as u32);
+        self.workers[w].frames[top].stage = Stage::Wait { latch: job };
+        if let Some(fanout) = inline {
+            let id = self.new_job(Node::default(), None, w as u32, None, Kind::Inline);
+            self.jobs[id as usize].fanout = Some(fanout);
+            self.workers[w].frames.push(Frame {
+                job: id,
+                stage: Stage::Start,
+            });
+        }
+    }
+
+    /// `Registry::push_aimed` from worker `from`.
+    fn push_aimed(&mut self, from: usize, aim: Aim, id: JobId) {
+        let from_llc = self.workers[from].llc;
+        self.acc += self.cost.push_ns + self.cost.fence_ns;
+        let hit = match aim {
+            Aim::Here => unreachable!("inline groups are not pushed"),
+            Aim::Llc { llc, wake_from } => {
+                self.group_llc[llc].push(id);
+                self.counting(|s| notify_pack(&s.sleep, llc, wake_from, Some(from_llc)))
+            }
+            Aim::Worker(t) => {
+                let llc = self.workers[t].llc;
+                self.jobs[id as usize].copies = 2;
+                self.targeted[t].push_back(id);
+                self.group_llc[llc].push(id);
+                self.acc += self.cost.push_ns;
+                self.counting(|s| wake_aimed_worker(&s.sleep, &s.layout, t, from))
+            }
+        };
+        self.woke(hit);
+    }
+
+    /// `run_top` after the pieces returned: the replay record, then what
+    /// follows the iterator (inline in the frame).
+    pub(super) fn end_iter(&mut self, w: usize, split: u32) {
+        let top = self.workers[w].frames.len() - 1;
+        let layout = Arc::clone(&self.layout);
+        let run = &mut self.splits[split as usize];
+        if let Some(key) = run.key {
+            let ran = run.ran.clone();
+            self.replay.record(key, ran, |x| {
+                layout.workers().get(x).map_or(usize::MAX, |p| p.llc)
+            });
+            run.stats.replay = Some(self.replay.stats());
+        }
+        self.workers[w].frames[top].stage = Stage::Finish;
+        if let Some(node) = run.then {
+            let id = self.new_job(node, None, w as u32, None, Kind::Inline);
+            self.workers[w].frames.push(Frame {
+                job: id,
+                stage: Stage::Start,
+            });
+        }
+    }
+
+    /// Counts `work` ns of job `id`, run on `w`, for its piece if it is a
+    /// leaf (the items' work; splits are not counted).
+    pub(super) fn piece_work(&mut self, w: usize, id: JobId, work: u64) {
+        let Some((s, i)) = self.jobs[id as usize].piece else {
+            return;
+        };
+        if self.task(id).body != Body::Leaf {
+            return;
+        }
+        let in_llc = self.workers[w].llc;
+        let p = &mut self.splits[s as usize].stats.pieces[i as usize];
+        p.work_ns += work;
+        if p.llc == in_llc {
+            p.in_llc_ns += work;
+        }
+    }
+}
