@@ -147,9 +147,9 @@ pub(crate) mod group_routing;
 mod lifecycle;
 mod push;
 
-pub(crate) use aimed::{Aim, run_aimed};
 #[cfg(feature = "sim")]
 pub(crate) use aimed::wake_aimed_worker;
+pub(crate) use aimed::{Aim, run_aimed};
 
 use lifecycle::StartGate;
 

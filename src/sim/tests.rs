@@ -520,7 +520,11 @@ fn check_split(
     assert_eq!(got, want);
     assert_eq!(it.in_llc().1, items * 2, "every item's work counted once");
     for p in &it.pieces {
-        assert_eq!(l.workers()[p.ran_on].llc, p.llc, "{p:?} started outside its LLC");
+        assert_eq!(
+            l.workers()[p.ran_on].llc,
+            p.llc,
+            "{p:?} started outside its LLC"
+        );
     }
 }
 
@@ -532,14 +536,27 @@ fn check_split(
 fn iter_pieces_run_in_their_llc() {
     let spec = "llc:4 core:2";
     let items = 1 << 20;
-    let r = run(spec, &iter_workload(items, 2, false), Policy::Hierarchical, None);
+    let r = run(
+        spec,
+        &iter_workload(items, 2, false),
+        Policy::Hierarchical,
+        None,
+    );
     let l = layout(&machine(spec), Policy::Hierarchical, None).unwrap();
     assert_eq!(r.counts.iters.len(), 2);
     for it in &r.counts.iters {
-        check_split(&l, it, items, crate::iter::plumbing::hierarchy::SplitDepth::Cluster);
+        check_split(
+            &l,
+            it,
+            items,
+            crate::iter::plumbing::hierarchy::SplitDepth::Cluster,
+        );
         assert_eq!(it.pieces.len(), 4);
         let worst = worst_piece_in_llc(it);
-        assert!(worst >= 0.8, "worst piece: {worst:.3} of its work in its LLC: {it:?}");
+        assert!(
+            worst >= 0.8,
+            "worst piece: {worst:.3} of its work in its LLC: {it:?}"
+        );
         assert_eq!(it.replay, None);
     }
 }
@@ -560,14 +577,27 @@ fn iter_pieces_on_24_llcs_start_in_their_llc() {
     let spec = "package:2 llc:12 core:8";
     let items = 1 << 22;
     let l = layout(&machine(spec), Policy::Hierarchical, None).unwrap();
-    let r = run(spec, &iter_workload(items, 1, false), Policy::Hierarchical, None);
+    let r = run(
+        spec,
+        &iter_workload(items, 1, false),
+        Policy::Hierarchical,
+        None,
+    );
     let it = &r.counts.iters[0];
-    check_split(&l, it, items, crate::iter::plumbing::hierarchy::SplitDepth::Cluster);
+    check_split(
+        &l,
+        it,
+        items,
+        crate::iter::plumbing::hierarchy::SplitDepth::Cluster,
+    );
     assert_eq!(it.pieces.len(), 24);
     let (a, b) = it.in_llc();
     let share = a as f64 / b as f64;
     // Measured 0.52 overall (worst piece 0.25); `Flat` 0.25 (worst 0.07).
-    assert!(share >= 0.4, "share of the work in its piece's LLC: {share:.3}");
+    assert!(
+        share >= 0.4,
+        "share of the work in its piece's LLC: {share:.3}"
+    );
 }
 
 /// With replay, the run after the first sends each piece back where it
@@ -577,20 +607,30 @@ fn iter_pieces_on_24_llcs_start_in_their_llc() {
 /// worker `replay_targets` chose.
 #[test]
 fn iter_replay_sends_pieces_back() {
-    for (spec, items) in [("llc:4 core:2", 1 << 20), ("package:2 llc:12 core:8", 1 << 22)] {
+    for (spec, items) in [
+        ("llc:4 core:2", 1 << 20),
+        ("package:2 llc:12 core:8", 1 << 22),
+    ] {
         let l = layout(&machine(spec), Policy::Hierarchical, None).unwrap();
-        let r = run(spec, &iter_workload(items, 3, true), Policy::Hierarchical, None);
+        let r = run(
+            spec,
+            &iter_workload(items, 3, true),
+            Policy::Hierarchical,
+            None,
+        );
         assert_eq!(r.counts.iters.len(), 3, "{spec}");
         for (k, it) in r.counts.iters.iter().enumerate() {
-            check_split(&l, it, items, crate::iter::plumbing::hierarchy::SplitDepth::Worker);
+            check_split(
+                &l,
+                it,
+                items,
+                crate::iter::plumbing::hierarchy::SplitDepth::Worker,
+            );
             assert_eq!(it.pieces.len(), l.len(), "{spec}: one piece per worker");
             let st = it.replay.expect("a replayed run records");
             assert_eq!(st.pieces, l.len());
             if k > 0 {
-                assert!(
-                    st.same_llc * 5 >= st.pieces * 4,
-                    "{spec}, run {k}: {st}"
-                );
+                assert!(st.same_llc * 5 >= st.pieces * 4, "{spec}, run {k}: {st}");
             }
         }
     }
@@ -603,7 +643,12 @@ fn iter_replay_sends_pieces_back() {
 fn iter_on_one_llc_is_not_cut() {
     let spec = "core:8";
     let items = 1 << 18;
-    let r = run(spec, &iter_workload(items, 1, false), Policy::Hierarchical, None);
+    let r = run(
+        spec,
+        &iter_workload(items, 1, false),
+        Policy::Hierarchical,
+        None,
+    );
     assert_eq!(r.counts.iters.len(), 1);
     assert!(r.counts.iters[0].pieces.is_empty());
     let plain = run(
@@ -618,6 +663,11 @@ fn iter_on_one_llc_is_not_cut() {
     );
     // The root runs the whole tree inline: the same jobs.
     assert_eq!(r.counts.jobs, plain.counts.jobs);
-    let r = run(spec, &iter_workload(items, 1, true), Policy::Hierarchical, None);
+    let r = run(
+        spec,
+        &iter_workload(items, 1, true),
+        Policy::Hierarchical,
+        None,
+    );
     assert_eq!(r.counts.iters[0].pieces.len(), 8);
 }
