@@ -14,9 +14,9 @@ mod common;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
-}
+#[path = "common/pools.rs"]
+mod pools;
+use pools::{pools, threads};
 
 fn fib_locus(n: u64) -> u64 {
     if n < 2 {
@@ -53,14 +53,7 @@ fn fib_serial(n: u64) -> u64 {
 fn bench_fib(c: &mut Criterion) {
     let n = 30;
     let expected = fib_serial(n);
-    let locus_pool = locus::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
+    let (locus_pool, rayon_pool) = pools();
     let chili_pool = chili::ThreadPool::with_config(chili::Config {
         thread_count: std::num::NonZero::new(threads()),
         ..Default::default()
@@ -126,14 +119,7 @@ fn random_vec(n: usize) -> Vec<u32> {
 
 fn bench_quicksort(c: &mut Criterion) {
     let input = random_vec(1 << 20);
-    let locus_pool = locus::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
+    let (locus_pool, rayon_pool) = pools();
     let mut g = c.benchmark_group("quicksort");
     g.sample_size(20);
     g.bench_function(BenchmarkId::new("locus", "1M"), |b| {

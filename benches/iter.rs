@@ -8,21 +8,9 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
-}
-
-fn pools() -> (locus::ThreadPool, rayon::ThreadPool) {
-    let l = locus::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
-    let r = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
-    (l, r)
-}
+#[path = "common/pools.rs"]
+mod pools;
+use pools::pools;
 
 /// One group with the same body for both libraries: `$body` is written
 /// once, with `$p` the prelude in scope (locus's or rayon's). Before the

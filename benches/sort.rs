@@ -18,9 +18,9 @@ use rayon::slice::ParallelSliceMut;
 
 const LEN: usize = 1 << 20;
 
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
-}
+#[path = "common/pools.rs"]
+mod pools;
+use pools::pools;
 
 fn key(x: &u64) -> u64 {
     x >> 48
@@ -40,14 +40,7 @@ fn group<T: Clone + Ord + Send + Sync>(
     locus_sort: fn(&mut [T]),
     rayon_sort: fn(&mut [T]),
 ) {
-    let locus_pool = locus::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
+    let (locus_pool, rayon_pool) = pools();
     let mut v = input.to_vec();
     locus_pool.install(|| locus_sort(&mut v));
     normalize(&mut v);

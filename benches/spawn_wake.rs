@@ -19,9 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
-}
+#[path = "common/pools.rs"]
+mod pools;
+use pools::{pools, threads};
 
 const SPAWNS: usize = 100_000;
 
@@ -42,14 +42,7 @@ macro_rules! spawn_100k {
 }
 
 fn bench_spawn(c: &mut Criterion) {
-    let locus_pool = locus::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
+    let (locus_pool, rayon_pool) = pools();
     let mut g = c.benchmark_group("scope_spawn");
     g.sample_size(20);
     g.bench_function(BenchmarkId::new("locus", "100k"), |b| {
@@ -82,14 +75,7 @@ fn wake_latency(iters: u64, spawn: impl Fn(Job)) -> Duration {
 }
 
 fn bench_wake(c: &mut Criterion) {
-    let locus_pool = locus::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
-    let rayon_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads())
-        .build()
-        .unwrap();
+    let (locus_pool, rayon_pool) = pools();
     let mut g = c.benchmark_group("wake_latency");
     g.sample_size(10)
         .measurement_time(Duration::from_secs(4))
