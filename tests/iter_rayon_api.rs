@@ -26,17 +26,18 @@ fn take_any_while_and_skip_any_while() {
         assert_eq!(got, v);
         assert_eq!(v.par_iter().take_any_while(|_| false).count(), 0);
         assert_eq!(v.par_iter().skip_any_while(|_| true).count(), 0);
-        // A stop at a value: everything taken is before the first stop in
-        // no particular piece, but is always a subsequence of `v` of items
-        // that pass, and skip_any_while keeps every item from the first
-        // failing one of each piece on: at least the std suffix.
+        // A stop at a value: which passing items are taken (or skipped)
+        // depends on timing, as in rayon, because the flag is shared by all
+        // pieces. What holds: take_any_while yields only passing items,
+        // skip_any_while keeps every failing item, and both keep the input
+        // order. (Not that skip_any_while keeps the std suffix: a passing
+        // item after the first failing one may be skipped by a piece that
+        // reached it before the flag flipped.)
         let taken: Vec<u64> = v.par_iter().copied().take_any_while(|&x| x < 900).collect();
         assert!(taken.iter().all(|&x| x < 900));
         assert!(is_subsequence(&taken, &v));
         let kept: Vec<u64> = v.par_iter().copied().skip_any_while(|&x| x < 900).collect();
         assert!(is_subsequence(&kept, &v));
-        let std_kept: Vec<u64> = v.iter().copied().skip_while(|&x| x < 900).collect();
-        assert!(kept.len() >= std_kept.len());
         assert!(
             kept.iter().filter(|&&x| x >= 900).count() == v.iter().filter(|&&x| x >= 900).count()
         );

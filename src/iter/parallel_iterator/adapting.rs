@@ -222,9 +222,13 @@ macro_rules! adapting_methods {
             Chain::new(self, chain.into_par_iter())
         }
 
-        /// The `Some` values up to the first `None` seen; pieces after a `None`
-        /// stop early (which items before it are yielded is unspecified beyond
-        /// that).
+        /// The `Some` values until a `None` is seen; then every piece stops
+        /// early.
+        ///
+        /// As in rayon, "until" is in time, not in input order: pieces run
+        /// in parallel, so items on either side of the first `None` that were
+        /// processed before the stop was seen may be yielded, and items
+        /// before it may be missing. The `None` itself never is.
         ///
         /// ```
         /// use locus::prelude::*;
