@@ -21,7 +21,8 @@
 /// The runtime's private items the proof refers to, and where they are:
 ///
 /// - `Sleep` (`src/runtime/sleep.rs`): a pool's sleep state: its idle
-///   masks, one `Parker` per worker and the `searching` count.
+///   masks, one `Parker` per worker, the `searching` count and (with
+///   several LLCs) one such count per LLC, `llc_searching`.
 ///   `Sleep::notify`, `Sleep::notify_in` and `Sleep::wake_in` wake a
 ///   worker after a push; `Sleep::prepare_sleep` takes a searching worker
 ///   to *idle*, `Sleep::cancel_sleep` back to *searching*;

@@ -1,6 +1,8 @@
 //! The model pool the loom models run the real search loop on.
 
-use locus::__loom::{CoreLatch, Found, IdleMasks, IdleShape, LatchOwner, Sleep, Sources, search};
+use locus::__loom::{
+    CoreLatch, Found, IdleMasks, IdleShape, LatchOwner, Reach, Sleep, Sources, search,
+};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
@@ -243,13 +245,16 @@ impl Sources for Searcher<'_> {
     /// order (deques of others, shared queues, its LLC's pack queue), then
     /// the other LLCs' pack queues: taken only while their LLC is
     /// overloaded, else a wakeup is forwarded to that LLC.
-    fn find_work(&self) -> Found<usize> {
+    fn find_work(&self, reach: Reach) -> Found<usize> {
         let pool = self.pool;
         let mut retry = false;
         for (i, q) in pool.queues.iter().enumerate() {
             let mine = match q.kind {
                 Kind::Shared => true,
-                Kind::Deque(o) => o != self.w,
+                // A near pass steals only inside the worker's LLC.
+                Kind::Deque(o) => {
+                    o != self.w && (reach == Reach::Far || pool.llc_of(o) == self.llc)
+                }
                 Kind::Pack(l) => l == self.llc,
             };
             if mine {
@@ -259,6 +264,9 @@ impl Sources for Searcher<'_> {
                     Found::Nothing => {}
                 }
             }
+        }
+        if reach == Reach::Near {
+            return if retry { Found::Retry } else { Found::Nothing };
         }
         for (i, q) in pool.queues.iter().enumerate() {
             let Kind::Pack(l) = q.kind else { continue };
@@ -323,6 +331,13 @@ impl Running {
         }
         assert_eq!(self.pool.unfinished(), 0, "a worker left before a job ran");
         assert_eq!(self.pool.sleep.searching(), 0, "searcher count balanced");
+        for l in 0..self.pool.sleep.idle().num_llcs() {
+            assert_eq!(
+                self.pool.sleep.searching_in(l),
+                0,
+                "LLC {l}'s count balanced"
+            );
+        }
         assert!(!self.pool.sleep.idle().any_idle(), "an idle bit left armed");
     }
 }

@@ -219,7 +219,7 @@ fn parking_worker_gets_a_private_half_of_a_blocked_owner() {
                     runs.run(0);
                     ran.set_now();
                 };
-                sleep.start_searching();
+                sleep.start_searching(1);
                 loop {
                     if queue.try_take() {
                         sleep.stop_searching(1, 0);

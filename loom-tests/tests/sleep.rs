@@ -64,6 +64,39 @@ fn two_sleepers_one_job_skip_rule() {
     });
 }
 
+/// The local wake and near passes (two LLCs, {0, 1} and {2, 3}): worker
+/// 2 (busy, in LLC 1) pushes on its deque while worker 0 of LLC 0 searches
+/// (looking only inside LLC 0 until its re-check) and worker 3, its LLC
+/// mate, goes to sleep. The push's notify may take the local wake (LLC 1
+/// has no searcher) while the global rule would skip; either way the job
+/// runs, and every count, the per-LLC ones too, ends at zero.
+#[test]
+fn local_wake_while_another_llc_searches() {
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(4, 2, 0), &[Kind::Deque(2)], 1).start(&[0, 3]);
+        pool.push(0);
+        pool.sleep.notify(Some(2), 1);
+        pool.finish();
+    });
+}
+
+/// The spill of the local wake (three LLCs of two): worker 2 pushes in
+/// LLC 1, whose other worker is busy too (saturated), while worker 0 of
+/// LLC 0 and worker 4 of LLC 2 search or sleep. The notify may claim
+/// worker 4 (LLC 2, nobody searching there) although worker 0 searches;
+/// the job runs and the counts end at zero. Both workers reach the job
+/// only through a far pass, so this also checks that re-checks look far:
+/// with a near re-check loom finds the deadlock (checked when written).
+#[test]
+fn saturated_llc_spills_the_wake() {
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(6, 2, 0), &[Kind::Deque(2)], 1).start(&[0, 4]);
+        pool.push(0);
+        pool.sleep.notify(Some(2), 1);
+        pool.finish();
+    });
+}
+
 /// Two jobs, the first of which blocks until the second ran (a job
 /// waiting where the pool cannot see). Both pushes may skip their wakeup
 /// because worker 0 is counted as searching; worker 0 then finds the first

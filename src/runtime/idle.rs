@@ -795,6 +795,25 @@ impl IdleMasks {
         None
     }
 
+    /// [`claim_remote`](Self::claim_remote) restricted to the LLCs for
+    /// which `accept` holds (asked only of LLCs whose summary shows an
+    /// armed worker): the nearest idle worker of another LLC that passes.
+    pub fn claim_remote_where(
+        &self,
+        from_llc: usize,
+        accept: impl Fn(usize) -> bool,
+    ) -> Option<(usize, Distance)> {
+        for run in self.llc_order.get(from_llc)?.iter() {
+            let hit = self.visit_armed(run.clone(), |m| {
+                if accept(m) { self.claim_llc(m) } else { None }
+            });
+            if let Some(w) = hit {
+                return Some((w, Distance::Remote));
+            }
+        }
+        None
+    }
+
     /// Claims a worker anywhere in LLC `m`: fully idle cores first (with
     /// SMT), largest capacity first.
     #[inline]

@@ -25,12 +25,32 @@
 //! A source that reports contention (`Retry`) does not stop the pass; the
 //! pass returns `Retry` at the end if nothing was found, so the caller
 //! passes again before it sleeps.
+//!
+//! # Near passes
+//!
+//! The first [`NEAR_PASSES`](super::search::NEAR_PASSES) passes of a search that began because the
+//! worker ran out of work ([`Reach::Near`]) stop after the steal tiers
+//! inside the worker's LLC (steps 1 to 3 without the tiers that cross the
+//! LLC). A worker of a busy LLC whose mates have nothing to steal *yet*
+//! (their next `join` halves are still private, or about to be pushed)
+//! would otherwise take a job from another LLC in its first pass, and so
+//! move working sets across LLCs while its own LLC's work is a few
+//! hundred nanoseconds from being stealable: this is where most
+//! cross-LLC steals of a balanced fork-join came from in the simulator
+//! (192 workers, 24 LLCs). Linux's scheduler does the same with balance
+//! intervals that grow with the domain's distance. A worker woken from a
+//! park was claimed for a job that may be anywhere, and its search passes
+//! [`Reach::Far`] at once; so does every re-check before a park (the
+//! sleep proof needs a full look there, and only there: see
+//! `sleep_proof.md`). Where the worker has no steal tier inside its LLC,
+//! or none outside it (the `Flat` order, one worker per LLC, one LLC), a
+//! near pass is a full pass.
 
 use std::ops::{ControlFlow, Range};
 
 use crate::layout::{Tier, TierKind};
 
-use super::search::Found;
+use super::search::{Found, Reach};
 
 /// A queue shared by several workers, as a pass names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +121,25 @@ pub(crate) struct Place<'a> {
     pub(crate) tiers: &'a [Tier],
     /// The other LLCs, nearest first, as runs (`Layout::llc_order_runs`).
     pub(crate) llc_order: &'a [Range<usize>],
+    /// How far this pass looks (see "Near passes").
+    pub(crate) reach: Reach,
+}
+
+impl TierKind {
+    /// Whether victims of this tier are in other LLCs.
+    #[inline]
+    fn crosses_llc(self) -> bool {
+        matches!(self, TierKind::Numa | TierKind::Package | TierKind::Remote)
+    }
+}
+
+/// The number of steal tiers a near pass walks: those before the first that
+/// crosses the LLC, or all of them when there is no tier on one side of
+/// that boundary (then a near pass is a full pass).
+#[inline]
+fn near_tiers(tiers: &[Tier]) -> Option<usize> {
+    let cut = tiers.iter().position(|t| t.kind.crosses_llc())?;
+    (cut > 0).then_some(cut)
 }
 
 /// One pass over every source except the own deque, in the order of the
@@ -111,6 +150,15 @@ pub(crate) fn pass<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
         return Found::Job(job);
     }
     let mut retry = false;
+    if at.reach == Reach::Near {
+        if let Some(cut) = near_tiers(at.tiers) {
+            return match own_sources(q, at, &at.tiers[..cut], &mut retry) {
+                ControlFlow::Break(job) => Found::Job(job),
+                ControlFlow::Continue(()) if retry => Found::Retry,
+                ControlFlow::Continue(()) => Found::Nothing,
+            };
+        }
+    }
     match shared_sources(q, at, &mut retry) {
         ControlFlow::Break(job) => Found::Job(job),
         ControlFlow::Continue(()) if retry => Found::Retry,
@@ -132,11 +180,12 @@ fn take<J>(found: Found<J>, retry: &mut bool) -> ControlFlow<J> {
     }
 }
 
-/// Steps 2 to 6 of the pass.
+/// Steps 2 and 3 of the pass, with the steal tiers `tiers`.
 #[inline]
-fn shared_sources<Q: PassQueues>(
+fn own_sources<Q: PassQueues>(
     q: &mut Q,
     at: Place<'_>,
+    tiers: &[Tier],
     retry: &mut bool,
 ) -> ControlFlow<Q::Job> {
     // The pack queue one job at a time: a batch in our deque could be
@@ -144,9 +193,20 @@ fn shared_sources<Q: PassQueues>(
     take(q.pull(Queue::Spread(at.cluster), true), retry)?;
     take(q.pull(Queue::Pack(at.llc), false), retry)?;
     take(q.pull(Queue::Injector(at.llc), true), retry)?;
-    for tier in at.tiers {
+    for tier in tiers {
         take(steal_tier(q, at.index, tier), retry)?;
     }
+    ControlFlow::Continue(())
+}
+
+/// Steps 2 to 6 of the pass.
+#[inline]
+fn shared_sources<Q: PassQueues>(
+    q: &mut Q,
+    at: Place<'_>,
+    retry: &mut bool,
+) -> ControlFlow<Q::Job> {
+    own_sources(q, at, at.tiers, retry)?;
     let other_llcs = || at.llc_order.iter().flat_map(|r| r.clone());
     for l in other_llcs() {
         take(q.pull(Queue::Injector(l), true), retry)?;

@@ -58,17 +58,31 @@ pub struct Idle {
     worker: usize,
 }
 
-/// The sleep state of a pool: idle masks, parkers and the searcher count.
+/// The sleep state of a pool: idle masks, parkers and the searcher counts.
 pub struct Sleep {
     idle: IdleMasks,
     parkers: Box<[CachePadded<Parker>]>,
     searching: CachePadded<AtomicUsize>,
+    /// The same count per LLC (changed by the same operations, for the
+    /// worker's LLC), kept only in pools of more than one LLC (empty
+    /// otherwise, so one-LLC pools pay nothing). A hint for the local wake
+    /// of [`Sleep::notify`] (see "Waking in the pusher's LLC" in the module
+    /// docs); no property of the protocol depends on it.
+    llc_searching: Box<[CachePadded<AtomicUsize>]>,
 }
 
 impl Sleep {
     /// Sleep state for `num_workers` workers described by `idle`.
     pub fn new(idle: IdleMasks, num_workers: usize) -> Self {
+        let llcs = if idle.num_llcs() > 1 {
+            idle.num_llcs()
+        } else {
+            0
+        };
         Sleep {
+            llc_searching: (0..llcs)
+                .map(|_| CachePadded::new(AtomicUsize::new(0)))
+                .collect(),
             idle,
             parkers: (0..num_workers)
                 .map(|_| CachePadded::new(Parker::new()))
@@ -83,10 +97,31 @@ impl Sleep {
         self.searching.load(Ordering::SeqCst) as isize
     }
 
-    /// A worker whose deque is empty starts looking elsewhere.
+    /// Number of workers of LLC `llc` counted as searching (for tests and the
+    /// loom models; 0 in a pool of one LLC, which keeps no per-LLC count).
+    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    pub fn searching_in(&self, llc: usize) -> isize {
+        self.llc_searching
+            .get(llc)
+            .map_or(0, |c| c.load(Ordering::SeqCst) as isize)
+    }
+
+    /// Adds `delta` (+1 or -1, as a wrapping `usize`) to the count of LLC
+    /// `llc`, in a pool that keeps per-LLC counts.
     #[inline]
-    pub fn start_searching(&self) {
+    fn count_in(&self, llc: usize, delta: usize) {
+        if let Some(c) = self.llc_searching.get(llc) {
+            c.fetch_add(delta, Ordering::SeqCst);
+        }
+    }
+
+    /// Worker `worker`, whose deque is empty, starts looking elsewhere.
+    #[inline]
+    pub fn start_searching(&self, worker: usize) {
         self.searching.fetch_add(1, Ordering::SeqCst);
+        if !self.llc_searching.is_empty() {
+            self.count_in(self.idle.llc_of(worker), 1);
+        }
     }
 
     /// A searching worker found work (or its latch was set). If it was the
@@ -94,6 +129,7 @@ impl Sleep {
     /// the worker woken, if any.
     #[inline]
     pub fn stop_searching(&self, worker: usize, llc: usize) -> Option<(usize, Distance)> {
+        self.count_in(llc, usize::MAX);
         if self.searching.fetch_sub(1, Ordering::SeqCst) as isize <= 1 {
             self.notify(Some(worker), llc)
         } else {
@@ -103,12 +139,42 @@ impl Sleep {
 
     /// Called after a job was made visible to other workers (by `from_worker`,
     /// or by a thread outside the pool when `None`, aimed at LLC
-    /// `from_llc`). Wakes at most one idle worker, the nearest, if no worker
-    /// is searching. Returns the worker woken and its distance.
+    /// `from_llc`). Wakes at most one idle worker: the nearest, if no worker
+    /// is searching; else, in a pool of several LLCs where none of
+    /// `from_llc`'s workers is searching, one of `from_llc` (so that the job
+    /// is taken near where it was made, not by a searcher of another LLC),
+    /// or if `from_llc` has none idle, the nearest in an LLC where nobody
+    /// searches. Returns the worker woken and its distance.
     #[inline]
     pub fn notify(&self, from_worker: Option<usize>, from_llc: usize) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
-        self.wake_nearest_unless_searching(from_worker, from_llc)
+        if self.searching.load(Ordering::SeqCst) as isize > 0 {
+            return self.wake_local_unless_searching(from_worker, from_llc);
+        }
+        self.wake_nearest_if_idle(from_worker, from_llc)
+    }
+
+    /// The local wake of [`Sleep::notify`] while some worker searches, in a
+    /// pool of several LLCs, if no worker of `llc` searches: an idle worker
+    /// of `llc`; if none is idle there (`llc` is saturated), the nearest
+    /// idle worker of another LLC where nobody searches either (see
+    /// "Waking in the pusher's LLC" in the module docs). Never in a pool of
+    /// one LLC, where the searchers are `llc`'s own.
+    #[inline]
+    fn wake_local_unless_searching(
+        &self,
+        from_worker: Option<usize>,
+        llc: usize,
+    ) -> Option<(usize, Distance)> {
+        let quiet = |l: usize| self.llc_searching[l].load(Ordering::SeqCst) as isize <= 0;
+        if self.llc_searching.is_empty() || !quiet(llc) || !self.idle.any_idle() {
+            return None;
+        }
+        if let Some(hit) = self.wake_in(from_worker, llc) {
+            return Some(hit);
+        }
+        let claimed = self.idle.claim_remote_where(llc, quiet)?;
+        Some(self.wake_claimed(claimed))
     }
 
     /// The part of [`Sleep::notify`] after its fence: no wakeup while some
@@ -119,7 +185,21 @@ impl Sleep {
         from_worker: Option<usize>,
         from_llc: usize,
     ) -> Option<(usize, Distance)> {
-        if self.searching.load(Ordering::SeqCst) as isize > 0 || !self.idle.any_idle() {
+        if self.searching.load(Ordering::SeqCst) as isize > 0 {
+            return None;
+        }
+        self.wake_nearest_if_idle(from_worker, from_llc)
+    }
+
+    /// [`Sleep::wake_nearest`] unless no worker is idle (one load of the
+    /// summary's root).
+    #[inline]
+    fn wake_nearest_if_idle(
+        &self,
+        from_worker: Option<usize>,
+        from_llc: usize,
+    ) -> Option<(usize, Distance)> {
+        if !self.idle.any_idle() {
             return None;
         }
         self.wake_nearest(from_worker, from_llc)
@@ -135,7 +215,8 @@ impl Sleep {
     /// worker is searching; with `true` it is skipped while someone
     /// searches, as in `notify` (sound because searchers forward wakeups
     /// for pack queues they may not take: see "Queues of one LLC" in the
-    /// module docs).
+    /// module docs), unless none of the searchers is in `llc` (the local
+    /// wake of `notify`).
     pub fn notify_in(
         &self,
         from_worker: Option<usize>,
@@ -145,7 +226,7 @@ impl Sleep {
     ) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
         if if_none_searching && self.searching.load(Ordering::SeqCst) as isize > 0 {
-            return None;
+            return self.wake_local_unless_searching(from_worker, llc);
         }
         if let Some(hit) = self.wake_in(from_worker, llc) {
             return Some(hit);
@@ -193,6 +274,9 @@ impl Sleep {
     /// earlier on a stale token: see the module docs).
     fn wake_claimed(&self, (w, d): (usize, Distance)) -> (usize, Distance) {
         self.searching.fetch_add(1, Ordering::SeqCst);
+        if !self.llc_searching.is_empty() {
+            self.count_in(self.idle.llc_of(w), 1);
+        }
         self.parkers[w].unpark();
         (w, d)
     }
@@ -203,6 +287,9 @@ impl Sleep {
     /// something, else to [`Sleep::sleep`].
     pub fn prepare_sleep(&self, worker: usize) -> Idle {
         self.idle.set_idle(worker);
+        if !self.llc_searching.is_empty() {
+            self.count_in(self.idle.llc_of(worker), usize::MAX);
+        }
         self.searching.fetch_sub(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         Idle { worker }
@@ -214,6 +301,9 @@ impl Sleep {
         if self.idle.clear_idle(idle.worker) {
             // We cleared our own bit: nobody counted us.
             self.searching.fetch_add(1, Ordering::SeqCst);
+            if !self.llc_searching.is_empty() {
+                self.count_in(self.idle.llc_of(idle.worker), 1);
+            }
         }
         // Else a waker claimed us and counts us as searching (it may not
         // have done so yet: see "The count" in the module docs).
@@ -236,5 +326,94 @@ impl Sleep {
         for p in self.parkers.iter() {
             p.unpark();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::idle::IdleShape;
+
+    /// Three LLCs of two workers ({0, 1}, {2, 3}, {4, 5}), every worker
+    /// idle (its bit set, not counted), as after `prepare_sleep`.
+    fn all_idle() -> (Sleep, Vec<Option<Idle>>) {
+        let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(6, 2, 0)), 6);
+        let idle = (0..6)
+            .map(|w| {
+                sleep.start_searching(w);
+                Some(sleep.prepare_sleep(w))
+            })
+            .collect();
+        (sleep, idle)
+    }
+
+    /// Worker `w` wakes by itself (its bit cleared by itself) and searches.
+    fn wake_self(sleep: &Sleep, idle: &mut [Option<Idle>], w: usize) {
+        sleep.cancel_sleep(idle[w].take().unwrap());
+    }
+
+    #[test]
+    fn counts_follow_the_worker_llc() {
+        let (sleep, mut idle) = all_idle();
+        assert_eq!(sleep.searching(), 0);
+        wake_self(&sleep, &mut idle, 2);
+        assert_eq!((sleep.searching_in(0), sleep.searching_in(1)), (0, 1));
+        // A claim counts the claimed worker in its own LLC.
+        let (w, _) = sleep.wake_in(None, 2).unwrap();
+        assert_eq!(sleep.idle().llc_of(w), 2);
+        assert_eq!((sleep.searching(), sleep.searching_in(2)), (2, 1));
+        // Leaving (found a job) uncounts it there.
+        sleep.stop_searching(2, 1);
+        assert_eq!((sleep.searching(), sleep.searching_in(1)), (1, 0));
+    }
+
+    #[test]
+    fn a_push_wakes_its_own_llc_while_another_searches() {
+        let (sleep, mut idle) = all_idle();
+        // Worker 0 (LLC 0) searches; worker 2 (LLC 1) runs and pushes.
+        wake_self(&sleep, &mut idle, 0);
+        wake_self(&sleep, &mut idle, 2);
+        sleep.stop_searching(2, 1);
+        assert_eq!(sleep.searching(), 1);
+        // The global rule alone would skip (a searcher exists): the local
+        // wake takes LLC 1's idle worker 3.
+        assert_eq!(sleep.notify(Some(2), 1).map(|h| h.0), Some(3));
+        assert_eq!(sleep.searching_in(1), 1);
+        // Now LLC 1 has a searcher: the next push skips.
+        assert_eq!(sleep.notify(Some(2), 1), None);
+    }
+
+    #[test]
+    fn a_saturated_llc_spills_to_an_llc_where_nobody_searches() {
+        let (sleep, mut idle) = all_idle();
+        // Worker 0 (LLC 0) searches; 2 and 3 (LLC 1) run.
+        for w in [0, 2, 3] {
+            wake_self(&sleep, &mut idle, w);
+        }
+        sleep.stop_searching(2, 1);
+        sleep.stop_searching(3, 1);
+        // LLC 1 has nobody idle; LLC 0 has idle worker 1 but a searcher;
+        // LLC 2 has idle workers and no searcher: one of them is woken.
+        let (w, _) = sleep.notify(Some(2), 1).unwrap();
+        assert_eq!(sleep.idle().llc_of(w), 2);
+        // Every LLC with idle workers now has a searcher: no more wakes.
+        assert_eq!(sleep.notify(Some(2), 1), None);
+        assert_eq!(sleep.searching(), 2);
+    }
+
+    #[test]
+    fn one_llc_keeps_the_global_rule() {
+        let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(3, 3, 0)), 3);
+        let idle: Vec<_> = (0..3)
+            .map(|w| {
+                sleep.start_searching(w);
+                sleep.prepare_sleep(w)
+            })
+            .collect();
+        let mut idle = idle.into_iter();
+        sleep.cancel_sleep(idle.next().unwrap());
+        // Worker 0 searches: a push by anyone wakes nobody.
+        assert_eq!(sleep.notify(None, 0), None);
+        assert_eq!(sleep.searching_in(0), 0, "no per-LLC count in one LLC");
     }
 }

@@ -46,7 +46,7 @@ use super::pass::{self, PassQueues, Queue};
 use super::pin;
 use super::private::{self, Claim, Popped, PrivateStack};
 use super::registry::Registry;
-use super::search::{self, Sources};
+use super::search::{self, Reach, Sources};
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
 
@@ -528,7 +528,7 @@ impl WorkerThread {
             .or_else(|| {
                 let backoff = Backoff::new();
                 loop {
-                    match self.find_work() {
+                    match self.find_work(Reach::Far) {
                         Found::Job(job) => return Some(job),
                         Found::Retry if !backoff.is_completed() => backoff.spin(),
                         _ => return None,
@@ -610,7 +610,7 @@ impl WorkerThread {
 
     /// One pass over every source except the own deque
     /// ([`pass::pass`], in the order of its module docs).
-    fn find_work(&self) -> Found {
+    fn find_work(&self, reach: Reach) -> Found {
         let reg = &*self.registry;
         let at = pass::Place {
             index: self.index,
@@ -619,6 +619,7 @@ impl WorkerThread {
             clusters: reg.group_cluster.len(),
             tiers: &self.tiers[usize::from(reg.cluster_aware())],
             llc_order: reg.layout.llc_order_runs(self.llc),
+            reach,
         };
         pass::pass(&mut &*self, at)
     }
@@ -755,8 +756,8 @@ impl Sources for WorkerThread {
     type Job = JobRef;
 
     #[inline]
-    fn find_work(&self) -> Found {
-        WorkerThread::find_work(self)
+    fn find_work(&self, reach: Reach) -> Found {
+        WorkerThread::find_work(self, reach)
     }
 
     #[inline]

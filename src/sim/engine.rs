@@ -120,7 +120,13 @@ pub(super) enum Mode {
     Run,
     /// Searching: `counted` once `start_searching` was called; `step` the
     /// backoff step.
-    Search { counted: bool, step: u32 },
+    /// `woken`: the search resumed after a park (its passes are all
+    /// `Reach::Far`, as in `search::search`).
+    Search {
+        counted: bool,
+        step: u32,
+        woken: bool,
+    },
     /// Parked after `prepare_sleep` (token held here until woken).
     Parked(Idle),
     /// Woken, running again after the wake latency.
@@ -288,8 +294,9 @@ impl<'a> Sim<'a> {
             self.workers[w].mode = Mode::Search {
                 counted: true,
                 step: 0,
+                woken: false,
             };
-            self.sleep.start_searching();
+            self.sleep.start_searching(w);
             let idle = self.sleep.prepare_sleep(w);
             self.workers[w].mode = Mode::Parked(idle);
         }
@@ -715,8 +722,16 @@ impl<'a> Sim<'a> {
     pub(super) fn step(&mut self, w: usize) {
         match std::mem::replace(&mut self.workers[w].mode, Mode::Run) {
             Mode::Run => {}
-            Mode::Search { counted, step } => {
-                self.workers[w].mode = Mode::Search { counted, step };
+            Mode::Search {
+                counted,
+                step,
+                woken,
+            } => {
+                self.workers[w].mode = Mode::Search {
+                    counted,
+                    step,
+                    woken,
+                };
             }
             Mode::Waking(idle) => {
                 // `Sleep::sleep` after its park returns.
@@ -724,6 +739,7 @@ impl<'a> Sim<'a> {
                 self.workers[w].mode = Mode::Search {
                     counted: true,
                     step: 0,
+                    woken: true,
                 };
                 if self.wait_done(w) == Some(true) {
                     return self.found(w, None);

@@ -215,6 +215,12 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 /// 192 workers in 24 LLCs, balanced fork-join (a binary tree of 2^16 leaves
 /// of 2 µs): most steals stay in the thief's LLC under `Hierarchical`;
 /// under `Flat` about as many as chance gives (7 of 191 victims: 1/27).
+/// Measured: 0.81 (with near passes and the local wake; 0.75 without
+/// either), `Flat` 0.04. The issue's 90% is not reached: the rest are
+/// steals by workers whose whole LLC ran dry (its re-check before parking
+/// or a wake for another LLC's push), which is load balancing, and each
+/// brings one subtree that its LLC then splits with about four local
+/// steals.
 #[test]
 fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     let w = IterRange {
@@ -227,12 +233,12 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     assert_eq!(h.workers, 192);
     let (ih, fl) = (in_llc(&h), in_llc(&f));
     assert!(
-        ih >= 0.75,
+        ih >= 0.8,
         "hierarchical: {ih:.3} of {} steals in the LLC",
         h.counts.steals_total()
     );
     assert!(
-        fl <= 0.15,
+        fl <= 0.1,
         "flat: {fl:.3} of {} steals in the LLC",
         f.counts.steals_total()
     );
@@ -562,16 +568,13 @@ fn iter_pieces_run_in_their_llc() {
 }
 
 /// On 24 LLCs the split and the aim hold (a piece per LLC, each started
-/// there), but only about half of each piece's work runs in its LLC, not
-/// the 80% the issue asks: a policy finding. Inside a piece the adaptive
-/// halves are published with `Sleep::notify`, which wakes nobody while
-/// any worker of the pool searches; with 192 workers one nearly always
-/// does, in another LLC, and it steals the half across LLCs while the
-/// piece's own LLC's workers stay parked. (A wake of an idle worker of the
-/// pusher's own LLC regardless of searchers elsewhere, tried in the
-/// simulator, gave 96-100% per piece on the first run and a third of the
-/// makespan.) This test holds the part that works and the measured share
-/// as a floor, so a change of the wake rule shows here.
+/// there), and nearly all of each piece's work runs in its LLC: the
+/// adaptive halves inside a piece are published with `Sleep::notify`,
+/// whose local wake gets an idle worker of the piece's LLC up even while
+/// workers of other LLCs search, and those searchers look only inside
+/// their own LLC until their re-check (near passes). Measured 0.999
+/// overall, worst piece 0.992; before the local wake 0.52 and 0.25, with a
+/// makespan three times as long.
 #[test]
 fn iter_pieces_on_24_llcs_start_in_their_llc() {
     let spec = "package:2 llc:12 core:8";
@@ -593,11 +596,12 @@ fn iter_pieces_on_24_llcs_start_in_their_llc() {
     assert_eq!(it.pieces.len(), 24);
     let (a, b) = it.in_llc();
     let share = a as f64 / b as f64;
-    // Measured 0.52 overall (worst piece 0.25); `Flat` 0.25 (worst 0.07).
     assert!(
-        share >= 0.4,
+        share >= 0.95,
         "share of the work in its piece's LLC: {share:.3}"
     );
+    let worst = worst_piece_in_llc(it);
+    assert!(worst >= 0.9, "worst piece: {worst:.3} in its LLC");
 }
 
 /// With replay, the run after the first sends each piece back where it

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crossbeam_deque::Worker;
 
 use crate::runtime::pass;
-use crate::runtime::search::Found;
+use crate::runtime::search::{Found, Reach, reach_of_pass};
 
 use super::Policy;
 use super::engine::{Frame, JobId, Kind, Mode, SPIN_LIMIT, Sim, Stage, YIELD_LIMIT};
@@ -175,16 +175,25 @@ impl Sim<'_> {
         self.workers[w].mode = Mode::Search {
             counted: false,
             step: 0,
+            woken: false,
         };
         self.search(w);
     }
 
     /// One step of the search loop of `search::search`.
     pub(super) fn search(&mut self, w: usize) {
-        let Mode::Search { counted, step } = self.workers[w].mode else {
+        let Mode::Search {
+            counted,
+            step,
+            woken,
+        } = self.workers[w].mode
+        else {
             unreachable!()
         };
-        let found = self.pass(w);
+        // The pass numbers of `search::search`: 0 uncounted, then one per
+        // backoff step.
+        let n = if counted { step + 1 } else { 0 };
+        let found = self.pass(w, reach_of_pass(n, woken));
         if let Found::Job(id) = found {
             if counted {
                 return self.found(w, Some(id));
@@ -194,10 +203,11 @@ impl Sim<'_> {
             return self.after_cost(w);
         }
         if !counted {
-            self.sleep.start_searching();
+            self.sleep.start_searching(w);
             self.workers[w].mode = Mode::Search {
                 counted: true,
                 step: 0,
+                woken,
             };
             return self.after_cost(w);
         }
@@ -215,6 +225,7 @@ impl Sim<'_> {
             self.workers[w].mode = Mode::Search {
                 counted,
                 step: step + 1,
+                woken,
             };
             return self.after_cost(w);
         }
@@ -222,7 +233,7 @@ impl Sim<'_> {
         self.counts.failed_searches += 1;
         let idle = self.counting(|s| s.sleep.prepare_sleep(w));
         self.acc += self.cost.fence_ns;
-        let recheck = self.pass(w);
+        let recheck = self.pass(w, Reach::Far);
         match recheck {
             Found::Job(id) => {
                 self.sleep.cancel_sleep(idle);
@@ -234,7 +245,11 @@ impl Sim<'_> {
             }
             Found::Retry => {
                 self.sleep.cancel_sleep(idle);
-                self.workers[w].mode = Mode::Search { counted, step: 0 };
+                self.workers[w].mode = Mode::Search {
+                    counted,
+                    step: 0,
+                    woken,
+                };
                 self.after_cost(w)
             }
             Found::Nothing => {
@@ -265,7 +280,7 @@ impl Sim<'_> {
     }
 
     /// One pass (`pass::pass`) of worker `w`, with its cost in `acc`.
-    fn pass(&mut self, w: usize) -> Found<JobId> {
+    fn pass(&mut self, w: usize, reach: Reach) -> Found<JobId> {
         self.counts.passes += 1;
         let cluster_aware = self.policy.cluster_aware();
         let layout = Arc::clone(&self.layout);
@@ -276,6 +291,7 @@ impl Sim<'_> {
             clusters: self.group_cluster.len(),
             tiers: layout.tiers_for(w, cluster_aware),
             llc_order: layout.llc_order_runs(self.workers[w].llc),
+            reach,
         };
         let mut rng = self.workers[w].rng;
         let found = super::queues::run_pass(self, w, &mut rng, at);
