@@ -121,8 +121,20 @@ pub(crate) struct Place<'a> {
     pub(crate) tiers: &'a [Tier],
     /// The other LLCs, nearest first, as runs (`Layout::llc_order_runs`).
     pub(crate) llc_order: &'a [Range<usize>],
-    /// How far this pass looks (see "Near passes").
-    pub(crate) reach: Reach,
+    /// For a near pass that differs from a full one, the number of steal
+    /// tiers it walks ([`near_tiers`]); `None` for a full pass (see "Near
+    /// passes").
+    pub(crate) near_cut: Option<usize>,
+}
+
+/// The `near_cut` of a [`Place`] for a pass of reach `reach`, given the
+/// worker's [`near_tiers`].
+#[inline]
+pub(crate) fn near_cut(reach: Reach, near_tiers: Option<usize>) -> Option<usize> {
+    match reach {
+        Reach::Near => near_tiers,
+        Reach::Far => None,
+    }
 }
 
 impl TierKind {
@@ -133,11 +145,11 @@ impl TierKind {
     }
 }
 
-/// The number of steal tiers a near pass walks: those before the first that
-/// crosses the LLC, or all of them when there is no tier on one side of
-/// that boundary (then a near pass is a full pass).
-#[inline]
-fn near_tiers(tiers: &[Tier]) -> Option<usize> {
+/// The number of steal tiers a near pass over `tiers` walks: those before
+/// the first that crosses the LLC; `None` when there is no tier on one
+/// side of that boundary (then a near pass is a full pass). Callers compute
+/// it once per tier list.
+pub(crate) fn near_tiers(tiers: &[Tier]) -> Option<usize> {
     let cut = tiers.iter().position(|t| t.kind.crosses_llc())?;
     (cut > 0).then_some(cut)
 }
@@ -150,18 +162,10 @@ pub(crate) fn pass<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
         return Found::Job(job);
     }
     let mut retry = false;
-    if at.reach == Reach::Near {
-        if let Some(cut) = near_tiers(at.tiers) {
-            return match own_sources(q, at, &at.tiers[..cut], &mut retry) {
-                ControlFlow::Break(job) => Found::Job(job),
-                ControlFlow::Continue(()) if retry => Found::Retry,
-                ControlFlow::Continue(()) => Found::Nothing,
-            };
-        }
-    }
     match shared_sources(q, at, &mut retry) {
         ControlFlow::Break(job) => Found::Job(job),
         ControlFlow::Continue(()) if retry => Found::Retry,
+        ControlFlow::Continue(()) if at.near_cut.is_some() => Found::Nothing,
         ControlFlow::Continue(()) => q.find_private(),
     }
 }
@@ -180,12 +184,12 @@ fn take<J>(found: Found<J>, retry: &mut bool) -> ControlFlow<J> {
     }
 }
 
-/// Steps 2 and 3 of the pass, with the steal tiers `tiers`.
+/// Steps 2 to 6 of the pass (2 and 3, with the tiers inside the LLC, in a
+/// near pass).
 #[inline]
-fn own_sources<Q: PassQueues>(
+fn shared_sources<Q: PassQueues>(
     q: &mut Q,
     at: Place<'_>,
-    tiers: &[Tier],
     retry: &mut bool,
 ) -> ControlFlow<Q::Job> {
     // The pack queue one job at a time: a batch in our deque could be
@@ -193,20 +197,16 @@ fn own_sources<Q: PassQueues>(
     take(q.pull(Queue::Spread(at.cluster), true), retry)?;
     take(q.pull(Queue::Pack(at.llc), false), retry)?;
     take(q.pull(Queue::Injector(at.llc), true), retry)?;
+    let tiers = match at.near_cut {
+        Some(cut) => &at.tiers[..cut],
+        None => at.tiers,
+    };
     for tier in tiers {
         take(steal_tier(q, at.index, tier), retry)?;
     }
-    ControlFlow::Continue(())
-}
-
-/// Steps 2 to 6 of the pass.
-#[inline]
-fn shared_sources<Q: PassQueues>(
-    q: &mut Q,
-    at: Place<'_>,
-    retry: &mut bool,
-) -> ControlFlow<Q::Job> {
-    own_sources(q, at, at.tiers, retry)?;
+    if at.near_cut.is_some() {
+        return ControlFlow::Continue(());
+    }
     let other_llcs = || at.llc_order.iter().flat_map(|r| r.clone());
     for l in other_llcs() {
         take(q.pull(Queue::Injector(l), true), retry)?;

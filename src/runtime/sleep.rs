@@ -149,6 +149,9 @@ impl Sleep {
     pub fn notify(&self, from_worker: Option<usize>, from_llc: usize) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
         if self.searching.load(Ordering::SeqCst) as isize > 0 {
+            if self.llc_searching.is_empty() {
+                return None;
+            }
             return self.wake_local_unless_searching(from_worker, from_llc);
         }
         self.wake_nearest_if_idle(from_worker, from_llc)
@@ -159,8 +162,9 @@ impl Sleep {
     /// of `llc`; if none is idle there (`llc` is saturated), the nearest
     /// idle worker of another LLC where nobody searches either (see
     /// "Waking in the pusher's LLC" in the module docs). Never in a pool of
-    /// one LLC, where the searchers are `llc`'s own.
-    #[inline]
+    /// one LLC, where the searchers are `llc`'s own (the callers test
+    /// that inline; this part stays out of line, off the push path).
+    #[inline(never)]
     fn wake_local_unless_searching(
         &self,
         from_worker: Option<usize>,
@@ -226,6 +230,9 @@ impl Sleep {
     ) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
         if if_none_searching && self.searching.load(Ordering::SeqCst) as isize > 0 {
+            if self.llc_searching.is_empty() {
+                return None;
+            }
             return self.wake_local_unless_searching(from_worker, llc);
         }
         if let Some(hit) = self.wake_in(from_worker, llc) {

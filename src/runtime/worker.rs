@@ -64,6 +64,8 @@ pub(crate) struct WorkerThread {
     cluster: usize,
     /// Steal tiers without and with the cluster level.
     tiers: [Vec<Tier>; 2],
+    /// `pass::near_tiers` of each of `tiers`.
+    near_tiers: [Option<usize>; 2],
     /// The group of the job running now (null: none).
     group: Cell<GroupRef>,
     registry: Arc<Registry>,
@@ -140,15 +142,17 @@ impl WorkerThread {
     ) -> (Self, pin::PinStatus) {
         let place = &registry.layout.workers()[index];
         let pin = pin::pin_current(&place.cpus);
+        let tiers = [
+            registry.layout.tiers_for(index, false).to_vec(),
+            registry.layout.tiers_for(index, true).to_vec(),
+        ];
         let wt = WorkerThread {
             deque,
             index,
             llc: place.llc,
             cluster: place.cluster,
-            tiers: [
-                registry.layout.tiers_for(index, false).to_vec(),
-                registry.layout.tiers_for(index, true).to_vec(),
-            ],
+            near_tiers: [pass::near_tiers(&tiers[0]), pass::near_tiers(&tiers[1])],
+            tiers,
             group: Cell::new(GroupRef::NONE),
             local_jobs: Cell::new(0),
             local_pops: Cell::new(0),
@@ -608,18 +612,38 @@ impl WorkerThread {
         r
     }
 
-    /// One pass over every source except the own deque
+    /// One pass over the sources except the own deque, as far as `reach`
     /// ([`pass::pass`], in the order of its module docs).
     fn find_work(&self, reach: Reach) -> Found {
+        let mode = usize::from(self.registry.cluster_aware());
+        if let Some(cut) = pass::near_cut(reach, self.near_tiers[mode]) {
+            return self.find_work_near(mode, cut);
+        }
+        // The full pass, with `near_cut` a constant `None`, so that this
+        // path (the hot one: every steal in a one-LLC pool) compiles to the
+        // plain pass.
+        self.pass_with(mode, None)
+    }
+
+    /// A near pass (see "Near passes" in `pass`), out of line so that it
+    /// does not weigh on the full pass's code.
+    #[inline(never)]
+    fn find_work_near(&self, mode: usize, cut: usize) -> Found {
+        self.pass_with(mode, Some(cut))
+    }
+
+    /// [`pass::pass`] for this worker, in cluster mode `mode`.
+    #[inline(always)]
+    fn pass_with(&self, mode: usize, near_cut: Option<usize>) -> Found {
         let reg = &*self.registry;
         let at = pass::Place {
             index: self.index,
             llc: self.llc,
             cluster: self.cluster,
             clusters: reg.group_cluster.len(),
-            tiers: &self.tiers[usize::from(reg.cluster_aware())],
+            tiers: &self.tiers[mode],
             llc_order: reg.layout.llc_order_runs(self.llc),
-            reach,
+            near_cut,
         };
         pass::pass(&mut &*self, at)
     }

@@ -291,7 +291,7 @@ impl Sim<'_> {
             clusters: self.group_cluster.len(),
             tiers: layout.tiers_for(w, cluster_aware),
             llc_order: layout.llc_order_runs(self.workers[w].llc),
-            reach,
+            near_cut: pass::near_cut(reach, pass::near_tiers(layout.tiers_for(w, cluster_aware))),
         };
         let mut rng = self.workers[w].rng;
         let found = super::queues::run_pass(self, w, &mut rng, at);
