@@ -18,6 +18,9 @@
 //!   every pool (`in_place_scope`), sets a [`LockLatch`] it blocks on.
 //! - [`LockLatch`]: a [`Parker`] (mutex and condition variable), for
 //!   threads outside the pool (blocking `install`).
+//! - [`BlockingLatch`]: a small value that moves only forward (a count
+//!   down to zero, a decision), which any number of blocked threads wait
+//!   on at once (pool build and drop: the start gate).
 //!
 //! Setting a latch may be the last access to the memory that contains it
 //! (the owner returns and frees its stack frame as soon as it observes
@@ -29,7 +32,7 @@
 
 use std::sync::Arc;
 
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
 
 use super::registry::Registry;
 use super::sleep::Parker;
@@ -357,5 +360,74 @@ impl<L: Latch> Latch for LatchRef<'_, L> {
     unsafe fn set(this: *const Self) {
         // SAFETY: valid on entry; the referenced latch outlives the job.
         unsafe { L::set((*this).0) }
+    }
+}
+
+/// A latch that several threads outside the pool's search loop wait on at
+/// once (it starts at `T::default()`), holding a small value `T` that its setters move forward (a count
+/// of workers still to report, a decision). [`BlockingLatch::update`]
+/// changes the value and wakes every waiter; [`BlockingLatch::wait_until`]
+/// blocks until a predicate on the value holds. Only pool build and drop
+/// use it (the registry's start gate), so a mutex and a condition variable
+/// are the right cost; the latches above serve the hot paths.
+///
+/// No lost wakeup: the value is read and written only under the mutex, a
+/// waiter tests the predicate under it before it waits (the wait releases
+/// the mutex atomically), and every update notifies all waiters after its
+/// change, under the same mutex.
+#[derive(Default)]
+pub(crate) struct BlockingLatch<T> {
+    value: Mutex<T>,
+    cv: Condvar,
+}
+
+impl<T> BlockingLatch<T> {
+    /// Applies `f` to the value and wakes every waiter, which re-test their
+    /// predicates. Returns what `f` returns.
+    pub(crate) fn update<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let mut v = self.value.lock();
+        let r = f(&mut v);
+        self.cv.notify_all();
+        r
+    }
+
+    /// Blocks until `ready` holds for the value, then returns `then` of it
+    /// (read under the same lock).
+    pub(crate) fn wait_until<R>(
+        &self,
+        ready: impl Fn(&T) -> bool,
+        then: impl FnOnce(&T) -> R,
+    ) -> R {
+        let mut v = self.value.lock();
+        while !ready(&v) {
+            self.cv.wait(&mut v);
+        }
+        then(&v)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod blocking_tests {
+    use super::BlockingLatch;
+    use std::sync::Arc;
+
+    #[test]
+    fn every_waiter_sees_the_count_reach_zero() {
+        let latch = Arc::new(BlockingLatch::<usize>::default());
+        latch.update(|n| *n = 3);
+        let waiters: Vec<_> = (0..4)
+            .map(|_| {
+                let l = latch.clone();
+                std::thread::spawn(move || l.wait_until(|&n| n == 0, |&n| n))
+            })
+            .collect();
+        for _ in 0..3 {
+            latch.update(|n| *n -= 1);
+        }
+        for w in waiters {
+            assert_eq!(w.join().unwrap(), 0);
+        }
+        // Already satisfied: returns at once.
+        assert_eq!(latch.wait_until(|&n| n == 0, |&n| n + 7), 7);
     }
 }

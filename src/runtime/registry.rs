@@ -229,7 +229,7 @@ pub(crate) struct Registry {
     panic_handler: Option<PanicHandler>,
     pins: parking_lot::Mutex<Vec<PinStatus>>,
     /// The start gate (module docs, "Building fails cleanly").
-    start: (parking_lot::Mutex<StartGate>, parking_lot::Condvar),
+    start: StartGate,
     handles: parking_lot::Mutex<Vec<JoinHandle<()>>>,
     stopped: StdAtomicBool,
     /// Worker 0 is the building thread (module docs, "Threads").
@@ -337,10 +337,7 @@ impl Registry {
             exit_handler: cfg.exit_handler.take(),
             panic_handler: cfg.panic_handler.take(),
             pins: parking_lot::Mutex::new(vec![PinStatus::Pending; n]),
-            start: (
-                parking_lot::Mutex::new(StartGate::default()),
-                parking_lot::Condvar::new(),
-            ),
+            start: StartGate::default(),
             handles: parking_lot::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
             adopted,

@@ -11,6 +11,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{Ordering as StdOrdering, fence as std_fence};
 
 use crate::pool::BuildError;
+use crate::runtime::latch::BlockingLatch;
 use crate::runtime::pin::PinStatus;
 use crate::runtime::worker::WorkerThread;
 use crate::sync::Ordering;
@@ -29,23 +30,18 @@ enum GateState {
     Aborted,
 }
 
-/// The start gate: how many workers reported, the builder's decision, and
-/// how many worker threads are live (see `pool::thread_builder`).
-///
-/// A mutex and condvar rather than one of the crate's latches: the latches
-/// (`LockLatch`, `CountLatch`) hold one bit or one count and wake one
-/// waiter, while this gate has several waiters at once (every starting
-/// worker waits for the decision, and any thread may wait for pin
-/// reports) on a state with three parts. Only pool build and drop use it,
-/// so its cost does not matter.
-#[derive(Default, Debug)]
+/// The start gate: three [`BlockingLatch`]es, each with several waiters
+/// (every starting worker waits for the decision; any thread may wait for
+/// the pin reports; drop waits for the threads to leave).
+#[derive(Default)]
 pub(crate) struct StartGate {
+    /// The builder's decision.
+    decision: BlockingLatch<GateState>,
     /// Workers that reached the gate, plus those that never will (an
     /// adopted worker 0, a thread builder dropped unrun).
-    reported: usize,
-    state: GateState,
+    reported: BlockingLatch<usize>,
     /// Thread builders created and not yet dropped.
-    live: usize,
+    live: BlockingLatch<usize>,
 }
 
 /// Memory mappings one thread costs on Linux with glibc and Rust's std: its
@@ -169,36 +165,26 @@ impl Registry {
     /// (Not waiting for the threads to report keeps `build` about as cheap
     /// as spawning them; [`Registry::pin_report`] waits instead.)
     pub(super) fn open_start_gate(&self) {
-        let (m, cv) = &self.start;
-        m.lock().state = GateState::Open;
-        cv.notify_all();
+        self.start.decision.update(|d| *d = GateState::Open);
     }
 
     /// Builder, when naming or spawning a thread failed: aborts the start
     /// (the threads already started return without running anything),
     /// waits for those threads and joins them, and returns `error`.
     pub(super) fn abort_start(&self, error: BuildError) -> BuildError {
-        let (m, cv) = &self.start;
-        m.lock().state = GateState::Aborted;
-        cv.notify_all();
+        self.start.decision.update(|d| *d = GateState::Aborted);
         self.join_threads();
         error
     }
 
     /// A thread builder was created: one more live thread.
     pub(crate) fn thread_created(&self) {
-        let (m, _) = &self.start;
-        m.lock().live += 1;
+        self.start.live.update(|n| *n += 1);
     }
 
     /// A thread builder was dropped (its `run` returned, or it never ran).
     pub(crate) fn thread_left(&self) {
-        let (m, cv) = &self.start;
-        let mut g = m.lock();
-        g.live -= 1;
-        if g.live == 0 {
-            cv.notify_all();
-        }
+        self.start.live.update(|n| *n -= 1);
     }
 
     /// Worker `index`'s thread builder was dropped without running: the
@@ -217,42 +203,28 @@ impl Registry {
     }
 
     fn settle_one(&self) {
-        let (m, cv) = &self.start;
-        m.lock().reported += 1;
-        cv.notify_all();
+        self.start.reported.update(|n| *n += 1);
     }
 
     /// Waits until every worker reported at the start gate (or never will).
     pub(super) fn wait_until_settled(&self) {
         let n = self.num_threads();
-        let (m, cv) = &self.start;
-        let mut g = m.lock();
-        while g.reported < n {
-            cv.wait(&mut g);
-        }
+        self.start.reported.wait_until(|&r| r >= n, |_| ());
     }
 
     /// Waits until no thread builder is live: every worker thread left its
     /// loop or never entered it.
     pub(super) fn wait_until_no_thread_live(&self) {
-        let (m, cv) = &self.start;
-        let mut g = m.lock();
-        while g.live > 0 {
-            cv.wait(&mut g);
-        }
+        self.start.live.wait_until(|&n| n == 0, |_| ());
     }
 
     /// Worker, once pinned: reports at the start gate and waits for the
     /// builder's decision; true if the build went on.
     pub(super) fn pass_start_gate(&self) -> bool {
-        let (m, cv) = &self.start;
-        let mut g = m.lock();
-        g.reported += 1;
-        cv.notify_all();
-        while g.state == GateState::Closed {
-            cv.wait(&mut g);
-        }
-        g.state == GateState::Open
+        self.settle_one();
+        self.start
+            .decision
+            .wait_until(|&d| d != GateState::Closed, |&d| d == GateState::Open)
     }
 
     /// Worker `index`, once its exit handler returned: records it, and
