@@ -62,18 +62,17 @@ pub enum Reach {
 }
 
 /// The first this many passes of a search that began at an empty deque are
-/// [`Reach::Near`] (the uncounted pass is the first). 12 covers every pass
-/// of the spin phase (crossbeam's `Backoff` completes after 11 steps), so
-/// the first far look of such a search is its re-check before parking,
-/// after a few microseconds of looking near. Measured in the simulator
-/// (`package:2 llc:12 core:8`, 192 workers, with the local wake of
-/// `Sleep::notify`): on a balanced fork-join of 2^16 leaves of 2 us
-/// (`sim::tests`), 0 near passes gave 75% of steals inside the LLC and a
-/// makespan of 1.61 ms, 4 gave 76% and 1.63 ms, 8 gave 78% and 1.37 ms,
-/// 12 gave 81% and 1.30 ms; on `iter:4194304:3`, 0 gave 83% in-LLC steals
-/// and 2704 working-set moves across LLCs, 12 gave 99% and 48; on
-/// `fib:25`, 12 cost 9% of makespan (0.338 against 0.310 ms).
-pub const NEAR_PASSES: u32 = 12;
+/// [`Reach::Near`] (the uncounted pass is the first): the 7 spin steps of
+/// `sync::Backoff` and 13 of its 32 yields, a few to tens of microseconds
+/// of looking near before looking everywhere (the re-check before parking
+/// always does). Measured in the simulator (`package:2 llc:12 core:8`, 192
+/// workers, with the local wake of `Sleep::notify`): on the balanced
+/// fork-join of `sim::tests` (2^16 leaves of 2 us), 0 near passes gave
+/// 78% of steals inside the LLC and a makespan of 1.57 ms, 8 gave 79% and
+/// 1.37 ms, 12 gave 81% and 1.19 ms, 20 gave 84% and 1.15 ms, 40 (the
+/// whole spin phase) 81% and 1.27 ms; 20 against 12 on `fib:28` 0.53
+/// against 0.58 ms, on `iter:4194304:3` 0.376 against 0.381 ms.
+pub const NEAR_PASSES: u32 = 20;
 
 /// The reach of pass number `n` of a search (0: the uncounted first pass;
 /// the count restarts after a re-check that found contention), for a

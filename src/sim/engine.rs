@@ -193,10 +193,11 @@ pub(super) struct Sim<'a> {
     pub(super) counts: Counts,
 }
 
-/// The backoff of a searching worker: crossbeam's `Backoff` spins `2^step`
-/// times up to step 6, then yields up to step 10, then is completed.
+/// The backoff of a searching worker (`sync::Backoff`): spins `2^step`
+/// times up to step 6, then yields up to step `6 + SEARCH_YIELDS`, then is
+/// completed.
 pub(super) const SPIN_LIMIT: u32 = 6;
-pub(super) const YIELD_LIMIT: u32 = 10;
+pub(super) const YIELD_LIMIT: u32 = SPIN_LIMIT + crate::sync::SEARCH_YIELDS;
 
 impl<'a> Sim<'a> {
     pub(super) fn new(

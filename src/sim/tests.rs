@@ -215,12 +215,11 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 /// 192 workers in 24 LLCs, balanced fork-join (a binary tree of 2^16 leaves
 /// of 2 µs): most steals stay in the thief's LLC under `Hierarchical`;
 /// under `Flat` about as many as chance gives (7 of 191 victims: 1/27).
-/// Measured: 0.81 (with near passes and the local wake; 0.75 without
+/// Measured: 0.835 (with near passes and the local wake; 0.75 without
 /// either), `Flat` 0.04. The 90% is not reached: the rest are
-/// steals by workers whose whole LLC ran dry (its re-check before parking
-/// or a wake for another LLC's push), which is load balancing, and each
-/// brings one subtree that its LLC then splits with about four local
-/// steals.
+/// steals by workers whose whole LLC ran dry (after their near passes, or
+/// woken for another LLC's push), which is load balancing, and each
+/// brings one subtree that its LLC then splits with a few local steals.
 #[test]
 fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     let w = IterRange {
@@ -233,7 +232,7 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     assert_eq!(h.workers, 192);
     let (ih, fl) = (in_llc(&h), in_llc(&f));
     assert!(
-        ih >= 0.8,
+        ih >= 0.82,
         "hierarchical: {ih:.3} of {} steals in the LLC",
         h.counts.steals_total()
     );
@@ -525,13 +524,23 @@ fn check_split(
         .collect();
     assert_eq!(got, want);
     assert_eq!(it.in_llc().1, items * 2, "every item's work counted once");
-    for p in &it.pieces {
-        assert_eq!(
-            l.workers()[p.ran_on].llc,
-            p.llc,
-            "{p:?} started outside its LLC"
-        );
-    }
+    // A piece's home: its LLC, or with replay the LLC of the worker it is
+    // sent back to (where it ran last time, which may be another LLC).
+    let home = |p: &&super::report::PieceStats| p.aimed_at.map_or(p.llc, |w| l.workers()[w].llc);
+    let outside: Vec<_> = it
+        .pieces
+        .iter()
+        .filter(|p| l.workers()[p.ran_on].llc != home(p))
+        .collect();
+    // The help rule of pack queues lets an idle worker of another LLC take
+    // a piece whose LLC is saturated (every worker busy), as it does for a
+    // pack group's jobs; a few pieces of a run may start there.
+    assert!(
+        outside.len() * 20 <= it.pieces.len(),
+        "{} of {} pieces started outside their LLC: {outside:?}",
+        outside.len(),
+        it.pieces.len()
+    );
 }
 
 /// `iter:` runs the runtime's first split: on `llc:4 core:2` (no cluster
