@@ -37,17 +37,27 @@ fn push_versus_sleep_two_workers() {
     });
 }
 
+/// The common model of a busy worker: `pusher` (not started: it is
+/// running a job) pushes one job on its deque and notifies, as
+/// `WorkerThread::push` does, while the workers `started` search or sleep;
+/// the job must run and every count end at zero.
+fn busy_worker_pushes(b: loom::model::Builder, shape: IdleShape, pusher: usize, started: &[usize]) {
+    let started = started.to_vec();
+    b.check(move || {
+        let pool = Pool::new(shape.clone(), &[Kind::Deque(pusher)], 1).start(&started);
+        pool.push(0);
+        let llc = pool.llc_of(pusher);
+        pool.sleep.notify(Some(pusher), llc);
+        pool.finish();
+    });
+}
+
 /// (4c) A busy worker (1) pushes on its deque and notifies while another
 /// worker of its LLC goes to sleep: the sleeper steals the job, and the
 /// searcher count is balanced.
 #[test]
 fn push_by_a_worker_versus_sleep() {
-    builder(3).check(|| {
-        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(1)], 1).start(&[0]);
-        pool.push(0);
-        pool.sleep.notify(Some(1), 0);
-        pool.finish();
-    });
+    busy_worker_pushes(builder(3), IdleShape::uniform(2, 2, 0), 1, &[0]);
 }
 
 /// (4d) Two workers of one LLC searching or sleeping, one job pushed by a
@@ -56,12 +66,7 @@ fn push_by_a_worker_versus_sleep() {
 /// or re-checked (the skip rule).
 #[test]
 fn two_sleepers_one_job_skip_rule() {
-    builder(2).check(|| {
-        let pool = Pool::new(IdleShape::uniform(3, 3, 0), &[Kind::Deque(2)], 1).start(&[0, 1]);
-        pool.push(0);
-        pool.sleep.notify(Some(2), 0);
-        pool.finish();
-    });
+    busy_worker_pushes(builder(2), IdleShape::uniform(3, 3, 0), 2, &[0, 1]);
 }
 
 /// The local wake and near passes (two LLCs, {0, 1} and {2, 3}): worker
@@ -72,12 +77,7 @@ fn two_sleepers_one_job_skip_rule() {
 /// runs, and every count, the per-LLC ones too, ends at zero.
 #[test]
 fn local_wake_while_another_llc_searches() {
-    builder(2).check(|| {
-        let pool = Pool::new(IdleShape::uniform(4, 2, 0), &[Kind::Deque(2)], 1).start(&[0, 3]);
-        pool.push(0);
-        pool.sleep.notify(Some(2), 1);
-        pool.finish();
-    });
+    busy_worker_pushes(builder(2), IdleShape::uniform(4, 2, 0), 2, &[0, 3]);
 }
 
 /// The spill of the local wake (three LLCs of two): worker 2 pushes in
@@ -89,12 +89,7 @@ fn local_wake_while_another_llc_searches() {
 /// with a near re-check loom finds the deadlock (checked when written).
 #[test]
 fn saturated_llc_spills_the_wake() {
-    builder(2).check(|| {
-        let pool = Pool::new(IdleShape::uniform(6, 2, 0), &[Kind::Deque(2)], 1).start(&[0, 4]);
-        pool.push(0);
-        pool.sleep.notify(Some(2), 1);
-        pool.finish();
-    });
+    busy_worker_pushes(builder(2), IdleShape::uniform(6, 2, 0), 2, &[0, 4]);
 }
 
 /// Two jobs, the first of which blocks until the second ran (a job
