@@ -25,7 +25,9 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use super::plumbing::*;
 use super::*;
@@ -131,10 +133,11 @@ struct ReplayState {
 }
 
 impl ReplayCore {
-    fn lock(&self) -> std::sync::MutexGuard<'_, ReplayState> {
-        // A panic while holding the lock cannot leave the state half
-        // written in a way that matters (it is a hint): go on.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    /// The state (a `parking_lot` lock: no poisoning; a panic while it is
+    /// held cannot leave the record half written in a way that matters,
+    /// since it is only a hint).
+    fn lock(&self) -> parking_lot::MutexGuard<'_, ReplayState> {
+        self.state.lock()
     }
 
     /// The workers to aim the pieces at: the record if it is valid for
