@@ -106,12 +106,25 @@ impl Sleep {
             .map_or(0, |c| c.load(Ordering::SeqCst) as isize)
     }
 
-    /// Adds `delta` (+1 or -1, as a wrapping `usize`) to the count of LLC
-    /// `llc`, in a pool that keeps per-LLC counts.
+    /// Counts one more (`up`) or one fewer searcher in LLC `llc`, in a pool
+    /// that keeps per-LLC counts (else nothing).
     #[inline]
-    fn count_in(&self, llc: usize, delta: usize) {
+    fn count_in(&self, llc: usize, up: bool) {
         if let Some(c) = self.llc_searching.get(llc) {
-            c.fetch_add(delta, Ordering::SeqCst);
+            if up {
+                c.fetch_add(1, Ordering::SeqCst);
+            } else {
+                c.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// [`Sleep::count_in`] for worker `w`'s LLC (looked up only in a pool
+    /// that keeps per-LLC counts).
+    #[inline]
+    fn count_worker(&self, w: usize, up: bool) {
+        if !self.llc_searching.is_empty() {
+            self.count_in(self.idle.llc_of(w), up);
         }
     }
 
@@ -119,9 +132,7 @@ impl Sleep {
     #[inline]
     pub fn start_searching(&self, worker: usize) {
         self.searching.fetch_add(1, Ordering::SeqCst);
-        if !self.llc_searching.is_empty() {
-            self.count_in(self.idle.llc_of(worker), 1);
-        }
+        self.count_worker(worker, true);
     }
 
     /// A searching worker found work (or its latch was set). If it was the
@@ -129,7 +140,7 @@ impl Sleep {
     /// the worker woken, if any.
     #[inline]
     pub fn stop_searching(&self, worker: usize, llc: usize) -> Option<(usize, Distance)> {
-        self.count_in(llc, usize::MAX);
+        self.count_in(llc, false);
         if self.searching.fetch_sub(1, Ordering::SeqCst) as isize <= 1 {
             self.notify(Some(worker), llc)
         } else {
@@ -149,21 +160,29 @@ impl Sleep {
     pub fn notify(&self, from_worker: Option<usize>, from_llc: usize) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
         if self.searching.load(Ordering::SeqCst) as isize > 0 {
-            if self.llc_searching.is_empty() {
-                return None;
-            }
-            return self.wake_local_unless_searching(from_worker, from_llc);
+            return self.wake_local(from_worker, from_llc);
         }
         self.wake_nearest_if_idle(from_worker, from_llc)
+    }
+
+    /// What [`Sleep::notify`] does while some worker searches: nothing in a
+    /// pool of one LLC (tested here, inline), else
+    /// [`Sleep::wake_local_unless_searching`] (out of line, off the push
+    /// path).
+    #[inline]
+    fn wake_local(&self, from_worker: Option<usize>, llc: usize) -> Option<(usize, Distance)> {
+        if self.llc_searching.is_empty() {
+            return None;
+        }
+        self.wake_local_unless_searching(from_worker, llc)
     }
 
     /// The local wake of [`Sleep::notify`] while some worker searches, in a
     /// pool of several LLCs, if no worker of `llc` searches: an idle worker
     /// of `llc`; if none is idle there (`llc` is saturated), the nearest
     /// idle worker of another LLC where nobody searches either (see
-    /// "Waking in the pusher's LLC" in the module docs). Never in a pool of
-    /// one LLC, where the searchers are `llc`'s own (the callers test
-    /// that inline; this part stays out of line, off the push path).
+    /// "Waking in the pusher's LLC" in the module docs). Called only in a
+    /// pool of several LLCs (in one, the searchers are `llc`'s own).
     #[inline(never)]
     fn wake_local_unless_searching(
         &self,
@@ -171,7 +190,7 @@ impl Sleep {
         llc: usize,
     ) -> Option<(usize, Distance)> {
         let quiet = |l: usize| self.llc_searching[l].load(Ordering::SeqCst) as isize <= 0;
-        if self.llc_searching.is_empty() || !quiet(llc) || !self.idle.any_idle() {
+        if !quiet(llc) || !self.idle.any_idle() {
             return None;
         }
         if let Some(hit) = self.wake_in(from_worker, llc) {
@@ -230,10 +249,7 @@ impl Sleep {
     ) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
         if if_none_searching && self.searching.load(Ordering::SeqCst) as isize > 0 {
-            if self.llc_searching.is_empty() {
-                return None;
-            }
-            return self.wake_local_unless_searching(from_worker, llc);
+            return self.wake_local(from_worker, llc);
         }
         if let Some(hit) = self.wake_in(from_worker, llc) {
             return Some(hit);
@@ -281,9 +297,7 @@ impl Sleep {
     /// earlier on a stale token: see the module docs).
     fn wake_claimed(&self, (w, d): (usize, Distance)) -> (usize, Distance) {
         self.searching.fetch_add(1, Ordering::SeqCst);
-        if !self.llc_searching.is_empty() {
-            self.count_in(self.idle.llc_of(w), 1);
-        }
+        self.count_worker(w, true);
         self.parkers[w].unpark();
         (w, d)
     }
@@ -294,9 +308,7 @@ impl Sleep {
     /// something, else to [`Sleep::sleep`].
     pub fn prepare_sleep(&self, worker: usize) -> Idle {
         self.idle.set_idle(worker);
-        if !self.llc_searching.is_empty() {
-            self.count_in(self.idle.llc_of(worker), usize::MAX);
-        }
+        self.count_worker(worker, false);
         self.searching.fetch_sub(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         Idle { worker }
@@ -308,9 +320,7 @@ impl Sleep {
         if self.idle.clear_idle(idle.worker) {
             // We cleared our own bit: nobody counted us.
             self.searching.fetch_add(1, Ordering::SeqCst);
-            if !self.llc_searching.is_empty() {
-                self.count_in(self.idle.llc_of(idle.worker), 1);
-            }
+            self.count_worker(idle.worker, true);
         }
         // Else a waker claimed us and counts us as searching (it may not
         // have done so yet: see "The count" in the module docs).
