@@ -391,18 +391,17 @@ impl<T> BlockingLatch<T> {
         r
     }
 
-    /// Blocks until `ready` holds for the value, then returns `then` of it
-    /// (read under the same lock).
-    pub(crate) fn wait_until<R>(
-        &self,
-        ready: impl Fn(&T) -> bool,
-        then: impl FnOnce(&T) -> R,
-    ) -> R {
+    /// Blocks until `ready` holds for the value, and returns the value it
+    /// held for.
+    pub(crate) fn wait_until(&self, ready: impl Fn(&T) -> bool) -> T
+    where
+        T: Copy,
+    {
         let mut v = self.value.lock();
         while !ready(&v) {
             self.cv.wait(&mut v);
         }
-        then(&v)
+        *v
     }
 }
 
@@ -418,7 +417,7 @@ mod blocking_tests {
         let waiters: Vec<_> = (0..4)
             .map(|_| {
                 let l = latch.clone();
-                std::thread::spawn(move || l.wait_until(|&n| n == 0, |&n| n))
+                std::thread::spawn(move || l.wait_until(|&n| n == 0))
             })
             .collect();
         for _ in 0..3 {
@@ -428,6 +427,6 @@ mod blocking_tests {
             assert_eq!(w.join().unwrap(), 0);
         }
         // Already satisfied: returns at once.
-        assert_eq!(latch.wait_until(|&n| n == 0, |&n| n + 7), 7);
+        assert_eq!(latch.wait_until(|&n| n == 0), 0);
     }
 }

@@ -209,22 +209,20 @@ impl Registry {
     /// Waits until every worker reported at the start gate (or never will).
     pub(super) fn wait_until_settled(&self) {
         let n = self.num_threads();
-        self.start.reported.wait_until(|&r| r >= n, |_| ());
+        self.start.reported.wait_until(|&r| r >= n);
     }
 
     /// Waits until no thread builder is live: every worker thread left its
     /// loop or never entered it.
     pub(super) fn wait_until_no_thread_live(&self) {
-        self.start.live.wait_until(|&n| n == 0, |_| ());
+        self.start.live.wait_until(|&n| n == 0);
     }
 
     /// Worker, once pinned: reports at the start gate and waits for the
     /// builder's decision; true if the build went on.
     pub(super) fn pass_start_gate(&self) -> bool {
         self.settle_one();
-        self.start
-            .decision
-            .wait_until(|&d| d != GateState::Closed, |&d| d == GateState::Open)
+        self.start.decision.wait_until(|&d| d != GateState::Closed) == GateState::Open
     }
 
     /// Worker `index`, once its exit handler returned: records it, and
