@@ -428,6 +428,26 @@ pub(crate) mod counted {
         }
     }
 
+    /// Counted forms of `AtomicU64`'s one-operand read-modify-writes.
+    macro_rules! rmw {
+        ($($op:ident),*) => {$(
+            pub fn $op(&self, v: u64, o: Ordering) -> u64 {
+                touch();
+                self.0.$op(v, o)
+            }
+        )*};
+    }
+
+    /// Counted forms of `AtomicU64`'s compare-exchanges.
+    macro_rules! cas {
+        ($($op:ident),*) => {$(
+            pub fn $op(&self, a: u64, b: u64, s: Ordering, f: Ordering) -> Result<u64, u64> {
+                touch();
+                self.0.$op(a, b, s, f)
+            }
+        )*};
+    }
+
     #[allow(dead_code)]
     impl AtomicU64 {
         pub const fn new(v: u64) -> Self {
@@ -441,45 +461,7 @@ pub(crate) mod counted {
             touch();
             self.0.store(v, o)
         }
-        pub fn swap(&self, v: u64, o: Ordering) -> u64 {
-            touch();
-            self.0.swap(v, o)
-        }
-        pub fn fetch_add(&self, v: u64, o: Ordering) -> u64 {
-            touch();
-            self.0.fetch_add(v, o)
-        }
-        pub fn fetch_sub(&self, v: u64, o: Ordering) -> u64 {
-            touch();
-            self.0.fetch_sub(v, o)
-        }
-        pub fn fetch_and(&self, v: u64, o: Ordering) -> u64 {
-            touch();
-            self.0.fetch_and(v, o)
-        }
-        pub fn fetch_or(&self, v: u64, o: Ordering) -> u64 {
-            touch();
-            self.0.fetch_or(v, o)
-        }
-        pub fn compare_exchange(
-            &self,
-            a: u64,
-            b: u64,
-            s: Ordering,
-            f: Ordering,
-        ) -> Result<u64, u64> {
-            touch();
-            self.0.compare_exchange(a, b, s, f)
-        }
-        pub fn compare_exchange_weak(
-            &self,
-            a: u64,
-            b: u64,
-            s: Ordering,
-            f: Ordering,
-        ) -> Result<u64, u64> {
-            touch();
-            self.0.compare_exchange_weak(a, b, s, f)
-        }
+        rmw!(swap, fetch_add, fetch_sub, fetch_and, fetch_or);
+        cas!(compare_exchange, compare_exchange_weak);
     }
 }
