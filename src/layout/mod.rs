@@ -98,6 +98,14 @@ pub enum TierKind {
 }
 
 impl TierKind {
+    /// Whether victims of this tier are in other LLCs (`same-node`,
+    /// `same-package`, `other-node`): where a steal takes a batch and where
+    /// a near pass stops.
+    #[inline]
+    pub(crate) fn crosses_llc(self) -> bool {
+        matches!(self, TierKind::Numa | TierKind::Package | TierKind::Remote)
+    }
+
     /// Where the victim is: `smt-sibling`, `same-cluster`, `same-llc`,
     /// `same-node`, `same-package`, `other-node`. Used by `Display`, the
     /// layout table, and the `st:*` columns of the stats table.

@@ -137,14 +137,6 @@ pub(crate) fn near_cut(reach: Reach, near_tiers: Option<usize>) -> Option<usize>
     }
 }
 
-impl TierKind {
-    /// Whether victims of this tier are in other LLCs.
-    #[inline]
-    fn crosses_llc(self) -> bool {
-        matches!(self, TierKind::Numa | TierKind::Package | TierKind::Remote)
-    }
-}
-
 /// The number of steal tiers a near pass over `tiers` walks: those before
 /// the first that crosses the LLC; `None` when there is no tier on one
 /// side of that boundary (then a near pass is a full pass). Callers compute
@@ -282,7 +274,7 @@ pub(crate) fn tier_victims(
 /// deque ([`LONG_DEQUE`]: a loop of spawns, not a recursion).
 #[inline]
 pub(crate) fn steal_batch(kind: TierKind, len: usize) -> bool {
-    matches!(kind, TierKind::Numa | TierKind::Package | TierKind::Remote) || len >= LONG_DEQUE
+    kind.crosses_llc() || len >= LONG_DEQUE
 }
 
 /// A victim deque at least this long is robbed of a batch even inside an
@@ -327,11 +319,17 @@ pub(crate) fn next_random(state: &mut u64) -> u64 {
 /// cost quicksort about 1% against rayon; 4 cost fib about 2% more than 2.
 pub(crate) const PROMOTED_AHEAD: usize = 2;
 
-/// The promotion rule of private `join` halves: promote the oldest half
-/// while the deque holds fewer than [`PROMOTED_AHEAD`] jobs, at a `join`'s
-/// exit, and at its entry (after the private push) only while some worker
-/// is searching (`demand`, asked only when the deque is short; the exit
-/// passes `|| true`).
+/// The promotion rule of private `join` halves at a `join`'s exit: promote
+/// the oldest half while the deque holds fewer than [`PROMOTED_AHEAD`]
+/// jobs.
+#[inline]
+pub(crate) fn promote_at_exit(deque_len: usize) -> bool {
+    deque_len < PROMOTED_AHEAD
+}
+
+/// The promotion rule at a `join`'s entry (after the private push): as at
+/// its exit, and only while some worker is searching (`searching`, asked
+/// only when the deque is short).
 ///
 /// Why the entry asks: in nested iterators (an inner `par_iter` in each
 /// item of an outer one) every worker is busy and the deques are empty, so
@@ -347,6 +345,6 @@ pub(crate) const PROMOTED_AHEAD: usize = 2;
 /// the entry left fib at 0.518 against 0.524 and quicksort at 0.98
 /// against 1.05 (A/B, 3 runs each).
 #[inline]
-pub(crate) fn should_promote(deque_len: usize, demand: impl FnOnce() -> bool) -> bool {
-    deque_len < PROMOTED_AHEAD && demand()
+pub(crate) fn promote_at_entry(deque_len: usize, searching: impl FnOnce() -> bool) -> bool {
+    promote_at_exit(deque_len) && searching()
 }

@@ -72,7 +72,7 @@ pub enum Reach {
 /// 1.37 ms, 12 gave 81% and 1.19 ms, 20 gave 84% and 1.15 ms, 40 (the
 /// whole spin phase) 81% and 1.27 ms; 20 against 12 on `fib:28` 0.53
 /// against 0.58 ms, on `iter:4194304:3` 0.376 against 0.381 ms. (Before
-/// the entry test of `pass::should_promote`; with it, 20 gives 81% and
+/// the entry test of `pass::promote_at_entry`; with it, 20 gives 81% and
 /// 1.14 ms on the fork-join.)
 pub const NEAR_PASSES: u32 = 20;
 

@@ -358,7 +358,7 @@ impl WorkerThread {
         let sole = unsafe { self.idle_word.as_ref() };
         if private::must_publish(sole, || self.registry.sleep.idle()) {
             self.promote_all();
-        } else if pass::should_promote(self.deque.len(), || self.registry.sleep.searching() > 0) {
+        } else if pass::promote_at_entry(self.deque.len(), || self.registry.sleep.searching() > 0) {
             self.promote();
         }
     }
@@ -396,7 +396,7 @@ impl WorkerThread {
         // took from it while `a` ran, so a long stretch without joins (a
         // serial partition before the next `join`) does not delay the
         // next promotion.
-        if pass::should_promote(self.deque.len(), || true) {
+        if pass::promote_at_exit(self.deque.len()) {
             self.promote();
         }
         true

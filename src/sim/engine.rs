@@ -536,7 +536,8 @@ impl<'a> Sim<'a> {
         let publish = private::must_publish(idle.sole_summary_word(), || idle);
         if publish {
             self.promote_all(w);
-        } else if pass::should_promote(self.workers[w].deque.len(), || self.sleep.searching() > 0) {
+        } else if pass::promote_at_entry(self.workers[w].deque.len(), || self.sleep.searching() > 0)
+        {
             self.promote(w);
         }
     }
@@ -578,7 +579,7 @@ impl<'a> Sim<'a> {
         if unsafe { self.private[w].pop() } == Popped::Gone {
             return false;
         }
-        if pass::should_promote(self.workers[w].deque.len(), || true) {
+        if pass::promote_at_exit(self.workers[w].deque.len()) {
             self.promote(w);
         }
         true

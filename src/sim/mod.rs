@@ -23,7 +23,7 @@
 //! |---|---|
 //! | job start, end | `WorkerThread::execute`; the `join` frame of `pool::join` (`join_on`, `take_back_or_wait`); scopes wait with `wait_until` |
 //! | push | `WorkerThread::push` then `Sleep::notify` (the nearest-idle claim: `IdleMasks::claim_nearest`, itself) |
-//! | join half | `PrivateStack::push`, `private::must_publish`, the promotion rule `pass::should_promote` |
+//! | join half | `PrivateStack::push`, `private::must_publish`, the promotion rules `pass::promote_at_entry` and `pass::promote_at_exit` |
 //! | promotion | `PrivateStack::promote_oldest` / `promote_all` then the fenced notify |
 //! | steal attempt (hit, miss) | `pass::pass`: the source order, the tiers of `Layout::tiers_for` with the random start of `pass::tier_victims` and `pass::next_random` (same seeds, `pass::worker_seed`), the batch rule `pass::steal_batch` |
 //! | private-half claim | `private::claim_before_parking` |

@@ -216,7 +216,7 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 /// of 2 µs): most steals stay in the thief's LLC under `Hierarchical`;
 /// under `Flat` about as many as chance gives (7 of 191 victims: 1/27).
 /// Measured: 0.81 (with near passes, the local wake and the entry test
-/// of `should_promote`; 0.835 without that test, 0.75 without the first
+/// of `promote_at_entry`; 0.835 without that test, 0.75 without the first
 /// two), `Flat` 0.04. The 90% is not reached. Of the 2,568
 /// steals that leave the LLC, 2,235 are made in the re-check before
 /// parking (which must look everywhere), 268 in the first far pass and 40
