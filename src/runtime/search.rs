@@ -52,6 +52,18 @@ pub enum Found<J> {
     Nothing,
 }
 
+/// A crossbeam steal as a pass's answer (`Retry`: a lost race).
+impl<J> From<crossbeam_deque::Steal<J>> for Found<J> {
+    #[inline]
+    fn from(s: crossbeam_deque::Steal<J>) -> Self {
+        match s {
+            crossbeam_deque::Steal::Success(job) => Found::Job(job),
+            crossbeam_deque::Steal::Retry => Found::Retry,
+            crossbeam_deque::Steal::Empty => Found::Nothing,
+        }
+    }
+}
+
 /// How far one pass looks (see "Near passes" in `runtime::pass`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reach {

@@ -678,19 +678,15 @@ impl PassQueues for &WorkerThread {
         if q.is_empty() {
             return Found::Nothing;
         }
-        let s = if batch {
+        let found = Found::from(if batch {
             q.steal_batch_and_pop(&self.deque)
         } else {
             q.steal()
-        };
-        match s {
-            Steal::Success(job) => {
-                self.counters().injector_pull();
-                Found::Job(job)
-            }
-            Steal::Retry => Found::Retry,
-            Steal::Empty => Found::Nothing,
+        });
+        if let Found::Job(_) = found {
+            self.counters().injector_pull();
         }
+        found
     }
 
     #[inline]
@@ -706,22 +702,18 @@ impl PassQueues for &WorkerThread {
     #[inline]
     fn steal_from(&mut self, victim: usize, batch: bool) -> Found {
         let stealer = &self.registry.threads[victim].stealer;
-        let s = if batch {
+        let found = Found::from(if batch {
             stealer.steal_batch_and_pop(&self.deque)
         } else {
             stealer.steal()
-        };
-        match s {
-            Steal::Success(job) => {
-                // Counted by distance, not by tier, so that a `Flat`
-                // pool's steals are comparable (`Layout::relation`).
-                let kind = self.registry.layout.relation(self.index, victim);
-                self.counters().steal(kind);
-                Found::Job(job)
-            }
-            Steal::Retry => Found::Retry,
-            Steal::Empty => Found::Nothing,
+        });
+        if let Found::Job(_) = found {
+            // Counted by distance, not by tier, so that a `Flat` pool's
+            // steals are comparable (`Layout::relation`).
+            let kind = self.registry.layout.relation(self.index, victim);
+            self.counters().steal(kind);
         }
+        found
     }
 
     #[inline]

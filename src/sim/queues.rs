@@ -3,8 +3,6 @@
 //! thread), so that [`pass::pass`], the function the pool's workers run,
 //! decides the order. Each look is charged to the event's cost.
 
-use crossbeam_deque::Steal;
-
 use crate::runtime::idle::Distance;
 use crate::runtime::pass::{self, PassQueues, Place, Queue};
 use crate::runtime::private::{self, Claim};
@@ -34,14 +32,6 @@ impl SimPass<'_, '_> {
             Queue::Injector(l) => &self.sim.injectors[l],
         }
     }
-
-    fn found(&mut self, s: Steal<JobId>) -> Found<JobId> {
-        match s {
-            Steal::Success(id) => Found::Job(id),
-            Steal::Retry => Found::Retry,
-            Steal::Empty => Found::Nothing,
-        }
-    }
 }
 
 impl PassQueues for SimPass<'_, '_> {
@@ -63,7 +53,7 @@ impl PassQueues for SimPass<'_, '_> {
         } else {
             queue.steal()
         };
-        let f = self.found(s);
+        let f = Found::from(s);
         if let Found::Job(_) = f {
             let own = match q {
                 Queue::Spread(_) => true,
@@ -96,7 +86,7 @@ impl PassQueues for SimPass<'_, '_> {
         } else {
             stealer.steal()
         };
-        let f = self.found(s);
+        let f = Found::from(s);
         if let Found::Job(_) = f {
             self.sim.stole(self.w, v);
         }
