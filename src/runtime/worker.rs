@@ -73,9 +73,7 @@ pub(crate) struct WorkerThread {
     local_jobs: Cell<u64>,
     local_pops: Cell<u64>,
     rng: Cell<u64>,
-    /// Above this many searching workers, a worker that found nothing skips
-    /// spinning and goes to sleep at once (each spinning pass scans every
-    /// other worker, so a crowd of spinners costs O(n²) on large pools).
+    /// The spinner cap, `search::max_spinners` of the pool's size.
     max_spinners: isize,
     /// Recycled blocks for heap jobs (see `jobmem`).
     jobmem: JobCache,
@@ -156,7 +154,7 @@ impl WorkerThread {
             group: Cell::new(GroupRef::NONE),
             local_jobs: Cell::new(0),
             local_pops: Cell::new(0),
-            max_spinners: (registry.num_threads() / 8).max(2) as isize,
+            max_spinners: search::max_spinners(registry.num_threads()),
             rng: Cell::new(pass::worker_seed(index)),
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,

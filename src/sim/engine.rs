@@ -19,11 +19,11 @@ use crate::iter::replay::ReplayCore;
 use crate::layout::Layout;
 use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
-use crate::runtime::pass;
 use crate::runtime::private::{self, Popped, PrivateStack};
 use crate::runtime::registry::group_routing::{busy_per_llc, wake_for};
 use crate::runtime::registry::idle_shape;
 use crate::runtime::sleep::{Idle, Sleep};
+use crate::runtime::{pass, search};
 
 use super::Policy;
 use super::cost::{CostModel, Reach};
@@ -249,7 +249,7 @@ impl<'a> Sim<'a> {
         let ncl = layout.cluster_ranges().len();
         Sim {
             layout: Arc::new(layout),
-            max_spinners: (n / 8).max(2) as isize,
+            max_spinners: search::max_spinners(n),
             private: (0..n)
                 .map(|_| {
                     if policy == Policy::RayonLike {

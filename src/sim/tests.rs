@@ -214,16 +214,18 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 
 /// 192 workers in 24 LLCs, balanced fork-join (a binary tree of 2^16 leaves
 /// of 2 µs): most steals stay in the thief's LLC under `Hierarchical`;
-/// under `Flat` about as many as chance gives (7 of 191 victims: 1/27).
-/// Measured: 0.81 (with near passes, the local wake and the entry test
-/// of `promote_at_entry`; 0.835 without that test, 0.75 without the first
-/// two), `Flat` 0.04. The 90% is not reached. Of the 2,568
-/// steals that leave the LLC, 2,235 are made in the re-check before
-/// parking (which must look everywhere), 268 in the first far pass and 40
-/// by woken workers: most searchers may not spin at all, because more
-/// than `max_spinners` (threads / 8 = 24) workers search at once, so they
-/// skip the near passes and go straight to that re-check. A cap per LLC
-/// (2 spinners per LLC of 8) was tried: 76%, makespan 1.35 ms, worse.
+/// under `Flat` about as many as chance gives (7 of 191 victims: 1/27);
+/// and hierarchical stealing costs little time against flat.
+/// Measured: 0.800 of steals in the LLC, makespan 0.961 ms against
+/// `Flat`'s 0.815 (1.18x) and 0.04. Before latch waiters could spin past
+/// the spinner cap (`search::may_spin`): 0.81 and 1.345 ms against 0.927
+/// (1.45x). The 90% is not reached: of the ~3,600 steals that
+/// leave the LLC, ~2,750 are made in the re-check before parking (which
+/// must look everywhere) by workers without a latch over the spinner cap
+/// (threads / 8 = 24), and ~800 by latch waiters' far passes. Neither a
+/// per-LLC cap (76%), nor letting near passes spin past the cap (82.6%,
+/// makespan 6% worse, `fib:28` 15% worse), nor 10 to 60 near passes
+/// (80 to 83% over three tree sizes) reached it.
 #[test]
 fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     let w = IterRange {
@@ -236,7 +238,7 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     assert_eq!(h.workers, 192);
     let (ih, fl) = (in_llc(&h), in_llc(&f));
     assert!(
-        ih >= 0.8,
+        ih >= 0.78,
         "hierarchical: {ih:.3} of {} steals in the LLC",
         h.counts.steals_total()
     );
@@ -246,6 +248,26 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
         f.counts.steals_total()
     );
     assert!(ih >= 5.0 * fl, "hierarchical {ih:.3}, flat {fl:.3}");
+    let (mh, mf) = (h.counts.makespan_ns, f.counts.makespan_ns);
+    assert!(
+        mh as f64 <= 1.3 * mf as f64,
+        "hierarchical {mh} ns against flat {mf} ns"
+    );
+}
+
+/// Latch waiters spin past the spinner cap (`search::may_spin`): at 192
+/// workers nearly every worker waits on a `join` latch near the end of a
+/// fork-join, and parked waiters unwound the join tree one wakeup latency
+/// per nested steal. `fib:24`, measured: `Hierarchical` 0.103 ms, `Flat`
+/// 0.118 ms; with the cap on latch waiters too, 0.237 and 0.219 ms.
+#[test]
+fn latch_waiters_keep_fib_fast_at_192_workers() {
+    let w = Fib { n: 24, ns: 10 };
+    let h = run("package:2 llc:12 core:8", &w, Policy::Hierarchical, None);
+    let f = run("package:2 llc:12 core:8", &w, Policy::Flat, None);
+    let (mh, mf) = (h.counts.makespan_ns, f.counts.makespan_ns);
+    assert!(mh <= mf, "hierarchical {mh} ns, flat {mf} ns");
+    assert!(mh <= 150_000, "hierarchical {mh} ns");
 }
 
 /// The nearest-idle claim, counted in the `IdleMasks` code itself: worst

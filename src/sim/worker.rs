@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crossbeam_deque::Worker;
 
 use crate::runtime::pass;
-use crate::runtime::search::{Found, Reach, reach_of_pass};
+use crate::runtime::search::{self, Found, Reach, reach_of_pass};
 
 use super::Policy;
 use super::engine::{Frame, JobId, Kind, Mode, SPIN_LIMIT, Sim, Stage, YIELD_LIMIT};
@@ -216,7 +216,8 @@ impl Sim<'_> {
             return self.found(w, None);
         }
         let completed = step > YIELD_LIMIT;
-        if !completed && self.sleep.searching() <= self.max_spinners {
+        let waits = self.wait_done(w).is_some();
+        if !completed && search::may_spin(waits, || self.sleep.searching(), self.max_spinners) {
             self.acc += if step <= SPIN_LIMIT {
                 self.cost.spin_ns * (1u64 << step) as f64
             } else {
