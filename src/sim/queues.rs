@@ -102,7 +102,7 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn may_help(&mut self, llc: usize) -> bool {
-        may_help_in(self.sim.sleep.idle(), llc, Some(self.w))
+        may_help_in(&self.sim.sleep, llc, Some(self.w))
     }
 
     fn forward(&mut self, llc: usize) {
