@@ -244,7 +244,8 @@ impl Sources for Searcher<'_> {
     /// `WorkerThread::find_work`: the queues it may take from in their
     /// order (deques of others, shared queues, its LLC's pack queue), then
     /// the other LLCs' pack queues: taken only while their LLC is
-    /// overloaded, else a wakeup is forwarded to that LLC.
+    /// overloaded and none of its workers searches, else a wakeup is
+    /// forwarded to that LLC.
     fn find_work(&self, reach: Reach) -> Found<usize> {
         let pool = self.pool;
         let mut retry = false;
@@ -274,6 +275,12 @@ impl Sources for Searcher<'_> {
                 continue;
             }
             if !pool.overloaded(l) {
+                pool.sleep.wake_in(None, l);
+                continue;
+            }
+            // `group_routing::helps`: while a worker of `l` searches, leave
+            // the job to it (and forward, as when the rule refuses).
+            if pool.sleep.searching_in(l) > 0 {
                 pool.sleep.wake_in(None, l);
                 continue;
             }

@@ -93,7 +93,8 @@ pub(crate) trait PassQueues {
     fn spread_used(&mut self) -> bool;
 
     /// Whether this worker may take a job from LLC `llc`'s pack queue (the
-    /// help rule of job groups, `crate::groups::may_help`).
+    /// help rule of job groups, `crate::groups::may_help`, while no worker
+    /// of `llc` searches: `group_routing::helps`).
     fn may_help(&mut self, llc: usize) -> bool;
 
     /// Makes sure a worker of LLC `llc` is awake for its pack queue, which
@@ -212,7 +213,8 @@ fn shared_sources<Q: PassQueues>(
         }
     }
     // Packed jobs of other LLCs: taken only as the help rule allows (that
-    // LLC overloaded, or saturated while we are idle); otherwise forwarded.
+    // LLC overloaded, or saturated while we are idle) while none of its
+    // workers searches; otherwise forwarded.
     for l in other_llcs() {
         if q.looks_empty(Queue::Pack(l)) {
             continue;

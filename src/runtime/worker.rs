@@ -726,7 +726,7 @@ impl PassQueues for &WorkerThread {
 
     #[inline]
     fn may_help(&mut self, llc: usize) -> bool {
-        self.registry.may_help(llc, Some(self.index))
+        self.registry.may_help(llc, self.index)
     }
 
     /// Wakes an idle worker of `llc` for its pack queue (the sleep protocol

@@ -6,7 +6,7 @@
 use crate::runtime::idle::Distance;
 use crate::runtime::pass::{self, PassQueues, Place, Queue};
 use crate::runtime::private::{self, Claim};
-use crate::runtime::registry::group_routing::may_help_in;
+use crate::runtime::registry::group_routing::helps;
 use crate::runtime::search::Found;
 
 use super::Policy;
@@ -102,7 +102,7 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn may_help(&mut self, llc: usize) -> bool {
-        may_help_in(&self.sim.sleep, llc, Some(self.w))
+        helps(&self.sim.sleep, llc, self.w)
     }
 
     fn forward(&mut self, llc: usize) {

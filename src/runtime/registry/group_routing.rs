@@ -33,16 +33,16 @@ impl Registry {
         busy_per_llc(self.sleep.idle())
     }
 
-    /// Whether a worker of another LLC may take a job from LLC `l`'s pack
-    /// queue ([`crate::groups::policy::may_help_by`]): `helper` is that worker (whether
-    /// it has nothing else to do is its idle bit, set during the re-check
-    /// before it parks); `None` asks whether an idle helper would be
-    /// allowed (a pusher deciding to wake one). Asked per pack push into a
-    /// busy LLC and per search pass that sees another LLC's pack queue
-    /// non-empty, so it reads the idle masks in place instead of collecting
+    /// Whether worker `helper` of another LLC takes a job from LLC `l`'s
+    /// pack queue ([`helps`]: the help rule
+    /// [`crate::groups::policy::may_help_by`], whether the helper has
+    /// nothing else to do being its idle bit, set during the re-check
+    /// before it parks; and no worker of `l` searching). Asked per search
+    /// pass that sees another LLC's pack queue non-empty, so it reads the
+    /// idle masks in place instead of collecting
     /// [`Registry::busy_per_llc`].
-    pub(crate) fn may_help(&self, l: usize, helper: Option<usize>) -> bool {
-        may_help_in(&self.sleep, l, helper)
+    pub(crate) fn may_help(&self, l: usize, helper: usize) -> bool {
+        helps(&self.sleep, l, helper)
     }
 
     /// Pushes a job of group `g`, from the current thread (`from`: the
@@ -144,39 +144,43 @@ pub(crate) fn busy_per_llc(idle: &IdleMasks) -> (Vec<usize>, Vec<usize>) {
     )
 }
 
-/// Workers of LLC `l` running jobs: [`busy_in`] less the workers of `l`
-/// that search (they look at `l`'s queues on their next pass).
-fn running_in(sleep: &Sleep, l: usize) -> usize {
-    busy_in(sleep.idle(), l).saturating_sub(sleep.searching_in(l).max(0) as usize)
-}
-
-/// The help rule ([`crate::groups::may_help`]) read from the idle masks
-/// and the per-LLC searcher counts: may `helper` (or, for `None`, an idle
-/// helper) of another LLC take a job from LLC `l`'s pack queue?
-///
-/// A worker of `l` that searches is not busy here: it will look at `l`'s
-/// pack queue on its next pass, so the job does not wait for a busy worker
-/// (the reason the rule lets helpers in). Counting searchers as busy let a
-/// re-checking worker of another LLC take the pieces of a parallel
-/// iterator issued right after another, while `l`'s own workers were still
-/// spinning from the previous call: in the simulator (`iter:4194304:3`,
-/// `package:2 llc:12 core:8`) the second and third runs kept 90.6% and
-/// 62.4% of their pieces' work in their LLC (worst piece 50% and 0.4%)
-/// before, 90.6% and 78.8% (50% and 40.6%) after; with replay
-/// (`iter-replay:4194304:4`) the worst piece of runs 2 to 4 went from 0% to
-/// 6 to 25%, and all 192 pieces replay in their LLC (were 189 to 192).
-/// Liveness is kept: if every worker of `l`
-/// is blocked in a job, none searches and the rule is as before; a helper
-/// refused here forwards the wakeup (see "Queues of one LLC" in `sleep`).
-pub(crate) fn may_help_in(sleep: &Sleep, l: usize, helper: Option<usize>) -> bool {
-    let idle = sleep.idle();
+/// The help rule ([`crate::groups::may_help`]) read from the idle masks:
+/// may `helper` (or, for `None`, an idle helper) of another LLC take a job
+/// from LLC `l`'s pack queue?
+pub(crate) fn may_help_in(idle: &IdleMasks, l: usize, helper: Option<usize>) -> bool {
     crate::groups::may_help_by(
         idle.num_llcs(),
-        |l| running_in(sleep, l),
+        |l| busy_in(idle, l),
         idle.llc_len(l),
         l,
         || helper.is_none_or(|w| idle.is_idle(w)),
     )
+}
+
+/// Whether worker `helper` of another LLC takes a job from LLC `l`'s pack
+/// queue in a pass: the help rule ([`may_help_in`]), and no worker of `l`
+/// searches. When this says no, the pass forwards a wakeup to `l`
+/// (`PassQueues::forward`), as when the help rule refuses.
+///
+/// Why the searchers: the help rule counts a searching worker as busy
+/// (only an armed one, idle bit set, as free), so between two
+/// parallel-iterator calls issued back to back, while `l`'s workers still
+/// spin from the first, a worker of another LLC in its re-check before
+/// parking took the next call's piece aimed at `l`. A searcher of `l`
+/// looks at `l`'s pack queue early in each pass (step 2 of `pass`). In the
+/// simulator (`iter:4194304:3`, `package:2 llc:12 core:8`, 192 workers)
+/// the third run kept 62.4% of its pieces' work in their LLC (worst piece
+/// 0.4%) before, 78.8% (40.6%) after; with replay (`iter-replay:4194304:4`)
+/// the worst piece of runs 2 to 4 went from 0% to 6 to 25%.
+///
+/// Why no wakeup is lost: see rule 1 of "Queues of one LLC" in `sleep`;
+/// the loom models of `loom-tests/tests/groups.rs` run it (and deadlock if
+/// a helper always leaves the job while the help rule allows).
+///
+/// A pusher deciding whether to wake a helper (`notify_pack`) keeps the
+/// plain rule: at worst one extra wakeup.
+pub(crate) fn helps(sleep: &Sleep, l: usize, helper: usize) -> bool {
+    may_help_in(sleep.idle(), l, Some(helper)) && sleep.searching_in(l) == 0
 }
 
 /// The wakeup after a push into LLC `llc`'s pack queue by a thread whose
@@ -196,7 +200,7 @@ pub(crate) fn notify_pack(
     sleep.notify_in(wake_from, llc, own, false).or_else(|| {
         // A helper from another LLC only if it may take the job: `llc`
         // overloaded, or saturated (no idle worker left to wake there).
-        if may_help_in(sleep, llc, None) {
+        if may_help_in(sleep.idle(), llc, None) {
             sleep.notify(wake_from, llc)
         } else {
             None
