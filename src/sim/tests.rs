@@ -225,7 +225,14 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 /// (threads / 8 = 24), and ~800 by latch waiters' far passes. Neither a
 /// per-LLC cap (76%), nor letting near passes spin past the cap (82.6%,
 /// makespan 6% worse, `fib:28` 15% worse), nor 10 to 60 near passes
-/// (80 to 83% over three tree sizes) reached it.
+/// (80 to 83% over three tree sizes) reached it. What the counters say
+/// (2^18 leaves, instrumented run): hierarchical steals are small, a mean
+/// of 45 leaves inside the LLC and 56 across, half of them one or two
+/// leaves, against 296 (16%) for `Flat`, which steals 7 times less often:
+/// seven LLC mates robbed again and again keep halving each other's
+/// oldest half. Neither taking batches everywhere nor nowhere, nor
+/// promoting at `join` entry only for searchers of the own LLC, changed
+/// that by more than 2 points. Without near passes: 70.7% and 0.852 ms.
 #[test]
 fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     let w = IterRange {
