@@ -276,3 +276,17 @@ pub fn search<S: Sources>(
         woken = true;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latch_waiters_spin_past_the_cap_without_reading_the_count() {
+        assert!(may_spin(true, || unreachable!("not read"), 2));
+        assert!(may_spin(false, || 2, 2));
+        assert!(!may_spin(false, || 3, 2));
+        assert_eq!(max_spinners(1), 2);
+        assert_eq!(max_spinners(192), 24);
+    }
+}

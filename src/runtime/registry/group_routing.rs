@@ -225,3 +225,39 @@ pub(crate) fn wake_for(
         Destination::Llc { llc } => sleep.notify_in(None, llc, false, true),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::idle::IdleShape;
+
+    /// Two LLCs of two workers ({0, 1}, {2, 3}); 0 and 1 run (LLC 0 is
+    /// saturated); 3 is idle, in its re-check (a helper); 2 searches.
+    fn saturated_llc_0() -> Sleep {
+        let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(4, 2, 0)), 4);
+        sleep.start_searching(3);
+        let _idle = sleep.prepare_sleep(3);
+        sleep.start_searching(2);
+        sleep
+    }
+
+    #[test]
+    fn a_helper_takes_from_a_saturated_llc_nobody_there_searches() {
+        let sleep = saturated_llc_0();
+        assert!(may_help_in(sleep.idle(), 0, Some(3)));
+        assert!(helps(&sleep, 0, 3));
+    }
+
+    #[test]
+    fn a_helper_leaves_the_job_to_a_searcher_of_its_llc() {
+        let sleep = saturated_llc_0();
+        // Worker 1 ran out of work and searches: it takes LLC 0's job on
+        // its next pass. The help rule alone (searchers count as busy)
+        // would still let worker 3 take it.
+        sleep.start_searching(1);
+        assert!(may_help_in(sleep.idle(), 0, Some(3)));
+        assert!(!helps(&sleep, 0, 3));
+        sleep.stop_searching(1, 0);
+        assert!(helps(&sleep, 0, 3));
+    }
+}
