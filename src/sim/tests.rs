@@ -15,6 +15,14 @@ fn run(spec: &str, w: &dyn Workload, p: Policy, n: Option<usize>) -> Run {
     simulate(&machine(spec), w, p, n, &CostModel::default()).unwrap()
 }
 
+/// `w` on `spec` under `Hierarchical` and under `Flat`, every worker.
+fn hierarchical_and_flat(spec: &str, w: &dyn Workload) -> (Run, Run) {
+    (
+        run(spec, w, Policy::Hierarchical, None),
+        run(spec, w, Policy::Flat, None),
+    )
+}
+
 fn in_llc(r: &Run) -> f64 {
     r.counts.steals_within_llc() as f64 / r.counts.steals_total().max(1) as f64
 }
@@ -109,8 +117,7 @@ fn fork_join_makespan_within_the_greedy_bound() {
 #[test]
 fn one_llc_hierarchical_and_flat_same_locality() {
     let w = Fib { n: 18, ns: 10 };
-    let h = run("llc:1 core:8", &w, Policy::Hierarchical, None);
-    let f = run("llc:1 core:8", &w, Policy::Flat, None);
+    let (h, f) = hierarchical_and_flat("llc:1 core:8", &w);
     for r in [&h, &f] {
         assert!(r.counts.steals_total() > 0);
         assert_eq!(in_llc(r), 1.0, "{:?}", r.counts);
@@ -240,8 +247,7 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
         grain: 1,
         ns: 2_000,
     };
-    let h = run("package:2 llc:12 core:8", &w, Policy::Hierarchical, None);
-    let f = run("package:2 llc:12 core:8", &w, Policy::Flat, None);
+    let (h, f) = hierarchical_and_flat("package:2 llc:12 core:8", &w);
     assert_eq!(h.workers, 192);
     let (ih, fl) = (in_llc(&h), in_llc(&f));
     assert!(
@@ -270,8 +276,7 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
 #[test]
 fn latch_waiters_keep_fib_fast_at_192_workers() {
     let w = Fib { n: 24, ns: 10 };
-    let h = run("package:2 llc:12 core:8", &w, Policy::Hierarchical, None);
-    let f = run("package:2 llc:12 core:8", &w, Policy::Flat, None);
+    let (h, f) = hierarchical_and_flat("package:2 llc:12 core:8", &w);
     let (mh, mf) = (h.counts.makespan_ns, f.counts.makespan_ns);
     assert!(mh <= mf, "hierarchical {mh} ns, flat {mf} ns");
     assert!(mh <= 150_000, "hierarchical {mh} ns");
