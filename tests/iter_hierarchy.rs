@@ -134,20 +134,21 @@ fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
 /// CPUs, and the thieves run about 3/4 of that rest (the CPU-bound test
 /// below). Waiting items need no CPU, so this measures the placement.
 ///
-/// Measured (2 cores, 20 test runs each): under heavy load (other builds
-/// and 4 busy loops, load 16 to 23) the worst piece kept 86.1% and most
-/// 99-100%; under a lighter load (5 to 7) a third of the test runs had a
-/// piece below 80% (worst 64.1%). Per run, those losses are whole halves
-/// and quarters of pieces taken early (before 3/4 of the items ran) by
-/// workers of another LLC, and once a piece that started 99 ms late (half
-/// the run), its LLC's workers busy with other pieces' halves. So the
-/// placement, not the OS, loses them: a half pushed while any worker
-/// searches wakes nobody (`Sleep::notify` skips the wakeup), and a
-/// searching worker of another LLC, finding nothing in its own, steals
-/// it before the pushing LLC's idle worker is woken. Left open: a wakeup
-/// rule per LLC (wake an idle worker of the pusher's LLC unless one of
-/// that LLC searches), or remote steals only after the own LLC's search
-/// spun, would keep the first halves in their LLC.
+/// Measured (2 cores, 10 test runs, alternating with the previous build):
+/// the worst piece kept 85 to 88% on average, and 2 to 5 runs of 10 had a
+/// piece below 80%. Logged per run (which worker took which items when,
+/// in what state of its search): the losses start at the beginning of a
+/// run, when a worker of another LLC whose search had run through its
+/// near passes (or, with a 200 us near window tried for this, through its
+/// whole backoff) before its own LLC's piece was split takes a half or a
+/// quarter of this piece; the robbed LLC then runs dry at half time and
+/// takes another LLC's rest, and so on (the log shows 98 ms, half of a
+/// 197 ms run). The per-LLC wake rule and near passes are in place; a
+/// woken worker searching near first when the claim was for its own LLC
+/// was tried and changed nothing measurable. With 8 threads on 2 CPUs a
+/// worker holding a piece may wait a whole time slice for a CPU while
+/// another spins through its search; the simulator, with a core per
+/// worker, keeps 100% of each piece in its LLC on this topology.
 #[test]
 fn items_of_each_piece_run_in_its_llc() {
     let _serial = measuring();
