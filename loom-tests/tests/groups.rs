@@ -65,7 +65,12 @@ fn pack_queue_overload_and_forward_rules() {
 /// first, so it never reaches the pack queue in that pass and blocks in
 /// the job: the hand-off of `stop_searching` (worker 2 was the last
 /// searcher) wakes worker 0. (Without that notify loom finds the deadlock:
-/// checked when the model was written.)
+/// checked when the model was written.) It also runs the deferral of
+/// `group_routing::helps`: worker 2 leaves the packed job while worker 0
+/// (LLC 0) is counted as searching, and worker 0's pass may then return
+/// the shared job, which blocks; the hand-off, or worker 2's later
+/// re-check (worker 0 no longer counted), takes it. (With a helper that
+/// always leaves the job, loom finds the deadlock here.)
 #[test]
 fn forward_skipped_by_a_pass_that_finds_a_job() {
     builder(2).check(|| {
