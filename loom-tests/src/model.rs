@@ -274,13 +274,10 @@ impl Sources for Searcher<'_> {
             if l == self.llc || q.is_empty() {
                 continue;
             }
-            if !pool.overloaded(l) {
-                pool.sleep.wake_in(None, l);
-                continue;
-            }
-            // `group_routing::helps`: while a worker of `l` searches, leave
-            // the job to it (and forward, as when the rule refuses).
-            if pool.sleep.searching_in(l) > 0 {
+            // `group_routing::helps`, in its order: while a worker of `l`
+            // searches, leave the job to it; else as the help rule says
+            // (here the overload rule); a refusal forwards.
+            if pool.sleep.searching_in(l) > 0 || !pool.overloaded(l) {
                 pool.sleep.wake_in(None, l);
                 continue;
             }

@@ -65,9 +65,13 @@ pub struct Sleep {
     searching: CachePadded<AtomicUsize>,
     /// The same count per LLC (changed by the same operations, for the
     /// worker's LLC), kept only in pools of more than one LLC (empty
-    /// otherwise, so one-LLC pools pay nothing). A hint for the local wake
-    /// of [`Sleep::notify`] (see "Waking in the pusher's LLC" in the module
-    /// docs); no property of the protocol depends on it.
+    /// otherwise, so one-LLC pools pay nothing). Read by the local wake of
+    /// [`Sleep::notify`] (see "Waking in the pusher's LLC" in the module
+    /// docs), where it is only a hint, and by `group_routing::helps`, where
+    /// rule 1 of "Queues of one LLC" relies on it: a worker is counted in
+    /// its LLC from its `start_searching` (or its claim) until its
+    /// `stop_searching` or `prepare_sleep`, which lower this count before
+    /// the global one.
     llc_searching: Box<[CachePadded<AtomicUsize>]>,
 }
 
@@ -97,9 +101,8 @@ impl Sleep {
         self.searching.load(Ordering::SeqCst) as isize
     }
 
-    /// Number of workers of LLC `llc` counted as searching (for tests and the
-    /// loom models; 0 in a pool of one LLC, which keeps no per-LLC count).
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    /// Number of workers of LLC `llc` counted as searching (0 in a pool of
+    /// one LLC, which keeps no per-LLC count).
     pub fn searching_in(&self, llc: usize) -> isize {
         self.llc_searching
             .get(llc)

@@ -45,7 +45,7 @@ use super::latch::CoreLatch;
 use super::pass::{self, PassQueues, Queue};
 use super::pin;
 use super::private::{self, Claim, Popped, PrivateStack};
-use super::registry::Registry;
+use super::registry::{Registry, group_routing};
 use super::search::{self, Reach, Sources};
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
@@ -726,7 +726,7 @@ impl PassQueues for &WorkerThread {
 
     #[inline]
     fn may_help(&mut self, llc: usize) -> bool {
-        self.registry.may_help(llc, self.index)
+        group_routing::helps(&self.registry.sleep, llc, self.index)
     }
 
     /// Wakes an idle worker of `llc` for its pack queue (the sleep protocol

@@ -216,8 +216,13 @@ impl Sim<'_> {
             return self.found(w, None);
         }
         let completed = step > YIELD_LIMIT;
-        let waits = self.wait_done(w).is_some();
-        if !completed && search::may_spin(waits, || self.sleep.searching(), self.max_spinners) {
+        if !completed
+            && search::may_spin(
+                self.wait_done(w).is_some(),
+                || self.sleep.searching(),
+                self.max_spinners,
+            )
+        {
             self.acc += if step <= SPIN_LIMIT {
                 self.cost.spin_ns * (1u64 << step) as f64
             } else {
@@ -285,14 +290,15 @@ impl Sim<'_> {
         self.counts.passes += 1;
         let cluster_aware = self.policy.cluster_aware();
         let layout = Arc::clone(&self.layout);
+        let tiers = layout.tiers_for(w, cluster_aware);
         let at = pass::Place {
             index: w,
             llc: self.workers[w].llc,
             cluster: self.workers[w].cluster,
             clusters: self.group_cluster.len(),
-            tiers: layout.tiers_for(w, cluster_aware),
+            tiers,
             llc_order: layout.llc_order_runs(self.workers[w].llc),
-            near_cut: pass::near_cut(reach, pass::near_tiers(layout.tiers_for(w, cluster_aware))),
+            near_cut: pass::near_cut(reach, pass::near_tiers(tiers)),
         };
         let mut rng = self.workers[w].rng;
         let found = super::queues::run_pass(self, w, &mut rng, at);

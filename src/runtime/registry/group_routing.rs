@@ -33,18 +33,6 @@ impl Registry {
         busy_per_llc(self.sleep.idle())
     }
 
-    /// Whether worker `helper` of another LLC takes a job from LLC `l`'s
-    /// pack queue ([`helps`]: the help rule
-    /// [`crate::groups::policy::may_help_by`], whether the helper has
-    /// nothing else to do being its idle bit, set during the re-check
-    /// before it parks; and no worker of `l` searching). Asked per search
-    /// pass that sees another LLC's pack queue non-empty, so it reads the
-    /// idle masks in place instead of collecting
-    /// [`Registry::busy_per_llc`].
-    pub(crate) fn may_help(&self, l: usize, helper: usize) -> bool {
-        helps(&self.sleep, l, helper)
-    }
-
     /// Pushes a job of group `g`, from the current thread (`from`: the
     /// current worker if it belongs to this pool), where the group's plan
     /// says ([`crate::groups::GroupPlan::destination`]), and wakes a worker
@@ -158,9 +146,12 @@ pub(crate) fn may_help_in(idle: &IdleMasks, l: usize, helper: Option<usize>) -> 
 }
 
 /// Whether worker `helper` of another LLC takes a job from LLC `l`'s pack
-/// queue in a pass: the help rule ([`may_help_in`]), and no worker of `l`
-/// searches. When this says no, the pass forwards a wakeup to `l`
-/// (`PassQueues::forward`), as when the help rule refuses.
+/// queue in a pass: no worker of `l` searches (one load, asked first), and
+/// the help rule allows ([`may_help_in`]: whether the helper has nothing
+/// else to do is its idle bit, set during the re-check before it parks;
+/// read from the idle masks in place, since every pass that sees another
+/// LLC's pack queue non-empty asks). When this says no, the pass forwards
+/// a wakeup to `l` (`PassQueues::forward`), as when the help rule refuses.
 ///
 /// Why the searchers: the help rule counts a searching worker as busy
 /// (only an armed one, idle bit set, as free), so between two
@@ -180,7 +171,7 @@ pub(crate) fn may_help_in(idle: &IdleMasks, l: usize, helper: Option<usize>) -> 
 /// A pusher deciding whether to wake a helper (`notify_pack`) keeps the
 /// plain rule: at worst one extra wakeup.
 pub(crate) fn helps(sleep: &Sleep, l: usize, helper: usize) -> bool {
-    may_help_in(sleep.idle(), l, Some(helper)) && sleep.searching_in(l) == 0
+    sleep.searching_in(l) == 0 && may_help_in(sleep.idle(), l, Some(helper))
 }
 
 /// The wakeup after a push into LLC `llc`'s pack queue by a thread whose
