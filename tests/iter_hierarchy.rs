@@ -29,8 +29,11 @@ fn virtual_pool(spec: &str) -> ThreadPool {
         .unwrap()
 }
 
-/// Taken by the tests that count where items ran, so that they do not
-/// compete with each other for this machine's few cores.
+/// Taken by every test of this file, so that the tests that count where
+/// items ran do not share this machine's few cores with the others' pools
+/// (measured: with the other tests of the file running next to it, the
+/// waiting-items test's worst piece fell to 73 to 78% in 2 runs of 8; run
+/// alone, to 85% at worst in 30 runs). The whole file takes about a second.
 static MEASURING: Mutex<()> = Mutex::new(());
 
 fn measuring() -> MutexGuard<'static, ()> {
@@ -101,6 +104,11 @@ fn frac((home, all): (usize, usize)) -> f64 {
     home as f64 / all as f64
 }
 
+/// The share of all items of `per_piece` that ran in their piece's LLC.
+fn overall(per_piece: &[(usize, usize)]) -> f64 {
+    frac(per_piece.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+}
+
 /// Prints the share of each piece's items that ran in its LLC, then
 /// asserts it is at least `min` for every piece.
 fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
@@ -108,7 +116,10 @@ fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
         .iter()
         .map(|&p| format!("{:.1}%", frac(p) * 100.0))
         .collect();
-    eprintln!("{what} in their piece's LLC, per piece: {pieces:?}");
+    eprintln!(
+        "{what} in their piece's LLC, per piece: {pieces:?}, overall {:.1}%",
+        overall(per_piece) * 100.0
+    );
     for (i, &p) in per_piece.iter().enumerate() {
         assert!(
             frac(p) >= min,
@@ -120,9 +131,9 @@ fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
 
 /// Piece `i` of the first split runs in LLC `i`, per piece, for a
 /// for_each whose items take time (3 ms each, as a blocking call, or a
-/// long computation on a core of its own, would), over four runs: at
-/// least half of the items of *each* piece (the issue asks 80%; see below
-/// why that is not asserted yet).
+/// long computation on a core of its own, would), over eight runs: at
+/// least 80% of all items, and at least 65% of each piece's (the issue
+/// asks 80% per piece; see below for what was measured).
 ///
 /// The items wait instead of computing because this pool is virtual: 8
 /// workers on what is often 2 loaded cores. With CPU-bound items the OS,
@@ -134,31 +145,37 @@ fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
 /// CPUs, and the thieves run about 3/4 of that rest (the CPU-bound test
 /// below). Waiting items need no CPU, so this measures the placement.
 ///
-/// Measured (2 cores, 10 test runs, alternating with the previous build):
-/// the worst piece kept 85 to 88% on average, and 2 to 5 runs of 10 had a
-/// piece below 80%. Logged per run (which worker took which items when,
-/// in what state of its search): the losses start at the beginning of a
-/// run, when a worker of another LLC whose search had run through its
-/// near passes (or, with a 200 us near window tried for this, through its
-/// whole backoff) before its own LLC's piece was split takes a half or a
-/// quarter of this piece; the robbed LLC then runs dry at half time and
-/// takes another LLC's rest, and so on (the log shows 98 ms, half of a
-/// 197 ms run). The per-LLC wake rule and near passes are in place; a
-/// woken worker searching near first when the claim was for its own LLC
-/// was tried and changed nothing measurable. With 8 threads on 2 CPUs a
-/// worker holding a piece may wait a whole time slice for a CPU while
-/// another spins through its search; the simulator, with a core per
-/// worker, keeps 100% of each piece in its LLC on this topology.
+/// What lost items before (traced per item: who ran it, when): at the
+/// start of a run, a worker whose LLC mate had split its piece while
+/// nobody in the LLC searched kept its halves private, so the mate found
+/// nothing near and took half or a quarter of another LLC's piece; the
+/// robbed LLC ran dry at half time and did the same. The checks "Before
+/// crossing the LLC" of `runtime::pass` (the own pack queue again, the
+/// mates' private halves first, LLCs with a searcher left to it) fixed
+/// that. Measured, worst piece of a test run, 2 cores: before, 2 to 5 runs
+/// of 10 below 80% (release build); after, release build, 30 runs of the
+/// test alone: 85.2% at worst, 15 runs next to two busy loops: 92.6% at
+/// worst; debug build (as `cargo test` runs it), the whole file, 12 runs:
+/// worst piece 75.8 to 100%, overall 83.5 to 100%. The per-piece bound
+/// keeps a margin under that debug worst case, where the pool's own code
+/// is many times slower and its windows wider; the simulator, with a
+/// core per worker, keeps 100% of each piece in its LLC on this topology.
 #[test]
 fn items_of_each_piece_run_in_its_llc() {
     let _serial = measuring();
     within_deadline("items of a piece run in its llc", || {
         let pool = virtual_pool("llc:4 core:2");
-        let per_piece = locality_per_piece(&pool, 512, 4, |_| {
+        let per_piece = locality_per_piece(&pool, 512, 8, |_| {
             std::thread::sleep(Duration::from_millis(3))
         });
         assert_eq!(per_piece.len(), 4, "one piece per LLC");
-        assert_each_piece("waiting items", &per_piece, 0.5);
+        assert_each_piece("waiting items", &per_piece, 0.65);
+        let overall = overall(&per_piece);
+        assert!(
+            overall >= 0.8,
+            "only {:.1}% of the waiting items ran in their piece's LLC",
+            overall * 100.0
+        );
     });
 }
 
@@ -187,7 +204,7 @@ fn cpu_bound_items_run_in_their_llc_overall() {
         let per_piece = locality_per_piece(&pool, 512, 4, |i| {
             heavy(i, 60_000);
         });
-        let overall = frac(per_piece.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)));
+        let overall = overall(&per_piece);
         eprintln!(
             "CPU-bound items in their piece's LLC: {:.1}% overall",
             overall * 100.0
@@ -264,6 +281,7 @@ fn replay_keeps_pieces_in_their_llc() {
 /// the record.
 #[test]
 fn replay_records_per_length() {
+    let _serial = measuring();
     let pool = virtual_pool("llc:2 core:2");
     let replay = Replay::new();
     let run = |n: usize| {
@@ -299,6 +317,7 @@ fn replay_records_per_length() {
 /// whatever ran where; inside, each LLC's results are combined first.
 #[test]
 fn reduction_combines_inside_an_llc_first() {
+    let _serial = measuring();
     within_deadline("reduction combines inside an llc first", || {
         for spec in ["llc:4 core:2", "llc:4 cluster:2 core:2", "llc:3 core:2"] {
             let pool = virtual_pool(spec);
@@ -378,6 +397,7 @@ fn stats_show_the_split() {
 /// so the only queue pull is the `install` job's.
 #[test]
 fn one_llc_pool_has_no_first_split() {
+    let _serial = measuring();
     within_deadline("one llc pool has no first split", || {
         let pool = virtual_pool("core:8");
         for _ in 0..5 {
@@ -394,6 +414,7 @@ fn one_llc_pool_has_no_first_split() {
 /// for the consumers whose result depends on order and splitting.
 #[test]
 fn results_on_multi_llc_pools() {
+    let _serial = measuring();
     within_deadline("results on multi llc pools", || {
         for spec in [
             "llc:4 core:2",
@@ -516,6 +537,7 @@ fn check_consumers(v: &[u64]) {
 /// and a `collect` drops what it wrote exactly once.
 #[test]
 fn panic_in_a_piece_drops_each_item_once() {
+    let _serial = measuring();
     within_deadline("panic in a piece drops each item once", || {
         static LIVE: AtomicUsize = AtomicUsize::new(0);
         struct Counted;
@@ -554,6 +576,7 @@ fn panic_in_a_piece_drops_each_item_once() {
 /// the spec), per worker with replay.
 #[test]
 fn split_shapes_of_the_test_pool() {
+    let _serial = measuring();
     let pool = virtual_pool("llc:4 core:2");
     let p = first_split(pool.layout(), 512, 1, SplitDepth::Cluster);
     assert_eq!(p.len(), 4);

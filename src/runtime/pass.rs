@@ -13,7 +13,9 @@
 //! 1. the worker's targeted queue;
 //! 2. its cluster's spread queue (batch), its LLC's pack queue (one job),
 //!    its LLC's injector (batch);
-//! 3. its steal tiers, nearest first, each from a random start;
+//! 3. its steal tiers, nearest first, each from a random start; before
+//!    the first tier that crosses the LLC, the checks of "Before crossing
+//!    the LLC" below;
 //! 4. the other LLCs' injectors, nearest LLC first;
 //! 5. the other clusters' spread queues (only once a spread job was ever
 //!    pushed);
@@ -45,6 +47,39 @@
 //! `sleep_proof.md`). Where the worker has no steal tier inside its LLC,
 //! or none outside it (the `Flat` order, one worker per LLC, one LLC), a
 //! near pass is a full pass.
+//!
+//! # Before crossing the LLC
+//!
+//! A full pass that found nothing inside the worker's LLC checks three
+//! things before it steals from another LLC's workers (only where the
+//! worker has steal tiers on both sides of the boundary, so `Flat` and
+//! one-LLC pools skip them):
+//! 1. its LLC's pack queue, looked at again: a piece of a parallel
+//!    iterator aimed at this LLC while the pass walked its tiers is the
+//!    best job there is, and a far steal in that window took half of
+//!    another LLC's piece instead (the first losses of the per-piece test
+//!    of `tests/iter_hierarchy.rs`);
+//! 2. whether a worker of its LLC shows a private `join` half (two plain
+//!    loads per worker of the LLC). If one does, an ordinary pass stops
+//!    there, as a near pass does; the re-check before parking (the only
+//!    pass that may claim private halves, see `private`) claims one,
+//!    nearest victim first, before it looks farther. Why: a worker that
+//!    split its piece while no worker of its LLC searched or was idle
+//!    keeps its halves private (the promotion rules of `join` ask those
+//!    two), and then runs a long leaf; its neighbours found nothing to
+//!    steal and took half of another LLC's piece instead, and the robbed
+//!    LLC later did the same (traced on `llc:4 core:2`, 8 workers, items
+//!    of 3 ms);
+//! 3. in an ordinary pass, it leaves the workers of an LLC where some
+//!    worker is counted as searching (`Sleep::searching_in`) to that
+//!    searcher, as `group_routing::helps` leaves that LLC's pack queue.
+//!
+//! None of this touches the sleep proof: the re-check still looks at
+//! every queue and every private half (rule 3 and the stop of rule 2 are
+//! for ordinary passes only, which the proof does not use), and rule 1
+//! only adds a look at a queue the pass looked at already. Measured in
+//! the simulator (`package:2 llc:12 core:8`, 192 workers) and on the
+//! per-piece test: see `CHANGELOG.md` (0.1.0, "Before crossing the LLC").
 
 use std::ops::{ControlFlow, Range};
 
@@ -103,8 +138,19 @@ pub(crate) trait PassQueues {
     fn forward(&mut self, llc: usize);
 
     /// The last step: another worker's private `join` half (re-check before
-    /// parking only).
+    /// parking only), nearest victim first.
     fn find_private(&mut self) -> Found<Self::Job>;
+
+    /// Whether worker `v` seems to hold a private `join` half (a cheap
+    /// look, no fence: see "Before crossing the LLC").
+    fn shows_private(&mut self, v: usize) -> bool;
+
+    /// Whether this pass is a re-check before parking (the worker's idle
+    /// bit is set), the only pass that may claim private halves.
+    fn rechecking(&mut self) -> bool;
+
+    /// Whether some worker of `v`'s LLC is counted as searching.
+    fn llc_searched(&mut self, v: usize) -> bool;
 }
 
 /// Where the worker of a pass is, and its orders.
@@ -126,6 +172,10 @@ pub(crate) struct Place<'a> {
     /// tiers it walks ([`near_tiers`]); `None` for a full pass (see "Near
     /// passes").
     pub(crate) near_cut: Option<usize>,
+    /// The worker's [`near_tiers`]: its steal tiers inside its LLC, when it
+    /// has tiers on both sides of the LLC boundary (see "Before crossing
+    /// the LLC").
+    pub(crate) llc_cut: Option<usize>,
 }
 
 /// The `near_cut` of a [`Place`] for a pass of reach `reach`, given the
@@ -157,10 +207,18 @@ pub(crate) fn pass<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
     let mut retry = false;
     match shared_sources(q, at, &mut retry) {
         ControlFlow::Break(job) => Found::Job(job),
-        ControlFlow::Continue(()) if retry => Found::Retry,
-        ControlFlow::Continue(()) if at.near_cut.is_some() => Found::Nothing,
-        ControlFlow::Continue(()) => q.find_private(),
+        ControlFlow::Continue(_) if retry => Found::Retry,
+        ControlFlow::Continue(Rest::Done) => Found::Nothing,
+        ControlFlow::Continue(Rest::Private) => q.find_private(),
     }
+}
+
+/// What is left for the end of a pass that found no job.
+enum Rest {
+    /// Nothing: a near pass, or the private halves were looked at already.
+    Done,
+    /// The private halves (step 7).
+    Private,
 }
 
 /// What one source's answer means for the pass: stop with a job, or go on
@@ -184,22 +242,54 @@ fn shared_sources<Q: PassQueues>(
     q: &mut Q,
     at: Place<'_>,
     retry: &mut bool,
-) -> ControlFlow<Q::Job> {
+) -> ControlFlow<Q::Job, Rest> {
     // The pack queue one job at a time: a batch in our deque could be
     // stolen by other LLCs' workers past the overload rule.
     take(q.pull(Queue::Spread(at.cluster), true), retry)?;
     take(q.pull(Queue::Pack(at.llc), false), retry)?;
     take(q.pull(Queue::Injector(at.llc), true), retry)?;
-    let tiers = match at.near_cut {
-        Some(cut) => &at.tiers[..cut],
-        None => at.tiers,
+    let (inside, outside) = match at.near_cut.or(at.llc_cut) {
+        Some(cut) => at.tiers.split_at(cut),
+        None => (at.tiers, &[][..]),
     };
-    for tier in tiers {
+    for tier in inside {
         take(steal_tier(q, at.index, tier), retry)?;
     }
     if at.near_cut.is_some() {
-        return ControlFlow::Continue(());
+        return ControlFlow::Continue(Rest::Done);
     }
+    if outside.is_empty() {
+        return other_llcs_sources(q, at, retry, Rest::Private);
+    }
+    // About to cross the LLC: first what this LLC got since the look above,
+    // then its own private halves (module docs, "Before crossing the LLC").
+    if !q.looks_empty(Queue::Pack(at.llc)) {
+        take(q.pull(Queue::Pack(at.llc), false), retry)?;
+    }
+    let rechecking = q.rechecking();
+    let mut rest = Rest::Private;
+    if mates_show_private(q, at.index, inside) {
+        if !rechecking {
+            return ControlFlow::Continue(Rest::Done);
+        }
+        take(q.find_private(), retry)?;
+        rest = Rest::Done;
+    }
+    for tier in outside {
+        take(steal_tier_far(q, at.index, tier, !rechecking), retry)?;
+    }
+    other_llcs_sources(q, at, retry, rest)
+}
+
+/// Steps 4 to 6 of a full pass: the other LLCs' injectors, the other
+/// clusters' spread queues, the other LLCs' pack queues; then `rest`.
+#[inline]
+fn other_llcs_sources<Q: PassQueues>(
+    q: &mut Q,
+    at: Place<'_>,
+    retry: &mut bool,
+    rest: Rest,
+) -> ControlFlow<Q::Job, Rest> {
     let other_llcs = || at.llc_order.iter().flat_map(|r| r.clone());
     for l in other_llcs() {
         take(q.pull(Queue::Injector(l), true), retry)?;
@@ -225,13 +315,35 @@ fn shared_sources<Q: PassQueues>(
         }
         take(q.pull(Queue::Pack(l), false), retry)?;
     }
-    ControlFlow::Continue(())
+    ControlFlow::Continue(rest)
+}
+
+/// Whether a worker of `tiers` other than `me` seems to hold a private
+/// `join` half.
+#[inline]
+fn mates_show_private<Q: PassQueues>(q: &mut Q, me: usize, tiers: &[Tier]) -> bool {
+    tiers
+        .iter()
+        .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
+        .any(|v| v != me && q.shows_private(v))
 }
 
 /// Tries every worker of a tier once, from a random start
 /// ([`tier_victims`]), skipping empty deques with a cheap look.
 #[inline]
 fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job> {
+    steal_tier_far(q, me, tier, false)
+}
+
+/// [`steal_tier`], also skipping, with `leave_searched`, the victims of
+/// LLCs where some worker searches (rule 3 of "Before crossing the LLC").
+#[inline]
+fn steal_tier_far<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    leave_searched: bool,
+) -> Found<Q::Job> {
     let total = tier.len();
     if total == 0 {
         return Found::Nothing;
@@ -246,7 +358,7 @@ fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job>
         // after the sleeper's fence, the load of the victim's `back` sees
         // any push ordered before the pusher's fence.
         let len = q.victim_len(victim);
-        if len == 0 {
+        if len == 0 || (leave_searched && q.llc_searched(victim)) {
             continue;
         }
         match q.steal_from(victim, steal_batch(tier.kind, len)) {
@@ -350,3 +462,6 @@ pub(crate) fn promote_at_exit(deque_len: usize) -> bool {
 pub(crate) fn promote_at_entry(deque_len: usize, searching: impl FnOnce() -> bool) -> bool {
     promote_at_exit(deque_len) && searching()
 }
+
+#[cfg(test)]
+mod tests;

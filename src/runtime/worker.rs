@@ -642,6 +642,7 @@ impl WorkerThread {
             tiers: &self.tiers[mode],
             llc_order: reg.layout.llc_order_runs(self.llc),
             near_cut,
+            llc_cut: self.near_tiers[mode],
         };
         pass::pass(&mut &*self, at)
     }
@@ -762,6 +763,22 @@ impl PassQueues for &WorkerThread {
             Claim::Busy => Found::Retry,
             Claim::Empty => Found::Nothing,
         }
+    }
+
+    #[inline]
+    fn shows_private(&mut self, v: usize) -> bool {
+        self.registry.threads[v].private.has_private()
+    }
+
+    #[inline]
+    fn llc_searched(&mut self, v: usize) -> bool {
+        let reg = &self.registry;
+        reg.sleep.searching_in(reg.layout.workers()[v].llc) > 0
+    }
+
+    #[inline]
+    fn rechecking(&mut self) -> bool {
+        self.registry.sleep.idle().is_idle(self.index)
     }
 }
 

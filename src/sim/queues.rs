@@ -133,4 +133,17 @@ impl PassQueues for SimPass<'_, '_> {
             Claim::Empty => Found::Nothing,
         }
     }
+
+    fn shows_private(&mut self, v: usize) -> bool {
+        self.sim.acc += self.sim.cost.probe_ns;
+        self.sim.private[v].has_private()
+    }
+
+    fn llc_searched(&mut self, v: usize) -> bool {
+        self.sim.sleep.searching_in(self.sim.llc_of(v)) > 0
+    }
+
+    fn rechecking(&mut self) -> bool {
+        self.sim.sleep.idle().is_idle(self.w)
+    }
 }

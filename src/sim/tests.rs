@@ -223,10 +223,13 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 /// of 2 µs): most steals stay in the thief's LLC under `Hierarchical`;
 /// under `Flat` about as many as chance gives (7 of 191 victims: 1/27);
 /// and hierarchical stealing costs little time against flat.
-/// Measured: 0.800 of steals in the LLC, makespan 0.961 ms against
-/// `Flat`'s 0.815 (1.18x) and 0.04. Before latch waiters could spin past
-/// the spinner cap (`search::may_spin`): 0.81 and 1.345 ms against 0.927
-/// (1.45x). The issue's 90% is not reached: of the ~3,600 steals that
+/// Measured: 0.808 of steals in the LLC, makespan 0.927 ms against
+/// `Flat`'s 0.815 (1.14x) and 0.04; before the checks "Before crossing the
+/// LLC" of `pass` (own pack queue again, mates' private halves first, LLCs
+/// with a searcher left to it), 0.800 and 0.961 ms (1.18x). Before latch
+/// waiters could spin past the spinner cap (`search::may_spin`): 0.81
+/// and 1.345 ms against 0.927 (1.45x). The issue's 90% is not reached (the
+/// analysis that follows was made before those checks): of the ~3,600 steals that
 /// leave the LLC, ~2,750 are made in the re-check before parking (which
 /// must look everywhere) by workers without a latch over the spinner cap
 /// (threads / 8 = 24), and ~800 by latch waiters' far passes. Neither a
@@ -657,9 +660,11 @@ fn iter_pieces_on_24_llcs_start_in_their_llc() {
 /// run keeps most of its pieces' work in their LLC, although the previous
 /// run's workers are still searching when the next run's pieces are queued.
 /// A worker of another LLC leaves a piece to its LLC's searchers
-/// (`group_routing::helps`). Measured: 1.000, 0.906 and 0.788; with the
-/// plain help rule (searchers counted as busy) the third run kept 0.624
-/// (worst piece 0.004).
+/// (`group_routing::helps`), and does not rob that LLC's workers while one
+/// of them searches (rule 3 of "Before crossing the LLC" in `pass`).
+/// Measured: 1.000, 0.916 and 0.934; before the checks before crossing
+/// the LLC, 1.000, 0.906 and 0.788; with the plain help rule (searchers
+/// counted as busy) the third run kept 0.624 (worst piece 0.004).
 #[test]
 fn iter_calls_back_to_back_keep_their_pieces_in_their_llc() {
     let spec = "package:2 llc:12 core:8";
@@ -674,7 +679,7 @@ fn iter_calls_back_to_back_keep_their_pieces_in_their_llc() {
         let (a, b) = it.in_llc();
         let share = a as f64 / b as f64;
         assert!(
-            share >= 0.75,
+            share >= 0.9,
             "run {k}: {share:.3} of the work in its piece's LLC"
         );
     }

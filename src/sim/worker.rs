@@ -299,6 +299,7 @@ impl Sim<'_> {
             tiers,
             llc_order: layout.llc_order_runs(self.workers[w].llc),
             near_cut: pass::near_cut(reach, pass::near_tiers(tiers)),
+            llc_cut: pass::near_tiers(tiers),
         };
         let mut rng = self.workers[w].rng;
         let found = super::queues::run_pass(self, w, &mut rng, at);
