@@ -33,7 +33,7 @@ fn virtual_pool(spec: &str) -> ThreadPool {
 /// items ran do not share this machine's few cores with the others' pools
 /// (measured: with the other tests of the file running next to it, the
 /// waiting-items test's worst piece fell to 73 to 78% in 2 runs of 8; run
-/// alone, to 85% at worst in 30 runs). The whole file takes about a second.
+/// alone, to 85% at worst in 30 runs). The whole file takes a few seconds.
 static MEASURING: Mutex<()> = Mutex::new(());
 
 fn measuring() -> MutexGuard<'static, ()> {
@@ -131,9 +131,9 @@ fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
 
 /// Piece `i` of the first split runs in LLC `i`, per piece, for a
 /// for_each whose items take time (3 ms each, as a blocking call, or a
-/// long computation on a core of its own, would), over eight runs: at
-/// least 80% of all items, and at least 65% of each piece's (the issue
-/// asks 80% per piece; see below for what was measured).
+/// long computation on a core of its own, would), over twelve runs: at
+/// least 80% of the items of *each* piece, as the issue asks (the rest is
+/// stealing at the tail, which stays allowed), and 85% of all items.
 ///
 /// The items wait instead of computing because this pool is virtual: 8
 /// workers on what is often 2 loaded cores. With CPU-bound items the OS,
@@ -146,33 +146,33 @@ fn assert_each_piece(what: &str, per_piece: &[(usize, usize)], min: f64) {
 /// below). Waiting items need no CPU, so this measures the placement.
 ///
 /// What lost items before (traced per item: who ran it, when): at the
-/// start of a run, a worker whose LLC mate had split its piece while
-/// nobody in the LLC searched kept its halves private, so the mate found
-/// nothing near and took half or a quarter of another LLC's piece; the
-/// robbed LLC ran dry at half time and did the same. The checks "Before
-/// crossing the LLC" of `runtime::pass` (the own pack queue again, the
-/// mates' private halves first, LLCs with a searcher left to it) fixed
-/// that. Measured, worst piece of a test run, 2 cores: before, 2 to 5 runs
-/// of 10 below 80% (release build); after, release build, 30 runs of the
-/// test alone: 85.2% at worst, 15 runs next to two busy loops: 92.6% at
-/// worst; debug build (as `cargo test` runs it), the whole file, 12 runs:
-/// worst piece 75.8 to 100%, overall 83.5 to 100%. The per-piece bound
-/// keeps a margin under that debug worst case, where the pool's own code
-/// is many times slower and its windows wider; the simulator, with a
-/// core per worker, keeps 100% of each piece in its LLC on this topology.
+/// start of a run, a worker whose LLC mate had taken its piece but not
+/// split it yet, or had split it while nobody in the LLC searched (the
+/// halves stay private then), found nothing near and took half or a
+/// quarter of another LLC's piece; the robbed LLC ran dry at half time
+/// and did the same. The checks "Before crossing the LLC" of
+/// `runtime::pass` (the own pack queue again, a mate's private halves or
+/// unsplit piece first, LLCs with a searcher left to it) fixed that.
+/// Worst piece of a test run, 2 cores: before, 2 to 5 runs of 10 below
+/// 80% (4 runs of the pool per test, release build). After: debug build
+/// (as `cargo test` runs it), the whole file, 12 runs of the pool per
+/// test, 20 test runs: 82.8 to 99.3% (8 runs of the pool, 32 test runs:
+/// 83.6% at worst); next to two busy loops, 10 test runs: 95.3% at worst.
+/// The simulator, with a core per worker, keeps 100% of each piece in
+/// its LLC on this topology.
 #[test]
 fn items_of_each_piece_run_in_its_llc() {
     let _serial = measuring();
     within_deadline("items of a piece run in its llc", || {
         let pool = virtual_pool("llc:4 core:2");
-        let per_piece = locality_per_piece(&pool, 512, 8, |_| {
+        let per_piece = locality_per_piece(&pool, 512, 12, |_| {
             std::thread::sleep(Duration::from_millis(3))
         });
         assert_eq!(per_piece.len(), 4, "one piece per LLC");
-        assert_each_piece("waiting items", &per_piece, 0.65);
+        assert_each_piece("waiting items", &per_piece, 0.8);
         let overall = overall(&per_piece);
         assert!(
-            overall >= 0.8,
+            overall >= 0.85,
             "only {:.1}% of the waiting items ran in their piece's LLC",
             overall * 100.0
         );

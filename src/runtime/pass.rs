@@ -59,17 +59,20 @@
 //!    best job there is, and a far steal in that window took half of
 //!    another LLC's piece instead (the first losses of the per-piece test
 //!    of `tests/iter_hierarchy.rs`);
-//! 2. whether a worker of its LLC shows a private `join` half (two plain
-//!    loads per worker of the LLC). If one does, an ordinary pass stops
-//!    there, as a near pass does; the re-check before parking (the only
-//!    pass that may claim private halves, see `private`) claims one,
-//!    nearest victim first, before it looks farther. Why: a worker that
-//!    split its piece while no worker of its LLC searched or was idle
-//!    keeps its halves private (the promotion rules of `join` ask those
-//!    two), and then runs a long leaf; its neighbours found nothing to
-//!    steal and took half of another LLC's piece instead, and the robbed
-//!    LLC later did the same (traced on `llc:4 core:2`, 8 workers, items
-//!    of 3 ms);
+//! 2. whether a worker of its LLC shows a private `join` half, or is
+//!    starting a piece of an iterator's first split that it has not split
+//!    yet (`WorkerThread::start_piece`; plain loads, a few per worker of
+//!    the LLC). If one does, an ordinary pass stops there, as a near pass
+//!    does; the re-check before parking (the only pass that may claim
+//!    private halves, see `private`) claims a private half, nearest
+//!    victim first, before it looks farther. Why: a worker that split its
+//!    piece while no worker of its LLC searched or was idle keeps its
+//!    halves private (the promotion rules of `join` ask those two), and
+//!    then runs a long leaf; its neighbours found nothing to steal and
+//!    took half of another LLC's piece instead, and the robbed LLC later
+//!    did the same; so did a neighbour in the few microseconds between a
+//!    mate's taking its piece and its first `join` (traced on `llc:4
+//!    core:2`, 8 workers, items of 3 ms);
 //! 3. in an ordinary pass, it leaves the workers of an LLC where some
 //!    worker is counted as searching (`Sleep::searching_in`) to that
 //!    searcher, as `group_routing::helps` leaves that LLC's pack queue.
@@ -141,8 +144,9 @@ pub(crate) trait PassQueues {
     /// parking only), nearest victim first.
     fn find_private(&mut self) -> Found<Self::Job>;
 
-    /// Whether worker `v` seems to hold a private `join` half (a cheap
-    /// look, no fence: see "Before crossing the LLC").
+    /// Whether worker `v` seems to hold a private `join` half, or to start
+    /// a piece it has not split yet (a cheap look, no fence: see "Before
+    /// crossing the LLC").
     fn shows_private(&mut self, v: usize) -> bool;
 
     /// Whether this pass is a re-check before parking (the worker's idle
@@ -319,7 +323,7 @@ fn other_llcs_sources<Q: PassQueues>(
 }
 
 /// Whether a worker of `tiers` other than `me` seems to hold a private
-/// `join` half.
+/// `join` half or an unsplit piece ([`PassQueues::shows_private`]).
 #[inline]
 fn mates_show_private<Q: PassQueues>(q: &mut Q, me: usize, tiers: &[Tier]) -> bool {
     tiers

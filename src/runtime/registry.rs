@@ -182,6 +182,11 @@ pub(crate) struct ThreadInfo {
     /// copies of jobs aimed at it (see `aimed`).
     targeted: crate::sync::Mutex<VecDeque<JobRef>>,
     has_targeted: AtomicBool,
+    /// Set while the worker starts a piece of a parallel iterator's first
+    /// split and has not split it yet (`WorkerThread::start_piece`): a
+    /// hint for its LLC mates' passes ("Before crossing the LLC" in
+    /// `pass`), read with plain loads, never a protocol word.
+    pub(crate) starting: StdAtomicBool,
     /// Set by worker `i` once its exit handler returned (step 1 of the
     /// exit, see the module docs); only worker `i` reads and writes it.
     exit_handler_ran: StdAtomicBool,
@@ -291,6 +296,7 @@ impl Registry {
                     },
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
+                    starting: StdAtomicBool::new(false),
                     exit_handler_ran: StdAtomicBool::new(false),
                     fifo: JobFifo::new(),
                 })

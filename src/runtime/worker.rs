@@ -31,6 +31,7 @@
 use std::cell::Cell;
 use std::ptr;
 use std::sync::Arc;
+use std::sync::atomic::Ordering as StdOrdering;
 
 use crossbeam_deque::{Steal, Worker};
 use crossbeam_utils::Backoff;
@@ -83,6 +84,8 @@ pub(crate) struct WorkerThread {
     /// `join` halves pushed on the deque because the private stack was
     /// full (the newest ones: `pop_private` takes them first).
     overflow: Cell<usize>,
+    /// This worker's `ThreadInfo::starting`, as it last stored it.
+    starting: Cell<bool>,
     /// The idle masks' summary word if there is only one, else null: read
     /// after every private push (`private::must_publish`).
     idle_word: *const crate::sync::AtomicU64,
@@ -159,6 +162,7 @@ impl WorkerThread {
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,
             overflow: Cell::new(0),
+            starting: Cell::new(false),
             idle_word: registry
                 .sleep
                 .idle()
@@ -344,6 +348,9 @@ impl WorkerThread {
     ///   does not depend on this worker reaching its next `join`.
     #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) {
+        if self.starting.get() {
+            self.end_start();
+        }
         // SAFETY: this thread owns its private stack.
         if !unsafe { self.private().push(job) } {
             self.push_overflow(job);
@@ -358,6 +365,29 @@ impl WorkerThread {
             self.promote_all();
         } else if pass::promote_at_entry(self.deque.len(), || self.registry.sleep.searching() > 0) {
             self.promote();
+        }
+    }
+
+    /// Marks this worker as starting a piece of a parallel iterator's
+    /// first split, until its first `join` (which makes a half its LLC
+    /// mates can see) or [`Self::end_start`]: meanwhile its mates do not
+    /// look beyond their LLC in ordinary passes (rule 2 of "Before
+    /// crossing the LLC" in `pass`).
+    pub(crate) fn start_piece(&self) {
+        self.starting.set(true);
+        self.registry.threads[self.index]
+            .starting
+            .store(true, StdOrdering::Relaxed);
+    }
+
+    /// Ends [`Self::start_piece`]'s mark, if it is set.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn end_start(&self) {
+        if self.starting.replace(false) {
+            self.registry.threads[self.index]
+                .starting
+                .store(false, StdOrdering::Relaxed);
         }
     }
 
@@ -767,7 +797,8 @@ impl PassQueues for &WorkerThread {
 
     #[inline]
     fn shows_private(&mut self, v: usize) -> bool {
-        self.registry.threads[v].private.has_private()
+        let t = &self.registry.threads[v];
+        t.private.has_private() || t.starting.load(StdOrdering::Relaxed)
     }
 
     #[inline]

@@ -167,6 +167,9 @@ pub(super) struct Sim<'a> {
     pub(super) workers: Vec<SimWorker>,
     pub(super) stealers: Vec<Stealer<JobId>>,
     pub(super) private: Vec<PrivateStack<JobId>>,
+    /// `ThreadInfo::starting`: set while a worker runs a fan-out and has
+    /// not pushed a private half since (`WorkerThread::start_piece`).
+    pub(super) starting: Vec<bool>,
     pub(super) injectors: Vec<Injector<JobId>>,
     pub(super) group_llc: Vec<Injector<JobId>>,
     pub(super) group_cluster: Vec<Injector<JobId>>,
@@ -250,6 +253,7 @@ impl<'a> Sim<'a> {
         Sim {
             layout: Arc::new(layout),
             max_spinners: search::max_spinners(n),
+            starting: vec![false; n],
             private: (0..n)
                 .map(|_| {
                     if policy == Policy::RayonLike {
@@ -526,6 +530,7 @@ impl<'a> Sim<'a> {
     /// `WorkerThread::push_private` (rayon-like: the deque at once).
     pub(super) fn push_private(&mut self, w: usize, id: JobId) {
         self.acc += self.cost.private_ns;
+        self.starting[w] = false;
         // SAFETY: the simulation is single-threaded: worker `w`'s owner
         // operations run only here, never concurrently with a claim.
         if !unsafe { self.private[w].push(id) } {

@@ -25,7 +25,7 @@
 //! | push | `WorkerThread::push` then `Sleep::notify` (the nearest-idle claim: `IdleMasks::claim_nearest`, itself) |
 //! | join half | `PrivateStack::push`, `private::must_publish`, the promotion rules `pass::promote_at_entry` and `pass::promote_at_exit` |
 //! | promotion | `PrivateStack::promote_oldest` / `promote_all` then the fenced notify |
-//! | steal attempt (hit, miss) | `pass::pass`: the source order, the tiers of `Layout::tiers_for` with the random start of `pass::tier_victims` and `pass::next_random` (same seeds, `pass::worker_seed`), the batch rule `pass::steal_batch`, the checks before crossing the LLC (own pack queue again, mates' private halves through `PassQueues::shows_private`, LLCs with a searcher left to it) |
+//! | steal attempt (hit, miss) | `pass::pass`: the source order, the tiers of `Layout::tiers_for` with the random start of `pass::tier_victims` and `pass::next_random` (same seeds, `pass::worker_seed`), the batch rule `pass::steal_batch`, the checks before crossing the LLC (own pack queue again, mates' private halves and unsplit pieces through `PassQueues::shows_private` (the simulator's `starting` mirrors `WorkerThread::start_piece`: set by a fan-out, cleared by the next private push or the fan-out's end), LLCs with a searcher left to it) |
 //! | private-half claim | `private::claim_before_parking` |
 //! | forward | `Sleep::wake_in`, as `PassQueues::forward` of the worker |
 //! | group push | `GroupPlan::destination`, then `registry::group_routing::wake_for` (`notify_pack`, `Sleep::notify_in`) |

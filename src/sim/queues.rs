@@ -136,7 +136,7 @@ impl PassQueues for SimPass<'_, '_> {
 
     fn shows_private(&mut self, v: usize) -> bool {
         self.sim.acc += self.sim.cost.probe_ns;
-        self.sim.private[v].has_private()
+        self.sim.private[v].has_private() || self.sim.starting[v]
     }
 
     fn llc_searched(&mut self, v: usize) -> bool {

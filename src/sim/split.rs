@@ -129,6 +129,10 @@ impl Sim<'_> {
     /// down; else the groups are aimed, the remote ones pushed, the inline
     /// one run, and the frame waits for the remote ones.
     pub(super) fn fan_out(&mut self, w: usize, job: JobId) {
+        // `run_aimed`'s `starting`, and its `start_piece` for the inline
+        // group: the mark lasts until the next private push or the end of
+        // the fan-out job (`advance`, `Stage::Finish`).
+        self.starting[w] = true;
         let top = self.workers[w].frames.len() - 1;
         let f = self.jobs[job as usize]
             .fanout

@@ -124,6 +124,9 @@ impl Sim<'_> {
                     return self.start_search(w);
                 }
                 Stage::Finish => {
+                    if self.jobs[job as usize].fanout.is_some() {
+                        self.starting[w] = false;
+                    }
                     self.workers[w].frames.pop();
                     self.finish(job);
                     if self.roots_left == 0 {

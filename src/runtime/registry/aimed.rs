@@ -86,8 +86,13 @@ where
     let latch = CountLatch::with_count(registry, wt.index(), remote);
     let (aims, jobs): (Vec<Aim>, Vec<_>) = tasks
         .into_iter()
-        .map(|(aim, f)| (aim, StackJob::new(f, LatchRef(&latch))))
+        .map(|(aim, f)| (aim, StackJob::new(|m| starting(f, m), LatchRef(&latch))))
         .unzip();
+    if remote < aims.len() {
+        // This worker's own piece starts after the pushes and wakeups:
+        // its mates wait for it from now on (`start_piece`).
+        wt.start_piece();
+    }
     // From the first push until the latch is set, workers use `jobs`: no
     // unwinding out of this frame (the inline closures' panics are caught).
     let guard = AbortOnUnwind::new("a parallel iterator while its pieces run on other workers");
@@ -116,6 +121,22 @@ where
             _ => job.into_job_result(),
         })
         .collect()
+}
+
+/// Runs task `f` of [`run_aimed`] on the current worker, marked as
+/// starting its piece until its first `join` or its end
+/// (`WorkerThread::start_piece`).
+fn starting<F: FnOnce(bool) -> R, R>(f: F, migrated: bool) -> R {
+    /// Ends the mark when `f` returns or unwinds.
+    struct Started;
+    impl Drop for Started {
+        fn drop(&mut self) {
+            WorkerThread::with_current(|wt| wt.map(WorkerThread::end_start));
+        }
+    }
+    WorkerThread::with_current(|wt| wt.map(WorkerThread::start_piece));
+    let _started = Started;
+    f(migrated)
 }
 
 /// One job referenced by two queues (module docs, [`Aim::Worker`]).
@@ -209,5 +230,47 @@ fn distance(layout: &Layout, a: usize, b: usize) -> Distance {
         Distance::Llc
     } else {
         Distance::Remote
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::ThreadPoolBuilder;
+    use std::sync::atomic::Ordering as StdOrdering;
+
+    /// Worker `wt`'s `starting` hint, as its LLC mates read it.
+    fn starting(wt: &WorkerThread) -> bool {
+        wt.registry().threads[wt.index()]
+            .starting
+            .load(StdOrdering::Relaxed)
+    }
+
+    /// The hint of rule 2 of "Before crossing the LLC" (`pass`): set while
+    /// an aimed task runs, until its first `join`, and cleared when the
+    /// task returns without one.
+    #[test]
+    fn an_aimed_task_marks_its_worker_until_its_first_join() {
+        let pool = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let (split, unsplit, after) = pool.install(|| {
+            WorkerThread::with_current(|wt| {
+                let wt = wt.expect("install runs on a worker");
+                let mark = || WorkerThread::with_current(|w| starting(w.unwrap()));
+                let split = |_: bool| {
+                    let before = mark();
+                    crate::join(|| (), || ());
+                    (before, mark())
+                };
+                let unsplit = |_: bool| (mark(), mark());
+                let mut r = run_aimed(wt, vec![(Aim::Here, split)]);
+                let split = r.pop().unwrap().into_return_value();
+                let mut r = run_aimed(wt, vec![(Aim::Here, unsplit)]);
+                let unsplit = r.pop().unwrap().into_return_value();
+                (split, unsplit, starting(wt))
+            })
+        });
+        assert_eq!(split, (true, false), "set until the first join");
+        assert_eq!(unsplit, (true, true), "set while a task has not split");
+        assert!(!after, "cleared when the task returned");
     }
 }
