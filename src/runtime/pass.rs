@@ -80,9 +80,12 @@
 //! None of this touches the sleep proof: the re-check still looks at
 //! every queue and every private half (rule 3 and the stop of rule 2 are
 //! for ordinary passes only, which the proof does not use), and rule 1
-//! only adds a look at a queue the pass looked at already. Measured in
-//! the simulator (`package:2 llc:12 core:8`, 192 workers) and on the
-//! per-piece test: see `CHANGELOG.md` (0.1.0, "Before crossing the LLC").
+//! only adds a look at a queue the pass looked at already. Measured (the
+//! simulator at 192 workers in 24 LLCs: the balanced fork-join 0.961 to
+//! 0.927 ms, the third of three back-to-back iterator calls 78.8 to 93.4%
+//! of its pieces' work in their LLC; the per-piece test of
+//! `tests/iter_hierarchy.rs`: its worst piece from below 80% in 2 to 5
+//! runs of 10 to 82.8% at worst in 20): `CHANGELOG.md`, under Changed.
 
 use std::ops::{ControlFlow, Range};
 
