@@ -195,7 +195,7 @@ fn items_of_each_piece_run_in_its_llc() {
 /// worker gives; a single piece can still lose most of one run's items to
 /// the OS (worst piece of one run measured: 37 to 92%). On a machine with a
 /// core per worker both should be near 100%. The placement itself is what
-/// the waiting-items test checks (see there why per piece it asserts half).
+/// the waiting-items test checks (80% per piece).
 #[test]
 fn cpu_bound_items_run_in_their_llc_overall() {
     let _serial = measuring();
