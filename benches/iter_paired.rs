@@ -1,0 +1,274 @@
+//! Parallel iterators against rayon in alternating pairs: the pipelines of
+//! `benches/iter.rs` (`common/iter_cases.rs`), each timed as a batch of
+//! locus calls next to a batch of rayon calls, many times over, so that a
+//! disturbance of the machine (another process, a frequency change) falls
+//! on both sides of a pair instead of on one library's whole group, as it
+//! does in criterion's one-group-after-the-other runs.
+//!
+//! ```text
+//! cargo bench --bench iter_paired [-- [FILTER] [--pairs N]]
+//! ```
+//!
+//! `FILTER` keeps the cases whose name contains it; `--pairs` sets the
+//! number of pairs per case (default 60). Per case it prints each
+//! library's median time per call and the median of the per-pair ratios
+//! locus/rayon with its quartiles; at the end the geometric mean of the
+//! median ratios and how many are above 1.0 and 1.10 (the goals of
+//! issue 9: at most 1.0 each, none above 1.10, geometric mean at most
+//! 0.95).
+//!
+//! How a pair is timed: a batch is as many calls as take about
+//! [`BATCH`] (from the warm-up); the order inside a pair alternates
+//! (locus first, then rayon first), so neither library always runs right
+//! after the other's workers went idle.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+#[path = "common/pools.rs"]
+mod pools;
+use pools::pools;
+#[macro_use]
+#[path = "common/iter_cases.rs"]
+mod iter_cases;
+
+/// The time one batch of calls should take.
+const BATCH: Duration = Duration::from_millis(10);
+
+/// The warm-up per case, alternating the two libraries.
+const WARM_UP: Duration = Duration::from_millis(500);
+
+/// One case, the form `iter_cases!` calls: builds both pools and states,
+/// checks that both libraries compute the same result, then times them in
+/// pairs ([`Paired::measure`]).
+macro_rules! paired {
+    ($p:expr, $name:expr, state: $state:expr, |$input:ident| $body:expr) => {{
+        if $p.wants($name) {
+            let (lp, rp) = pools();
+            let (mut locus_state, mut rayon_state) = ($state, $state);
+            let mut with_locus = || {
+                use locus::prelude::*;
+                lp.install(|| {
+                    let $input = black_box(&mut locus_state);
+                    $body
+                })
+            };
+            let mut with_rayon = || {
+                use rayon::prelude::*;
+                rp.install(|| {
+                    let $input = black_box(&mut rayon_state);
+                    $body
+                })
+            };
+            assert_eq!(
+                with_locus(),
+                with_rayon(),
+                "{}: locus and rayon disagree",
+                $name
+            );
+            $p.measure($name, with_locus, with_rayon);
+        }
+    }};
+}
+
+/// Criterion's options that take a value (skipped with it).
+const CRITERION_VALUE_OPTIONS: [&str; 15] = [
+    "--warm-up-time",
+    "--measurement-time",
+    "--sample-size",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--profile-time",
+    "--save-baseline",
+    "--baseline",
+    "--load-baseline",
+    "--color",
+    "--output-format",
+    "--plotting-backend",
+    "--format",
+];
+
+/// What one case measured.
+struct Case {
+    name: &'static str,
+    /// Median time per call, locus and rayon.
+    locus: Duration,
+    rayon: Duration,
+    /// Quartiles of the per-pair ratios locus/rayon: first, median, third.
+    ratio: [f64; 3],
+}
+
+/// The run's options and the cases measured so far.
+struct Paired {
+    filter: Option<String>,
+    pairs: usize,
+    cases: Vec<Case>,
+}
+
+impl Paired {
+    /// Reads `[FILTER] [--pairs N]`; cargo's own `--bench` and criterion's
+    /// options are ignored.
+    fn from_args() -> Result<Paired, String> {
+        let mut p = Paired {
+            filter: None,
+            pairs: 60,
+            cases: Vec::new(),
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(a) = args.next() {
+            match a.as_str() {
+                "--bench" => {}
+                "--pairs" => {
+                    let n = args.next().ok_or("--pairs needs a number")?;
+                    p.pairs = n
+                        .parse()
+                        .ok()
+                        .filter(|&n: &usize| n > 0)
+                        .ok_or_else(|| format!("--pairs {n}: expected a positive number"))?;
+                }
+                // `cargo bench -- OPTIONS` passes criterion's options to
+                // every bench: skip them (and the value of those that take
+                // one) instead of failing the whole `cargo bench`.
+                o if CRITERION_VALUE_OPTIONS.contains(&o) => {
+                    args.next();
+                }
+                o if o.starts_with('-') => eprintln!("iter_paired: ignoring {o}"),
+                f if p.filter.is_none() => p.filter = Some(f.to_string()),
+                other => {
+                    return Err(format!(
+                        "a second filter {other:?}; usage: [FILTER] [--pairs N]"
+                    ));
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    fn wants(&self, name: &str) -> bool {
+        self.filter.as_deref().is_none_or(|f| name.contains(f))
+    }
+
+    /// Times `locus` and `rayon` in [`Paired::pairs`] alternating pairs of
+    /// batches and records the case.
+    fn measure<A, B>(
+        &mut self,
+        name: &'static str,
+        mut locus: impl FnMut() -> A,
+        mut rayon: impl FnMut() -> B,
+    ) {
+        let batch = |f: &mut dyn FnMut(), n: u32| {
+            let t = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            t.elapsed()
+        };
+        let mut l = || {
+            black_box(locus());
+        };
+        let mut r = || {
+            black_box(rayon());
+        };
+        // Warm-up, which also sizes the batches.
+        let start = Instant::now();
+        let (mut calls, mut spent) = (0u32, Duration::ZERO);
+        while start.elapsed() < WARM_UP || calls < 3 {
+            spent += batch(&mut l, 1) + batch(&mut r, 1);
+            calls += 1;
+        }
+        let per_call = spent / (2 * calls);
+        let n = (BATCH.as_secs_f64() / per_call.as_secs_f64().max(1e-9)).ceil() as u32;
+        let n = n.max(1);
+        let (mut lt, mut rt, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..self.pairs {
+            let (a, b) = if i % 2 == 0 {
+                let a = batch(&mut l, n);
+                (a, batch(&mut r, n))
+            } else {
+                let b = batch(&mut r, n);
+                (batch(&mut l, n), b)
+            };
+            lt.push(a / n);
+            rt.push(b / n);
+            ratios.push(a.as_secs_f64() / b.as_secs_f64());
+        }
+        lt.sort();
+        rt.sort();
+        ratios.sort_by(f64::total_cmp);
+        let q = |k: usize| ratios[(k * (ratios.len() - 1)) / 4];
+        let case = Case {
+            name,
+            locus: lt[lt.len() / 2],
+            rayon: rt[rt.len() / 2],
+            ratio: [q(1), q(2), q(3)],
+        };
+        println!(
+            "{:<26} locus {:>10.1?} rayon {:>10.1?} ratio {:.2} (quartiles {:.2} to {:.2}, {} pairs of {} calls)",
+            case.name,
+            case.locus,
+            case.rayon,
+            case.ratio[1],
+            case.ratio[0],
+            case.ratio[2],
+            self.pairs,
+            n
+        );
+        self.cases.push(case);
+    }
+
+    /// The geometric mean of the median ratios and the counts above 1.0
+    /// and 1.10.
+    fn summary(&self) {
+        if self.cases.is_empty() {
+            println!("no case matches the filter");
+            return;
+        }
+        let ratios: Vec<f64> = self.cases.iter().map(|c| c.ratio[1]).collect();
+        let geo = |rs: &[f64]| (rs.iter().map(|r| r.ln()).sum::<f64>() / rs.len() as f64).exp();
+        let above = |x: f64| ratios.iter().filter(|&&r| r > x).count();
+        let max = self
+            .cases
+            .iter()
+            .max_by(|a, b| a.ratio[1].total_cmp(&b.ratio[1]))
+            .expect("not empty");
+        let rest: Vec<f64> = self
+            .cases
+            .iter()
+            .filter(|c| !c.name.starts_with("par_bridge"))
+            .map(|c| c.ratio[1])
+            .collect();
+        print!(
+            "{} cases: geometric mean of the median ratios {:.2}",
+            ratios.len(),
+            geo(&ratios)
+        );
+        if !rest.is_empty() && rest.len() < ratios.len() {
+            print!(" ({:.2} without par_bridge)", geo(&rest));
+        }
+        println!(
+            "; highest {:.2} ({}); above 1.0: {}, above 1.10: {}",
+            max.ratio[1],
+            max.name,
+            above(1.0),
+            above(1.10)
+        );
+    }
+}
+
+fn main() {
+    let mut p = match Paired::from_args() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("iter_paired: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!(
+        "locus / rayon, {} threads each, alternating pairs of batches",
+        pools::threads()
+    );
+    iter_cases!(paired, p);
+    p.summary();
+}
