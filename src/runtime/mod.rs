@@ -16,3 +16,11 @@ pub(crate) mod sleep;
 pub(crate) mod stats;
 pub(crate) mod unwind;
 pub(crate) mod worker;
+
+/// Whether the pool of the current thread's worker has a worker that
+/// could take more work now (see [`registry::Registry::has_demand`]);
+/// false off a worker.
+#[inline]
+pub(crate) fn demand() -> bool {
+    worker::WorkerThread::with_current(|wt| wt.is_some_and(|wt| wt.registry().has_demand()))
+}

@@ -373,6 +373,15 @@ impl Registry {
         Ok(registry)
     }
 
+    /// Whether some worker could take more work now: one searches or is
+    /// idle. Two loads, either may be stale (claims in flight, see
+    /// `sleep`); a hint for how finely to split work, never part of the
+    /// sleep protocol.
+    #[inline]
+    pub(crate) fn has_demand(&self) -> bool {
+        self.sleep.searching() > 0 || self.sleep.idle().any_idle()
+    }
+
     /// Number of workers.
     #[inline]
     pub(crate) fn num_threads(&self) -> usize {

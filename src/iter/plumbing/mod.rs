@@ -482,10 +482,10 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let (threads, nested) = run_split::unindexed_start();
+    let (threads, busy, nested) = run_split::unindexed_start();
     split_unindexed(
         false,
-        Splitter::new(threads).nested(nested.is_some()),
+        Splitter::new(threads).nested(nested.is_some()).busy(busy),
         producer,
         consumer,
     )

@@ -78,10 +78,14 @@ fn here<R>(f: impl FnOnce(Option<&WorkerThread>, &Arc<Registry>) -> R) -> R {
 /// nested (several LLCs, not marked yet), with the guard to hold while it
 /// runs.
 #[inline]
-pub(super) fn unindexed_start() -> (usize, Option<NestedGuard>) {
-    here(|_, registry| {
+pub(super) fn unindexed_start() -> (usize, bool, Option<NestedGuard>) {
+    here(|wt, registry| {
         let mark = registry.layout.llc_ranges().len() > 1 && !NESTED.with(Cell::get);
-        (registry.num_threads(), mark.then(NestedGuard::enter))
+        (
+            registry.num_threads(),
+            started_busy(wt, registry),
+            mark.then(NestedGuard::enter),
+        )
     })
 }
 
@@ -97,7 +101,7 @@ where
     here(|wt, registry| {
         if replay.is_none() && registry.layout.llc_ranges().len() < 2 {
             // One LLC and no replay: the adaptive split tree, as rayon's.
-            return adaptive(registry, len, producer, consumer, false);
+            return adaptive(wt, registry, len, producer, consumer, false);
         }
         first_split_cold(wt, registry, len, producer, consumer, replay)
     })
@@ -107,6 +111,7 @@ where
 /// (`nested`: mark the migrated halves).
 #[inline]
 fn adaptive<P, C>(
+    wt: Option<&WorkerThread>,
     registry: &Registry,
     len: usize,
     producer: P,
@@ -118,9 +123,19 @@ where
     C: Consumer<P::Item>,
 {
     let budget = registry.num_threads();
-    let splitter =
-        LengthSplitter::new(producer.min_len(), producer.max_len(), len, budget).nested(nested);
+    let (min, max) = (producer.min_len(), producer.max_len());
+    let splitter = LengthSplitter::new(min, max, len, budget)
+        .nested(nested)
+        .busy(started_busy(wt, registry), len, max);
     split_indexed(len, false, splitter, producer, consumer)
+}
+
+/// Whether an adaptive split tree starting here starts while every worker
+/// of its pool is busy: on a worker of `registry`'s pool, none of whose
+/// workers searches or is idle (see [`Splitter::busy`](super::splitter::Splitter::busy)).
+#[inline]
+fn started_busy(wt: Option<&WorkerThread>, registry: &Registry) -> bool {
+    wt.is_some_and(|wt| std::ptr::eq(&**wt.registry(), registry)) && !registry.has_demand()
 }
 
 #[cold]
@@ -151,7 +166,7 @@ where
             r.unsplit();
         }
         let _nested = (!nested).then(NestedGuard::enter);
-        return adaptive(registry, len, producer, consumer, true);
+        return adaptive(wt, registry, len, producer, consumer, true);
     }
     let top = move |wt: &WorkerThread| {
         let _nested = NestedGuard::enter();
