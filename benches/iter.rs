@@ -17,46 +17,19 @@ use pools::pools;
 #[path = "common/iter_cases.rs"]
 mod iter_cases;
 
-/// One group with the same body for both libraries (the form
-/// `iter_cases!` calls): `$body` is written once and runs with locus's
-/// prelude on the locus pool, then with rayon's on the rayon pool. Before
-/// the timing, the body runs once with each library and the two results
-/// must be equal: a group that computes something else for one of them
-/// (or nothing, because the optimizer folded it) fails instead of
-/// reporting a ratio.
+/// One criterion group per case (the form `iter_cases!` calls): locus's
+/// and rayon's runs of the body ([`locus_and_rayon`]) side by side.
 macro_rules! both {
-    // `$state` is made twice, one for each library, and the body sees
-    // `$input: &mut` its library's copy.
-    ($c:expr, $name:expr, state: $state:expr, |$input:ident| $body:expr) => {{
-        let (lp, rp) = pools();
-        let (mut locus_state, mut rayon_state) = ($state, $state);
-        let mut with_locus = || {
-            use locus::prelude::*;
-            lp.install(|| {
-                let $input = black_box(&mut locus_state);
-                $body
-            })
-        };
-        let mut with_rayon = || {
-            use rayon::prelude::*;
-            rp.install(|| {
-                let $input = black_box(&mut rayon_state);
-                $body
-            })
-        };
-        assert_eq!(
-            with_locus(),
-            with_rayon(),
-            "{}: locus and rayon disagree",
-            $name
-        );
-        let mut g = $c.benchmark_group($name);
-        g.sample_size(20);
-        g.measurement_time(std::time::Duration::from_secs(2));
-        g.bench_function("locus", |b| b.iter(&mut with_locus));
-        g.bench_function("rayon", |b| b.iter(&mut with_rayon));
-        g.finish();
-    }};
+    ($c:expr, $name:expr, state: $state:expr, |$input:ident| $body:expr) => {
+        locus_and_rayon!($name, state: $state, |$input| $body, |with_locus, with_rayon| {
+            let mut g = $c.benchmark_group($name);
+            g.sample_size(20);
+            g.measurement_time(std::time::Duration::from_secs(2));
+            g.bench_function("locus", |b| b.iter(&mut with_locus));
+            g.bench_function("rayon", |b| b.iter(&mut with_rayon));
+            g.finish();
+        })
+    };
 }
 
 fn bench_iter(c: &mut Criterion) {

@@ -38,37 +38,16 @@ const BATCH: Duration = Duration::from_millis(10);
 /// The warm-up per case, alternating the two libraries.
 const WARM_UP: Duration = Duration::from_millis(500);
 
-/// One case, the form `iter_cases!` calls: builds both pools and states,
-/// checks that both libraries compute the same result, then times them in
-/// pairs ([`Paired::measure`]).
+/// One case, the form `iter_cases!` calls: both sides
+/// ([`locus_and_rayon`]) timed in pairs ([`Paired::measure`]).
 macro_rules! paired {
-    ($p:expr, $name:expr, state: $state:expr, |$input:ident| $body:expr) => {{
+    ($p:expr, $name:expr, state: $state:expr, |$input:ident| $body:expr) => {
         if $p.wants($name) {
-            let (lp, rp) = pools();
-            let (mut locus_state, mut rayon_state) = ($state, $state);
-            let mut with_locus = || {
-                use locus::prelude::*;
-                lp.install(|| {
-                    let $input = black_box(&mut locus_state);
-                    $body
-                })
-            };
-            let mut with_rayon = || {
-                use rayon::prelude::*;
-                rp.install(|| {
-                    let $input = black_box(&mut rayon_state);
-                    $body
-                })
-            };
-            assert_eq!(
-                with_locus(),
-                with_rayon(),
-                "{}: locus and rayon disagree",
-                $name
-            );
-            $p.measure($name, with_locus, with_rayon);
+            locus_and_rayon!($name, state: $state, |$input| $body, |with_locus, with_rayon| {
+                $p.measure($name, with_locus, with_rayon)
+            })
         }
-    }};
+    };
 }
 
 /// Criterion's options that take a value (skipped with it).

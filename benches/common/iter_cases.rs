@@ -7,6 +7,36 @@
 //! written once for both libraries: the caller brings `locus::prelude::*`
 //! or `rayon::prelude::*` into scope around it, and runs it on its pool.
 
+/// The two sides of one case: builds a locus and a rayon pool
+/// (`pools()`) and a `$state` for each, binds `$l` and `$r` to closures
+/// that run `$body` with locus's (rayon's) prelude in scope on its pool
+/// (`$input`: `&mut` that library's state), checks that both compute the
+/// same result (a case that computes something else for one of them, or
+/// nothing because the optimizer folded it, fails instead of reporting a
+/// ratio), then evaluates `$then`.
+macro_rules! locus_and_rayon {
+    ($name:expr, state: $state:expr, |$input:ident| $body:expr, |$l:ident, $r:ident| $then:expr) => {{
+        let (lp, rp) = pools();
+        let (mut locus_state, mut rayon_state) = ($state, $state);
+        let mut $l = || {
+            use locus::prelude::*;
+            lp.install(|| {
+                let $input = black_box(&mut locus_state);
+                $body
+            })
+        };
+        let mut $r = || {
+            use rayon::prelude::*;
+            rp.install(|| {
+                let $input = black_box(&mut rayon_state);
+                $body
+            })
+        };
+        assert_eq!($l(), $r(), "{}: locus and rayon disagree", $name);
+        $then
+    }};
+}
+
 /// Calls `$each!($ctx, name, state: expr, |input| body)` for each case.
 macro_rules! iter_cases {
     ($each:ident, $ctx:expr) => {{
