@@ -19,11 +19,12 @@
 //! `threads / 2`, if some worker searches or is idle by then (two loads,
 //! at each would-be leaf only), so a long inner iterator started busy is
 //! still spread when workers free up; and a half that migrates is renewed
-//! as any other. Measured (`cargo bench --bench iter_paired`, 2 threads,
-//! three alternating runs of the same build with and without the rule,
-//! 40 pairs each): `nested/1000x1000` 0.89, 1.05, 0.85 of rayon's time
-//! against 1.08, 1.25, 1.24; the other pipelines (top-level iterators,
-//! started while the other worker is idle or searching) did not move.
+//! as any other. Measured (`cargo bench --bench iter_paired -- nested`,
+//! 2 threads, 40 pairs, builds without and with the rule run
+//! alternately): `nested/1000x1000` 1.21, 1.26, 1.39, 1.23 of rayon's
+//! time without, 1.05, 1.04, 0.93, 0.89 with; the other pipelines
+//! (top-level iterators, started while the other worker is idle or
+//! searching) did not move.
 //!
 //! [`LengthSplitter`] adds the producer's length bounds: no piece shorter
 //! than `min` is split, and a long iterator gets enough splits that no leaf
