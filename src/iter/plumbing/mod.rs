@@ -482,10 +482,10 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let (threads, busy, nested) = run_split::unindexed_start();
+    let ((budget, lazy), nested) = run_split::unindexed_start();
     split_unindexed(
         false,
-        Splitter::new(threads).nested(nested.is_some()).busy(busy),
+        Splitter::new(budget).nested(nested.is_some()).lazy(lazy),
         producer,
         consumer,
     )

@@ -73,19 +73,15 @@ fn here<R>(f: impl FnOnce(Option<&WorkerThread>, &Arc<Registry>) -> R) -> R {
     })
 }
 
-/// The start of an unindexed split tree on this thread: the pool's
-/// thread count (the split budget), and whether the tree is marked as
+/// The start of an unindexed split tree on this thread: its split budget
+/// and whether it is lazy ([`budget`]), and whether the tree is marked as
 /// nested (several LLCs, not marked yet), with the guard to hold while it
 /// runs.
 #[inline]
-pub(super) fn unindexed_start() -> (usize, bool, Option<NestedGuard>) {
+pub(super) fn unindexed_start() -> ((usize, bool), Option<NestedGuard>) {
     here(|wt, registry| {
         let mark = registry.layout.llc_ranges().len() > 1 && !NESTED.with(Cell::get);
-        (
-            registry.num_threads(),
-            started_busy(wt, registry),
-            mark.then(NestedGuard::enter),
-        )
+        (budget(wt, registry), mark.then(NestedGuard::enter))
     })
 }
 
@@ -122,20 +118,25 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let budget = registry.num_threads();
-    let (min, max) = (producer.min_len(), producer.max_len());
-    let splitter = LengthSplitter::new(min, max, len, budget)
+    let (budget, lazy) = budget(wt, registry);
+    let splitter = LengthSplitter::new(producer.min_len(), producer.max_len(), len, budget)
         .nested(nested)
-        .busy(started_busy(wt, registry), len, max);
+        .lazy(lazy);
     split_indexed(len, false, splitter, producer, consumer)
 }
 
-/// Whether an adaptive split tree starting here starts while every worker
-/// of its pool is busy: on a worker of `registry`'s pool, none of whose
-/// workers searches or is idle (see [`Splitter::busy`](super::splitter::Splitter::busy)).
+/// The split budget of an adaptive tree starting here (`wt` this thread's
+/// worker, of `registry`'s pool, as [`here`] gives them), and whether it
+/// is lazy: rayon's, the pool's thread count; but 1, lazily, when the tree
+/// starts on a worker while no worker of the pool searches or is idle
+/// (see the splitter's module docs).
 #[inline]
-fn started_busy(wt: Option<&WorkerThread>, registry: &Registry) -> bool {
-    wt.is_some_and(|wt| std::ptr::eq(&**wt.registry(), registry)) && !registry.has_demand()
+fn budget(wt: Option<&WorkerThread>, registry: &Registry) -> (usize, bool) {
+    if wt.is_some() && !registry.has_demand() {
+        (1, true)
+    } else {
+        (registry.num_threads(), false)
+    }
 }
 
 #[cold]

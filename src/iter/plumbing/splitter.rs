@@ -9,7 +9,7 @@
 //! follows demand instead of a fixed grain.
 //!
 //! **A tree started while the pool is busy** (started on one of its
-//! workers while none of them searches or is idle, [`Splitter::busy`];
+//! workers while none of them searches or is idle, `run_split::budget`;
 //! rayon does not do this) gets a budget of one split, not `threads`: no
 //! worker could take the other pieces now, and an iterator inside another
 //! iterator's items (`nested/1000x1000` of the iterator benches) paid for
@@ -39,14 +39,15 @@ pub(super) struct Splitter {
     /// `run_split`).
     pub(super) nested: bool,
     /// Whether the tree started while every worker of the pool was busy
-    /// (budget 1, see [`Splitter::busy`]) and has not met demand since: a
+    /// (a budget of 1, see the module docs) and has not met demand since: a
     /// piece whose budget ran out then splits once more, with a renewed
     /// budget, if some worker searches or is idle.
     lazy: bool,
 }
 
 impl Splitter {
-    /// A budget of `threads` splits (the pool's thread count).
+    /// A budget of `threads` splits (rayon's: the pool's thread count; 1 for a
+    /// lazy budget, see `run_split::budget`).
     pub(super) fn new(threads: usize) -> Self {
         Splitter {
             splits: threads,
@@ -55,14 +56,11 @@ impl Splitter {
         }
     }
 
-    /// The budget of a tree started while every worker of the pool was
-    /// busy (`busy`, from `run_split::started_busy`): one split instead of
-    /// `threads`, and lazy (see `lazy`).
-    pub(super) fn busy(mut self, busy: bool) -> Self {
-        if busy {
-            self.splits = 1;
-            self.lazy = true;
-        }
+    /// Makes the budget lazy (see `lazy`): for a tree started while every
+    /// worker of the pool was busy, with a budget of 1
+    /// (`run_split::budget`).
+    pub(super) fn lazy(mut self, lazy: bool) -> Self {
+        self.lazy = lazy;
         self
     }
 
@@ -132,14 +130,9 @@ impl LengthSplitter {
         self
     }
 
-    /// Started while every worker was busy (see [`Splitter::busy`]); the
-    /// budget that `max` requires stays.
-    pub(super) fn busy(mut self, busy: bool, len: usize, max: usize) -> Self {
-        if busy {
-            let needed = len / max.max(1);
-            self.inner = self.inner.busy(true);
-            self.inner.splits = self.inner.splits.max(needed);
-        }
+    /// Makes the budget lazy (see [`Splitter::lazy`]).
+    pub(super) fn lazy(mut self, lazy: bool) -> Self {
+        self.inner = self.inner.lazy(lazy);
         self
     }
 
@@ -187,7 +180,7 @@ mod tests {
 
     #[test]
     fn a_busy_start_splits_once_then_only_on_demand() {
-        let mut s = Splitter::new(8).busy(true);
+        let mut s = Splitter::new(1).lazy(true);
         assert!(s.try_split_with(false, || panic!("demand asked with budget left")));
         // The budget ran out: no demand, no split, and still lazy.
         assert!(!s.try_split_with(false, || false));
@@ -202,16 +195,16 @@ mod tests {
         }
         assert!(levels >= 1, "renewed budget: {levels} more levels");
         // A start with demand is an ordinary budget.
-        let mut t = Splitter::new(8).busy(false);
+        let mut t = Splitter::new(8).lazy(false);
         assert_eq!((t.splits, t.lazy), (8, false));
         assert!(t.try_split_with(false, || panic!("asked")));
     }
 
     #[test]
     fn a_busy_start_keeps_the_splits_max_len_needs() {
-        let l = LengthSplitter::new(1, 10, 1000, 4).busy(true, 1000, 10);
+        let l = LengthSplitter::new(1, 10, 1000, 1).lazy(true);
         assert!(l.inner.splits >= 100);
-        let l = LengthSplitter::new(1, usize::MAX, 1000, 4).busy(true, 1000, usize::MAX);
+        let l = LengthSplitter::new(1, usize::MAX, 1000, 1).lazy(true);
         assert_eq!(l.inner.splits, 1);
     }
 
