@@ -21,6 +21,12 @@
 //! [`BATCH`] (from the warm-up); the order inside a pair alternates
 //! (locus first, then rayon first), so neither library always runs right
 //! after the other's workers went idle.
+//!
+//! The suite's `measure` (`examples/suite`) also alternates libraries, but
+//! one call per sample and a ratio of medians, until the medians settle;
+//! here a sample is a batch of calls (a 200 us pipeline is too short to
+//! time alone) and the statistic is the median of per-pair ratios, which
+//! cancels the load that both sides of a pair share.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
