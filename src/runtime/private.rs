@@ -343,6 +343,15 @@ impl<T: Copy> PrivateStack<T> {
         self.ends.top.load(Ordering::Relaxed) > w & !LOCKED
     }
 
+    /// Anyone: how many halves seemed private at a recent point (plain
+    /// loads, as [`has_private`](Self::has_private); a size hint for
+    /// thieves choosing a victim, never a claim).
+    #[inline]
+    pub fn private_count(&self) -> usize {
+        let w = self.ends.bottom.load(Ordering::Relaxed) & !LOCKED;
+        self.ends.top.load(Ordering::Relaxed).saturating_sub(w)
+    }
+
     /// A thief: takes the oldest private half, if there is one (T1-T4 of
     /// the module docs). Runs one heavy fence when it tries.
     pub fn try_claim(&self) -> Claim<T> {

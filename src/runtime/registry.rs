@@ -203,6 +203,11 @@ pub(crate) struct Registry {
     pub(crate) injectors: Box<[CachePadded<Injector<JobRef>>]>,
     /// Recycled heap-job blocks per LLC (see `jobmem`).
     pub(crate) depots: Box<[CachePadded<Depot>]>,
+    /// Per LLC, how many pieces of parallel iterators' first splits its
+    /// workers run now (`WorkerThread::run_placed`): a hint for the far
+    /// steal's choice of victim (`pass::far_size`), read with plain loads,
+    /// never a protocol word.
+    pub(crate) placed: Box<[CachePadded<StdAtomicUsize>]>,
     /// Packed group jobs per LLC.
     pub(crate) group_llc: Box<[CachePadded<Injector<JobRef>>]>,
     /// Spread group jobs per cluster.
@@ -328,6 +333,9 @@ impl Registry {
                 .llc_ranges()
                 .iter()
                 .map(|r| CachePadded::new(Depot::new(r.len())))
+                .collect(),
+            placed: (0..llcs)
+                .map(|_| CachePadded::new(StdAtomicUsize::new(0)))
                 .collect(),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))

@@ -31,7 +31,7 @@
 use std::cell::Cell;
 use std::ptr;
 use std::sync::Arc;
-use std::sync::atomic::Ordering as StdOrdering;
+use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 
 use crossbeam_deque::{Steal, Worker};
 use crossbeam_utils::Backoff;
@@ -380,6 +380,24 @@ impl WorkerThread {
             .store(true, StdOrdering::Relaxed);
     }
 
+    /// Runs `f`, a piece of a parallel iterator's first split, counted in
+    /// its LLC's `Registry::placed` until it returns or unwinds: the far
+    /// steals of other LLCs then treat this LLC's jobs as placed data, not
+    /// as the biggest work to take (`pass::far_size`).
+    pub(crate) fn run_placed<R>(&self, f: impl FnOnce() -> R) -> R {
+        /// Takes the count back when `f` returns or unwinds.
+        struct Placed<'a>(&'a StdAtomicUsize);
+        impl Drop for Placed<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, StdOrdering::Relaxed);
+            }
+        }
+        let count = &self.registry.placed[self.llc];
+        count.fetch_add(1, StdOrdering::Relaxed);
+        let _placed = Placed(count);
+        f()
+    }
+
     /// Ends [`Self::start_piece`]'s mark, if it is set.
     #[cold]
     #[inline(never)]
@@ -726,6 +744,17 @@ impl PassQueues for &WorkerThread {
     #[inline]
     fn victim_len(&mut self, v: usize) -> usize {
         self.registry.threads[v].stealer.len()
+    }
+
+    #[inline]
+    fn victim_private(&mut self, v: usize) -> usize {
+        self.registry.threads[v].private.private_count()
+    }
+
+    #[inline]
+    fn victim_placed(&mut self, v: usize) -> bool {
+        let reg = &self.registry;
+        reg.placed[reg.layout.workers()[v].llc].load(StdOrdering::Relaxed) > 0
     }
 
     #[inline]

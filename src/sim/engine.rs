@@ -62,6 +62,9 @@ pub(super) struct Job {
     pub(super) copies: u8,
     /// A copy ran it.
     pub(super) taken: bool,
+    /// The root of a piece of a first split, counted in its worker's LLC's
+    /// `Sim::placed` while it runs (`WorkerThread::run_placed`).
+    pub(super) placed: bool,
 }
 
 /// Pieces `pieces` of first split `split`, grouped at `level`.
@@ -170,6 +173,8 @@ pub(super) struct Sim<'a> {
     /// `ThreadInfo::starting`: set while a worker runs a fan-out and has
     /// not pushed a private half since (`WorkerThread::start_piece`).
     pub(super) starting: Vec<bool>,
+    /// `Registry::placed`: per LLC, the pieces of first splits running.
+    pub(super) placed: Vec<usize>,
     pub(super) injectors: Vec<Injector<JobId>>,
     pub(super) group_llc: Vec<Injector<JobId>>,
     pub(super) group_cluster: Vec<Injector<JobId>>,
@@ -254,6 +259,7 @@ impl<'a> Sim<'a> {
             layout: Arc::new(layout),
             max_spinners: search::max_spinners(n),
             starting: vec![false; n],
+            placed: vec![0; nllc],
             private: (0..n)
                 .map(|_| {
                     if policy == Policy::RayonLike {
@@ -386,6 +392,7 @@ impl<'a> Sim<'a> {
             fanout: None,
             copies: 0,
             taken: false,
+            placed: false,
         };
         match self.free.pop() {
             Some(id) => {

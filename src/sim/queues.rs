@@ -77,6 +77,20 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.stealers[v].len()
     }
 
+    fn victim_private(&mut self, v: usize) -> usize {
+        // A busy victim's owner writes its deque's ends and its private
+        // stack's ends as it runs `join`s: the look at its length (charged
+        // as a cheap look in `victim_len`) and this one are two cache-line
+        // transfers at the victim's distance.
+        self.sim.acc += 2.0 * self.sim.cost.line(self.sim.reach(v, self.w));
+        self.sim.private[v].private_count()
+    }
+
+    fn victim_placed(&mut self, v: usize) -> bool {
+        self.sim.acc += self.sim.cost.probe_ns;
+        self.sim.placed[self.sim.llc_of(v)] > 0
+    }
+
     fn steal_from(&mut self, v: usize, batch: bool) -> Found<JobId> {
         // Rayon steals one job at a time.
         let batch = batch && self.sim.policy != Policy::RayonLike;

@@ -151,6 +151,9 @@ impl Sim<'_> {
             st.started_ns = now;
             let id = self.new_job(node, None, w as u32, None, Kind::Inline);
             self.jobs[id as usize].piece = Some((f.split, i as u32));
+            // `run_placed`.
+            self.jobs[id as usize].placed = true;
+            self.placed[self.workers[w].llc] += 1;
             self.workers[w].frames[top].stage = Stage::Finish;
             self.workers[w].frames.push(Frame {
                 job: id,

@@ -127,6 +127,9 @@ impl Sim<'_> {
                     if self.jobs[job as usize].fanout.is_some() {
                         self.starting[w] = false;
                     }
+                    if self.jobs[job as usize].placed {
+                        self.placed[self.workers[w].llc] -= 1;
+                    }
                     self.workers[w].frames.pop();
                     self.finish(job);
                     if self.roots_left == 0 {

@@ -465,7 +465,7 @@ where
     let workers = piece.domain.workers(ctx.layout).len();
     let splitter =
         LengthSplitter::new(producer.min_len(), producer.max_len(), len, workers).nested(true);
-    split_indexed(len, false, splitter, producer, consumer)
+    wt.run_placed(|| split_indexed(len, false, splitter, producer, consumer))
 }
 
 /// Cuts `producer`/`consumer` (whose items start at `offset` among the
@@ -588,5 +588,57 @@ mod tests {
             let want: Vec<Range<usize>> = (0..k).map(|i| i * 10..i * 10 + 10).collect();
             assert_eq!(all, want);
         }
+    }
+
+    /// `Registry::placed`: while a piece of the first split runs, its LLC
+    /// counts it (the far steal's hint, `pass::far_size`); once the
+    /// iterator returned, or a piece panicked, every count is back at 0.
+    #[test]
+    fn pieces_are_counted_in_their_llc_while_they_run() {
+        use crate::prelude::*;
+        use std::sync::atomic::AtomicUsize;
+
+        let pool = crate::ThreadPoolBuilder::new()
+            .topology(crate::Topology::synthetic("llc:2 core:2").unwrap())
+            .build()
+            .unwrap();
+        let counts = || {
+            here(|_, registry| {
+                registry
+                    .placed
+                    .iter()
+                    .map(|c| c.load(Ordering::Relaxed))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let uncounted = AtomicUsize::new(0);
+        pool.install(|| {
+            (0..10_000).into_par_iter().for_each(|_| {
+                let counted = WorkerThread::with_current(|wt| {
+                    let wt = wt.expect("items run on the pool's workers");
+                    let placed = &wt.registry().placed;
+                    placed.iter().any(|c| c.load(Ordering::Relaxed) > 0)
+                });
+                if !counted {
+                    uncounted.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        });
+        // Each item runs inside its piece, counted in the LLC where the
+        // piece started (a thief of the other LLC may run it, after its own
+        // piece ended).
+        assert_eq!(uncounted.load(Ordering::Relaxed), 0);
+        assert_eq!(pool.install(counts), [0, 0]);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.install(|| {
+                (0..10_000).into_par_iter().for_each(|i| {
+                    if i == 7_777 {
+                        panic!("a piece panics");
+                    }
+                })
+            })
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(pool.install(counts), [0, 0]);
     }
 }

@@ -17,6 +17,11 @@ struct Model {
     deque: [usize; 4],
     /// Which workers show a private half.
     private: [bool; 4],
+    /// How many private halves each worker holds (the far choice's size
+    /// hint; independent of `private`, which is what `shows_private` says).
+    halves: [usize; 4],
+    /// Whose LLC runs a piece of a first split.
+    placed: [bool; 4],
     /// Jobs in worker 0's pack queue, and how many looks at it see it
     /// empty first (a piece aimed there during the pass).
     own_pack: usize,
@@ -55,6 +60,12 @@ impl PassQueues for Model {
     }
     fn victim_len(&mut self, v: usize) -> usize {
         self.deque[v]
+    }
+    fn victim_private(&mut self, v: usize) -> usize {
+        self.halves[v]
+    }
+    fn victim_placed(&mut self, v: usize) -> bool {
+        self.placed[v]
     }
     fn steal_from(&mut self, v: usize, _batch: bool) -> Found<Src> {
         self.log.push("steal");
@@ -193,6 +204,193 @@ fn ordinary_passes_leave_an_llc_with_a_searcher_to_it() {
     assert!(matches!(
         full_pass(&mut m, false),
         Found::Job(Src::Stolen(2))
+    ));
+    // A victim with two jobs has one for its LLC's searcher and one for
+    // the far thief.
+    let mut m = Model {
+        deque: [0, 0, 2, 0],
+        searched: [false, true, false],
+        ..Model::default()
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(2))
+    ));
+    assert!(matches!(full_pass(&mut m, false), Found::Nothing));
+    // While that LLC runs an iterator piece, all of its jobs are left to
+    // its searcher, as before the far choice; the re-check takes one.
+    let mut m = Model {
+        deque: [0, 0, 2, 0],
+        searched: [false, true, false],
+        placed: [false, false, true, false],
+        ..Model::default()
+    };
+    assert!(matches!(full_pass(&mut m, false), Found::Nothing));
+    m.rechecking = true;
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(2))
+    ));
+}
+
+#[test]
+fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
+    // The random start (0) puts worker 2 first; worker 3 is deeper in a
+    // larger piece.
+    let mut m = Model {
+        deque: [0, 0, 1, 1],
+        halves: [0, 0, 1, 4],
+        ..Model::default()
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(3))
+    ));
+    // Ties go to the first in the random order.
+    let mut m = Model {
+        deque: [0, 0, 2, 1],
+        halves: [0, 0, 1, 2],
+        ..Model::default()
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(2))
+    ));
+    // A victim whose LLC runs an iterator piece counts as smallest: its
+    // biggest half is the most placed data to move.
+    let mut m = Model {
+        deque: [0, 0, 1, 1],
+        halves: [0, 0, 0, 9],
+        placed: [false, false, false, true],
+        ..Model::default()
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(2))
+    ));
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(3))
+    ));
+    // Inside the LLC, the first victim with a job is robbed, whatever its
+    // size: only crossings compare.
+    let tiers = [tier(TierKind::Llc, 1..4)];
+    let mut m = Model {
+        deque: [0, 1, 1, 1],
+        halves: [0, 0, 0, 9],
+        ..Model::default()
+    };
+    assert!(matches!(
+        steal_tier(&mut m, 0, &tiers[0]),
+        Found::Job(Src::Stolen(1))
+    ));
+}
+
+/// A far tier of `n` victims (workers 1..=n) with deque lengths and
+/// private halves, for the bound of the far choice.
+struct Far {
+    len: Vec<usize>,
+    halves: Vec<usize>,
+    looked: usize,
+    /// A victim whose job is taken by someone else between the look at
+    /// its length and the steal.
+    gone: Option<usize>,
+}
+
+impl PassQueues for Far {
+    type Job = usize;
+    fn targeted(&mut self) -> Option<usize> {
+        None
+    }
+    fn pull(&mut self, _q: Queue, _batch: bool) -> Found<usize> {
+        Found::Nothing
+    }
+    fn looks_empty(&mut self, _q: Queue) -> bool {
+        true
+    }
+    fn victim_len(&mut self, v: usize) -> usize {
+        self.len[v]
+    }
+    fn victim_private(&mut self, v: usize) -> usize {
+        self.looked += 1;
+        self.halves[v]
+    }
+    fn victim_placed(&mut self, _v: usize) -> bool {
+        false
+    }
+    fn steal_from(&mut self, v: usize, _batch: bool) -> Found<usize> {
+        if self.len[v] == 0 || self.gone == Some(v) {
+            return Found::Nothing;
+        }
+        self.len[v] -= 1;
+        Found::Job(v)
+    }
+    fn random(&mut self) -> u64 {
+        0
+    }
+    fn spread_used(&mut self) -> bool {
+        false
+    }
+    fn may_help(&mut self, _llc: usize) -> bool {
+        false
+    }
+    fn forward(&mut self, _llc: usize) {}
+    fn find_private(&mut self) -> Found<usize> {
+        Found::Nothing
+    }
+    fn shows_private(&mut self, _v: usize) -> bool {
+        false
+    }
+    fn rechecking(&mut self) -> bool {
+        false
+    }
+    fn llc_searched(&mut self, _v: usize) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
+    // Workers 1..=9, each with a job; the biggest (9) is past the first
+    // FAR_CHOICES victims with a job, so the choice is the biggest of
+    // those (4), and only their private stacks are looked at.
+    let n = 9;
+    let mut f = Far {
+        len: vec![1; n + 1],
+        halves: (0..=n).collect(),
+        looked: 0,
+        gone: None,
+    };
+    f.len[0] = 0;
+    f.len[2] = 0; // empty victims do not count as choices
+    let t = tier(TierKind::Numa, 1..n + 1);
+    assert!(matches!(
+        steal_tier_far(&mut f, 0, &t, false),
+        Found::Job(5)
+    ));
+    assert_eq!(f.looked, FAR_CHOICES);
+    // A lost race on the chosen victim (its job was gone by the steal) is
+    // contention, not "nothing": a re-check must not park on it while
+    // victims it did not compare may hold jobs.
+    let mut f = Far {
+        len: vec![0, 1, 1, 1, 1, 1],
+        halves: vec![0, 0, 0, 0, 7, 0],
+        looked: 0,
+        gone: Some(4),
+    };
+    let t = tier(TierKind::Numa, 1..6);
+    assert!(matches!(steal_tier_far(&mut f, 0, &t, false), Found::Retry));
+    // Nothing anywhere: nothing.
+    let mut f = Far {
+        len: vec![0; 4],
+        halves: vec![0; 4],
+        looked: 0,
+        gone: None,
+    };
+    let t = tier(TierKind::Numa, 1..4);
+    assert!(matches!(
+        steal_tier_far(&mut f, 0, &t, false),
+        Found::Nothing
     ));
 }
 
