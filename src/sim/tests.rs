@@ -266,6 +266,19 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 ///   woken again, 794 wakeups against 192); spinner caps of threads / 4 and
 ///   / 2 (0.828 and 0.829, slower, worse iterator locality).
 ///
+/// Tried and not kept, after the far choice (the simulate example over
+/// three machines and 14 workloads):
+/// - promoting three `join` halves ahead instead of two
+///   (`pass::PROMOTED_AHEAD`, so a far batch steal takes two): 0.890,
+///   0.913, 0.876, 0.933 over 2^14 to 2^17 leaves, but makespans 1.025 of
+///   the far choice's (geomean), `fib` 5 to 13% slower, the Kunpeng's
+///   fork-joins 8 to 10%; four ahead, 1.027;
+/// - woken workers starting with near passes (as a search from an empty
+///   deque does): 1.010 and less locality;
+/// - the re-check skipping other LLCs' workers while an LLC mate searches:
+///   makespans 1.135 (the worst 2.6 times), with near passes for woken
+///   workers 1.243.
+///
 /// Where the rest comes from (traced, `range:67108864`): of the 1,184 far
 /// steals, 53% are made in the re-check before parking (which must look
 /// everywhere), 78% by workers of an LLC where four or more workers
