@@ -277,7 +277,15 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 ///   deque does): 1.010 and less locality;
 /// - the re-check skipping other LLCs' workers while an LLC mate searches:
 ///   makespans 1.135 (the worst 2.6 times), with near passes for woken
-///   workers 1.243.
+///   workers 1.243;
+/// - near passes spinning past the spinner cap (`search::may_spin`): this
+///   test 0.894; makespans 0.992 (iterators 0.68 to 0.95, but `fib` and
+///   the fork-joins up to 13% slower), the later iterator runs 97.4% in
+///   their pieces' LLC; only while an LLC mate is busy (it will split):
+///   0.893, the fork-joins over 2^14 to 2^17 leaves 0.891 to 0.905,
+///   makespans 1.025 (`fib` up to 13% slower). Not kept: the simulator
+///   does not model the contention of many spinners that the cap exists
+///   for, so its makespans flatter any rule that spins more.
 ///
 /// Where the rest comes from (traced, `range:67108864`): of the 1,184 far
 /// steals, 53% are made in the re-check before parking (which must look
