@@ -109,6 +109,16 @@ impl Sleep {
             .map_or(0, |c| c.load(Ordering::SeqCst) as isize)
     }
 
+    /// Whether at most one worker of LLC `llc` is counted as searching, in
+    /// a pool that keeps per-LLC counts (false in a pool of one LLC): for a
+    /// searcher of `llc`, whether it is its LLC's only one (the spinner
+    /// allowance of `search::may_spin`).
+    pub fn alone_in(&self, llc: usize) -> bool {
+        self.llc_searching
+            .get(llc)
+            .is_some_and(|c| c.load(Ordering::SeqCst) as isize <= 1)
+    }
+
     /// Counts one more (`up`) or one fewer searcher in LLC `llc`, in a pool
     /// that keeps per-LLC counts (else nothing).
     #[inline]
@@ -435,5 +445,20 @@ mod tests {
         // Worker 0 searches: a push by anyone wakes nobody.
         assert_eq!(sleep.notify(None, 0), None);
         assert_eq!(sleep.searching_in(0), 0, "no per-LLC count in one LLC");
+        // Nor a spinner allowance: the global cap alone decides there.
+        assert!(!sleep.alone_in(0));
+    }
+
+    #[test]
+    fn alone_in_says_whether_a_searcher_is_its_llcs_only_one() {
+        let (sleep, mut idle) = all_idle();
+        assert!(sleep.alone_in(1), "nobody searches in LLC 1");
+        wake_self(&sleep, &mut idle, 2);
+        assert!(sleep.alone_in(1), "worker 2 is LLC 1's only searcher");
+        wake_self(&sleep, &mut idle, 3);
+        assert!(!sleep.alone_in(1), "workers 2 and 3 both search");
+        assert!(sleep.alone_in(0));
+        sleep.stop_searching(3, 1);
+        assert!(sleep.alone_in(1));
     }
 }

@@ -31,7 +31,7 @@
 //! | group push | `GroupPlan::destination`, then `registry::group_routing::wake_for` (`notify_pack`, `Sleep::notify_in`) |
 //! | group run | the runs per LLC and, for `Auto`, `group::feeds_at` and `group::feed_tracker` (the `AffinityTracker`'s decay and 2x hysteresis) on simulated time |
 //! | help rule | `registry::group_routing::may_help_in` (`groups::may_help_by`, the overload rule) |
-//! | search, park | the states of `search::search`: uncounted pass, `Sleep::start_searching`, spin with crossbeam's backoff steps, `prepare_sleep`, re-check pass, `cancel_sleep` or park |
+//! | search, park | the states of `search::search`: uncounted pass, `Sleep::start_searching`, spin with crossbeam's backoff steps while `search::may_spin` allows (the spinner cap, latch waiters, the only searcher of an LLC), `prepare_sleep`, re-check pass, `cancel_sleep` or park |
 //! | claim and wake | a claim returned by `Sleep` schedules the woken worker after the wake latency; it then calls `Sleep::cancel_sleep`, as `Sleep::sleep` does after its park |
 //! | iterator start ([`Body::Iter`]) | `run_split::bridge` / `first_split_cold`: `run_split::split_depth`, then `hierarchy::first_split` itself on the simulated layout (one LLC without replay, or fewer than two pieces: the whole adaptive tree inline) |
 //! | iterator fan-out | `run_split::run_group`: the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; the frame of `run_aimed` (remote groups pushed, the inline one run, a count latch waited for) |

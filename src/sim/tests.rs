@@ -224,10 +224,10 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 /// under `Flat` about as many as chance gives (7 of 191 victims: 1/27);
 /// and hierarchical stealing costs little time against flat.
 ///
-/// Measured: 0.877 of 4,714 steals in the LLC, makespan 0.808 ms against
+/// Measured: 0.877 of 4,716 steals in the LLC, makespan 0.806 ms against
 /// `Flat`'s 0.790 (1.02x) and 0.04. The 90% is not reached. Over
 /// the simulate example's `range:N` trees of 2^14 to 2^17 leaves (2,048 ns
-/// each) the share is 0.83 to 0.90 (mean 0.86).
+/// each) the share is 0.84 to 0.90 (mean 0.87).
 ///
 /// History (the simulate example on `range:67108864`, the same tree with
 /// leaves of 2,048 ns, unless said otherwise):
@@ -246,6 +246,10 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 ///   steals took one to four leaves, and the thief's LLC ran dry again at
 ///   once. With the far choice the far steals fell to ~1,200, their
 ///   working-set moves across LLCs from 906 to 109.
+/// - One searcher per LLC past the spinner cap (`search::may_spin`): this
+///   test 0.877 again (0.806 ms); over 2^14 to 2^17 leaves 0.842, 0.880,
+///   0.844, 0.897 (it is for iterators: their later runs' work in their
+///   pieces' LLC went from 0.85-0.93 to 0.997-1.000).
 /// - Comparing every victim of the far tier, each look free, reached 0.901
 ///   (0.805 ms); charged a cache-line transfer per look, 0.72 and 0.944 ms.
 ///
@@ -716,24 +720,23 @@ fn iter_pieces_on_24_llcs_start_in_their_llc() {
 }
 
 /// Iterator calls issued back to back on 24 LLCs (`iter:N:3`, five
-/// lengths from 2^21 to 2^23 items): each run keeps most of its pieces'
-/// work in their LLC, although the previous run's workers are still
-/// searching when the next run's pieces are queued. A worker of another
-/// LLC leaves a piece to its LLC's searchers (`group_routing::helps`), does
-/// not rob that LLC's workers while one of them searches, and takes the
-/// first victim in its random order from an LLC running a piece, not the
-/// biggest (rule 3 of "Before crossing the LLC" and `far_size` in `pass`).
+/// lengths from 2^21 to 2^23 items): each run keeps its pieces' work in
+/// their LLC, although the previous run's workers are still searching when
+/// the next run's pieces are queued. A worker of another LLC leaves a
+/// piece to its LLC's searchers (`group_routing::helps`), does not rob
+/// that LLC's workers while one of them searches, takes the first victim
+/// in its random order from an LLC running a piece, not the biggest (rule
+/// 3 of "Before crossing the LLC" and `far_size` in `pass`), and every LLC
+/// keeps one searcher past the spinner cap (`search::may_spin`).
 ///
-/// Several lengths, because one run's share moves by several points with
-/// any change of timing (the first of three calls always keeps 1.000; the
-/// second and third of `iter:4194304:3` were 0.916 and 0.934 with the
-/// first victim of every far tier, and 0.930 and 0.888 with the far choice
-/// of `pass::steal_tier_far`). Measured, the second and third runs over
-/// the five lengths: 0.846 to 0.930, mean 0.877 (with the first victim of
-/// every far tier: 0.764 to 0.934, mean 0.866); before the checks before
-/// crossing the LLC, `iter:4194304:3` kept 1.000, 0.906 and 0.788; with
-/// the plain help rule (searchers counted as busy) its third run kept
-/// 0.624 (worst piece 0.004).
+/// Measured, the second and third runs over the five lengths: 0.997 to
+/// 1.000. Before the spinner allowance, 0.846 to 0.930 (mean 0.877); with
+/// the first victim of every far tier also, 0.764 to 0.934 (mean 0.866).
+/// Five lengths, because one run's share moved by several points with any
+/// change of timing then. Before the checks before crossing the LLC,
+/// `iter:4194304:3` kept 1.000, 0.906 and 0.788; with the plain help rule
+/// (searchers counted as busy) its third run kept 0.624 (worst piece
+/// 0.004).
 #[test]
 fn iter_calls_back_to_back_keep_their_pieces_in_their_llc() {
     let spec = "package:2 llc:12 core:8";
@@ -750,7 +753,7 @@ fn iter_calls_back_to_back_keep_their_pieces_in_their_llc() {
             let (a, b) = it.in_llc();
             let share = a as f64 / b as f64;
             assert!(
-                share >= 0.8,
+                share >= 0.95,
                 "{items} items, run {k}: {share:.3} of the work in its piece's LLC"
             );
             if k > 0 {
@@ -760,7 +763,7 @@ fn iter_calls_back_to_back_keep_their_pieces_in_their_llc() {
     }
     let mean = shares.iter().sum::<f64>() / shares.len() as f64;
     assert!(
-        mean >= 0.85,
+        mean >= 0.98,
         "mean share of the later runs' work in their piece's LLC: {mean:.3} ({shares:.3?})"
     );
 }

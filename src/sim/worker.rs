@@ -226,6 +226,7 @@ impl Sim<'_> {
             && search::may_spin(
                 self.wait_done(w).is_some(),
                 || self.sleep.searching(),
+                || self.sleep.alone_in(self.workers[w].llc),
                 self.max_spinners,
             )
         {
