@@ -14,24 +14,43 @@ enum Src {
 #[derive(Default)]
 struct Model {
     /// Jobs in each worker's deque.
-    deque: [usize; 4],
+    deque: Vec<usize>,
     /// Which workers show a private half.
-    private: [bool; 4],
+    private: Vec<bool>,
     /// How many private halves each worker holds (the far choice's size
     /// hint; independent of `private`, which is what `shows_private` says).
-    halves: [usize; 4],
+    halves: Vec<usize>,
     /// Whose LLC runs a piece of a first split.
-    placed: [bool; 4],
+    placed: Vec<bool>,
     /// Jobs in worker 0's pack queue, and how many looks at it see it
     /// empty first (a piece aimed there during the pass).
     own_pack: usize,
     pack_late: usize,
     /// The searcher's idle bit is set (its re-check).
     rechecking: bool,
-    /// LLCs where some worker searches.
-    searched: [bool; 3],
+    /// LLCs where some worker searches (worker `v > 0` is in LLC `v - 1`).
+    searched: Vec<bool>,
+    /// A victim whose job someone else takes between the look at its
+    /// length and the steal.
+    gone: Option<usize>,
+    /// How many private stacks the far choice looked at.
+    looked: usize,
     /// The order of the far looks, for the assertions.
     log: Vec<&'static str>,
+}
+
+impl Model {
+    /// `n` workers with nothing anywhere.
+    fn new(n: usize) -> Model {
+        Model {
+            deque: vec![0; n],
+            private: vec![false; n],
+            halves: vec![0; n],
+            placed: vec![false; n],
+            searched: vec![false; n - 1],
+            ..Default::default()
+        }
+    }
 }
 
 impl PassQueues for Model {
@@ -62,6 +81,7 @@ impl PassQueues for Model {
         self.deque[v]
     }
     fn victim_private(&mut self, v: usize) -> usize {
+        self.looked += 1;
         self.halves[v]
     }
     fn victim_placed(&mut self, v: usize) -> bool {
@@ -69,6 +89,9 @@ impl PassQueues for Model {
     }
     fn steal_from(&mut self, v: usize, _batch: bool) -> Found<Src> {
         self.log.push("steal");
+        if self.gone == Some(v) {
+            return Found::Nothing;
+        }
         self.deque[v] -= 1;
         Found::Job(Src::Stolen(v))
     }
@@ -136,9 +159,9 @@ fn full_pass(m: &mut Model, flat: bool) -> Found<Src> {
 #[test]
 fn an_ordinary_pass_stops_at_the_llc_while_a_mate_shows_a_private_half() {
     let mut m = Model {
-        deque: [0, 0, 1, 1],
-        private: [false, true, false, false],
-        ..Model::default()
+        deque: vec![0, 0, 1, 1],
+        private: vec![false, true, false, false],
+        ..Model::new(4)
     };
     assert!(matches!(full_pass(&mut m, false), Found::Nothing));
     assert!(m.log.is_empty(), "looked farther: {:?}", m.log);
@@ -147,19 +170,19 @@ fn an_ordinary_pass_stops_at_the_llc_while_a_mate_shows_a_private_half() {
 #[test]
 fn the_recheck_claims_a_mates_private_half_before_far_jobs() {
     let mut m = Model {
-        deque: [0, 0, 1, 1],
-        private: [false, true, false, false],
+        deque: vec![0, 0, 1, 1],
+        private: vec![false, true, false, false],
         rechecking: true,
-        ..Model::default()
+        ..Model::new(4)
     };
     assert!(matches!(full_pass(&mut m, false), Found::Job(Src::Private)));
     assert_eq!(m.log, ["claim"]);
     // No mate shows one: the re-check steals far first, as before, and
     // claims (step 7) only when it found nothing else.
     let mut m = Model {
-        deque: [0, 0, 1, 1],
+        deque: vec![0, 0, 1, 1],
         rechecking: true,
-        ..Model::default()
+        ..Model::new(4)
     };
     assert!(matches!(
         full_pass(&mut m, false),
@@ -167,9 +190,9 @@ fn the_recheck_claims_a_mates_private_half_before_far_jobs() {
     ));
     assert_eq!(m.log, ["steal"]);
     let mut m = Model {
-        private: [false, false, true, false],
+        private: vec![false, false, true, false],
         rechecking: true,
-        ..Model::default()
+        ..Model::new(4)
     };
     assert!(matches!(full_pass(&mut m, false), Found::Job(Src::Private)));
     assert_eq!(m.log, ["claim"]);
@@ -178,22 +201,28 @@ fn the_recheck_claims_a_mates_private_half_before_far_jobs() {
 #[test]
 fn a_piece_aimed_at_the_llc_during_the_pass_beats_a_far_steal() {
     let mut m = Model {
-        deque: [0, 0, 1, 1],
+        deque: vec![0, 0, 1, 1],
         own_pack: 1,
         pack_late: 1,
-        ..Model::default()
+        ..Model::new(4)
     };
     assert!(matches!(full_pass(&mut m, false), Found::Job(Src::OwnPack)));
     assert!(m.log.is_empty());
 }
 
+/// The four-worker model with `deque`s, where a worker of LLC 1 (worker
+/// 2's) searches.
+fn llc_1_searched(deque: [usize; 4]) -> Model {
+    Model {
+        deque: deque.into(),
+        searched: vec![false, true, false],
+        ..Model::new(4)
+    }
+}
+
 #[test]
 fn ordinary_passes_leave_an_llc_with_a_searcher_to_it() {
-    let mut m = Model {
-        deque: [0, 0, 1, 1],
-        searched: [false, true, false],
-        ..Model::default()
-    };
+    let mut m = llc_1_searched([0, 0, 1, 1]);
     assert!(matches!(
         full_pass(&mut m, false),
         Found::Job(Src::Stolen(3))
@@ -207,11 +236,7 @@ fn ordinary_passes_leave_an_llc_with_a_searcher_to_it() {
     ));
     // A victim with two jobs has one for its LLC's searcher and one for
     // the far thief.
-    let mut m = Model {
-        deque: [0, 0, 2, 0],
-        searched: [false, true, false],
-        ..Model::default()
-    };
+    let mut m = llc_1_searched([0, 0, 2, 0]);
     assert!(matches!(
         full_pass(&mut m, false),
         Found::Job(Src::Stolen(2))
@@ -219,12 +244,8 @@ fn ordinary_passes_leave_an_llc_with_a_searcher_to_it() {
     assert!(matches!(full_pass(&mut m, false), Found::Nothing));
     // While that LLC runs an iterator piece, all of its jobs are left to
     // its searcher, as before the far choice; the re-check takes one.
-    let mut m = Model {
-        deque: [0, 0, 2, 0],
-        searched: [false, true, false],
-        placed: [false, false, true, false],
-        ..Model::default()
-    };
+    let mut m = llc_1_searched([0, 0, 2, 0]);
+    m.placed[2] = true;
     assert!(matches!(full_pass(&mut m, false), Found::Nothing));
     m.rechecking = true;
     assert!(matches!(
@@ -235,50 +256,44 @@ fn ordinary_passes_leave_an_llc_with_a_searcher_to_it() {
 
 #[test]
 fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
-    // The random start (0) puts worker 2 first; worker 3 is deeper in a
-    // larger piece.
-    let mut m = Model {
-        deque: [0, 0, 1, 1],
-        halves: [0, 0, 1, 4],
-        ..Model::default()
-    };
-    assert!(matches!(
-        full_pass(&mut m, false),
-        Found::Job(Src::Stolen(3))
-    ));
-    // Ties go to the first in the random order.
-    let mut m = Model {
-        deque: [0, 0, 2, 1],
-        halves: [0, 0, 1, 2],
-        ..Model::default()
-    };
-    assert!(matches!(
-        full_pass(&mut m, false),
-        Found::Job(Src::Stolen(2))
-    ));
-    // A victim whose LLC runs an iterator piece counts as smallest: its
-    // biggest half is the most placed data to move.
-    let mut m = Model {
-        deque: [0, 0, 1, 1],
-        halves: [0, 0, 0, 9],
-        placed: [false, false, false, true],
-        ..Model::default()
-    };
-    assert!(matches!(
-        full_pass(&mut m, false),
-        Found::Job(Src::Stolen(2))
-    ));
-    assert!(matches!(
-        full_pass(&mut m, false),
-        Found::Job(Src::Stolen(3))
-    ));
+    // (deques, private halves, whose LLC runs an iterator piece, the
+    // victim robbed); the random start (0) puts worker 2 first.
+    let cases = [
+        // Worker 3 is deeper in a larger piece.
+        ([0, 0, 1, 1], [0, 0, 1, 4], [false; 4], 3),
+        // Ties go to the first in the random order.
+        ([0, 0, 2, 1], [0, 0, 1, 2], [false; 4], 2),
+        // A victim whose LLC runs an iterator piece counts as smallest:
+        // its biggest half is the most placed data to move.
+        ([0, 0, 1, 1], [0, 0, 0, 9], [false, false, false, true], 2),
+    ];
+    for (deque, halves, placed, robbed) in cases {
+        let mut m = Model {
+            deque: deque.into(),
+            halves: halves.into(),
+            placed: placed.into(),
+            ..Model::new(4)
+        };
+        let got = full_pass(&mut m, false);
+        assert!(
+            matches!(got, Found::Job(Src::Stolen(v)) if v == robbed),
+            "deques {deque:?}, halves {halves:?}, placed {placed:?}"
+        );
+        if placed[3] {
+            // It is still robbed when nobody else holds a job.
+            assert!(matches!(
+                full_pass(&mut m, false),
+                Found::Job(Src::Stolen(3))
+            ));
+        }
+    }
     // Inside the LLC, the first victim with a job is robbed, whatever its
     // size: only crossings compare.
     let tiers = [tier(TierKind::Llc, 1..4)];
     let mut m = Model {
-        deque: [0, 1, 1, 1],
-        halves: [0, 0, 0, 9],
-        ..Model::default()
+        deque: vec![0, 1, 1, 1],
+        halves: vec![0, 0, 0, 9],
+        ..Model::new(4)
     };
     assert!(matches!(
         steal_tier(&mut m, 0, &tiers[0]),
@@ -286,110 +301,40 @@ fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
     ));
 }
 
-/// A far tier of `n` victims (workers 1..=n) with deque lengths and
-/// private halves, for the bound of the far choice.
-struct Far {
-    len: Vec<usize>,
-    halves: Vec<usize>,
-    looked: usize,
-    /// A victim whose job is taken by someone else between the look at
-    /// its length and the steal.
-    gone: Option<usize>,
-}
-
-impl PassQueues for Far {
-    type Job = usize;
-    fn targeted(&mut self) -> Option<usize> {
-        None
-    }
-    fn pull(&mut self, _q: Queue, _batch: bool) -> Found<usize> {
-        Found::Nothing
-    }
-    fn looks_empty(&mut self, _q: Queue) -> bool {
-        true
-    }
-    fn victim_len(&mut self, v: usize) -> usize {
-        self.len[v]
-    }
-    fn victim_private(&mut self, v: usize) -> usize {
-        self.looked += 1;
-        self.halves[v]
-    }
-    fn victim_placed(&mut self, _v: usize) -> bool {
-        false
-    }
-    fn steal_from(&mut self, v: usize, _batch: bool) -> Found<usize> {
-        if self.len[v] == 0 || self.gone == Some(v) {
-            return Found::Nothing;
-        }
-        self.len[v] -= 1;
-        Found::Job(v)
-    }
-    fn random(&mut self) -> u64 {
-        0
-    }
-    fn spread_used(&mut self) -> bool {
-        false
-    }
-    fn may_help(&mut self, _llc: usize) -> bool {
-        false
-    }
-    fn forward(&mut self, _llc: usize) {}
-    fn find_private(&mut self) -> Found<usize> {
-        Found::Nothing
-    }
-    fn shows_private(&mut self, _v: usize) -> bool {
-        false
-    }
-    fn rechecking(&mut self) -> bool {
-        false
-    }
-    fn llc_searched(&mut self, _v: usize) -> bool {
-        false
-    }
-}
-
 #[test]
 fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
-    // Workers 1..=9, each with a job; the biggest (9) is past the first
-    // FAR_CHOICES victims with a job, so the choice is the biggest of
-    // those (4), and only their private stacks are looked at.
-    let n = 9;
-    let mut f = Far {
-        len: vec![1; n + 1],
-        halves: (0..=n).collect(),
-        looked: 0,
-        gone: None,
+    // Workers 1..=9 in one far tier, each but 2 with a job; the biggest
+    // (9) is past the first FAR_CHOICES victims with a job, so the choice
+    // is the biggest of those (5), and only their private stacks are
+    // looked at (empty victims do not count as choices).
+    let n = 10;
+    let t = tier(TierKind::Numa, 1..n);
+    let mut m = Model {
+        deque: (0..n).map(|v| usize::from(v != 0 && v != 2)).collect(),
+        halves: (0..n).collect(),
+        ..Model::new(n)
     };
-    f.len[0] = 0;
-    f.len[2] = 0; // empty victims do not count as choices
-    let t = tier(TierKind::Numa, 1..n + 1);
     assert!(matches!(
-        steal_tier_far(&mut f, 0, &t, false),
-        Found::Job(5)
+        steal_tier_far(&mut m, 0, &t, false),
+        Found::Job(Src::Stolen(5))
     ));
-    assert_eq!(f.looked, FAR_CHOICES);
+    assert_eq!(m.looked, FAR_CHOICES);
     // A lost race on the chosen victim (its job was gone by the steal) is
     // contention, not "nothing": a re-check must not park on it while
     // victims it did not compare may hold jobs.
-    let mut f = Far {
-        len: vec![0, 1, 1, 1, 1, 1],
+    let mut m = Model {
+        deque: vec![0, 1, 1, 1, 1, 1],
         halves: vec![0, 0, 0, 0, 7, 0],
-        looked: 0,
         gone: Some(4),
+        ..Model::new(6)
     };
     let t = tier(TierKind::Numa, 1..6);
-    assert!(matches!(steal_tier_far(&mut f, 0, &t, false), Found::Retry));
+    assert!(matches!(steal_tier_far(&mut m, 0, &t, false), Found::Retry));
     // Nothing anywhere: nothing.
-    let mut f = Far {
-        len: vec![0; 4],
-        halves: vec![0; 4],
-        looked: 0,
-        gone: None,
-    };
+    let mut m = Model::new(4);
     let t = tier(TierKind::Numa, 1..4);
     assert!(matches!(
-        steal_tier_far(&mut f, 0, &t, false),
+        steal_tier_far(&mut m, 0, &t, false),
         Found::Nothing
     ));
 }
@@ -397,10 +342,10 @@ fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
 #[test]
 fn a_flat_order_has_no_llc_to_cross() {
     let mut m = Model {
-        deque: [0, 0, 1, 0],
-        private: [false, true, false, false],
-        searched: [false, true, false],
-        ..Model::default()
+        deque: vec![0, 0, 1, 0],
+        private: vec![false, true, false, false],
+        searched: vec![false, true, false],
+        ..Model::new(4)
     };
     assert!(matches!(
         full_pass(&mut m, true),
