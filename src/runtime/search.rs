@@ -124,7 +124,8 @@ pub fn max_spinners(threads: usize) -> isize {
 /// searchers of other LLCs (nearer the cap's count) took it across the
 /// LLC. One searcher per LLC is what Linux's scheduler keeps for idle
 /// balancing in each domain; it adds at most one spinner per LLC to the
-/// cap. Measured in the simulator over the 2x EPYC spec and the Kunpeng
+/// cap, and like any spinner it parks once its backoff is completed (a
+/// few tens of microseconds). Measured in the simulator over the 2x EPYC spec and the Kunpeng
 /// 920 and 4-socket Opteron snapshots (14 workloads: fork-join trees,
 /// `fib`, back-to-back iterators, quicksort-like trees): makespans 0.996
 /// of before (geometric mean; 0.93 to 1.06), the later iterator runs'
