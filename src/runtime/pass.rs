@@ -75,11 +75,12 @@
 //!    core:2`, 8 workers, items of 3 ms);
 //! 3. in an ordinary pass, it leaves the workers of an LLC where some
 //!    worker is counted as searching (`Sleep::searching_in`) to that
-//!    searcher, as `group_routing::helps` leaves that LLC's pack queue:
-//!    every one of them while the LLC runs an iterator piece (below),
-//!    else those holding a single job (one with two has one for the
-//!    searcher and one for the far thief; until the far choice below,
-//!    every worker of such an LLC was left).
+//!    searcher, as `group_routing::helps` leaves that LLC's pack queue.
+//!    (Leaving only workers that hold a single job, the second being for
+//!    the far thief, kept 4.6 points more of the simulator's balanced
+//!    fork-join inside the LLC at 192 workers, but on the tour's virtual
+//!    pool, 32 workers on 2 CPUs, the share of steals inside the thief's
+//!    LLC fell from 37% to 22% over 40 runs: not kept.)
 //!
 //! Then it steals across the LLC from the victim, of the first
 //! [`FAR_CHOICES`] holding a job from its random start, whose oldest job
@@ -392,8 +393,8 @@ fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job>
 /// a job, the one whose oldest job looks biggest ([`far_size`]), victims of
 /// an LLC running an iterator piece counting as smallest; with
 /// `leave_searched` (ordinary passes), rule 3 of "Before crossing the LLC"
-/// removes victims of LLCs where some worker searches first. A lost race
-/// on the chosen victim is a `Retry`.
+/// skips the victims of LLCs where some worker searches. A lost race on
+/// the chosen victim is a `Retry`.
 #[inline]
 fn steal_tier_far<Q: PassQueues>(
     q: &mut Q,
@@ -409,11 +410,10 @@ fn steal_tier_far<Q: PassQueues>(
         if len == 0 {
             continue;
         }
-        let placed = q.victim_placed(victim);
-        if leave_searched && (placed || len == 1) && q.llc_searched(victim) {
+        if leave_searched && q.llc_searched(victim) {
             continue;
         }
-        let size = if placed {
+        let size = if q.victim_placed(victim) {
             0
         } else {
             far_size(len, q.victim_private(victim))
@@ -442,7 +442,8 @@ fn steal_tier_far<Q: PassQueues>(
 /// over the fork-join range of 2^24 to 2^27 items, `fib:26`, `fib:28`,
 /// `fib:30`, `iter:N:3` at four lengths and three quicksort-like trees,
 /// each look at a busy victim charged two cache-line transfers at its
-/// distance (`sim::queues`): against the first victim holding a job,
+/// distance (`sim::queues`), with rule 3 then narrowed to single jobs
+/// (see "Before crossing the LLC"): against the first victim holding a job,
 /// makespans 0.988 of before (geometric mean; the worst 1.074), steals
 /// inside the thief's LLC 1.1 points more, the later iterator runs'
 /// work in their pieces' LLC 92.8% against 91.5% (the worst 84.5%

@@ -123,7 +123,8 @@ pub fn max_spinners(threads: usize) -> isize {
 /// to it, or a mate's next `join` half, waited for a wakeup, and the
 /// searchers of other LLCs (nearer the cap's count) took it across the
 /// LLC. One searcher per LLC is what Linux's scheduler keeps for idle
-/// balancing in each domain; it adds at most one spinner per LLC to the
+/// balancing in each domain (measured below with rule 3 of `pass` then
+/// narrowed to single jobs); it adds at most one spinner per LLC to the
 /// cap, and like any spinner it parks once its backoff is completed (a
 /// few tens of microseconds). Measured in the simulator over the 2x EPYC spec and the Kunpeng
 /// 920 and 4-socket Opteron snapshots (14 workloads: fork-join trees,

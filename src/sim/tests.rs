@@ -224,10 +224,10 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 /// under `Flat` about as many as chance gives (7 of 191 victims: 1/27);
 /// and hierarchical stealing costs little time against flat.
 ///
-/// Measured: 0.877 of 4,716 steals in the LLC, makespan 0.806 ms against
-/// `Flat`'s 0.790 (1.02x) and 0.04. The 90% is not reached. Over
+/// Measured: 0.850 of 9,042 steals in the LLC, makespan 0.851 ms against
+/// `Flat`'s 0.790 (1.08x) and 0.04. The 90% is not reached. Over
 /// the simulate example's `range:N` trees of 2^14 to 2^17 leaves (2,048 ns
-/// each) the share is 0.84 to 0.90 (mean 0.87).
+/// each) the share is 0.80 to 0.86 (0.755 to 0.814 before the far choice).
 ///
 /// History (the simulate example on `range:67108864`, the same tree with
 /// leaves of 2,048 ns, unless said otherwise):
@@ -250,6 +250,12 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 ///   test 0.877 again (0.806 ms); over 2^14 to 2^17 leaves 0.842, 0.880,
 ///   0.844, 0.897 (it is for iterators: their later runs' work in their
 ///   pieces' LLC went from 0.85-0.93 to 0.997-1.000).
+/// - Rule 3 back to leaving every worker of an LLC with a searcher (the
+///   numbers above had it narrowed to single jobs): on the tour's virtual
+///   pool, 32 workers on 2 CPUs, the narrowed rule had cut the share of
+///   steals inside the thief's LLC from 37% to 22% (means of 40 runs; 35%
+///   with the rule back). Here: 0.850, 0.851 ms; over 2^14 to 2^17 leaves
+///   0.800, 0.821, 0.816, 0.859.
 /// - Comparing every victim of the far tier, each look free, reached 0.901
 ///   (0.805 ms); charged a cache-line transfer per look, 0.72 and 0.944 ms.
 ///
@@ -297,7 +303,8 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 ///   steals in the LLC; at most 1 or 3: 0.887 and 0.881. Not kept: it
 ///   makes the sleep proof's re-check skip jobs it saw, for two points.
 ///
-/// Where the rest comes from (traced, `range:67108864`): of the 1,184 far
+/// Where the rest comes from (traced, `range:67108864`, with rule 3
+/// narrowed): of the 1,184 far
 /// steals, 53% are made in the re-check before parking (which must look
 /// everywhere), 78% by workers of an LLC where four or more workers
 /// search, 45% in the last fifth of the run; 40% take one to four leaves.
@@ -730,7 +737,7 @@ fn iter_pieces_on_24_llcs_start_in_their_llc() {
 /// keeps one searcher past the spinner cap (`search::may_spin`).
 ///
 /// Measured, the second and third runs over the five lengths: 0.997 to
-/// 1.000. Before the spinner allowance, 0.846 to 0.930 (mean 0.877); with
+/// 1.000 (worst piece 0.977). Before the spinner allowance, 0.846 to 0.930 (mean 0.877); with
 /// the first victim of every far tier also, 0.764 to 0.934 (mean 0.866).
 /// Five lengths, because one run's share moved by several points with any
 /// change of timing then. Before the checks before crossing the LLC,

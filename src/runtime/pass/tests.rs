@@ -234,24 +234,18 @@ fn ordinary_passes_leave_an_llc_with_a_searcher_to_it() {
         full_pass(&mut m, false),
         Found::Job(Src::Stolen(2))
     ));
-    // A victim with two jobs has one for its LLC's searcher and one for
-    // the far thief.
-    let mut m = llc_1_searched([0, 0, 2, 0]);
-    assert!(matches!(
-        full_pass(&mut m, false),
-        Found::Job(Src::Stolen(2))
-    ));
-    assert!(matches!(full_pass(&mut m, false), Found::Nothing));
-    // While that LLC runs an iterator piece, all of its jobs are left to
-    // its searcher, as before the far choice; the re-check takes one.
-    let mut m = llc_1_searched([0, 0, 2, 0]);
-    m.placed[2] = true;
-    assert!(matches!(full_pass(&mut m, false), Found::Nothing));
-    m.rechecking = true;
-    assert!(matches!(
-        full_pass(&mut m, false),
-        Found::Job(Src::Stolen(2))
-    ));
+    // However many jobs the victim holds, and whether or not its LLC runs
+    // an iterator piece.
+    for placed in [false, true] {
+        let mut m = llc_1_searched([0, 0, 2, 0]);
+        m.placed[2] = placed;
+        assert!(matches!(full_pass(&mut m, false), Found::Nothing));
+        m.rechecking = true;
+        assert!(matches!(
+            full_pass(&mut m, false),
+            Found::Job(Src::Stolen(2))
+        ));
+    }
 }
 
 #[test]
