@@ -369,8 +369,11 @@ fn mates_show_private<Q: PassQueues>(q: &mut Q, me: usize, tiers: &[Tier]) -> bo
 /// ([`tier_victims`]), skipping empty deques with a cheap look.
 #[inline]
 fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job> {
+    let Some(victims) = others(q, me, tier) else {
+        return Found::Nothing;
+    };
     let mut retry = false;
-    for victim in others(q, me, tier) {
+    for victim in victims {
         // A cheap look first (two loads, no epoch pin): most victims of a
         // scan are empty. Sound for the sleep protocol's re-check too:
         // after the sleeper's fence, the load of the victim's `back` sees
@@ -402,10 +405,13 @@ fn steal_tier_far<Q: PassQueues>(
     tier: &Tier,
     leave_searched: bool,
 ) -> Found<Q::Job> {
+    let Some(victims) = others(q, me, tier) else {
+        return Found::Nothing;
+    };
     // (victim, size, deque length) of the biggest so far.
     let mut best: Option<(usize, usize, usize)> = None;
     let mut choices = 0;
-    for victim in others(q, me, tier) {
+    for victim in victims {
         let len = q.victim_len(victim);
         if len == 0 {
             continue;
@@ -473,20 +479,19 @@ pub(crate) fn far_size(deque_len: usize, private: usize) -> usize {
 }
 
 /// The workers of `tier` other than `me` in the order one pass tries them
-/// ([`tier_victims`]; the worker's next random number is drawn only for a
-/// tier that has workers).
+/// ([`tier_victims`]), or `None` for an empty tier (the worker's next
+/// random number is drawn only for a tier that has workers).
 #[inline]
 fn others<'t, Q: PassQueues>(
     q: &mut Q,
     me: usize,
     tier: &'t Tier,
-) -> impl Iterator<Item = usize> + 't {
+) -> Option<impl Iterator<Item = usize> + 't> {
     let total = tier.len();
-    let random = (total > 0).then(|| q.random());
-    random
-        .into_iter()
-        .flat_map(move |r| tier_victims(tier, total, r))
-        .filter(move |&v| v != me)
+    if total == 0 {
+        return None;
+    }
+    Some(tier_victims(tier, total, q.random()).filter(move |&v| v != me))
 }
 
 /// The victims of a tier of `total` workers in the order one pass tries

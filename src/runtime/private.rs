@@ -339,12 +339,12 @@ impl<T: Copy> PrivateStack<T> {
     /// docs and `sleep` use it).
     #[inline]
     pub fn has_private(&self) -> bool {
-        let w = self.ends.bottom.load(Ordering::Relaxed);
-        self.ends.top.load(Ordering::Relaxed) > w & !LOCKED
+        self.private_count() > 0
     }
 
     /// Anyone: how many halves seemed private at a recent point (plain
-    /// loads, as [`has_private`](Self::has_private); a size hint for
+    /// loads, `bottom` then `top`; exact only after a heavy fence, as
+    /// [`has_private`](Self::has_private) says; alone, a size hint for
     /// thieves choosing a victim, never a claim).
     #[inline]
     pub fn private_count(&self) -> usize {

@@ -123,11 +123,11 @@ pub fn max_spinners(threads: usize) -> isize {
 /// to it, or a mate's next `join` half, waited for a wakeup, and the
 /// searchers of other LLCs (nearer the cap's count) took it across the
 /// LLC. One searcher per LLC is what Linux's scheduler keeps for idle
-/// balancing in each domain (measured below with rule 3 of `pass` then
-/// narrowed to single jobs); it adds at most one spinner per LLC to the
+/// balancing in each domain; it adds at most one spinner per LLC to the
 /// cap, and like any spinner it parks once its backoff is completed (a
-/// few tens of microseconds). Measured in the simulator over the 2x EPYC spec and the Kunpeng
-/// 920 and 4-socket Opteron snapshots (14 workloads: fork-join trees,
+/// few tens of microseconds). Measured in the simulator, with rule 3 of
+/// `pass` then narrowed to single jobs, over the 2x EPYC spec and the
+/// Kunpeng 920 and 4-socket Opteron snapshots (14 workloads: fork-join trees,
 /// `fib`, back-to-back iterators, quicksort-like trees): makespans 0.996
 /// of before (geometric mean; 0.93 to 1.06), the later iterator runs'
 /// work in their pieces' LLC 92.8 to 98.5% on average and 84.5 to 90.8%

@@ -114,9 +114,7 @@ impl Sleep {
     /// searcher of `llc`, whether it is its LLC's only one (the spinner
     /// allowance of `search::may_spin`).
     pub fn alone_in(&self, llc: usize) -> bool {
-        self.llc_searching
-            .get(llc)
-            .is_some_and(|c| c.load(Ordering::SeqCst) as isize <= 1)
+        !self.llc_searching.is_empty() && self.searching_in(llc) <= 1
     }
 
     /// Counts one more (`up`) or one fewer searcher in LLC `llc`, in a pool
