@@ -323,6 +323,11 @@ fn simulated_two_workers_agree_with_the_real_pool() {
 ///   tree's `range:67108864`, 0.804 and 3.275 ms on 2^18 leaves; the mates
 ///   held back reach the spinner cap, and their re-checks (which look
 ///   everywhere) crossed 2,094 times instead of 540;
+/// - the same mark, and mates of a marked thief spinning past the spinner
+///   cap: 0.880 and 0.909 of steals in the LLC, but the steals grew 1.8
+///   and 2.4 times and the crossings with them (about 1,620 and 2,450
+///   against 1,400 and 1,380), makespans 0.921 and 3.183 ms: the share
+///   rose only because steals inside the LLC multiplied;
 /// - the opposite direction, a busy worker whose LLC has no searcher
 ///   promoting its half into the injector of an LLC whose workers all
 ///   search or sleep: 0.881 and 0.916 of steals in the LLC (0.900 and
