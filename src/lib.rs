@@ -70,6 +70,7 @@ pub mod __bench {
 #[doc(hidden)]
 pub mod __loom {
     pub use crate::groups::policy::overloaded;
+    pub use crate::runtime::handoff::Handoff;
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
     pub use crate::runtime::latch::{CoreLatch, CountLatch, Latch, LatchOwner, LockLatch};
     pub use crate::runtime::private::{

@@ -44,7 +44,7 @@
 mod imp {
     #[cfg(not(feature = "sim"))]
     pub(crate) use std::sync::atomic::AtomicU64;
-    pub(crate) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering, fence};
 
     #[cfg(feature = "sim")]
     pub(crate) use super::counted::AtomicU64;
@@ -144,6 +144,13 @@ mod imp {
 
     pub(crate) use super::asymmetric::{heavy_fence, init_asymmetric_fences, light_fence};
 
+    /// One spin-loop hint, for a bounded wait on a word another thread
+    /// polls (`runtime::handoff`).
+    #[inline]
+    pub(crate) fn spin_hint() {
+        std::hint::spin_loop();
+    }
+
     /// A spin-wait for a word another thread holds briefly: spins with
     /// exponential backoff, then yields the CPU (the holder may have been
     /// preempted, e.g. in the middle of a system call).
@@ -168,7 +175,9 @@ mod imp {
 
 #[cfg(loom)]
 mod imp {
-    pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
+    pub(crate) use loom::sync::atomic::{
+        AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence,
+    };
 
     /// loom's mutex, wrapped to expose the `parking_lot` interface.
     pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
@@ -257,6 +266,11 @@ mod imp {
     /// The heavy side: `fence(SeqCst)` as well.
     pub(crate) fn heavy_fence() {
         fence(Ordering::SeqCst);
+    }
+
+    /// A spin-loop hint: under loom, a yield to another thread.
+    pub(crate) fn spin_hint() {
+        loom::thread::yield_now();
     }
 
     /// A spin-wait: under loom each step lets another thread run.

@@ -333,8 +333,15 @@ impl LockLatch {
         self.parker.park();
     }
 
+    /// Whether the latch is set and not yet waited for (tests: a latch
+    /// set twice for one wait keeps its token after the wait).
+    #[cfg(any(test, loom))]
+    pub fn is_set(&self) -> bool {
+        self.parker.has_token()
+    }
+
     /// Sets the latch and wakes the waiter (safe-code form, for tests).
-    #[cfg_attr(not(loom), allow(dead_code))]
+    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     pub fn set_now(&self) {
         // SAFETY: `self` is a valid reference.
         unsafe { <Self as Latch>::set(self) }

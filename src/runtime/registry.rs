@@ -128,11 +128,12 @@ use crate::pool::BuildError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use super::group_state::{GroupRef, GroupState};
+use super::handoff::{self, CallerLatch, Handoff};
 use super::idle::{IdleMasks, IdleShape};
 use super::job::{JobRef, StackJob};
 use super::jobmem::Depot;
-use super::latch::{LatchRef, LockLatch, SpinLatch};
-use super::pin::PinStatus;
+use super::latch::{LockLatch, SpinLatch};
+use super::pin::{self, PinStatus};
 use super::private::PrivateStack;
 use super::sleep::Sleep;
 use super::stats::{Counters, ExternalCounters, PoolStats};
@@ -187,6 +188,9 @@ pub(crate) struct ThreadInfo {
     /// hint for its LLC mates' passes ("Before crossing the LLC" in
     /// `pass`), read with plain loads, never a protocol word.
     pub(crate) starting: StdAtomicBool,
+    /// Where the worker searches, and a caller's wakeup handed to it (see
+    /// `handoff`).
+    pub(crate) handoff: Handoff,
     /// Set by worker `i` once its exit handler returned (step 1 of the
     /// exit, see the module docs); only worker `i` reads and writes it.
     exit_handler_ran: StdAtomicBool,
@@ -234,6 +238,9 @@ pub(crate) struct Registry {
     user_handles: StdAtomicUsize,
     round_robin: StdAtomicUsize,
     inject_by_cpu: bool,
+    /// For each OS CPU, the worker whose PU it is (`usize::MAX`: none);
+    /// empty unless `inject_by_cpu` (see `handoff`).
+    worker_by_cpu: Box<[usize]>,
     start_handler: Option<IndexHandler>,
     exit_handler: Option<IndexHandler>,
     panic_handler: Option<PanicHandler>,
@@ -302,6 +309,7 @@ impl Registry {
                     targeted: crate::sync::Mutex::new(VecDeque::new()),
                     has_targeted: AtomicBool::new(false),
                     starting: StdAtomicBool::new(false),
+                    handoff: Handoff::new(),
                     exit_handler_ran: StdAtomicBool::new(false),
                     fifo: JobFifo::new(),
                 })
@@ -347,6 +355,11 @@ impl Registry {
             user_handles: StdAtomicUsize::new(1),
             round_robin: StdAtomicUsize::new(0),
             inject_by_cpu,
+            worker_by_cpu: if inject_by_cpu {
+                handoff::workers_by_cpu(&layout)
+            } else {
+                Box::default()
+            },
             start_handler: cfg.start_handler.take(),
             exit_handler: cfg.exit_handler.take(),
             panic_handler: cfg.panic_handler.take(),
@@ -568,7 +581,16 @@ impl Registry {
     {
         std::thread_local!(static LOCK_LATCH: LockLatch = LockLatch::new());
         LOCK_LATCH.with(|l| {
-            let job = StackJob::new(injected_op(g, op), LatchRef(l));
+            let latch = CallerLatch {
+                lock: l,
+                cpu: if self.worker_by_cpu.is_empty() {
+                    None
+                } else {
+                    pin::current_cpu()
+                },
+                registry: self,
+            };
+            let job = StackJob::new(injected_op(g, op), latch);
             // SAFETY: `job` stays in this frame until the latch is set
             // (wait_and_reset returns only then).
             self.push_from_outside(g, unsafe { job.as_job_ref() });
@@ -596,6 +618,28 @@ impl Registry {
         current.wait_until(&job.latch.core);
         guard.disarm();
         job.into_result()
+    }
+}
+
+impl Registry {
+    /// Hands the wakeup of the caller blocked on `lock`, who runs on OS CPU
+    /// `cpu`, to the worker of that CPU if it searches there; false if the
+    /// caller must be woken directly (see `handoff`).
+    pub(crate) fn hand_wakeup(&self, lock: *const LockLatch, cpu: usize) -> bool {
+        let Some(&w) = self.worker_by_cpu.get(cpu) else {
+            return false;
+        };
+        if w == usize::MAX || pin::current_cpu() == Some(cpu) {
+            return false;
+        }
+        // SAFETY: `CallerLatch::set`'s latch: its job is finished and its
+        // caller blocks on it.
+        unsafe { self.threads[w].handoff.hand(lock, cpu) }
+    }
+
+    /// Whether workers record where they search (`handoff`).
+    pub(crate) fn hands_wakeups(&self) -> bool {
+        !self.worker_by_cpu.is_empty()
     }
 }
 

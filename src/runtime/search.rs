@@ -30,6 +30,14 @@
 //! `join`, `scope`, `broadcast` or cross-pool `install`), else the pool's
 //! exit condition ([`Sources::may_exit`]).
 //!
+//! Besides the protocol, a counted searcher records the CPU it searches on
+//! and, between passes and when it stops searching, wakes a blocked caller
+//! from outside the pool whose wakeup the worker finishing the caller's
+//! job handed to it ([`Sources::search_opened`], [`Sources::serve_handoff`],
+//! [`Sources::search_closed`]; see `runtime::handoff`). None of this
+//! touches the sleep protocol's words: a handoff the searcher does not
+//! serve in time is taken back by its finisher.
+//!
 //! The loop is generic over [`Sources`] so that the loom models in
 //! `loom-tests/` run this very function over model queues (crossbeam's
 //! deques are not loom-aware); the pool instantiates it once, for its
@@ -201,6 +209,21 @@ pub trait Sources {
     /// Counts a park.
     #[inline]
     fn parked(&self) {}
+
+    /// The worker starts or resumes searching (as a counted searcher):
+    /// a caller's wakeup may be handed to it from now on (see
+    /// `runtime::handoff`).
+    #[inline]
+    fn search_opened(&self) {}
+
+    /// The worker stops searching or goes idle: it wakes the caller handed
+    /// to it, if any.
+    #[inline]
+    fn search_closed(&self) {}
+
+    /// Between passes: wakes the caller handed to the worker, if any.
+    #[inline]
+    fn serve_handoff(&self) {}
 }
 
 /// Searches `src` for a job for worker `worker` of LLC `llc`, sleeping on
@@ -224,6 +247,7 @@ pub fn search<S: Sources>(
     // Leaves the searching state: the last searcher to leave wakes a helper
     // (the hand-off that the `searching` skip of `notify` relies on).
     let found = |job: Option<S::Job>| {
+        src.search_closed();
         if let Some((_, d)) = sleep.stop_searching(worker, llc) {
             src.woke(d);
         }
@@ -239,6 +263,7 @@ pub fn search<S: Sources>(
         return Some(job);
     }
     sleep.start_searching(worker);
+    src.search_opened();
     let backoff = Backoff::new();
     // Pass number and origin, for `reach_of_pass`.
     let (mut passes, mut woken) = (1, false);
@@ -256,6 +281,7 @@ pub fn search<S: Sources>(
         if finished() {
             return found(None);
         }
+        src.serve_handoff();
         if !backoff.is_completed()
             && may_spin(
                 latch.is_some(),
@@ -269,6 +295,7 @@ pub fn search<S: Sources>(
         }
         // Nothing after spinning: go idle, re-check, park.
         src.failed_search();
+        src.search_closed();
         let idle = sleep.prepare_sleep(worker);
         let recheck = src.find_work(Reach::Far);
         if let Found::Job(job) = recheck {
@@ -281,6 +308,7 @@ pub fn search<S: Sources>(
         }
         if matches!(recheck, Found::Retry) {
             sleep.cancel_sleep(idle);
+            src.search_opened();
             backoff.reset();
             passes = 1;
             continue;
@@ -303,6 +331,7 @@ pub fn search<S: Sources>(
                 return found(None);
             }
         }
+        src.search_opened();
         backoff.reset();
         woken = true;
     }

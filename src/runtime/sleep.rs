@@ -40,6 +40,12 @@ impl Parker {
         *t = false;
     }
 
+    /// Whether a token is available (tests).
+    #[cfg(any(test, loom))]
+    pub fn has_token(&self) -> bool {
+        *self.token.lock()
+    }
+
     /// Makes a token available and wakes the parked thread, if any.
     pub fn unpark(&self) {
         let mut t = self.token.lock();

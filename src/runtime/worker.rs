@@ -875,4 +875,27 @@ impl Sources for WorkerThread {
     fn parked(&self) {
         self.counters().park();
     }
+
+    #[inline]
+    fn search_opened(&self) {
+        if self.registry.hands_wakeups() {
+            self.registry.threads[self.index]
+                .handoff
+                .open(pin::current_cpu());
+        }
+    }
+
+    #[inline]
+    fn search_closed(&self) {
+        if self.registry.threads[self.index].handoff.close() {
+            std::thread::yield_now();
+        }
+    }
+
+    #[inline]
+    fn serve_handoff(&self) {
+        if self.registry.threads[self.index].handoff.serve() {
+            std::thread::yield_now();
+        }
+    }
 }

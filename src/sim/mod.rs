@@ -45,7 +45,9 @@
 //! with a budget of the piece's workers); nested iterators and iterators
 //! inside job groups (both split adaptively in the runtime); yields and
 //! broadcasts; the real pool's own clock (`Auto` groups decay on simulated
-//! time).
+//! time); the handoff of a blocked caller's wakeup to the worker searching
+//! on its CPU (`runtime::handoff`: the simulator has no threads outside
+//! the pool, and its roots finish without a wakeup).
 //!
 //! # Policies
 //!
