@@ -37,37 +37,6 @@ fn bench_iter(c: &mut Criterion) {
     stencil_sweep(c);
 }
 
-/// `STENCIL_PASSES` passes of a 3-point stencil, ping-pong between `$a`
-/// and `$b`, chunk by chunk, on `$pool` (the prelude in scope decides
-/// whose `par_chunks_mut`); `$wrap` is applied to the chunk iterator
-/// before `enumerate` (e.g. a replay).
-macro_rules! sweeps {
-    ($bch:expr, $pool:expr, $a:ident, $b:ident, |$it:ident| $wrap:expr) => {
-        $bch.iter(|| {
-            $pool.install(|| {
-                for _ in 0..STENCIL_PASSES {
-                    let src: &[f64] = &$a;
-                    let $it = $b.par_chunks_mut(STENCIL_CHUNK);
-                    $wrap.enumerate().for_each(|(i, chunk)| {
-                        let base = i * STENCIL_CHUNK;
-                        for (j, cell) in chunk.iter_mut().enumerate() {
-                            let k = base + j;
-                            let l = src[k.saturating_sub(1)];
-                            let r = src[(k + 1).min(src.len() - 1)];
-                            *cell = 0.25 * l + 0.5 * src[k] + 0.25 * r;
-                        }
-                    });
-                    std::mem::swap(&mut $a, &mut $b);
-                }
-            });
-            black_box($a[12345])
-        })
-    };
-}
-
-const STENCIL_CHUNK: usize = 4096;
-const STENCIL_PASSES: usize = 10;
-
 /// Repeated sweeps over the same two grids, the case affinity replay is
 /// for: locus with and without `with_replay`, and rayon, in one group.
 /// Two sizes: grids of 1 MiB each (128K cells: a worker's share of both
@@ -88,15 +57,15 @@ fn stencil_sweep(c: &mut Criterion) {
         g.measurement_time(std::time::Duration::from_secs(3));
         g.bench_function("locus", |bch| {
             use locus::prelude::*;
-            sweeps!(bch, lp, a, b, |it| it)
+            bch.iter(|| stencil_sweeps!(lp, a, b, |it| it))
         });
         g.bench_function("locus_replay", |bch| {
             use locus::prelude::*;
-            sweeps!(bch, lp, a, b, |it| it.with_replay(&replay))
+            bch.iter(|| stencil_sweeps!(lp, a, b, |it| it.with_replay(&replay)))
         });
         g.bench_function("rayon", |bch| {
             use rayon::prelude::*;
-            sweeps!(bch, rp, a, b, |it| it)
+            bch.iter(|| stencil_sweeps!(rp, a, b, |it| it))
         });
         g.finish();
         eprintln!("{name} replay: {}", replay.stats());

@@ -9,6 +9,11 @@
 //! cargo bench --bench iter_paired [-- [FILTER] [--pairs N]]
 //! ```
 //!
+//! The cases are the pipelines of `common/iter_cases.rs` and the repeated
+//! stencil sweeps of `benches/iter.rs` (`stencil_sweeps!`), locus without
+//! (`stencil_sweep/*`) and with `with_replay` (`stencil_replay/*`), each
+//! against rayon's plain sweep.
+//!
 //! `FILTER` keeps the cases whose name contains it; `--pairs` sets the
 //! number of pairs per case (default 60). Per case it prints each
 //! library's median time per call and the median of the per-pair ratios
@@ -255,5 +260,52 @@ fn main() {
         pools::threads()
     );
     iter_cases!(paired, p);
+    stencil_cases(&mut p);
     p.summary();
+}
+
+/// The repeated stencil sweeps of `benches/iter.rs` (`stencil_sweeps!`),
+/// locus without and with `with_replay` each paired with rayon, on grids
+/// of 128K and 1M cells.
+fn stencil_cases(p: &mut Paired) {
+    for (plain, replayed, cells) in [
+        (
+            "stencil_sweep/128Kx10",
+            "stencil_replay/128Kx10",
+            1usize << 17,
+        ),
+        ("stencil_sweep/1Mx10", "stencil_replay/1Mx10", 1 << 20),
+    ] {
+        let grids = || {
+            let mut a = vec![1.0f64; cells];
+            a[cells / 2] = 1e6;
+            (a, vec![0.0f64; cells])
+        };
+        let (lp, rp) = pools();
+        let replay = locus::iter::Replay::new();
+        for (name, with_replay) in [(plain, false), (replayed, true)] {
+            if !p.wants(name) {
+                continue;
+            }
+            let ((mut la, mut lb), (mut ra, mut rb)) = (grids(), grids());
+            let mut with_locus = || {
+                use locus::prelude::*;
+                if with_replay {
+                    stencil_sweeps!(lp, la, lb, |it| it.with_replay(&replay))
+                } else {
+                    stencil_sweeps!(lp, la, lb, |it| it)
+                }
+            };
+            let mut with_rayon = || {
+                use rayon::prelude::*;
+                stencil_sweeps!(rp, ra, rb, |it| it)
+            };
+            assert_eq!(
+                with_locus(),
+                with_rayon(),
+                "{name}: locus and rayon disagree"
+            );
+            p.measure(name, with_locus, with_rayon);
+        }
+    }
 }

@@ -37,6 +37,38 @@ macro_rules! locus_and_rayon {
     }};
 }
 
+/// Ten passes of a 3-point stencil, ping-pong between the grids `$a` and
+/// `$b`, chunk by chunk (`par_chunks_mut(4096)`),
+/// inside one `install` on `$pool` (the prelude in scope decides whose
+/// `par_chunks_mut`); `$wrap` is applied to the chunk iterator before
+/// `enumerate` (e.g. a replay). Evaluates to a cell of the result.
+#[allow(unused_macros)]
+macro_rules! stencil_sweeps {
+    ($pool:expr, $a:ident, $b:ident, |$it:ident| $wrap:expr) => {{
+        /// The chunk length.
+        const STENCIL_CHUNK: usize = 4096;
+        /// The passes of one call.
+        const STENCIL_PASSES: usize = 10;
+        $pool.install(|| {
+            for _ in 0..STENCIL_PASSES {
+                let src: &[f64] = &$a;
+                let $it = $b.par_chunks_mut(STENCIL_CHUNK);
+                $wrap.enumerate().for_each(|(i, chunk)| {
+                    let base = i * STENCIL_CHUNK;
+                    for (j, cell) in chunk.iter_mut().enumerate() {
+                        let k = base + j;
+                        let l = src[k.saturating_sub(1)];
+                        let r = src[(k + 1).min(src.len() - 1)];
+                        *cell = 0.25 * l + 0.5 * src[k] + 0.25 * r;
+                    }
+                });
+                std::mem::swap(&mut $a, &mut $b);
+            }
+        });
+        black_box($a[12345])
+    }};
+}
+
 /// Calls `$each!($ctx, name, state: expr, |input| body)` for each case.
 macro_rules! iter_cases {
     ($each:ident, $ctx:expr) => {{
