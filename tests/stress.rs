@@ -87,3 +87,34 @@ fn spawn_chains_then_drop() {
     }
     assert_eq!(count.load(Ordering::Relaxed), 50 * 11);
 }
+
+/// Installs from outside the pool back to back, from two threads at once,
+/// on a pool with one pinned worker per CPU: the case where the worker
+/// finishing a caller's job hands its wakeup to the worker searching on
+/// the caller's CPU (`runtime::handoff`). Each call must return its own
+/// job's result, after the job ran: a wakeup delivered twice would let a
+/// later call of the same thread return before its job ran (a panic in
+/// `install`), one lost would hang.
+#[test]
+fn back_to_back_installs_from_outside_return_their_own_results() {
+    let pool = ThreadPoolBuilder::new().build().unwrap();
+    std::thread::scope(|s| {
+        for t in 0..2u64 {
+            let pool = &pool;
+            s.spawn(move || {
+                for i in 0..1_500u64 {
+                    let n = 1_000 + (i * 7 + t) % 3_000;
+                    let sum = pool.install(|| {
+                        use locus::prelude::*;
+                        (0..n).into_par_iter().map(|x| x ^ t).sum::<u64>()
+                    });
+                    assert_eq!(
+                        sum,
+                        (0..n).map(|x| x ^ t).sum::<u64>(),
+                        "call {i} of thread {t}"
+                    );
+                }
+            });
+        }
+    });
+}
