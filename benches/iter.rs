@@ -48,9 +48,7 @@ fn stencil_sweep(c: &mut Criterion) {
         ("stencil_sweep/128Kx10", 1 << 17),
         ("stencil_sweep/1Mx10", 1 << 20),
     ] {
-        let mut a = vec![1.0f64; cells];
-        let mut b = vec![0.0f64; cells];
-        a[cells / 2] = 1e6;
+        let (mut a, mut b) = iter_cases::stencil_grids(cells);
         let replay = locus::iter::Replay::new();
         let mut g = c.benchmark_group(name);
         g.sample_size(20);

@@ -276,18 +276,16 @@ fn stencil_cases(p: &mut Paired) {
         ),
         ("stencil_sweep/1Mx10", "stencil_replay/1Mx10", 1 << 20),
     ] {
-        let grids = || {
-            let mut a = vec![1.0f64; cells];
-            a[cells / 2] = 1e6;
-            (a, vec![0.0f64; cells])
-        };
         let (lp, rp) = pools();
         let replay = locus::iter::Replay::new();
         for (name, with_replay) in [(plain, false), (replayed, true)] {
             if !p.wants(name) {
                 continue;
             }
-            let ((mut la, mut lb), (mut ra, mut rb)) = (grids(), grids());
+            let ((mut la, mut lb), (mut ra, mut rb)) = (
+                iter_cases::stencil_grids(cells),
+                iter_cases::stencil_grids(cells),
+            );
             let mut with_locus = || {
                 use locus::prelude::*;
                 if with_replay {

@@ -69,6 +69,15 @@ macro_rules! stencil_sweeps {
     }};
 }
 
+/// The two grids of [`stencil_sweeps`] for `cells` cells: ones with a
+/// spike in the middle, and zeros.
+#[allow(dead_code)]
+pub fn stencil_grids(cells: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut a = vec![1.0f64; cells];
+    a[cells / 2] = 1e6;
+    (a, vec![0.0f64; cells])
+}
+
 /// Calls `$each!($ctx, name, state: expr, |input| body)` for each case.
 macro_rules! iter_cases {
     ($each:ident, $ctx:expr) => {{

@@ -183,7 +183,7 @@ impl Handoff {
 pub(crate) struct CallerLatch<'a> {
     pub(crate) lock: &'a LockLatch,
     /// The caller's OS CPU when it injected the job, if the pool hands
-    /// wakeups (`Registry::hands_wakeups`).
+    /// wakeups (`Registry::caller_cpu`).
     pub(crate) cpu: Option<usize>,
     pub(crate) registry: &'a Registry,
 }

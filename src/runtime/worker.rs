@@ -46,7 +46,7 @@ use super::latch::CoreLatch;
 use super::pass::{self, PassQueues, Queue};
 use super::pin;
 use super::private::{self, Claim, Popped, PrivateStack};
-use super::registry::{Registry, group_routing};
+use super::registry::{Registry, ThreadInfo, group_routing};
 use super::search::{self, Reach, Sources};
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
@@ -325,6 +325,12 @@ impl WorkerThread {
         }
     }
 
+    /// Its shared state in the registry.
+    #[inline]
+    fn info(&self) -> &ThreadInfo {
+        &self.registry.threads[self.index]
+    }
+
     /// Its private `join` halves.
     #[inline]
     fn private(&self) -> &PrivateStack<JobRef> {
@@ -375,9 +381,7 @@ impl WorkerThread {
     /// crossing the LLC" in `pass`).
     pub(crate) fn start_piece(&self) {
         self.starting.set(true);
-        self.registry.threads[self.index]
-            .starting
-            .store(true, StdOrdering::Relaxed);
+        self.info().starting.store(true, StdOrdering::Relaxed);
     }
 
     /// Runs `f`, a piece of a parallel iterator's first split, counted in
@@ -403,9 +407,7 @@ impl WorkerThread {
     #[inline(never)]
     pub(crate) fn end_start(&self) {
         if self.starting.replace(false) {
-            self.registry.threads[self.index]
-                .starting
-                .store(false, StdOrdering::Relaxed);
+            self.info().starting.store(false, StdOrdering::Relaxed);
         }
     }
 
@@ -879,22 +881,20 @@ impl Sources for WorkerThread {
     #[inline]
     fn search_opened(&self) {
         if self.registry.hands_wakeups() {
-            self.registry.threads[self.index]
-                .handoff
-                .open(pin::current_cpu());
+            self.info().handoff.open(pin::current_cpu());
         }
     }
 
     #[inline]
     fn search_closed(&self) {
-        if self.registry.threads[self.index].handoff.close() {
+        if self.info().handoff.close() {
             std::thread::yield_now();
         }
     }
 
     #[inline]
     fn serve_handoff(&self) {
-        if self.registry.threads[self.index].handoff.serve() {
+        if self.info().handoff.serve() {
             std::thread::yield_now();
         }
     }

@@ -31,30 +31,42 @@ impl Registry {
         }
     }
 
-    /// Pushes a job from a thread that is not a worker of this pool:
-    /// into an injector, or as a group job.
-    pub(super) fn push_from_outside(&self, g: GroupRef, job: JobRef) {
+    /// Pushes a job from a thread that is not a worker of this pool, which
+    /// runs on OS CPU `cpu` ([`Registry::caller_cpu`]): into an injector,
+    /// or as a group job.
+    pub(super) fn push_from_outside(&self, g: GroupRef, job: JobRef, cpu: Option<usize>) {
         match g.get() {
             Some(st) => self.push_group(st, job, None),
-            None => self.inject(job),
+            None => self.inject_from(job, cpu),
         }
+    }
+
+    /// The calling thread's OS CPU when the pool places work by CPU (its
+    /// workers are pinned on a real topology), else `None`: read once per
+    /// call from outside, for its injection and for its wakeup (`handoff`).
+    #[inline]
+    pub(crate) fn caller_cpu(&self) -> Option<usize> {
+        self.inject_by_cpu.then(pin::current_cpu).flatten()
     }
 
     /// Pushes a job from outside the pool (or from another pool's worker)
     /// into an LLC injector, and wakes a worker if needed.
     pub(crate) fn inject(&self, job: JobRef) {
+        self.inject_from(job, self.caller_cpu());
+    }
+
+    /// [`Registry::inject`] from a thread on OS CPU `cpu`: the injector of
+    /// that CPU's LLC, else the next one round robin.
+    fn inject_from(&self, job: JobRef, cpu: Option<usize>) {
         let llcs = self.injectors.len();
-        let llc = if self.inject_by_cpu {
-            pin::current_cpu().and_then(|c| self.layout.llc_of_cpu(c))
-        } else {
-            None
-        }
-        .filter(|&l| l < llcs)
-        .unwrap_or_else(|| {
-            self.round_robin
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                % llcs
-        });
+        let llc = cpu
+            .and_then(|c| self.layout.llc_of_cpu(c))
+            .filter(|&l| l < llcs)
+            .unwrap_or_else(|| {
+                self.round_robin
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    % llcs
+            });
         self.injectors[llc].push(job);
         self.external.injected();
         if let Some((_, d)) = self.sleep.notify(None, llc) {
