@@ -326,3 +326,6 @@ pub fn current_num_threads() -> usize {
         None => global::global_registry().num_threads(),
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -50,7 +50,7 @@
 //!
 //! # Before crossing the LLC
 //!
-//! A full pass that found nothing inside the worker's LLC checks three
+//! A full pass that found nothing inside the worker's LLC checks four
 //! things before it steals from another LLC's workers (only where the
 //! worker has steal tiers on both sides of the boundary, so `Flat` and
 //! one-LLC pools skip them):
@@ -81,10 +81,26 @@
 //!    fork-join inside the LLC at 192 workers, but on the tour's virtual
 //!    pool, 32 workers on 2 CPUs, the share of steals inside the thief's
 //!    LLC fell from 37% to 22% over 40 runs: not kept.)
+//! 4. whether a mate is *crossing*: it took a job from another LLC's
+//!    worker and has not split it yet ([`PassQueues::crossed`]; it ends at
+//!    the mate's first `join` or next search). While crossing mates cover
+//!    the LLC's searchers ([`crossing_covers`]: up to [`CROSSING_FEEDS`]
+//!    each), an ordinary pass takes no job from another LLC's workers (it
+//!    still looks at the other LLCs' queues), and searchers spin past the
+//!    spinner cap instead of parking (`search::may_spin`): the crossers'
+//!    halves are for them. The re-check before parking, which comes once
+//!    the spin is over, still looks everywhere. Why: an LLC runs dry all at once, its workers
+//!    within a few hundred nanoseconds of each other, and each crossed on
+//!    its own (over the cap, in its re-check before parking): in the
+//!    simulator at 192 workers in 24 LLCs, a balanced fork-join made about
+//!    three times as many far steals as 24 workers alone on the same tree
+//!    (one per LLC), and 45% of them came within 200 ns of another from the
+//!    same LLC.
 //!
 //! Then it steals across the LLC from the victim, of the first
-//! [`FAR_CHOICES`] holding a job from its random start, whose oldest job
-//! looks biggest ([`far_size`]: deque length plus private halves), not
+//! [`FAR_CHOICES`] holding a job in the order of [`far_victims`] (from a
+//! random start, spread over the tier's LLCs), whose oldest job looks
+//! biggest ([`far_size`]: deque length plus private halves), not
 //! from the first. A far steal's cost is paid per crossing, so each one
 //! should bring the most work: the first victim with a job was usually a
 //! worker near the end of a small piece (its LLC mates had taken its
@@ -98,10 +114,14 @@
 //! outside such an LLC. Measured at `FAR_CHOICES`.
 //!
 //! None of this touches the sleep proof: the re-check still looks at
-//! every queue and every private half (rule 3 and the stop of rule 2 are
-//! for ordinary passes only, which the proof does not use; the far choice
-//! stops early only with a job or a `Retry`), and rule 1
-//! only adds a look at a queue the pass looked at already. Measured (the
+//! every queue and every private half (rules 3 and 4 and the stop of rule
+//! 2 are for ordinary passes only, which the proof does not use, and
+//! spinning longer only delays a park; the far choice stops early only
+//! with a job or a `Retry`), and rule 1 only adds a look at a queue the
+//! pass looked at already. (Rule 4 in the re-check too measured the same
+//! in the simulator, but a parked worker could then sleep next to a job
+//! whose owner blocks until it runs, for as long as a crossing mate's job
+//! blocks: not kept.) Measured (the
 //! simulator at 192 workers in 24 LLCs: the balanced fork-join 0.961 to
 //! 0.927 ms, the third of three back-to-back iterator calls 78.8 to 93.4%
 //! of its pieces' work in their LLC; the per-piece test of
@@ -188,6 +208,16 @@ pub(crate) trait PassQueues {
 
     /// Whether some worker of `v`'s LLC is counted as searching.
     fn llc_searched(&mut self, v: usize) -> bool;
+
+    /// This worker just took a job from a worker of another LLC (a far
+    /// steal): it marks itself as *crossing* until its first `join` or the
+    /// end of its search, so that its LLC mates spin for its halves
+    /// instead of crossing too (`search::may_spin`).
+    fn crossed(&mut self);
+
+    /// Whether a worker of this worker's LLC is crossing (took a job from
+    /// another LLC's worker and has not split it yet: [`Self::crossed`]).
+    fn mate_crossing(&mut self) -> bool;
 }
 
 /// Where the worker of a pass is, and its orders.
@@ -312,8 +342,11 @@ fn shared_sources<Q: PassQueues>(
         take(q.find_private(), retry)?;
         rest = Rest::Done;
     }
-    for tier in outside {
-        take(steal_tier_far(q, at.index, tier, !rechecking), retry)?;
+    // Rule 4, in ordinary passes only.
+    if rechecking || !q.mate_crossing() {
+        for tier in outside {
+            take(steal_tier_far(q, at.index, tier, !rechecking), retry)?;
+        }
     }
     other_llcs_sources(q, at, retry, rest)
 }
@@ -405,9 +438,11 @@ fn steal_tier_far<Q: PassQueues>(
     tier: &Tier,
     leave_searched: bool,
 ) -> Found<Q::Job> {
-    let Some(victims) = others(q, me, tier) else {
+    let total = tier.len();
+    if total == 0 {
         return Found::Nothing;
-    };
+    }
+    let victims = far_victims(tier, total, q.random()).filter(move |&v| v != me);
     // (victim, size, deque length) of the biggest so far.
     let mut best: Option<(usize, usize, usize)> = None;
     let mut choices = 0;
@@ -434,35 +469,120 @@ fn steal_tier_far<Q: PassQueues>(
     }
     match best {
         Some((victim, _, len)) => match q.steal_from(victim, steal_batch(tier.kind, len)) {
-            Found::Job(job) => Found::Job(job),
+            Found::Job(job) => {
+                q.crossed();
+                Found::Job(job)
+            }
             Found::Retry | Found::Nothing => Found::Retry,
         },
         None => Found::Nothing,
     }
 }
 
+/// The victims of a tier that crosses the LLC in the order a far steal
+/// compares them: from position `random % total`, every `stride`-th
+/// position after it, wrapping around, where `stride` is the number
+/// nearest above `total / FAR_CHOICES` that is coprime with `total` (so
+/// every victim comes once). A tier numbers its workers LLC by LLC, so
+/// with a stride of one (the order of [`tier_victims`]) the first
+/// [`FAR_CHOICES`] victims holding a job were mostly workers of one LLC,
+/// whose sizes say the same thing; spread over the tier, they sample
+/// several LLCs, as the "power of d choices" wants independent samples.
+/// Measured in the simulator, `package:2 llc:12 core:8`, the balanced
+/// fork-joins of 2^15 to 2^17 leaves of 1.5 to 3 us: steals inside the
+/// thief's LLC 84.8% against 83.2% on average, makespans 0.983 of
+/// before (geometric mean); over the three machines and 14 workloads of
+/// [`FAR_CHOICES`], makespans 0.995 of before.
+#[inline]
+pub(crate) fn far_victims(
+    tier: &Tier,
+    total: usize,
+    random: u64,
+) -> impl Iterator<Item = usize> + '_ {
+    let start = (random % total as u64) as usize;
+    let stride = coprime_stride(total, FAR_CHOICES);
+    (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k * stride) % total))
+}
+
+/// The least number at or above `total / parts` (at least 1) that is
+/// coprime with `total`: a stride that visits each of `total` positions
+/// once. `total` is at least 1.
+fn coprime_stride(total: usize, parts: usize) -> usize {
+    fn gcd(mut a: usize, mut b: usize) -> usize {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    let mut stride = (total / parts.max(1)).max(1);
+    while gcd(stride, total) != 1 {
+        stride += 1;
+    }
+    stride
+}
+
 /// How many victims holding a job a steal across the LLC compares
-/// ([`steal_tier_far`]): the "power of d choices" of load balancing, with
-/// d = 4. Measured in the simulator on the 2x EPYC spec (`package:2
-/// llc:12 core:8`) and the Kunpeng 920 and 4-socket Opteron snapshots,
-/// over the fork-join range of 2^24 to 2^27 items, `fib:26`, `fib:28`,
-/// `fib:30`, `iter:N:3` at four lengths and three quicksort-like trees,
-/// each look at a busy victim charged two cache-line transfers at its
-/// distance (`sim::queues`), with rule 3 then narrowed to single jobs
-/// (see "Before crossing the LLC"): against the first victim holding a job,
-/// makespans 0.988 of before (geometric mean; the worst 1.074), steals
-/// inside the thief's LLC 1.1 points more, the later iterator runs'
-/// work in their pieces' LLC 92.8% against 91.5% (the worst 84.5%
-/// against 76.4%). One to three choices and six, eight or every victim
-/// of the tier gave 1.007, 1.002, 0.981, 0.989, 0.992 and 1.035, all
-/// with less locality gained (every victim: 1.6 points lost, the looks
-/// cost more than the choice buys). The gain depends on what a look
-/// costs: charged four transfers instead of two (as if the victim's next
-/// `join` also waited for its lines to come back), makespans 1.002 of
-/// before (the worst 1.139), 0.5 points more steals in the LLC, the
-/// fork-joins on 24 LLCs 82 to 84% in the LLC instead of 76 to 81%. To be
-/// measured on a real multi-LLC machine.
-pub(crate) const FAR_CHOICES: usize = 4;
+/// ([`steal_tier_far`], in the order of [`far_victims`]): the "power of d
+/// choices" of load balancing. Measured in the simulator on the 2x EPYC
+/// spec (`package:2 llc:12 core:8`) and the Kunpeng 920 and 4-socket
+/// Opteron snapshots, over the fork-join range of 2^24 to 2^28 items,
+/// `fib:26`, `fib:28`, `fib:30`, `iter:N:3` at three lengths and three
+/// quicksort-like trees (42 runs), each look at a busy victim charged two
+/// cache-line transfers at its distance (`sim::queues`):
+/// - with the victims in a stride-one order (mostly one LLC's workers),
+///   d = 4 had made makespans 0.988 of the first victim holding a job
+///   (geometric mean), 1.1 points more steals inside the thief's LLC; one
+///   to three choices and six, eight or every victim did worse (every
+///   victim: the looks cost more than the choice buys);
+/// - spread over the LLCs ([`far_victims`]) and with rule 4 of "Before
+///   crossing the LLC", more choices pay: against the code before both,
+///   d = 4 gave makespans 1.014 and 3.6 points more steals in the LLC,
+///   d = 6 1.010 and 3.9, d = 8 1.014 and 4.1, d = 12 1.016 and 4.1; on
+///   the balanced fork-joins of 2^15 to 2^17 leaves of 1.5 to 3 us at 192
+///   workers (the test of `sim::tests`), d = 8 kept 91.3 to 93.3% of
+///   steals in the LLC (d = 4: 88.5 to 91.5%, d = 6 88.7% at worst,
+///   d = 12 90.9%) in the shortest makespans of the four (0.926 ms,
+///   geometric mean, against 0.947 for d = 4).
+///
+/// To be measured on a real multi-LLC machine.
+pub(crate) const FAR_CHOICES: usize = 8;
+
+/// Whether the LLC mates that are *crossing* (`crossing` of them: each
+/// took a job from another LLC's worker and has not split it yet, see
+/// [`PassQueues::crossed`]) cover the LLC's searchers (`searching`, read
+/// only when some mate crosses): at most [`CROSSING_FEEDS`] searchers per
+/// crossing mate. While they do, a pass takes no job from another LLC's
+/// workers (rule 4 of "Before crossing the LLC") and a searcher may spin
+/// past the spinner cap (`search::may_spin`): the crossers' halves are
+/// for them.
+#[inline]
+pub(crate) fn crossing_covers(crossing: usize, searching: impl FnOnce() -> isize) -> bool {
+    crossing > 0
+        && searching()
+            <= CROSSING_FEEDS.saturating_mul(isize::try_from(crossing).unwrap_or(isize::MAX))
+}
+
+/// How many searching LLC mates one crossing worker keeps from crossing
+/// ([`crossing_covers`]): the halves of its job after three levels of
+/// `join` (2^3). Measured in the simulator over the 42 runs of
+/// [`FAR_CHOICES`] (makespans against the code before rule 4 and the
+/// spread far choice, geometric mean; steals inside the thief's LLC) and
+/// the balanced fork-joins of 2^15 to 2^17 leaves at 192 workers in 24
+/// LLCs (mean and worst share of steals inside the LLC):
+///
+/// | feeds | makespans | in the LLC | fork-joins at 192 workers |
+/// |---|---|---|---|
+/// | 4 | 0.996 | +3.2 points | 90.3%, worst 88.9% |
+/// | 6 | 1.002 | +3.5 points | 90.6%, worst 88.5% |
+/// | 8 | 1.014 | +4.1 points | 92.3%, worst 91.3% |
+/// | 16 | 1.017 | +4.2 points | 92.3%, worst 91.3% |
+/// | unbounded | 1.021 | +4.3 points | 92.3%, worst 91.3% |
+///
+/// On the 2x EPYC spec an LLC has 8 workers, so 8 and more are the same
+/// there; on the Kunpeng 920 (32 an LLC) its fork-joins took 0.98 to 1.03
+/// of before with 8, up to 1.06 with 16 and 1.08 unbounded, for the same
+/// locality. Fewer than 8 leave the issue's 90% on some of the fork-joins.
+pub(crate) const CROSSING_FEEDS: isize = 8;
 
 /// The size estimate of a victim's oldest job that a steal across the LLC
 /// compares: its deque length plus its private halves, the number of

@@ -212,6 +212,11 @@ pub(crate) struct Registry {
     /// steal's choice of victim (`pass::far_size`), read with plain loads,
     /// never a protocol word.
     pub(crate) placed: Box<[CachePadded<StdAtomicUsize>]>,
+    /// Per LLC, how many of its workers run a job they took from another
+    /// LLC's worker and have not split yet (`WorkerThread::mark_crossing`):
+    /// a hint for the spinner cap (`search::may_spin`), read with plain
+    /// loads, never a protocol word.
+    pub(crate) crossing: Box<[CachePadded<StdAtomicUsize>]>,
     /// Packed group jobs per LLC.
     pub(crate) group_llc: Box<[CachePadded<Injector<JobRef>>]>,
     /// Spread group jobs per cluster.
@@ -344,6 +349,9 @@ impl Registry {
                 .map(|r| CachePadded::new(Depot::new(r.len())))
                 .collect(),
             placed: (0..llcs)
+                .map(|_| CachePadded::new(StdAtomicUsize::new(0)))
+                .collect(),
+            crossing: (0..llcs)
                 .map(|_| CachePadded::new(StdAtomicUsize::new(0)))
                 .collect(),
             counters: (0..n)

@@ -84,8 +84,10 @@ pub(crate) struct WorkerThread {
     /// `join` halves pushed on the deque because the private stack was
     /// full (the newest ones: `pop_private` takes them first).
     overflow: Cell<usize>,
-    /// This worker's `ThreadInfo::starting`, as it last stored it.
-    starting: Cell<bool>,
+    /// This worker's marks ([`STARTING`], [`CROSSING`]) as it last
+    /// published them: `ThreadInfo::starting`, and its count in
+    /// `Registry::crossing`. Its first `join` ends both.
+    marks: Cell<u8>,
     /// The idle masks' summary word if there is only one, else null: read
     /// after every private push (`private::must_publish`).
     idle_word: *const crate::sync::AtomicU64,
@@ -93,6 +95,14 @@ pub(crate) struct WorkerThread {
 
 /// What one pass over the sources found.
 type Found = search::Found<JobRef>;
+
+/// A mark of [`WorkerThread::start_piece`]: it starts a piece of a
+/// parallel iterator's first split (published as `ThreadInfo::starting`).
+const STARTING: u8 = 1;
+
+/// A mark of [`WorkerThread::mark_crossing`]: it runs a job taken from
+/// another LLC's worker (counted in `Registry::crossing`).
+const CROSSING: u8 = 2;
 
 /// Entry point of a worker thread.
 pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<JobRef>) {
@@ -162,7 +172,7 @@ impl WorkerThread {
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,
             overflow: Cell::new(0),
-            starting: Cell::new(false),
+            marks: Cell::new(0),
             idle_word: registry
                 .sleep
                 .idle()
@@ -354,8 +364,8 @@ impl WorkerThread {
     ///   does not depend on this worker reaching its next `join`.
     #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) {
-        if self.starting.get() {
-            self.end_start();
+        if self.marks.get() != 0 {
+            self.end_marks(STARTING | CROSSING);
         }
         // SAFETY: this thread owns its private stack.
         if !unsafe { self.private().push(job) } {
@@ -380,8 +390,20 @@ impl WorkerThread {
     /// look beyond their LLC in ordinary passes (rule 2 of "Before
     /// crossing the LLC" in `pass`).
     pub(crate) fn start_piece(&self) {
-        self.starting.set(true);
+        self.marks.set(self.marks.get() | STARTING);
         self.info().starting.store(true, StdOrdering::Relaxed);
+    }
+
+    /// Marks this worker as *crossing*: it just took a job from a worker
+    /// of another LLC ([`pass::PassQueues::crossed`]). Until its first
+    /// `join` or its next search, its LLC mates that find nothing spin
+    /// for its halves past the spinner cap instead of crossing too
+    /// ([`search::may_spin`]).
+    fn mark_crossing(&self) {
+        if self.marks.get() & CROSSING == 0 {
+            self.marks.set(self.marks.get() | CROSSING);
+            self.registry.crossing[self.llc].fetch_add(1, StdOrdering::Relaxed);
+        }
     }
 
     /// Runs `f`, a piece of a parallel iterator's first split, counted in
@@ -403,11 +425,25 @@ impl WorkerThread {
     }
 
     /// Ends [`Self::start_piece`]'s mark, if it is set.
+    pub(crate) fn end_start(&self) {
+        if self.marks.get() & STARTING != 0 {
+            self.end_marks(STARTING);
+        }
+    }
+
+    /// Ends the marks of `which` ([`STARTING`], [`CROSSING`]) that are
+    /// set, taking back what each published.
     #[cold]
     #[inline(never)]
-    pub(crate) fn end_start(&self) {
-        if self.starting.replace(false) {
+    fn end_marks(&self, which: u8) {
+        let marks = self.marks.get();
+        let ended = marks & which;
+        self.marks.set(marks & !which);
+        if ended & STARTING != 0 {
             self.info().starting.store(false, StdOrdering::Relaxed);
+        }
+        if ended & CROSSING != 0 {
+            self.registry.crossing[self.llc].fetch_sub(1, StdOrdering::Relaxed);
         }
     }
 
@@ -641,6 +677,11 @@ impl WorkerThread {
                 return;
             }
             self.flush_counts();
+            // Out of work: no halves of a job taken across the LLC will
+            // come from here any more.
+            if self.marks.get() & CROSSING != 0 {
+                self.end_marks(CROSSING);
+            }
             let sleep = &self.registry.sleep;
             match search::search(self, sleep, self.index, self.llc, latch) {
                 // SAFETY: taken from a queue by this search.
@@ -839,6 +880,16 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
+    fn crossed(&mut self) {
+        self.mark_crossing();
+    }
+
+    #[inline]
+    fn mate_crossing(&mut self) -> bool {
+        Sources::mate_crossing(*self)
+    }
+
+    #[inline]
     fn rechecking(&mut self) -> bool {
         self.registry.sleep.idle().is_idle(self.index)
     }
@@ -861,6 +912,14 @@ impl Sources for WorkerThread {
     #[inline]
     fn max_spinners(&self) -> isize {
         self.max_spinners
+    }
+
+    #[inline]
+    fn mate_crossing(&self) -> bool {
+        // This worker's own mark ended before it searched.
+        let reg = &*self.registry;
+        let crossing = reg.crossing[self.llc].load(StdOrdering::Relaxed);
+        pass::crossing_covers(crossing, || reg.sleep.searching_in(self.llc))
     }
 
     #[inline]

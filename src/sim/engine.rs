@@ -175,6 +175,11 @@ pub(super) struct Sim<'a> {
     pub(super) starting: Vec<bool>,
     /// `Registry::placed`: per LLC, the pieces of first splits running.
     pub(super) placed: Vec<usize>,
+    /// The `CROSSING` mark of `WorkerThread::mark_crossing`: set by a far
+    /// steal, cleared by the next private push or search.
+    pub(super) crossing_mark: Vec<bool>,
+    /// `Registry::crossing`: per LLC, the workers with that mark.
+    pub(super) crossing: Vec<usize>,
     pub(super) injectors: Vec<Injector<JobId>>,
     pub(super) group_llc: Vec<Injector<JobId>>,
     pub(super) group_cluster: Vec<Injector<JobId>>,
@@ -260,6 +265,8 @@ impl<'a> Sim<'a> {
             max_spinners: search::max_spinners(n),
             starting: vec![false; n],
             placed: vec![0; nllc],
+            crossing_mark: vec![false; n],
+            crossing: vec![0; nllc],
             private: (0..n)
                 .map(|_| {
                     if policy == Policy::RayonLike {
@@ -538,6 +545,7 @@ impl<'a> Sim<'a> {
     pub(super) fn push_private(&mut self, w: usize, id: JobId) {
         self.acc += self.cost.private_ns;
         self.starting[w] = false;
+        self.end_crossing(w);
         // SAFETY: the simulation is single-threaded: worker `w`'s owner
         // operations run only here, never concurrently with a claim.
         if !unsafe { self.private[w].push(id) } {

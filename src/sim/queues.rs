@@ -157,6 +157,15 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.sleep.searching_in(self.sim.llc_of(v)) > 0
     }
 
+    fn crossed(&mut self) {
+        self.sim.mark_crossing(self.w);
+    }
+
+    fn mate_crossing(&mut self) -> bool {
+        self.sim.acc += self.sim.cost.probe_ns;
+        self.sim.crossing_covers(self.w)
+    }
+
     fn rechecking(&mut self) -> bool {
         self.sim.sleep.idle().is_idle(self.w)
     }

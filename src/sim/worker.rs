@@ -178,6 +178,7 @@ impl Sim<'_> {
 
     /// Enters the search (`search::search`): its first, uncounted pass now.
     fn start_search(&mut self, w: usize) {
+        self.end_crossing(w);
         self.workers[w].mode = Mode::Search {
             counted: false,
             step: 0,
@@ -227,6 +228,7 @@ impl Sim<'_> {
                 self.wait_done(w).is_some(),
                 || self.sleep.searching(),
                 || self.sleep.alone_in(self.workers[w].llc),
+                || self.crossing_covers(w),
                 self.max_spinners,
             )
         {
@@ -317,6 +319,28 @@ impl Sim<'_> {
     /// Worker `w`'s own deque (for the pass's batch steals).
     pub(super) fn deque(&self, w: usize) -> &Worker<JobId> {
         &self.workers[w].deque
+    }
+
+    /// `pass::crossing_covers` for worker `w`'s LLC (`Sources::mate_crossing`).
+    pub(super) fn crossing_covers(&self, w: usize) -> bool {
+        let l = self.workers[w].llc;
+        pass::crossing_covers(self.crossing[l], || self.sleep.searching_in(l))
+    }
+
+    /// `WorkerThread::mark_crossing`.
+    pub(super) fn mark_crossing(&mut self, w: usize) {
+        if !self.crossing_mark[w] {
+            self.crossing_mark[w] = true;
+            self.crossing[self.workers[w].llc] += 1;
+        }
+    }
+
+    /// `WorkerThread::end_marks` for the `CROSSING` mark.
+    pub(super) fn end_crossing(&mut self, w: usize) {
+        if self.crossing_mark[w] {
+            self.crossing_mark[w] = false;
+            self.crossing[self.workers[w].llc] -= 1;
+        }
     }
 
     /// Counts a steal by `w` from `victim` and charges its transfer.

@@ -432,7 +432,7 @@ impl std::error::Error for WorkloadError {}
 /// An unknown name or a number that does not parse; the message lists the
 /// accepted forms.
 pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
-    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS, iter:ITEMS[:RUNS], iter-replay:ITEMS[:RUNS], \
+    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS[:GRAIN:NS], iter:ITEMS[:RUNS], iter-replay:ITEMS[:RUNS], \
                          spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
     let parts: Vec<&str> = spec.split(':').collect();
     let bad = || WorkloadError(format!("workload `{spec}`: expected one of {FORMS}"));
@@ -457,10 +457,10 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
             grain: 1024,
             seed: num(2, Some(1))?,
         }),
-        "range" if parts.len() == 2 => Box::new(IterRange {
+        "range" if matches!(parts.len(), 2 | 4) => Box::new(IterRange {
             len: num(1, None)?,
-            grain: 1024,
-            ns: 2,
+            grain: num(2, Some(1024))?.max(1),
+            ns: num(3, Some(2))?,
         }),
         "iter" | "iter-replay" if (2..=3).contains(&parts.len()) => {
             let replay = parts[0] == "iter-replay";

@@ -37,6 +37,10 @@ struct Model {
     looked: usize,
     /// The order of the far looks, for the assertions.
     log: Vec<&'static str>,
+    /// How many far steals marked the searcher as crossing.
+    crossed: usize,
+    /// Whether its mate is crossing.
+    mate_crossing: bool,
 }
 
 impl Model {
@@ -123,6 +127,12 @@ impl PassQueues for Model {
     }
     fn llc_searched(&mut self, v: usize) -> bool {
         self.searched[v - 1]
+    }
+    fn crossed(&mut self) {
+        self.crossed += 1;
+    }
+    fn mate_crossing(&mut self) -> bool {
+        self.mate_crossing
     }
 }
 
@@ -297,22 +307,28 @@ fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
 
 #[test]
 fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
-    // Workers 1..=9 in one far tier, each but 2 with a job; the biggest
-    // (9) is past the first FAR_CHOICES victims with a job, so the choice
-    // is the biggest of those (5), and only their private stacks are
-    // looked at (empty victims do not count as choices).
-    let n = 10;
+    // Workers 1..=20 in one far tier, each but 4 with a job, the sizes
+    // growing with the index. From the random start (0) the far order
+    // steps by 3 (the least number at or above 20 / FAR_CHOICES coprime
+    // with 20): 1, 4, 7, ..., 19, then 2, 5, ...; skipping 4 (no job), the
+    // first FAR_CHOICES victims with a job are 1, 7, 10, 13, 16, 19, 2, 5.
+    // The choice is the biggest of those (19), not of the tier (20), and
+    // only their private stacks are looked at (empty victims do not count
+    // as choices).
+    assert_eq!(FAR_CHOICES, 8, "the order below assumes 8 choices");
+    let n = 21;
     let t = tier(TierKind::Numa, 1..n);
     let mut m = Model {
-        deque: (0..n).map(|v| usize::from(v != 0 && v != 2)).collect(),
+        deque: (0..n).map(|v| usize::from(v != 0 && v != 4)).collect(),
         halves: (0..n).collect(),
         ..Model::new(n)
     };
     assert!(matches!(
         steal_tier_far(&mut m, 0, &t, false),
-        Found::Job(Src::Stolen(5))
+        Found::Job(Src::Stolen(19))
     ));
     assert_eq!(m.looked, FAR_CHOICES);
+    assert_eq!(m.crossed, 1, "a far steal marks the thief as crossing");
     // A lost race on the chosen victim (its job was gone by the steal) is
     // contention, not "nothing": a re-check must not park on it while
     // victims it did not compare may hold jobs.
@@ -345,4 +361,79 @@ fn a_flat_order_has_no_llc_to_cross() {
         full_pass(&mut m, true),
         Found::Job(Src::Stolen(2))
     ));
+}
+
+#[test]
+fn far_victims_visit_every_worker_once_and_sample_several_llcs_first() {
+    // The far tiers of the 2x EPYC spec: 11 or 12 other LLCs of 8.
+    for total in [88, 96, 184, 7, 1] {
+        let t = tier(TierKind::Numa, 100..100 + total);
+        for random in [0, 5, 87, 1 << 40] {
+            let order: Vec<usize> = far_victims(&t, total, random).collect();
+            let mut seen = order.clone();
+            seen.sort_unstable();
+            assert_eq!(seen, (100..100 + total).collect::<Vec<_>>(), "{total}");
+            if total >= 8 * FAR_CHOICES {
+                // One sweep of the stride holds total / stride samples, a
+                // few short of FAR_CHOICES when the stride had to grow to be
+                // coprime; the first victims of stride one were one LLC's.
+                let llcs: std::collections::HashSet<usize> =
+                    order[..FAR_CHOICES].iter().map(|v| (v - 100) / 8).collect();
+                assert!(llcs.len() >= FAR_CHOICES - 1, "{total}: {order:?}");
+            }
+        }
+    }
+    assert_eq!(coprime_stride(20, 8), 3);
+    assert_eq!(coprime_stride(88, 8), 13);
+    assert_eq!(coprime_stride(3, 8), 1);
+}
+
+#[test]
+fn a_crossing_mate_keeps_ordinary_passes_in_the_llc() {
+    // Worker 3 (another LLC) holds a job; the mate of LLC 0 is crossing.
+    let mut m = Model {
+        deque: vec![0, 0, 0, 1],
+        mate_crossing: true,
+        ..Model::new(4)
+    };
+    assert!(matches!(full_pass(&mut m, false), Found::Nothing));
+    assert_eq!(m.crossed, 0);
+    // Once the mate split its job, the far job is taken again.
+    m.mate_crossing = false;
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(3))
+    ));
+    assert_eq!(m.crossed, 1);
+    // The re-check before parking looks everywhere (the sleep proof).
+    let mut m = Model {
+        deque: vec![0, 0, 0, 1],
+        mate_crossing: true,
+        rechecking: true,
+        ..Model::new(4)
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(3))
+    ));
+    // Steals inside the LLC do not mark the thief.
+    let mut m = Model {
+        deque: vec![0, 1, 0, 1],
+        ..Model::new(4)
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(1))
+    ));
+    assert_eq!(m.crossed, 0);
+}
+
+#[test]
+fn crossing_mates_cover_up_to_crossing_feeds_searchers_each() {
+    let unread = || -> isize { unreachable!("not read without a crossing mate") };
+    assert!(!crossing_covers(0, unread));
+    assert!(crossing_covers(1, || CROSSING_FEEDS));
+    assert!(!crossing_covers(1, || CROSSING_FEEDS + 1));
+    assert!(crossing_covers(2, || CROSSING_FEEDS + 1));
+    assert!(crossing_covers(usize::MAX, || isize::MAX));
 }

@@ -1,0 +1,65 @@
+//! Tests of pool internals that the public API does not show.
+
+use super::*;
+use crate::layout::TierKind;
+use crate::topology::Topology;
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = crate::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+/// Every `CROSSING` mark a far steal sets (`WorkerThread::mark_crossing`)
+/// is taken back: once the pool is idle, no LLC counts a crossing worker,
+/// so no searcher is left spinning past the spinner cap for a mate that
+/// will not split anything.
+#[test]
+fn crossing_marks_are_taken_back_once_the_pool_is_idle() {
+    let pool = ThreadPoolBuilder::new()
+        .topology(Topology::synthetic("llc:4 core:2").unwrap())
+        .build()
+        .unwrap();
+    let far = |pool: &ThreadPool| -> u64 {
+        let s = pool.stats();
+        let kinds = [TierKind::Numa, TierKind::Package, TierKind::Remote];
+        s.workers
+            .iter()
+            .map(|w| kinds.iter().map(|&k| w.steals(k)).sum::<u64>())
+            .sum()
+    };
+    // Until some steal crossed an LLC (on a loaded 2-CPU machine the
+    // first rounds may run on a few workers only): `join`s, whose stolen
+    // halves `join` again (their first private push ends the mark), and
+    // spawned leaves, which do not (the thief's next search ends it).
+    for _ in 0..200 {
+        assert_eq!(pool.install(|| fib(18)), 2584);
+        pool.install(|| {
+            crate::scope(|s| {
+                for _ in 0..32 {
+                    s.spawn(|_| std::thread::sleep(std::time::Duration::from_micros(20)));
+                }
+            })
+        });
+        if far(&pool) > 4 {
+            break;
+        }
+    }
+    assert!(far(&pool) > 0, "no steal crossed an LLC");
+    let crossing = |pool: &ThreadPool| -> Vec<usize> {
+        let reg = &pool.registry;
+        reg.crossing
+            .iter()
+            .map(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            .collect()
+    };
+    // Workers end their marks before they search; give the last ones time
+    // to get there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while crossing(&pool).iter().any(|&c| c != 0) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(crossing(&pool), [0; 4]);
+}
