@@ -11,7 +11,7 @@
 //! (extracted to a temporary directory), an hwloc XML file (with
 //! `--features sim,hwloc`) or a synthetic spec such as
 //! `'package:2 llc:12 core:8'`. `--workload`: `fib:N`, `tree:ITEMS[:SEED]`,
-//! `range:ITEMS` (an iterator split adaptively only), `iter:ITEMS[:RUNS]`
+//! `range:ITEMS[:GRAIN:NS]` (an iterator split adaptively only), `iter:ITEMS[:RUNS]`
 //! (an indexed iterator through the runtime's first split),
 //! `iter-replay:ITEMS[:RUNS]` (the same with affinity replay, 4 runs unless
 //! given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`. Prints a

@@ -883,3 +883,22 @@ fn iter_on_one_llc_is_not_cut() {
     );
     assert_eq!(r.counts.iters[0].pieces.len(), 8);
 }
+
+/// `range:ITEMS[:GRAIN:NS]` names the balanced fork-join of the tests, and
+/// its name in reports says which one it is.
+#[test]
+fn range_workloads_take_a_grain_and_a_leaf_time() {
+    let w = parse_workload("range:65536:1:2000").unwrap();
+    assert_eq!(w.name(), "range:65536:1:2000");
+    let (t1, _) = work_span(&*w, &w.roots()[0].node);
+    let direct = IterRange {
+        len: 1 << 16,
+        grain: 1,
+        ns: 2_000,
+    };
+    assert_eq!(work_span(&direct, &direct.roots()[0].node).0, t1);
+    assert_eq!(parse_workload("range:4096").unwrap().name(), "range:4096");
+    for bad in ["range:4096:1", "range:4096:x:2", "range:4096:1:2:3"] {
+        assert!(parse_workload(bad).is_err(), "{bad}");
+    }
+}

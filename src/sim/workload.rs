@@ -220,7 +220,11 @@ pub struct IterRange {
 
 impl Workload for IterRange {
     fn name(&self) -> String {
-        format!("range:{}", self.len)
+        if (self.grain, self.ns) == (1024, 2) {
+            format!("range:{}", self.len)
+        } else {
+            format!("range:{}:{}:{}", self.len, self.grain, self.ns)
+        }
     }
     fn roots(&self) -> Vec<Root> {
         one_root(Node::new(0, self.len, 0))
@@ -424,7 +428,8 @@ impl fmt::Display for WorkloadError {
 impl std::error::Error for WorkloadError {}
 
 /// The workload `spec` names: `fib:N`, `tree:ITEMS[:SEED]`,
-/// `range:ITEMS` ([`IterRange`]), `iter:ITEMS[:RUNS]` ([`Iter`]),
+/// `range:ITEMS[:GRAIN:NS]` ([`IterRange`]; leaves of 1,024 items of 2 ns
+/// unless given), `iter:ITEMS[:RUNS]` ([`Iter`]),
 /// `iter-replay:ITEMS[:RUNS]` ([`Iter`] with replay, 4 runs unless
 /// given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`.
 ///
