@@ -50,9 +50,9 @@ fn crossing_marks_are_taken_back_once_the_pool_is_idle() {
     assert!(far(&pool) > 0, "no steal crossed an LLC");
     let crossing = |pool: &ThreadPool| -> Vec<usize> {
         let reg = &pool.registry;
-        reg.crossing
+        reg.llc_hints
             .iter()
-            .map(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            .map(|h| h.crossing.load(std::sync::atomic::Ordering::Relaxed))
             .collect()
     };
     // Workers end their marks before they search; give the last ones time

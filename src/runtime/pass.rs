@@ -107,7 +107,7 @@
 //! bigger halves), the thief's LLC ran dry again within microseconds and
 //! crossed again, one to sixteen leaves at a time (traced at 192 workers
 //! in 24 LLCs). Victims in an LLC that runs a piece of a parallel
-//! iterator's first split (`Registry::placed`) are not compared by size:
+//! iterator's first split (`LlcHints::placed`) are not compared by size:
 //! that piece's data was placed in their LLC, and the biggest half of it
 //! is the most data to move; the first of them in the random order is
 //! taken, as before, and only when none of the compared victims is
@@ -328,6 +328,20 @@ fn shared_sources<Q: PassQueues>(
     if outside.is_empty() {
         return other_llcs_sources(q, at, retry, Rest::Private);
     }
+    cross_llc(q, at, retry, inside, outside)
+}
+
+/// The rest of a full pass of a worker with steal tiers outside its LLC:
+/// the checks of "Before crossing the LLC", the far tiers, then steps 4
+/// to 6. Out of line, so that the pass of a one-LLC pool stays small.
+#[inline(never)]
+fn cross_llc<Q: PassQueues>(
+    q: &mut Q,
+    at: Place<'_>,
+    retry: &mut bool,
+    inside: &[Tier],
+    outside: &[Tier],
+) -> ControlFlow<Q::Job, Rest> {
     // About to cross the LLC: first what this LLC got since the look above,
     // then its own private halves (module docs, "Before crossing the LLC").
     if !q.looks_empty(Queue::Pack(at.llc)) {
@@ -432,10 +446,10 @@ fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job>
 /// skips the victims of LLCs where some worker searches. A lost race on
 /// the chosen victim is a `Retry`.
 ///
-/// Out of line: only passes that cross the LLC come here, and inlined into
-/// [`pass`] it made the plain pass of a one-LLC pool (every steal there)
-/// bigger: fib(30) took 4.70 ms instead of 3.60 out of line (`cargo bench
-/// --bench fork_join`, 2 workers, alternating builds; rayon 7.0 in both).
+/// Out of line, as [`cross_llc`] that calls it: inlined into [`pass`] it
+/// made the plain pass of a one-LLC pool (every steal there) bigger:
+/// fib(30) took 4.70 ms instead of 3.60 out of line (`cargo bench --bench
+/// fork_join`, 2 workers, alternating builds; rayon 7.0 in both).
 #[inline(never)]
 fn steal_tier_far<Q: PassQueues>(
     q: &mut Q,

@@ -199,6 +199,21 @@ pub(crate) struct ThreadInfo {
     pub(crate) fifo: JobFifo,
 }
 
+/// What the workers of one LLC tell the search passes, as counts (hints:
+/// a late count only makes one pass choose differently).
+#[derive(Default)]
+pub(crate) struct LlcHints {
+    /// How many pieces of parallel iterators' first splits its workers run
+    /// now (`WorkerThread::run_placed`): the far steal's choice of victim
+    /// leaves them (`pass::far_size`).
+    pub(crate) placed: StdAtomicUsize,
+    /// How many of its workers run a job they took from another LLC's
+    /// worker and have not split yet (`WorkerThread::mark_crossing`): rule
+    /// 4 of "Before crossing the LLC" in `pass` and the spinner cap
+    /// (`search::may_spin`).
+    pub(crate) crossing: StdAtomicUsize,
+}
+
 /// The shared state of one pool.
 pub(crate) struct Registry {
     pub(crate) layout: Layout,
@@ -207,16 +222,9 @@ pub(crate) struct Registry {
     pub(crate) injectors: Box<[CachePadded<Injector<JobRef>>]>,
     /// Recycled heap-job blocks per LLC (see `jobmem`).
     pub(crate) depots: Box<[CachePadded<Depot>]>,
-    /// Per LLC, how many pieces of parallel iterators' first splits its
-    /// workers run now (`WorkerThread::run_placed`): a hint for the far
-    /// steal's choice of victim (`pass::far_size`), read with plain loads,
-    /// never a protocol word.
-    pub(crate) placed: Box<[CachePadded<StdAtomicUsize>]>,
-    /// Per LLC, how many of its workers run a job they took from another
-    /// LLC's worker and have not split yet (`WorkerThread::mark_crossing`):
-    /// a hint for the spinner cap (`search::may_spin`), read with plain
-    /// loads, never a protocol word.
-    pub(crate) crossing: Box<[CachePadded<StdAtomicUsize>]>,
+    /// Per LLC, hints for the search passes (`LlcHints`), read with plain
+    /// loads, never protocol words.
+    pub(crate) llc_hints: Box<[CachePadded<LlcHints>]>,
     /// Packed group jobs per LLC.
     pub(crate) group_llc: Box<[CachePadded<Injector<JobRef>>]>,
     /// Spread group jobs per cluster.
@@ -348,11 +356,8 @@ impl Registry {
                 .iter()
                 .map(|r| CachePadded::new(Depot::new(r.len())))
                 .collect(),
-            placed: (0..llcs)
-                .map(|_| CachePadded::new(StdAtomicUsize::new(0)))
-                .collect(),
-            crossing: (0..llcs)
-                .map(|_| CachePadded::new(StdAtomicUsize::new(0)))
+            llc_hints: (0..llcs)
+                .map(|_| CachePadded::new(LlcHints::default()))
                 .collect(),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))

@@ -173,12 +173,12 @@ pub(super) struct Sim<'a> {
     /// `ThreadInfo::starting`: set while a worker runs a fan-out and has
     /// not pushed a private half since (`WorkerThread::start_piece`).
     pub(super) starting: Vec<bool>,
-    /// `Registry::placed`: per LLC, the pieces of first splits running.
+    /// `LlcHints::placed`: per LLC, the pieces of first splits running.
     pub(super) placed: Vec<usize>,
     /// The `CROSSING` mark of `WorkerThread::mark_crossing`: set by a far
     /// steal, cleared by the next private push or search.
     pub(super) crossing_mark: Vec<bool>,
-    /// `Registry::crossing`: per LLC, the workers with that mark.
+    /// `LlcHints::crossing`: per LLC, the workers with that mark.
     pub(super) crossing: Vec<usize>,
     pub(super) injectors: Vec<Injector<JobId>>,
     pub(super) group_llc: Vec<Injector<JobId>>,

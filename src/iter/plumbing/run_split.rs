@@ -590,7 +590,7 @@ mod tests {
         }
     }
 
-    /// `Registry::placed`: while a piece of the first split runs, its LLC
+    /// `LlcHints::placed`: while a piece of the first split runs, its LLC
     /// counts it (the far steal's hint, `pass::far_size`); once the
     /// iterator returned, or a piece panicked, every count is back at 0.
     #[test]
@@ -605,9 +605,9 @@ mod tests {
         let counts = || {
             here(|_, registry| {
                 registry
-                    .placed
+                    .llc_hints
                     .iter()
-                    .map(|c| c.load(Ordering::Relaxed))
+                    .map(|h| h.placed.load(Ordering::Relaxed))
                     .collect::<Vec<_>>()
             })
         };
@@ -616,8 +616,8 @@ mod tests {
             (0..10_000).into_par_iter().for_each(|_| {
                 let counted = WorkerThread::with_current(|wt| {
                     let wt = wt.expect("items run on the pool's workers");
-                    let placed = &wt.registry().placed;
-                    placed.iter().any(|c| c.load(Ordering::Relaxed) > 0)
+                    let hints = &wt.registry().llc_hints;
+                    hints.iter().any(|h| h.placed.load(Ordering::Relaxed) > 0)
                 });
                 if !counted {
                     uncounted.fetch_add(1, Ordering::Relaxed);
