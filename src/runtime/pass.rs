@@ -518,9 +518,7 @@ pub(crate) fn far_victims(
     total: usize,
     random: u64,
 ) -> impl Iterator<Item = usize> + '_ {
-    let start = (random % total as u64) as usize;
-    let stride = coprime_stride(total, FAR_CHOICES);
-    (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k * stride) % total))
+    strided_victims(tier, total, random, coprime_stride(total, FAR_CHOICES))
 }
 
 /// The least number at or above `total / parts` (at least 1) that is
@@ -641,8 +639,21 @@ pub(crate) fn tier_victims(
     total: usize,
     random: u64,
 ) -> impl Iterator<Item = usize> + '_ {
+    strided_victims(tier, total, random, 1)
+}
+
+/// The workers of a tier of `total` workers from position `random %
+/// total`, every `stride`-th position after it, wrapping around (each once
+/// when `stride` is coprime with `total`).
+#[inline(always)]
+fn strided_victims(
+    tier: &Tier,
+    total: usize,
+    random: u64,
+    stride: usize,
+) -> impl Iterator<Item = usize> + '_ {
     let start = (random % total as u64) as usize;
-    (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k) % total))
+    (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k * stride) % total))
 }
 
 /// Whether a steal from a victim of tier `kind` whose deque holds `len`
