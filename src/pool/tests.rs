@@ -1,7 +1,7 @@
 //! Tests of pool internals that the public API does not show.
 
 use super::*;
-use crate::layout::TierKind;
+use crate::runtime::stats::TIER_KINDS;
 use crate::topology::Topology;
 
 fn fib(n: u64) -> u64 {
@@ -23,11 +23,11 @@ fn crossing_marks_are_taken_back_once_the_pool_is_idle() {
         .build()
         .unwrap();
     let far = |pool: &ThreadPool| -> u64 {
-        let s = pool.stats();
-        let kinds = [TierKind::Numa, TierKind::Package, TierKind::Remote];
-        s.workers
+        let total = pool.stats().total();
+        TIER_KINDS
             .iter()
-            .map(|w| kinds.iter().map(|&k| w.steals(k)).sum::<u64>())
+            .filter(|k| k.crosses_llc())
+            .map(|&k| total.steals(k))
             .sum()
     };
     // Until some steal crossed an LLC (on a loaded 2-CPU machine the

@@ -220,7 +220,7 @@ pub struct IterRange {
 
 impl Workload for IterRange {
     fn name(&self) -> String {
-        if (self.grain, self.ns) == (1024, 2) {
+        if (self.grain, self.ns) == (GRAIN, ITEM_NS) {
             format!("range:{}", self.len)
         } else {
             format!("range:{}:{}:{}", self.len, self.grain, self.ns)
@@ -427,6 +427,14 @@ impl fmt::Display for WorkloadError {
 
 impl std::error::Error for WorkloadError {}
 
+/// Items a leaf of the named `tree`, `range` and `iter` workloads
+/// ([`parse`]) holds unless the spec says otherwise.
+const GRAIN: u64 = 1024;
+
+/// Nanoseconds an item of the named `range` and `iter` workloads costs
+/// unless the spec says otherwise.
+const ITEM_NS: u64 = 2;
+
 /// The workload `spec` names: `fib:N`, `tree:ITEMS[:SEED]`,
 /// `range:ITEMS[:GRAIN:NS]` ([`IterRange`]; leaves of 1,024 items of 2 ns
 /// unless given), `iter:ITEMS[:RUNS]` ([`Iter`]),
@@ -459,20 +467,20 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
         }
         "tree" if parts.len() <= 3 => Box::new(RandomTree {
             len: num(1, None)?,
-            grain: 1024,
+            grain: GRAIN,
             seed: num(2, Some(1))?,
         }),
         "range" if matches!(parts.len(), 2 | 4) => Box::new(IterRange {
             len: num(1, None)?,
-            grain: num(2, Some(1024))?.max(1),
-            ns: num(3, Some(2))?,
+            grain: num(2, Some(GRAIN))?.max(1),
+            ns: num(3, Some(ITEM_NS))?,
         }),
         "iter" | "iter-replay" if (2..=3).contains(&parts.len()) => {
             let replay = parts[0] == "iter-replay";
             Box::new(Iter {
                 len: num(1, None)?,
-                grain: 1024,
-                ns: 2,
+                grain: GRAIN,
+                ns: ITEM_NS,
                 runs: num(2, Some(if replay { 4 } else { 1 }))?.max(1),
                 replay,
             })
