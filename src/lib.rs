@@ -28,7 +28,7 @@ pub mod vec;
 #[cfg(doctest)]
 mod compile_fail;
 
-pub use groups::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
+pub use groups::{Affinity, GroupError, GroupOptions, GroupStats, Placement, RetiredGroups};
 pub use layout::{
     Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace,
 };

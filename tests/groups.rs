@@ -125,9 +125,105 @@ fn group_api_runs_everything_and_counts_it() {
         assert!(st.total() >= 21, "{st}");
         assert_eq!(st.preferred_llc, Some(1));
     }
-    let stats = p.stats();
-    assert_eq!(stats.groups.len(), 2);
-    assert!(stats.to_string().contains("group 1"));
+    // Both groups were dropped: once their spawned jobs are done too, their
+    // states are freed and their counts kept in the pool's totals.
+    let stats = wait_for_live_groups(&p, 0);
+    assert_eq!(stats.retired_groups.count, 2);
+    assert!(stats.retired_groups.total() >= 42, "{stats}");
+    assert!(stats.to_string().contains("freed groups: 2"), "{stats}");
+}
+
+/// Waits until `p` has exactly `n` live group states (bounded by the
+/// deadline, which fails the test); returns the stats that showed it.
+fn wait_for_live_groups(p: &ThreadPool, n: usize) -> locus::PoolStats {
+    let deadline = std::time::Instant::now() + common::deadline::DEADLINE;
+    loop {
+        let s = p.stats();
+        if s.groups.len() == n {
+            return s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "expected {n} live groups:\n{s}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Issue 26: groups created, used and dropped in a loop are freed, so the
+/// number of live group states stays flat; every job they ran is still
+/// counted, in the pool's totals of freed groups.
+#[test]
+fn groups_created_and_dropped_in_a_loop_are_freed() {
+    const ROUNDS: usize = 2_000;
+    let p = pool("llc:2 core:2");
+    for round in 0..ROUNDS {
+        let affinity = if round % 2 == 0 {
+            Affinity::Auto
+        } else {
+            Affinity::Llc(1)
+        };
+        let g = p.group(GroupOptions::new().affinity(affinity)).unwrap();
+        assert_eq!(g.install(|| round), round);
+        let (tx, rx) = std::sync::mpsc::channel();
+        g.spawn(move || tx.send(()).unwrap());
+        rx.recv().unwrap();
+        drop(g);
+        // At most the states whose spawned job is still finishing (it sent
+        // before its closure, which holds the state, was dropped): one per
+        // worker at most, whatever the number of rounds.
+        let live = p.stats().groups.len();
+        assert!(
+            live <= p.current_num_threads(),
+            "round {round}: {live} live group states"
+        );
+    }
+    let s = wait_for_live_groups(&p, 0);
+    assert_eq!(s.retired_groups.count, ROUNDS as u64);
+    // One install body and one spawn per group.
+    assert_eq!(s.retired_groups.total(), 2 * ROUNDS as u64, "{s}");
+    assert_eq!(s.retired_groups.jobs_per_llc.len(), 2);
+}
+
+/// A group job that outlives every handle of its group keeps the group's
+/// state: a detached spawn, and a scope job spawned inside a group job of
+/// a scope that outlives it. Each still runs and is counted for the group,
+/// which is freed after them.
+#[test]
+fn group_jobs_outliving_their_handles_keep_the_state() {
+    within_deadline_or("group jobs after the handle", String::new, || {
+        let p = pool("llc:2 core:2");
+        let opts = GroupOptions::new().affinity(Affinity::Llc(0));
+        let gate = Arc::new(Gate::default());
+
+        let g = p.group(opts).unwrap();
+        let done = Arc::new(Count::default());
+        let (gt, d) = (Arc::clone(&gate), Arc::clone(&done));
+        g.spawn(move || {
+            gt.wait();
+            d.add();
+        });
+        drop(g);
+        assert_eq!(p.stats().groups.len(), 1, "the queued spawn holds it");
+        gate.open();
+        done.wait_for(1);
+        let s = wait_for_live_groups(&p, 0);
+        assert_eq!((s.retired_groups.count, s.retired_groups.total()), (1, 1));
+
+        let gate = Gate::default();
+        p.scope(|s| {
+            let g = p.group(opts).unwrap();
+            // The scope job belongs to `g` (spawned in its job) and
+            // outlives that job and `g` itself.
+            g.install(|| s.spawn(|_| gate.wait()));
+            drop(g);
+            assert_eq!(p.stats().groups.len(), 1, "the scope job holds it");
+            gate.open();
+        });
+        let s = wait_for_live_groups(&p, 0);
+        // The install body and the scope job.
+        assert_eq!((s.retired_groups.count, s.retired_groups.total()), (2, 3));
+    });
 }
 
 #[test]

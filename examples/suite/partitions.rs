@@ -130,8 +130,10 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
         (WIDTH * 8) >> 10
     );
     sc.runs = measure(&case, Better::Higher, env.budget(1), &env.progress, runners);
-    drop(groups);
+    // Before the groups go: a dropped group's own counters are freed with
+    // it (only the pool's totals of freed groups keep them).
     record(&mut sc, &pools);
+    drop(groups);
     let what = format!(
         "{nmodels} models of {parts} partitions, {steps} steps per sample; the gain needs several LLCs: a model's partitions in one LLC exchange boundaries through it"
     );

@@ -103,8 +103,10 @@ pub fn run(env: &Env) -> Result<Scenario, String> {
     ];
     let case = format!("{pairs} pairs x {handoffs} hand-offs");
     sc.runs = measure(&case, Better::Higher, env.budget(1), &env.progress, runners);
-    drop(groups);
+    // Before the groups go: a dropped group's own counters are freed with
+    // it (only the pool's totals of freed groups keep them).
     record(&mut sc, &pools);
+    drop(groups);
     finish(
         &mut sc,
         env.limits(),

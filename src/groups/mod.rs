@@ -39,7 +39,11 @@
 //! work-stealing pool, they are what idle workers steal), so a packed
 //! group's joins can be stolen by other LLCs' idle workers through their
 //! far steal tiers, past the overload rule; spawns and scope spawns go
-//! through the group's queues. A group's state lives as long as its pool.
+//! through the group's queues.
+//!
+//! A group's state lives while its handles or its queued and running jobs
+//! do; then it is freed and its counters are added to the pool's
+//! [`RetiredGroups`] (see `runtime::group_state` for who holds it).
 
 mod options;
 mod plan;
@@ -48,7 +52,7 @@ pub(crate) mod policy;
 #[cfg(test)]
 mod tests;
 
-pub use options::{Affinity, GroupError, GroupOptions, GroupStats, Placement};
+pub use options::{Affinity, GroupError, GroupOptions, GroupStats, Placement, RetiredGroups};
 pub(crate) use plan::{Destination, GroupPlan};
 pub(crate) use policy::{AffinityTracker, may_help_by};
 

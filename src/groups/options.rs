@@ -165,3 +165,40 @@ impl fmt::Display for GroupStats {
         )
     }
 }
+
+/// What the freed job groups of a pool did, added up
+/// ([`PoolStats::retired_groups`](crate::PoolStats::retired_groups)). A
+/// group's state is freed once its last [`JobGroup`](crate::JobGroup)
+/// handle and its last job are gone; its counters then move from
+/// [`PoolStats::groups`](crate::PoolStats::groups) to here, so every job
+/// of every group is counted once, and a pool that creates and drops
+/// groups in a loop keeps a flat footprint.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RetiredGroups {
+    /// How many groups were freed.
+    pub count: u64,
+    /// Their jobs run in each LLC, by dense LLC id (as
+    /// [`GroupStats::jobs_per_llc`]).
+    pub jobs_per_llc: Vec<u64>,
+    /// Their learned preferences' moves, added up.
+    pub preference_changes: u64,
+}
+
+impl RetiredGroups {
+    /// All their jobs counted.
+    pub fn total(&self) -> u64 {
+        self.jobs_per_llc.iter().sum()
+    }
+
+    /// Adds the final counters of one freed group.
+    pub(crate) fn add(&mut self, g: &GroupStats) {
+        self.count += 1;
+        if self.jobs_per_llc.len() < g.jobs_per_llc.len() {
+            self.jobs_per_llc.resize(g.jobs_per_llc.len(), 0);
+        }
+        for (t, j) in self.jobs_per_llc.iter_mut().zip(&g.jobs_per_llc) {
+            *t += j;
+        }
+        self.preference_changes += g.preference_changes;
+    }
+}

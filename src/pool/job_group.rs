@@ -78,16 +78,19 @@ impl Drop for JobGroup {
 impl fmt::Debug for JobGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JobGroup")
-            .field("id", &self.state.id)
+            .field("id", &self.state.id())
             .field("options", &self.state.options())
             .finish_non_exhaustive()
     }
 }
 
 impl ThreadPool {
-    /// A new job group in this pool. The group's state (and its counters in
-    /// [`ThreadPool::stats`]) lives as long as the pool. The group is a
-    /// handle: it keeps the pool's workers alive (see [`JobGroup`]).
+    /// A new job group in this pool. The group's state (and its entry in
+    /// [`ThreadPool::stats`]) lives while a handle to the group (this one
+    /// or a clone) or one of its jobs does; then it is freed and its
+    /// counters are added to [`crate::PoolStats::retired_groups`]. The
+    /// group is a handle: it keeps the pool's workers alive (see
+    /// [`JobGroup`]).
     ///
     /// # Errors
     /// A [`GroupError`] when the affinity names an LLC, NUMA node or worker

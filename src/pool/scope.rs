@@ -292,7 +292,7 @@ impl<'scope> ScopeBase<'scope> {
         let reg = &*self.registry;
         reg.with_current_worker(|wt| {
             let group = wt.map_or(GroupRef::NONE, |wt| wt.group());
-            match group.get() {
+            match group.hold() {
                 None => {
                     // SAFETY: the closure borrows only data outliving 'scope,
                     // and the scope (which outlives nothing longer than
@@ -301,11 +301,15 @@ impl<'scope> ScopeBase<'scope> {
                     reg.push_from(job_ref, wt);
                 }
                 Some(st) => {
-                    // Spawned inside a group job: a job of the same group.
-                    let in_group = move || WorkerThread::in_group_here(group, job);
+                    // Spawned inside a group job: a job of the same group,
+                    // holding the group's state until it is done (the
+                    // scope may outlive the group job that spawned it:
+                    // `group_state`, invariants).
+                    let held = std::sync::Arc::clone(&st);
+                    let in_group = move || WorkerThread::in_group_here(GroupRef::of(&held), job);
                     // SAFETY: as above.
                     let job_ref = unsafe { HeapJob::into_job_ref_unchecked(in_group, wt) };
-                    reg.push_group(st, job_ref, wt);
+                    reg.push_group(&st, job_ref, wt);
                 }
             }
         })

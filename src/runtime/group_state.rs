@@ -4,11 +4,29 @@
 //! answers where pushes can read them cheaply.
 //!
 //! Invariants:
-//! - a `GroupState` is owned by its registry's group list for the pool's
-//!   whole life, so raw pointers to it (in jobs, in a worker's current
-//!   group) are valid while any worker runs;
+//! - a `GroupState` lives while a strong reference to it exists, and the
+//!   holders are exactly: the group's [`crate::JobGroup`] handles (each
+//!   clone), and every queued or running job that carries the group and
+//!   may outlive the frame that made it (a group `spawn`, a scope job
+//!   spawned inside a group job): each holds an `Arc` until its closure is
+//!   dropped, after its last instruction. When the last goes, the state is
+//!   freed and its counters are folded into its pool's [`GroupList`]
+//!   totals, so a program that creates and drops groups in a loop keeps a
+//!   flat footprint;
+//! - a [`GroupRef`] (a raw pointer, no count: read on the hot path) is
+//!   only dereferenced while a holder of its state is alive and waits for
+//!   the reader: a handle's call (`install`, `join`, `scope` through a
+//!   `JobGroup` blocks until its job, which carries the ref, returned), the
+//!   running group job itself (a worker's current group is set only while
+//!   it runs such a job or such a call, see `WorkerThread::in_group`), or a
+//!   `join` half carrying the ref, whose `join` frame (inside one of the
+//!   former) waits for it;
+//! - the pool's [`GroupList`] lists exactly the states not yet freed (an
+//!   entry is added when the state is built and removed by its `Drop`),
+//!   each with its counters, so `stats()` costs the live groups only;
 //! - `preferred` is `NONE` or a dense LLC id below the number of LLCs.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -16,7 +34,9 @@ use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
-use crate::groups::{Affinity, AffinityTracker, DECAY_PERIOD, GroupOptions, GroupPlan, GroupStats};
+use crate::groups::{
+    Affinity, AffinityTracker, DECAY_PERIOD, GroupOptions, GroupPlan, GroupStats, RetiredGroups,
+};
 use crate::layout::Layout;
 
 const NONE: usize = usize::MAX;
@@ -29,55 +49,147 @@ struct Learn {
     last_decay: Instant,
 }
 
-/// One group's shared state.
-pub(crate) struct GroupState {
-    pub(crate) id: usize,
+/// What a group's stats are made of: shared by the group's state and its
+/// pool's [`GroupList`], so that `stats()` reads them without a reference
+/// to the state (which may be in its `Drop` meanwhile).
+struct Counts {
+    id: usize,
+    options: GroupOptions,
     /// Runs per LLC (for stats and learning).
     runs: Box<[CachePadded<AtomicU64>]>,
-    ticks: AtomicU64,
-    learn: Mutex<Learn>,
     preferred: AtomicUsize,
     changes: AtomicU64,
-    /// Where its jobs go.
-    pub(crate) plan: GroupPlan,
 }
 
-impl GroupState {
-    /// State for a group with this plan on `layout`.
-    pub(crate) fn new(id: usize, plan: GroupPlan, layout: &Layout) -> GroupState {
+impl Counts {
+    fn stats(&self) -> GroupStats {
+        let p = self.preferred.load(Relaxed);
+        GroupStats {
+            id: self.id,
+            options: self.options,
+            jobs_per_llc: self.runs.iter().map(|r| r.load(Relaxed)).collect(),
+            preferred_llc: (p != NONE).then_some(p),
+            preference_changes: self.changes.load(Relaxed),
+        }
+    }
+}
+
+/// The job groups of one pool: the live ones (their counters, by id) and
+/// the totals of those already freed. One per registry; every state holds
+/// it, to leave it when freed.
+pub(crate) struct GroupList {
+    inner: parking_lot::Mutex<ListInner>,
+}
+
+struct ListInner {
+    next_id: usize,
+    live: BTreeMap<usize, Arc<Counts>>,
+    retired: RetiredGroups,
+}
+
+impl GroupList {
+    /// The list of a pool with `llcs` LLCs, with no group yet.
+    pub(crate) fn new(llcs: usize) -> Arc<GroupList> {
+        Arc::new(GroupList {
+            inner: parking_lot::Mutex::new(ListInner {
+                next_id: 0,
+                live: BTreeMap::new(),
+                retired: RetiredGroups {
+                    jobs_per_llc: vec![0; llcs],
+                    ..RetiredGroups::default()
+                },
+            }),
+        })
+    }
+
+    /// A new group with this plan on `layout`, listed until it is freed.
+    pub(crate) fn create(self: &Arc<Self>, plan: GroupPlan, layout: &Layout) -> Arc<GroupState> {
         let nllc = layout.llc_ranges().len();
-        GroupState {
+        let mut inner = self.inner.lock();
+        let id = inner.next_id;
+        inner.next_id += 1;
+        let counts = Arc::new(Counts {
             id,
+            options: plan.options(),
             runs: (0..nllc)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
+            preferred: AtomicUsize::new(plan.fixed_llc().unwrap_or(NONE)),
+            changes: AtomicU64::new(0),
+        });
+        inner.live.insert(id, Arc::clone(&counts));
+        drop(inner);
+        Arc::new(GroupState {
+            counts,
             ticks: AtomicU64::new(0),
             learn: Mutex::new(Learn {
                 tracker: AffinityTracker::new(nllc),
                 seen: vec![0; nllc],
                 last_decay: Instant::now(),
             }),
-            preferred: AtomicUsize::new(plan.fixed_llc().unwrap_or(NONE)),
-            changes: AtomicU64::new(0),
             plan,
+            list: Arc::clone(self),
+        })
+    }
+
+    /// The stats of every live group, by id, and the totals of the freed
+    /// ones: one lock, so each group is counted once, live or freed.
+    pub(crate) fn stats(&self) -> (Vec<GroupStats>, RetiredGroups) {
+        let inner = self.inner.lock();
+        (
+            inner.live.values().map(|c| c.stats()).collect(),
+            inner.retired.clone(),
+        )
+    }
+
+    /// Group `id`'s state is being freed: unlists it and adds its final
+    /// counts to the totals.
+    fn retire(&self, id: usize) {
+        let mut inner = self.inner.lock();
+        if let Some(c) = inner.live.remove(&id) {
+            inner.retired.add(&c.stats());
         }
+    }
+}
+
+/// One group's shared state.
+pub(crate) struct GroupState {
+    counts: Arc<Counts>,
+    ticks: AtomicU64,
+    learn: Mutex<Learn>,
+    /// Where its jobs go.
+    pub(crate) plan: GroupPlan,
+    /// The pool's list, which it leaves when freed.
+    list: Arc<GroupList>,
+}
+
+impl Drop for GroupState {
+    fn drop(&mut self) {
+        self.list.retire(self.counts.id);
+    }
+}
+
+impl GroupState {
+    /// The group's id (unique in its pool, in creation order).
+    pub(crate) fn id(&self) -> usize {
+        self.counts.id
     }
 
     /// The group's options (those of its plan).
     pub(crate) fn options(&self) -> GroupOptions {
-        self.plan.options()
+        self.counts.options
     }
 
     /// The fixed or learned LLC (`None` for `Numa`, which picks per push).
     pub(crate) fn preferred(&self) -> Option<usize> {
-        let p = self.preferred.load(Relaxed);
+        let p = self.counts.preferred.load(Relaxed);
         (p != NONE).then_some(p)
     }
 
     /// Counts a run of one of its jobs in `llc`; for `Auto`, feeds the
     /// tracker every [`EPOCH`] runs.
     pub(crate) fn record(&self, llc: usize) {
-        if let Some(r) = self.runs.get(llc) {
+        if let Some(r) = self.counts.runs.get(llc) {
             r.fetch_add(1, Relaxed);
         }
         if self.options().affinity == Affinity::Auto
@@ -96,7 +208,7 @@ impl GroupState {
             seen,
             last_decay,
         } = g;
-        let runs = self.runs.iter().map(|r| r.load(Relaxed));
+        let runs = self.counts.runs.iter().map(|r| r.load(Relaxed));
         let steps = feed_tracker(tracker, seen, runs, last_decay.elapsed());
         if steps > 0 {
             *last_decay += DECAY_PERIOD * steps;
@@ -104,20 +216,15 @@ impl GroupState {
                 *last_decay = Instant::now();
             }
         }
-        self.preferred
+        self.counts
+            .preferred
             .store(tracker.preferred().unwrap_or(NONE), Relaxed);
-        self.changes.store(tracker.changes(), Relaxed);
+        self.counts.changes.store(tracker.changes(), Relaxed);
     }
 
     /// The group's counters.
     pub(crate) fn stats(&self) -> GroupStats {
-        GroupStats {
-            id: self.id,
-            options: self.options(),
-            jobs_per_llc: self.runs.iter().map(|r| r.load(Relaxed)).collect(),
-            preferred_llc: self.preferred(),
-            preference_changes: self.changes.load(Relaxed),
-        }
+        self.counts.stats()
     }
 }
 
@@ -158,9 +265,9 @@ pub(crate) fn feed_tracker(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct GroupRef(*const GroupState);
 
-// SAFETY: `GroupState` is Sync, and the registry keeps every group state
-// alive for the pool's whole life (module invariants), longer than any job
-// or worker holding the pointer.
+// SAFETY: `GroupState` is Sync, and a `GroupRef` is only dereferenced while
+// a holder of the state is alive (module invariants), whichever thread
+// reads it.
 unsafe impl Send for GroupRef {}
 // SAFETY: as above.
 unsafe impl Sync for GroupRef {}
@@ -169,7 +276,7 @@ impl GroupRef {
     /// No group.
     pub(crate) const NONE: GroupRef = GroupRef(std::ptr::null());
 
-    /// The pointer to a registered group's state.
+    /// The pointer to a group's state.
     pub(crate) fn of(g: &Arc<GroupState>) -> GroupRef {
         GroupRef(Arc::as_ptr(g))
     }
@@ -183,17 +290,32 @@ impl GroupRef {
     /// The state, if any.
     #[inline]
     pub(crate) fn get(&self) -> Option<&GroupState> {
-        // SAFETY: non-null pointers come from `of` on a registered group,
-        // alive as long as the pool (module invariants); callers use them
-        // only on that pool's threads or while holding the pool.
+        // SAFETY: non-null pointers come from `of` on a live state, and
+        // are read only while a holder keeps it alive (module invariants).
         unsafe { self.0.as_ref() }
+    }
+
+    /// A strong reference to the state, if any: what a job that may
+    /// outlive the current holder keeps (module invariants).
+    pub(crate) fn hold(self) -> Option<Arc<GroupState>> {
+        if self.0.is_null() {
+            return None;
+        }
+        // SAFETY: the pointer comes from `Arc::as_ptr` in `of`, and the
+        // caller reads it while a holder keeps the state alive (module
+        // invariants), so the strong count is at least one: taking one
+        // more and making an `Arc` of it is `Arc::clone` on that holder.
+        unsafe {
+            Arc::increment_strong_count(self.0);
+            Some(Arc::from_raw(self.0))
+        }
     }
 }
 
 impl fmt::Debug for GroupState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GroupState")
-            .field("id", &self.id)
+            .field("id", &self.id())
             .field("options", &self.options())
             .finish_non_exhaustive()
     }

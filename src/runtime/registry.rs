@@ -12,7 +12,14 @@
 //!   holds spread group jobs dealt to cluster `c` (taken by anyone, `c`'s
 //!   workers first); every worker's find-work pass looks at all of them, so
 //!   switching cluster awareness at run time strands no job;
-//! - `groups` keeps every group's state for the pool's life;
+//! - `groups` lists the group states not yet freed; a state is freed when
+//!   its last holder goes (its handles, and the group jobs that may
+//!   outlive their spawner: see `group_state`), so a job in `group_llc`,
+//!   `group_cluster` or an injector that carries a group holds its state,
+//!   and the group routing of a push (`push_group`) and the learned
+//!   affinity it reads (`GroupState::preferred`, fed by `record`) always
+//!   read a live state: the pusher holds it (a handle's call, a group
+//!   job running), and so does the job it pushes;
 //! - `detached` counts spawned jobs not yet finished;
 //! - the registry outlives all its worker threads' use of it: each worker
 //!   holds an `Arc`.
@@ -127,7 +134,7 @@ use crate::layout::{Layout, Pinning};
 use crate::pool::BuildError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
-use super::group_state::{GroupRef, GroupState};
+use super::group_state::{GroupList, GroupRef};
 use super::handoff::{self, CallerLatch, Handoff};
 use super::idle::{IdleMasks, IdleShape};
 use super::job::{JobRef, StackJob};
@@ -238,7 +245,8 @@ pub(crate) struct Registry {
     /// The run-time cluster switch (a hint for orders, never for which
     /// queues are looked at).
     cluster_aware: StdAtomicBool,
-    groups: parking_lot::Mutex<Vec<Arc<GroupState>>>,
+    /// The live job groups and the freed ones' totals (`group_state`).
+    groups: Arc<GroupList>,
     pub(crate) counters: Box<[CachePadded<Counters>]>,
     external: CachePadded<ExternalCounters>,
     terminating: AtomicBool,
@@ -346,7 +354,7 @@ impl Registry {
                 .collect(),
             cluster_aware: StdAtomicBool::new(opts.cluster_aware),
             spread_used: AtomicBool::new(false),
-            groups: parking_lot::Mutex::new(Vec::new()),
+            groups: GroupList::new(llcs),
             threads,
             injectors: (0..llcs)
                 .map(|_| CachePadded::new(Injector::new()))
@@ -496,7 +504,7 @@ impl Registry {
             &self.external,
             self.sleep.searching(),
         );
-        s.groups = self.groups.lock().iter().map(|g| g.stats()).collect();
+        (s.groups, s.retired_groups) = self.groups.stats();
         s
     }
 

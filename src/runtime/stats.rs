@@ -259,8 +259,12 @@ pub struct PoolStats {
     /// Workers counted as searching when the snapshot was taken (0 when the
     /// pool is quiet; transiently off by wakeups in flight).
     pub searching: isize,
-    /// One entry per job group of the pool, by group id.
+    /// One entry per live job group of the pool (one with a
+    /// [`crate::JobGroup`] handle or a job not yet finished), by group id.
     pub groups: Vec<crate::groups::GroupStats>,
+    /// The freed groups' counters, added up (a group moves from `groups`
+    /// to here once its last handle and its last job are gone).
+    pub retired_groups: crate::groups::RetiredGroups,
 }
 
 impl PoolStats {
@@ -276,6 +280,7 @@ impl PoolStats {
             external_panics: external.panics.load(Relaxed),
             searching,
             groups: Vec::new(),
+            retired_groups: crate::groups::RetiredGroups::default(),
         }
     }
 
@@ -365,6 +370,14 @@ impl fmt::Display for PoolStats {
         }
         for g in &self.groups {
             write!(f, "\n{g}")?;
+        }
+        let r = &self.retired_groups;
+        if r.count > 0 {
+            write!(
+                f,
+                "\nfreed groups: {}, jobs per LLC {:?}, changes {}",
+                r.count, r.jobs_per_llc, r.preference_changes
+            )?;
         }
         Ok(())
     }

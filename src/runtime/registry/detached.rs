@@ -38,12 +38,18 @@ impl Registry {
                 group
             };
             let body = self.detached_body(f);
-            match g.get() {
+            match g.hold() {
                 None => self.push_from(HeapJob::into_job_ref(body, wt), wt),
                 Some(st) => {
-                    let job =
-                        HeapJob::into_job_ref(move || WorkerThread::in_group_here(g, body), wt);
-                    self.push_group(st, job, wt);
+                    // The job holds its group's state until it is done
+                    // (`group_state`, invariants): the handle it came from
+                    // may be dropped before it runs.
+                    let held = Arc::clone(&st);
+                    let job = HeapJob::into_job_ref(
+                        move || WorkerThread::in_group_here(GroupRef::of(&held), body),
+                        wt,
+                    );
+                    self.push_group(&st, job, wt);
                 }
             }
         })

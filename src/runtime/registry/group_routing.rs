@@ -20,12 +20,9 @@ use crate::sync::Ordering;
 use super::Registry;
 
 impl Registry {
-    /// Registers a new group.
+    /// A new group, listed in the pool's stats until it is freed.
     pub(crate) fn new_group(&self, plan: crate::groups::GroupPlan) -> Arc<GroupState> {
-        let mut g = self.groups.lock();
-        let st = Arc::new(GroupState::new(g.len(), plan, &self.layout));
-        g.push(Arc::clone(&st));
-        st
+        self.groups.create(plan, &self.layout)
     }
 
     /// Busy workers and workers per LLC ([`busy_per_llc`]).
