@@ -41,10 +41,12 @@ fn main() {
     let t3 = Instant::now();
     let r2 = rss_kib();
     let total = pool.stats().total();
-    drop(pool);
+    // Waits for the workers to exit (a plain drop returns at once).
+    pool.shutdown_and_wait()
+        .expect("called outside every pool, with no job group left");
     let t4 = Instant::now();
     println!(
-        "{n} workers ({spec}): build {built:?}, fib(22) {:?}, broadcast {:?}, drop {:?}",
+        "{n} workers ({spec}): build {built:?}, fib(22) {:?}, broadcast {:?}, shutdown {:?}",
         t2 - t1,
         t3 - t2,
         t4 - t3

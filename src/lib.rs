@@ -33,9 +33,9 @@ pub use layout::{
     Layout, LayoutError, LayoutOptions, Pinning, StealOrder, Tier, TierKind, WorkerPlace,
 };
 pub use pool::{
-    BroadcastContext, BuildError, DomainContext, FnContext, JobGroup, Scope, ThreadPool,
-    ThreadPoolBuilder, broadcast, current_num_threads, current_thread_index, join, join_context,
-    outside_group, scope, spawn,
+    BroadcastContext, BuildError, DomainContext, FnContext, JobGroup, Scope, ShutdownError,
+    ThreadPool, ThreadPoolBuilder, broadcast, current_num_threads, current_thread_index, join,
+    join_context, outside_group, scope, spawn,
 };
 // The rest of rayon-core's surface (see the README's list of rayon names).
 pub use pool::{

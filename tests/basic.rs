@@ -100,18 +100,31 @@ fn pools_created_and_dropped_200_times() {
 }
 
 #[test]
-fn drop_waits_for_spawned_jobs() {
+fn shutdown_and_wait_waits_for_spawned_jobs() {
     let done = Arc::new(AtomicUsize::new(0));
-    {
-        let p = pool(2);
-        for _ in 0..1000 {
-            let d = Arc::clone(&done);
-            p.spawn(move || {
-                d.fetch_add(1, Ordering::Relaxed);
-            });
-        }
+    let p = pool(2);
+    for _ in 0..1000 {
+        let d = Arc::clone(&done);
+        p.spawn(move || {
+            d.fetch_add(1, Ordering::Relaxed);
+        });
     }
+    p.shutdown_and_wait().unwrap();
     assert_eq!(done.load(Ordering::Relaxed), 1000);
+}
+
+#[test]
+fn spawned_jobs_run_after_a_plain_drop() {
+    let p = pool(2);
+    let (tx, rx) = std::sync::mpsc::channel();
+    for i in 0..1000 {
+        let tx = tx.clone();
+        p.spawn(move || tx.send(i).unwrap());
+    }
+    drop(tx);
+    drop(p);
+    // Every sender is dropped once its job ran: the iteration ends.
+    assert_eq!(rx.iter().count(), 1000);
 }
 
 #[test]
@@ -196,7 +209,8 @@ fn panic_in_detached_spawn_goes_to_handler() {
             ok.fetch_add(1, Ordering::Relaxed);
         });
     }
-    drop(p);
+    // Waits for the spawned jobs (a plain drop does not).
+    p.shutdown_and_wait().unwrap();
     assert_eq!(ok.load(Ordering::Relaxed), 9);
     assert_eq!(*seen.lock().unwrap(), vec!["detached".to_string()]);
 }
@@ -275,7 +289,7 @@ fn handlers_and_names() {
     let names = p.broadcast(|_| std::thread::current().name().unwrap().to_string());
     assert_eq!(names, vec!["test-w0", "test-w1", "test-w2"]);
     assert_eq!(started.load(Ordering::SeqCst), 3);
-    drop(p);
+    p.shutdown_and_wait().unwrap();
     assert_eq!(exited.load(Ordering::SeqCst), 3);
 }
 

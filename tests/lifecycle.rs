@@ -121,15 +121,17 @@ fn a_group_keeps_working_after_its_pool_is_dropped() {
         let g2 = g.clone();
         drop(g);
         assert_eq!(g2.install(|| locus::join(|| 3, || 4)), (3, 4));
-        // A spawn just before the last handle goes still runs: dropping the
-        // last handle outside any pool waits for it and joins the workers.
-        let ran = Arc::new(AtomicUsize::new(0));
-        let r = Arc::clone(&ran);
+        // A spawn just before the last handle goes still runs, also when it
+        // starts only after the drop returned (which does not wait).
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (ran_tx, ran_rx) = mpsc::channel();
         g2.spawn(move || {
-            r.fetch_add(1, Ordering::SeqCst);
+            go_rx.recv().unwrap();
+            ran_tx.send(()).unwrap();
         });
         drop(g2);
-        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        go_tx.send(()).unwrap();
+        ran_rx.recv().unwrap();
         wait_no_threads("lc-gout-");
     });
 }
@@ -168,7 +170,7 @@ fn drop_of_the_pool_racing_pushes_through_groups_loses_nothing() {
                             }
                         }
                         // The last of these drops (or the main thread's)
-                        // shuts the pool down and joins it.
+                        // shuts the pool down.
                         drop(g);
                     })
                 })
@@ -179,6 +181,9 @@ fn drop_of_the_pool_racing_pushes_through_groups_loses_nothing() {
                 s.join().unwrap();
             }
             drop(g);
+            // The drops do not wait: once the workers are gone, every
+            // spawn has run.
+            wait_no_threads("lc-race-");
             let total = SENDERS * SPAWNS;
             assert_eq!(
                 runs.load(Ordering::SeqCst),
@@ -191,7 +196,6 @@ fn drop_of_the_pool_racing_pushes_through_groups_loses_nothing() {
                 "round {round}: closures dropped"
             );
             assert_eq!(installs.load(Ordering::SeqCst), SENDERS * SPAWNS / 10);
-            wait_no_threads("lc-race-");
         }
     });
 }
@@ -244,7 +248,7 @@ fn spawns_from_exit_handlers_run_even_on_the_last_worker() {
                 .build()
                 .unwrap();
             pool.install(|| locus::join(|| 1, || 2));
-            drop(pool);
+            pool.shutdown_and_wait().unwrap();
             assert_eq!(ran.load(Ordering::SeqCst), 2 * n, "{n} workers");
         }
     });
@@ -268,7 +272,7 @@ fn exit_handlers_may_join_scope_and_broadcast() {
             })
             .build()
             .unwrap();
-        drop(pool);
+        pool.shutdown_and_wait().unwrap();
         let mut seen = seen.lock().unwrap().clone();
         seen.sort();
         let all: Vec<usize> = (0..N).collect();
@@ -325,6 +329,154 @@ fn a_pool_dropped_inside_an_install_that_its_own_job_waits_for() {
         wait_no_threads("lc-yb-");
         drop(a);
         wait_no_threads("lc-ya-");
+    });
+}
+
+// ---- issue 27: drop returns at once, waiting is explicit --------------
+
+#[test]
+fn drop_returns_while_a_spawned_job_waits_for_the_dropping_thread() {
+    // The job waits at a barrier the dropping thread reaches only after
+    // `drop` returned: a drop that waited for the job would hang here (and
+    // fail at the deadline).
+    within_deadline("drop with a spawned job waiting", || {
+        let pool = named_pool(2, "lc-dnw-");
+        let barrier = Arc::new(Barrier::new(2));
+        let b = Arc::clone(&barrier);
+        let (done_tx, done_rx) = mpsc::channel();
+        pool.spawn(move || {
+            b.wait();
+            done_tx.send(locus::current_thread_index()).unwrap();
+        });
+        drop(pool);
+        barrier.wait();
+        assert!(done_rx.recv().unwrap().is_some(), "ran on a worker");
+        // Having run it, the workers exit on their own.
+        wait_no_threads("lc-dnw-");
+    });
+}
+
+#[test]
+fn a_spawned_job_fed_by_a_channel_after_the_drop_completes() {
+    within_deadline("channel fed after drop", || {
+        let exits = Arc::new(AtomicUsize::new(0));
+        let e = Arc::clone(&exits);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .thread_name(|i| format!("lc-chf-{i}"))
+            .exit_handler(move |_| {
+                e.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap();
+        let (tx, rx) = mpsc::channel::<u64>();
+        let (back_tx, back_rx) = mpsc::channel();
+        pool.spawn(move || {
+            let x = rx.recv().unwrap();
+            // Spawns after the drop go to the same pool and run too.
+            locus::spawn(move || back_tx.send(x * 2).unwrap());
+        });
+        drop(pool);
+        tx.send(21).unwrap();
+        assert_eq!(back_rx.recv().unwrap(), 42);
+        wait_no_threads("lc-chf-");
+        assert_eq!(exits.load(Ordering::SeqCst), 2, "every exit handler ran");
+    });
+}
+
+/// Counts, per thread, that its thread-local values were dropped: they are
+/// dropped after the worker's loop and exit handler, as the thread ends.
+static TLS_DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+struct CountTlsDrop;
+
+impl Drop for CountTlsDrop {
+    fn drop(&mut self) {
+        TLS_DROPPED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+std::thread_local! {
+    static COUNT_TLS_DROP: CountTlsDrop = const { CountTlsDrop };
+}
+
+#[test]
+fn shutdown_and_wait_returns_once_the_workers_exited() {
+    within_deadline("shutdown_and_wait", || {
+        const N: usize = 3;
+        let exits = Arc::new(AtomicUsize::new(0));
+        let e = Arc::clone(&exits);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(N)
+            .start_handler(|_| COUNT_TLS_DROP.with(|_| {}))
+            .exit_handler(move |_| {
+                e.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap();
+        // A job still waiting when the call starts: released by another
+        // thread only once the call is under way (the exit handlers have
+        // not run yet: they follow every spawned job).
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran);
+        let ex = Arc::clone(&exits);
+        pool.spawn(move || {
+            go_rx.recv().unwrap();
+            assert_eq!(ex.load(Ordering::SeqCst), 0, "exit handlers wait for jobs");
+            r.fetch_add(1, Ordering::SeqCst);
+        });
+        let feeder = thread::spawn(move || go_tx.send(()).unwrap());
+        pool.shutdown_and_wait().unwrap();
+        feeder.join().unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "the spawned job ran");
+        assert_eq!(exits.load(Ordering::SeqCst), N, "every exit handler ran");
+        assert_eq!(
+            TLS_DROPPED.load(Ordering::SeqCst),
+            N,
+            "the threads ended (their thread-locals were dropped)"
+        );
+    });
+}
+
+#[test]
+fn shutdown_and_wait_with_groups_left_does_not_wait_and_the_groups_work() {
+    within_deadline("shutdown_and_wait with a group", || {
+        let pool = named_pool(2, "lc-swg-");
+        let g = pool.group(GroupOptions::new()).unwrap();
+        let e = pool.shutdown_and_wait().unwrap_err();
+        assert_eq!(e, locus::ShutdownError::GroupsAlive);
+        assert!(e.to_string().contains("drop every JobGroup"), "{e}");
+        // The group still has the workers.
+        assert_eq!(g.install(|| locus::join(|| 1, || 2)), (1, 2));
+        let (tx, rx) = mpsc::channel();
+        g.spawn(move || tx.send(7).unwrap());
+        assert_eq!(rx.recv().unwrap(), 7);
+        drop(g);
+        wait_no_threads("lc-swg-");
+    });
+}
+
+#[test]
+fn shutdown_and_wait_on_a_worker_is_an_error_not_a_deadlock() {
+    within_deadline("shutdown_and_wait on a worker", || {
+        // On a worker of the pool itself.
+        let slot = Arc::new(Mutex::new(Some(named_pool(2, "lc-swo-"))));
+        let (tx, rx) = mpsc::channel();
+        let s = Arc::clone(&slot);
+        slot.lock().unwrap().as_ref().unwrap().spawn(move || {
+            let pool = s.lock().unwrap().take().unwrap();
+            tx.send(pool.shutdown_and_wait()).unwrap();
+        });
+        assert_eq!(rx.recv().unwrap(), Err(locus::ShutdownError::OnWorker));
+        wait_no_threads("lc-swo-");
+        // On a worker of another pool.
+        let a = named_pool(1, "lc-swa-");
+        let b = named_pool(2, "lc-swb-");
+        let r = a.install(move || b.shutdown_and_wait());
+        assert_eq!(r, Err(locus::ShutdownError::OnWorker));
+        wait_no_threads("lc-swb-");
+        a.shutdown_and_wait().unwrap();
     });
 }
 

@@ -20,15 +20,14 @@ use super::scope::{Scope, scope_on};
 /// workers live while the pool or any group of it (or a clone) exists, so a
 /// group keeps working after its `ThreadPool` was dropped, and the pool
 /// shuts down when the last of them goes (see "Dropping" on
-/// [`ThreadPool`]; the thread that drops the last handle is the one that
-/// waits for the workers).
+/// [`ThreadPool`]; no drop waits for the workers).
 ///
 /// ```
 /// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
 /// let g = pool.group(locus::GroupOptions::new()).unwrap();
-/// drop(pool); // returns at once: `g` keeps the workers
+/// drop(pool); // `g` keeps the workers
 /// assert_eq!(g.install(|| locus::join(|| 1, || 2)), (1, 2));
-/// drop(g); // the last handle: waits for the workers and joins them
+/// drop(g); // the last handle: the workers finish and exit on their own
 /// ```
 ///
 /// ```

@@ -20,6 +20,7 @@ pub(crate) mod global;
 mod job_group;
 mod join;
 mod scope;
+mod shutdown;
 mod spawn;
 pub(crate) mod thread_builder;
 mod yield_now;
@@ -33,6 +34,7 @@ pub use error::{BuildError, ThreadPoolBuildError};
 pub use job_group::{JobGroup, outside_group};
 pub use join::{FnContext, join, join_context};
 pub use scope::{Scope, ScopeFifo, in_place_scope, in_place_scope_fifo, scope, scope_fifo};
+pub use shutdown::ShutdownError;
 pub use spawn::{spawn, spawn_fifo};
 pub use thread_builder::ThreadBuilder;
 pub use yield_now::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
@@ -50,20 +52,28 @@ use crate::runtime::worker::WorkerThread;
 ///
 /// The pool's workers live while any *handle* to it exists: the
 /// `ThreadPool` itself or a [`JobGroup`] made from it (each clone counts).
-/// Dropping the `ThreadPool` while groups exist returns at once, and the
-/// groups keep working (`install`, `join`, `scope`, `spawn`). When the last
-/// handle is dropped the pool shuts down: its workers run every queued and
-/// spawned job (also those spawned meanwhile by these jobs), then each runs
-/// its exit handler (which may still spawn, join or broadcast: that work
-/// runs too), then they exit. The thread that drops the last handle waits
-/// for all of this and joins the workers, unless it is a worker of a locus
-/// pool (this one or another): there it returns at once and the workers
-/// exit on their own once done, since waiting could deadlock (this pool's
-/// jobs may be waiting for the dropping worker's pool). A pool built with
-/// [`ThreadPoolBuilder::use_current_thread`] is not waited for either (one
-/// of its workers is a thread it does not own). A handle stored in one of
-/// the pool's own handlers keeps the pool alive for good. (rayon's drop
-/// never waits.)
+/// Dropping the `ThreadPool` while groups exist leaves the pool running,
+/// and the groups keep working (`install`, `join`, `scope`, `spawn`). When
+/// the last handle is dropped the pool shuts down: its workers run every
+/// queued and spawned job (also those spawned meanwhile by these jobs),
+/// then each runs its exit handler (which may still spawn, join or
+/// broadcast: that work runs too), then they exit. Dropping never waits
+/// for any of this, as in rayon: `drop` returns at once, on any thread,
+/// and the workers finish on their own, so a spawned job may wait for
+/// something the dropping thread does after the drop. To wait until the
+/// workers have exited, use [`ThreadPool::shutdown_and_wait`] instead of
+/// `drop`. A handle stored in one of the pool's own handlers keeps the
+/// pool alive for good.
+///
+/// ```
+/// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (tx, rx) = std::sync::mpsc::channel::<u32>();
+/// let (back, answer) = std::sync::mpsc::channel();
+/// pool.spawn(move || back.send(rx.recv().unwrap() + 1).unwrap());
+/// drop(pool); // returns at once; the spawned job still runs
+/// tx.send(41).unwrap();
+/// assert_eq!(answer.recv().unwrap(), 42);
+/// ```
 ///
 /// ```
 /// let pool = locus::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

@@ -38,9 +38,9 @@
 //! [`crate::JobGroup`] (each clone counts); `user_handles` counts them, and
 //! the global pool holds one for good. While one exists the pool runs. When
 //! the last one is dropped, the pool *terminates* (`terminating` is set,
-//! for good) and the dropping thread joins the workers, unless it is a
-//! worker of some pool (see [`Registry::drop_handle`]). A worker leaves its
-//! loop in two steps ([`Registry::may_exit`]):
+//! for good) and the drop returns at once, as rayon's does (see
+//! [`Registry::drop_handle`]): the workers finish on their own. A worker
+//! leaves its loop in two steps ([`Registry::may_exit`]):
 //!
 //! 1. once `terminating` is set, `detached` is zero and a whole pass found
 //!    no job, it runs its exit handler, still a worker of the pool (its
@@ -82,7 +82,7 @@
 //! kind (c), so `exit_pending` says nothing there: step 2 only needs
 //! `terminating` and then `detached == 0`, the condition of step 1, and a
 //! worker leaves right after step 1 instead of waiting for the others'
-//! (empty) handlers. This is what makes dropping such a pool cheap.
+//! (empty) handlers, so such a pool's threads are gone soon after the drop.
 //!
 //! Wakeups for these conditions: `terminate`, `exit_pending` reaching zero
 //! and `detached` reaching zero while terminating each call
@@ -91,13 +91,30 @@
 //! missed the write, the write comes later in the SeqCst order and so does
 //! the unpark, whose token makes the park return.
 //!
-//! **No hang on drop.** The thread that drops the last handle waits for
-//! the exit (it joins the threads) only outside every pool. On a worker of
-//! this pool it cannot (it would wait for itself); on a worker of another
-//! pool `A` it does not either, because the terminating pool's jobs may be
-//! waiting for `A` (an `install` into `A`, whose job may be the very one
-//! dropping the handle), and no amount of helping in `A` breaks that
-//! cycle. Those workers exit on their own, having run everything.
+//! **Dropping never waits.** Dropping a handle is a decrement and, for the
+//! last, the `terminating` store and a wakeup: it blocks on nothing, on
+//! any thread. So a job that waits for something the dropping thread does
+//! after the drop (a channel it feeds, a lock it releases) is not waited
+//! for by that thread, and it runs: the workers stay in their loop while
+//! it is counted in `detached` (step 1 needs `detached == 0`). The
+//! registry outlives the drop too: every worker holds an `Arc` of it until
+//! it exits, and the last one frees it (the threads' join handles with it:
+//! threads nobody waited for are detached).
+//!
+//! **Waiting for the exit** is explicit
+//! ([`crate::ThreadPool::shutdown_and_wait`],
+//! [`Registry::drop_handle_and_wait`]) and happens only when the caller is
+//! outside every pool and its handle was the last. On a worker of this
+//! pool it would wait for itself; on a worker of another pool `A` the
+//! terminating pool's jobs may be waiting for `A` (an `install` into `A`,
+//! whose job may be the very one waiting), and no amount of helping in `A`
+//! breaks that cycle; with other handles left the pool does not terminate,
+//! and the caller may hold one of them. In all three cases the handle is
+//! dropped and the call returns an error at once. Otherwise, once
+//! `terminating` is set, the only rooted code left is of kinds (a) and
+//! (c), which runs to its end unless it waits for the waiting caller (a
+//! spawned job waiting for what the caller does after the call: the
+//! method's docs say it waits for every spawned job).
 //!
 //! **Building fails cleanly.** A new worker pins itself, reports, and waits
 //! at a start gate; the builder opens it (start handlers run, then the loop)
@@ -116,9 +133,9 @@
 //! handles; threads of a custom spawn handler belong to the user). With
 //! `use_current_thread`, worker 0 is the building thread, which runs no
 //! loop and no handler: it takes part only while it waits in the pool
-//! (or yields to it). Such a pool is never waited for on drop, since one
-//! of its workers is a thread it does not own (it may even be the
-//! dropping thread).
+//! (or yields to it). Waiting for such a pool's exit waits for its other
+//! workers only: worker 0 is a thread the pool does not own (a caller on
+//! it is on a worker, and gets the error above).
 
 use std::any::Any;
 use std::collections::VecDeque;
@@ -271,8 +288,6 @@ pub(crate) struct Registry {
     start: StartGate,
     handles: parking_lot::Mutex<Vec<JoinHandle<()>>>,
     stopped: StdAtomicBool,
-    /// Worker 0 is the building thread (module docs, "Threads").
-    adopted: bool,
 }
 
 /// The idle shape of a layout: its LLCs, always its clusters (the
@@ -389,7 +404,6 @@ impl Registry {
             start: StartGate::default(),
             handles: parking_lot::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
-            adopted,
             layout,
         });
         let mut deques = deques.into_iter();

@@ -177,7 +177,9 @@ fn spawn_broadcast_panics(panics_on: fn(usize) -> bool) -> (usize, usize) {
             panic!("Hello, world!");
         }
     });
-    drop(p); // waits for the broadcast, and drops the handler's sender
+    // The handler's sender goes with the pool's state, once the workers ran
+    // the broadcast and exited: then the counts below end.
+    drop(p);
     (rx.into_iter().count(), panic_rx.into_iter().count())
 }
 

@@ -80,7 +80,8 @@ fn run_pins_before_the_start_handler() {
         .build()
         .unwrap();
     let report = pool.pin_report();
-    drop(pool);
+    // The start handlers have run once the workers exited.
+    pool.shutdown_and_wait().unwrap();
     for (i, cpus) in cpus_at_start.lock().unwrap().iter() {
         if let PinStatus::Pinned(set) = &report[*i] {
             assert_eq!(cpus, &set.iter().collect::<Vec<_>>(), "worker {i}");

@@ -54,12 +54,11 @@ fn termination_while_things_are_executing() {
             let data = rx0.recv().unwrap();
             spawn(move || tx1.send(data).unwrap());
         });
-        // locus's drop waits for the job, so it runs on another thread here
-        // (rayon's drop returns at once).
-        let dropper = std::thread::spawn(move || drop(pool));
+        // The drop returns at once (as rayon's), before the job got its
+        // data: waiting for the job here would deadlock.
+        drop(pool);
         tx0.send(22).unwrap();
         assert_eq!(rx1.recv().unwrap(), 22);
-        dropper.join().unwrap();
     });
 }
 
@@ -202,6 +201,8 @@ fn spawn_fifo_panics_go_to_the_handler() {
         .unwrap();
     pool.install(|| spawn_fifo(|| panic!("Hello, world!")));
     pool.spawn_fifo(|| panic!("Hello, world!"));
+    // The handler's sender goes with the pool's state, once the workers
+    // ran both jobs and exited: then the iteration ends.
     drop(pool);
     assert_eq!(rx.iter().collect::<Vec<_>>(), [1, 1]);
 }

@@ -27,9 +27,10 @@ fn join_a_lot(n: usize) {
     }
 }
 
-/// rayon checks that the workers stop after the pool is dropped; locus's
-/// drop waits for that, so every exit handler has run when it returns.
-/// `work` runs on the 22-worker pool before the drop.
+/// rayon checks that the workers stop after the pool is dropped (with a
+/// crate-internal wait); `shutdown_and_wait` is locus's public form of it:
+/// every exit handler has run when it returns. `work` runs on the
+/// 22-worker pool before.
 fn workers_stop_after(work: impl FnOnce(&ThreadPool) + Send + 'static) {
     within_deadline("workers stop", || {
         let (exits, on_exit) = count_handler();
@@ -39,7 +40,7 @@ fn workers_stop_after(work: impl FnOnce(&ThreadPool) + Send + 'static) {
             .build()
             .unwrap();
         work(&pool);
-        drop(pool);
+        pool.shutdown_and_wait().unwrap();
         assert_eq!(exits.load(Ordering::SeqCst), 22);
     });
 }
@@ -299,18 +300,18 @@ fn handlers_meet_at_a_barrier(on_exit: bool) {
         } else {
             builder.start_handler(handler)
         };
-        let mut pool = Some(builder.build().unwrap());
-        // locus's drop waits for the exit handlers, which wait for this
-        // thread at the barrier: drop on another thread.
-        let dropper = on_exit.then(|| {
-            let pool = pool.take();
-            std::thread::spawn(move || drop(pool))
-        });
+        let pool = builder.build().unwrap();
+        // The exit handlers wait for this thread at the barrier: the drop
+        // returns at once, as rayon's.
+        let kept = if on_exit {
+            drop(pool);
+            None
+        } else {
+            Some(pool)
+        };
         barrier.wait();
         assert_eq!(called.load(Ordering::SeqCst), N);
-        if let Some(d) = dropper {
-            d.join().unwrap();
-        }
+        drop(kept);
     });
 }
 
@@ -351,10 +352,9 @@ fn handler_panics_handled_correctly() {
             .build()
             .unwrap();
         start_barrier.wait();
-        let dropper = std::thread::spawn(move || drop(pool));
+        drop(pool);
         exit_barrier.wait();
         assert_eq!(called.load(Ordering::SeqCst), 2 * N);
-        dropper.join().unwrap();
     });
 }
 

@@ -10,7 +10,7 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{Ordering as StdOrdering, fence as std_fence};
 
-use crate::pool::BuildError;
+use crate::pool::{BuildError, ShutdownError};
 use crate::runtime::latch::BlockingLatch;
 use crate::runtime::pin::PinStatus;
 use crate::runtime::worker::WorkerThread;
@@ -245,21 +245,33 @@ impl Registry {
         self.user_handles.fetch_add(1, StdOrdering::Relaxed);
     }
 
-    /// Drops a user handle. The last one terminates the pool; then, on a
-    /// thread outside every pool, waits for the workers to run everything
-    /// and exit, and joins them. On a worker of this pool or of another
-    /// one it returns at once (module docs, "No hang on drop"): the
-    /// workers still run everything, then exit on their own.
-    pub(crate) fn drop_handle(&self) {
+    /// Drops a user handle. The last one terminates the pool and returns
+    /// at once: the workers run everything, then exit on their own (module
+    /// docs, "Lifetime"). Returns whether it was the last.
+    pub(crate) fn drop_handle(&self) -> bool {
         // Release/Acquire as for `Arc`'s drop: everything done through any
         // handle happens before the termination.
         if self.user_handles.fetch_sub(1, StdOrdering::Release) != 1 {
-            return;
+            return false;
         }
         std_fence(StdOrdering::Acquire);
         self.terminate();
-        if !WorkerThread::on_worker_thread() && !self.adopted {
-            self.join_threads();
+        true
+    }
+
+    /// [`crate::ThreadPool::shutdown_and_wait`]: drops a user handle; if it
+    /// was the last and the caller is outside every pool, waits for the
+    /// workers to exit and joins the threads the pool started (module
+    /// docs, "Waiting for the exit").
+    pub(crate) fn drop_handle_and_wait(&self) -> Result<(), ShutdownError> {
+        if WorkerThread::on_worker_thread() {
+            self.drop_handle();
+            return Err(ShutdownError::OnWorker);
         }
+        if !self.drop_handle() {
+            return Err(ShutdownError::GroupsAlive);
+        }
+        self.join_threads();
+        Ok(())
     }
 }
