@@ -174,49 +174,61 @@ fn join_both_bombs() {
     assert_pool_serves(&pool);
 }
 
-/// Detached jobs panic with bombs and there is no panic handler: each is
-/// counted and dropped; the pool keeps all its workers, and dropping it
-/// returns (the count of pending detached jobs reaches zero).
-fn detached_bombs_without_handler() {
+/// A detached job panics and the pool has no panic handler: the process
+/// aborts, as rayon's does (the parent checks how it ended).
+fn detached_panic_without_handler() {
     let pool = pool("core:2");
-    for i in 0..4 {
-        pool.spawn(move || throw_bomb(i));
-    }
-    wait_for_detached_panics(&pool, 4);
-    assert_pool_serves(&pool);
+    pool.spawn(|| panic!("a spawned job panics with no handler"));
+    // Not reached when the pool aborts as it must.
+    std::thread::sleep(WAIT_DEADLINE);
     drop(pool);
 }
 
-/// A panic handler that panics with a bomb: ignored, the pool serves on.
+/// A panic handler that panics (with a bomb): the process aborts, as
+/// rayon's does.
 fn panic_handler_throws_bomb() {
-    let handled = std::sync::Arc::new(AtomicUsize::new(0));
-    let h = handled.clone();
     let pool = ThreadPoolBuilder::new()
         .topology(Topology::synthetic("core:2").unwrap())
-        .panic_handler(move |_| {
-            h.fetch_add(1, Ordering::SeqCst);
-            throw_bomb(7)
-        })
+        .panic_handler(|_| throw_bomb(7))
         .build()
         .unwrap();
-    for _ in 0..4 {
-        pool.spawn(|| panic!("detached"));
-    }
-    wait_for_detached_panics(&pool, 4);
-    assert_eq!(handled.load(Ordering::SeqCst), 4);
-    assert_pool_serves(&pool);
+    pool.spawn(|| panic!("detached"));
+    std::thread::sleep(WAIT_DEADLINE);
     drop(pool);
 }
 
-/// A start handler that panics with a bomb: every worker still runs.
-fn start_handler_throws_bomb() {
+/// A start handler that panics and no panic handler: the process aborts,
+/// as rayon's does.
+fn start_handler_panics_without_handler() {
     let pool = ThreadPoolBuilder::new()
         .topology(Topology::synthetic("core:2").unwrap())
+        .start_handler(|i| panic!("start handler {i} panics with no handler"))
+        .build()
+        .unwrap();
+    pool.pin_report();
+    std::thread::sleep(WAIT_DEADLINE);
+    drop(pool);
+}
+
+/// A builder whose panic handler takes start and exit handlers' bombs
+/// (forgotten: dropping one would panic in the handler, which aborts).
+fn defusing(spec: &str) -> ThreadPoolBuilder {
+    ThreadPoolBuilder::new()
+        .topology(Topology::synthetic(spec).unwrap())
+        .panic_handler(|p| {
+            defuse(p);
+        })
+}
+
+/// A start handler that panics with a bomb, with a panic handler: every
+/// worker still runs.
+fn start_handler_throws_bomb() {
+    let pool = defusing("core:2")
         .start_handler(|i| throw_bomb(i))
         .build()
         .unwrap();
     assert_pool_serves(&pool);
-    drop(pool);
+    pool.shutdown_and_wait().unwrap();
 }
 
 /// What `current_thread_index` said in each worker's thread-local
@@ -238,18 +250,17 @@ std::thread_local! {
     static AT_EXIT: RecordAtExit = const { RecordAtExit };
 }
 
-/// An exit handler that panics with a bomb: the workers exit cleanly,
-/// dropping the pool returns, and no worker's current pointer outlives its
-/// main loop (thread-local destructors see no current worker).
+/// An exit handler that panics with a bomb, with a panic handler: the
+/// workers exit cleanly, and no worker's current pointer outlives its main
+/// loop (thread-local destructors see no current worker).
 fn exit_handler_throws_bomb() {
-    let pool = ThreadPoolBuilder::new()
-        .topology(Topology::synthetic("core:2").unwrap())
+    let pool = defusing("core:2")
         .start_handler(|_| AT_EXIT.with(|_| {}))
         .exit_handler(|i| throw_bomb(i))
         .build()
         .unwrap();
     assert_pool_serves(&pool);
-    drop(pool);
+    pool.shutdown_and_wait().unwrap();
     assert_eq!(*SEEN_AT_THREAD_EXIT.lock().unwrap(), [None, None]);
 }
 
@@ -259,10 +270,14 @@ const SCENARIOS: &[(&str, fn())] = &[
     ("scope_body_and_job_bombs", scope_body_and_job_bombs),
     ("join_both_bombs", join_both_bombs),
     (
-        "detached_bombs_without_handler",
-        detached_bombs_without_handler,
+        "detached_panic_without_handler",
+        detached_panic_without_handler,
     ),
     ("panic_handler_throws_bomb", panic_handler_throws_bomb),
+    (
+        "start_handler_panics_without_handler",
+        start_handler_panics_without_handler,
+    ),
     ("start_handler_throws_bomb", start_handler_throws_bomb),
     ("exit_handler_throws_bomb", exit_handler_throws_bomb),
 ];
@@ -368,34 +383,78 @@ fn join_ignores_b_panic_whose_payload_drop_panics() {
     scenario_finishes("join_both_bombs");
 }
 
-#[test]
-fn detached_panic_whose_payload_drop_panics_is_counted_and_dropped() {
-    scenario_finishes("detached_bombs_without_handler");
+/// Runs scenario `name` and requires it to abort (SIGABRT on Unix) with
+/// each of `messages` on its stderr.
+fn scenario_aborts(name: &str, messages: &[&str]) {
+    let o = run_child(name);
+    let report = format!(
+        "scenario {name}: {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status, o.stdout, o.stderr
+    );
+    assert!(!o.status.success() && !o.stdout.contains(DONE), "{report}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(o.status.signal(), Some(libc::SIGABRT), "{report}");
+    }
+    for m in messages {
+        assert!(o.stderr.contains(m), "no {m:?} on stderr: {report}");
+    }
 }
 
 #[test]
-fn panicking_panic_handler_is_contained() {
-    scenario_finishes("panic_handler_throws_bomb");
+fn a_spawned_job_panicking_without_a_panic_handler_aborts_the_process() {
+    scenario_aborts(
+        "detached_panic_without_handler",
+        &[
+            // Printed by the panic hook, then by locus before aborting.
+            "a spawned job panics with no handler",
+            "locus: a panic in a spawned job was not handled",
+        ],
+    );
 }
 
 #[test]
-fn panicking_start_handler_is_contained() {
+fn a_panicking_panic_handler_aborts_the_process() {
+    scenario_aborts(
+        "panic_handler_throws_bomb",
+        &["the pool's panic handler panicked too"],
+    );
+}
+
+#[test]
+fn a_panicking_start_handler_without_a_panic_handler_aborts_the_process() {
+    scenario_aborts(
+        "start_handler_panics_without_handler",
+        &[
+            "panics with no handler",
+            "locus: a panic in a start or exit handler was not handled",
+        ],
+    );
+}
+
+#[test]
+fn panicking_start_handler_goes_to_the_panic_handler() {
     scenario_finishes("start_handler_throws_bomb");
 }
 
 #[test]
-fn panicking_exit_handler_is_contained_and_current_is_reset() {
+fn panicking_exit_handler_goes_to_the_panic_handler_and_current_is_reset() {
     scenario_finishes("exit_handler_throws_bomb");
 }
 
 // ---------------------------------------------------------------------------
-// Detached panics without a handler (item 6).
+// Detached panics are counted (item 6).
 
 #[test]
 fn detached_panics_are_counted_and_shown_in_the_stats_table() {
-    let pool = pool("core:1");
+    let pool = ThreadPoolBuilder::new()
+        .topology(Topology::synthetic("core:1").unwrap())
+        .panic_handler(drop)
+        .build()
+        .unwrap();
     for _ in 0..3 {
-        pool.spawn(|| panic!("detached, no handler"));
+        pool.spawn(|| panic!("detached, to the panic handler"));
     }
     wait_for_detached_panics(&pool, 3);
     assert_eq!(pool.install(|| 5), 5, "the pool keeps serving");

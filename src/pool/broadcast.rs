@@ -60,8 +60,8 @@ where
 
 /// Runs `op` once on every worker of the current pool (the global pool
 /// outside any pool), without waiting: the calls are detached jobs, like
-/// [`crate::spawn`] (a panic in one goes to the panic handler, or is
-/// printed and counted). Dropping the pool waits for them.
+/// [`crate::spawn`] (a panic in one goes to the panic handler; without
+/// one the process aborts). They run even if the pool is dropped meanwhile.
 ///
 /// ```
 /// let pool = locus::ThreadPoolBuilder::new().num_threads(3).build().unwrap();

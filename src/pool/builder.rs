@@ -342,8 +342,8 @@ impl<S> ThreadPoolBuilder<S> {
     /// Called on each worker thread (with its index) when it starts, after
     /// pinning, once every worker thread was started (a failed build runs
     /// no handler). A panic in it goes to the
-    /// [`panic_handler`](ThreadPoolBuilder::panic_handler), or is printed
-    /// and ignored without one; the worker starts either way.
+    /// [`panic_handler`](ThreadPoolBuilder::panic_handler) and the worker
+    /// starts; without one the process aborts, as in rayon.
     pub fn start_handler<F: Fn(usize) + Send + Sync + 'static>(mut self, f: F) -> Self {
         self.settings.start_handler = Some(Arc::new(f));
         self
@@ -365,10 +365,11 @@ impl<S> ThreadPoolBuilder<S> {
     /// Receives the payload of a panic in a detached job
     /// ([`crate::spawn`], [`crate::spawn_fifo`], [`crate::spawn_broadcast`]
     /// and their [`ThreadPool`] forms) or in a start or exit handler; such
-    /// panics have no caller to reach. Without a handler the payload is dropped after the
-    /// standard panic hook has printed it, the pool keeps working, and the
-    /// panic is counted in [`crate::WorkerStats::detached_panics`]. (rayon
-    /// aborts the process instead; locus prefers to keep serving.) Panics
+    /// panics have no caller to reach. With a handler the pool keeps
+    /// working, and a detached job's panic is counted in
+    /// [`crate::WorkerStats::detached_panics`]. Without one, or when the
+    /// handler itself panics, the process aborts after the standard panic
+    /// hook printed the panic, as in rayon. Panics
     /// in `join`, `scope` and `install` work are not affected: they reach
     /// their caller.
     pub fn panic_handler<F: Fn(Box<dyn Any + Send>) + Send + Sync + 'static>(

@@ -162,8 +162,8 @@ impl ThreadPool {
         scope::in_place_scope_fifo_in(Some(&self.registry), op)
     }
 
-    /// [`spawn`] in this pool (a panic in `f` goes to the panic handler,
-    /// or is printed, counted and dropped: see [`spawn`]).
+    /// [`spawn`] in this pool (a panic in `f` goes to the panic handler;
+    /// without one the process aborts: see [`spawn`]).
     pub fn spawn<F>(&self, f: F)
     where
         F: FnOnce() + Send + 'static,

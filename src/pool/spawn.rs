@@ -3,15 +3,16 @@
 use super::global;
 
 /// Runs `f` asynchronously in the current pool (the global pool outside
-/// any pool). Nothing waits for it, but dropping a [`crate::ThreadPool`]
-/// waits until its spawned jobs have run.
+/// any pool). Nothing waits for it, and it runs even when the pool is
+/// dropped meanwhile: the workers run every spawned job before they exit
+/// (see "Dropping" on [`crate::ThreadPool`]).
 ///
 /// A panic in `f` has no caller to reach: it goes to the pool's panic
-/// handler (see [`crate::ThreadPoolBuilder::panic_handler`]); without one
-/// it is printed by the standard panic hook, counted in
-/// [`crate::WorkerStats::detached_panics`] (column `panics` of
-/// [`crate::ThreadPool::stats`]) and dropped. The pool keeps working
-/// either way (rayon aborts the process instead).
+/// handler (see [`crate::ThreadPoolBuilder::panic_handler`]), is counted
+/// in [`crate::WorkerStats::detached_panics`] (column `panics` of
+/// [`crate::ThreadPool::stats`]), and the pool keeps working. Without a
+/// panic handler the process aborts, after the standard panic hook
+/// printed the panic, as in rayon.
 ///
 /// ```
 /// let (tx, rx) = std::sync::mpsc::channel();

@@ -492,15 +492,33 @@ impl Registry {
         self.exit_handler_returned(index);
     }
 
-    /// Runs a start or exit handler: its panic goes to the panic handler
-    /// (as in rayon), or is dropped without one (the panic hook printed
-    /// it). Never unwinds.
+    /// Runs a start or exit handler: its panic goes to
+    /// [`Registry::handle_panic`]. Never unwinds.
     fn call_handler(&self, f: impl FnOnce()) {
         if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
-            match &self.panic_handler {
-                Some(h) => unwind::call_handler(|| h(p)),
-                None => unwind::drop_payload(p),
+            self.handle_panic(p, "a start or exit handler");
+        }
+    }
+
+    /// A panic that has no caller to reach (a detached job's, a start or
+    /// exit handler's, from `what`), as rayon handles it: given to the
+    /// panic handler; without one, or when the handler itself panics, the
+    /// process aborts, after the panic hook printed the panic and a line
+    /// saying why. Returns only when the handler returned.
+    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>, what: &str) {
+        match &self.panic_handler {
+            Some(h) => {
+                if let Err(again) = panic::catch_unwind(AssertUnwindSafe(|| h(payload))) {
+                    // Not dropped: its `Drop` may panic, and we abort anyway.
+                    std::mem::forget(again);
+                    unwind::abort_unhandled(what, "the pool's panic handler panicked too");
+                }
             }
+            None => unwind::abort_unhandled(
+                what,
+                "the pool has no panic handler (set one with ThreadPoolBuilder::panic_handler \
+                 to keep the process running)",
+            ),
         }
     }
 

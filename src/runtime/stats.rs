@@ -182,9 +182,11 @@ pub struct WorkerStats {
     pub failed_searches: u64,
     /// Detached jobs ([`crate::spawn`], [`crate::ThreadPool::spawn`],
     /// [`crate::JobGroup::spawn`]) that panicked on this worker (column
-    /// `panics` of the stats table). Each panic went to the pool's panic
-    /// handler or, without one, was dropped after the standard panic hook
-    /// printed it; the pool keeps working either way.
+    /// `panics` of the stats table), each handed to the pool's panic
+    /// handler, the pool working on. Without a panic handler such a panic
+    /// aborts the process, as in rayon (see
+    /// [`crate::ThreadPoolBuilder::panic_handler`]), so this counts only
+    /// in pools that have one.
     pub detached_panics: u64,
 }
 

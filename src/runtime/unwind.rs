@@ -9,9 +9,12 @@
 //!
 //! - every user closure runs inside `catch_unwind` (jobs, handlers), and a
 //!   payload the pool drops instead of handing on (a scope's second panic,
-//!   `join`'s `b` when `a` panicked too, a detached panic without handler,
-//!   a handler's own panic) goes through [`drop_payload`], because a
-//!   payload's `Drop` may panic too;
+//!   `join`'s `b` when `a` panicked too) goes through [`drop_payload`],
+//!   because a payload's `Drop` may panic too;
+//! - a panic with no caller to reach (a detached job's, a start or exit
+//!   handler's) goes to the pool's panic handler; without one, or when the
+//!   handler panics too, the process aborts ([`abort_unhandled`]), as
+//!   rayon's does;
 //! - the frames that must not be unwound through hold an
 //!   [`AbortOnUnwind`] while another thread may still use their job: if a
 //!   panic gets there anyway (a bug in the pool), the process aborts with a
@@ -72,21 +75,26 @@ fn abort(what: &str) -> ! {
     std::process::abort();
 }
 
+/// A panic with no caller (in `what`) could not be handled (`why`): prints
+/// it and aborts the process, as rayon does. The panic hook has already
+/// printed the panic itself.
+#[cold]
+#[inline(never)]
+pub(crate) fn abort_unhandled(what: &str, why: &str) -> ! {
+    // Not `eprintln!`, which panics when stderr is closed.
+    let _ = writeln!(
+        std::io::stderr(),
+        "locus: a panic in {what} was not handled: {why}. Aborting the process, as rayon does."
+    );
+    std::process::abort();
+}
+
 /// Drops a panic payload that nobody will receive. A payload's `Drop` may
 /// itself panic; that second panic (already printed by the panic hook) is
 /// caught here and its own payload leaked, so dropping never unwinds.
 pub(crate) fn drop_payload(payload: Box<dyn Any + Send>) {
     if let Err(again) = panic::catch_unwind(AssertUnwindSafe(move || drop(payload))) {
         std::mem::forget(again);
-    }
-}
-
-/// Runs a user handler (start, exit, panic handler): a panic in it is
-/// caught and its payload dropped with [`drop_payload`], so a handler
-/// never unwinds into the pool.
-pub(crate) fn call_handler(f: impl FnOnce()) {
-    if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
-        drop_payload(p);
     }
 }
 
@@ -107,7 +115,6 @@ mod tests {
     fn drop_payload_contains_a_panicking_drop() {
         let p = panic::catch_unwind(|| panic::panic_any(Bomb)).unwrap_err();
         drop_payload(p);
-        call_handler(|| panic::panic_any(Bomb));
     }
 
     #[test]

@@ -15,8 +15,8 @@
 //! - **every panic reaches its caller or the panic handler**: each call
 //!   (`install`, `scope`, `join`) records whether one of its own jobs
 //!   panicked and must then, and only then, panic in its caller; detached
-//!   panics are counted by the pools' panic handlers, and by the pool
-//!   without one in its `PoolStats::detached_panics`;
+//!   panics are counted by the pools' panic handlers, and for the pool
+//!   whose handler drops them unseen, in its `PoolStats::detached_panics`;
 //! - results of `join` trees are right;
 //! - the process's thread count (`Threads:` of `/proc/self/status`) is
 //!   back at its baseline once the pools are dropped (after a short settle

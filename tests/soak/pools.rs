@@ -25,14 +25,20 @@ pub(crate) fn handler(p: Box<dyn std::any::Any + Send>) {
     }
 }
 
-pub(crate) fn build(spec: &str, tag: usize, with_handler: bool) -> ThreadPool {
-    let mut b = ThreadPoolBuilder::new()
+/// A soak pool; its panic handler counts the payloads it sees in the
+/// ledger (`counting`), or drops them unseen (a pool without a panic
+/// handler would abort the process on the first detached panic, as in
+/// rayon).
+pub(crate) fn build(spec: &str, tag: usize, counting: bool) -> ThreadPool {
+    let b = ThreadPoolBuilder::new()
         .topology(Topology::synthetic(spec).unwrap())
         .start_handler(move |i| WORKER.with(|w| w.set(Some((tag, i)))))
         .thread_name(move |i| format!("soak-{tag}-{i}"));
-    if with_handler {
-        b = b.panic_handler(handler);
-    }
+    let b = if counting {
+        b.panic_handler(handler)
+    } else {
+        b.panic_handler(drop)
+    };
     b.build()
         .unwrap_or_else(|e| panic!("building a soak pool on {spec:?}: {e}"))
 }
@@ -111,8 +117,9 @@ pub(crate) fn temp_pool(r: &mut Rng, c_pool: &ThreadPool, phase: &AtomicU8) {
 }
 
 impl Pools {
-    /// Builds A, B and C (C without a panic handler: its detached panics
-    /// are only counted), lists them for the watchdog, and makes their
+    /// Builds A, B and C (C's panic handler drops the payloads unseen: its
+    /// detached panics are checked through `PoolStats::detached_panics`
+    /// only), lists them for the watchdog, and makes their
     /// groups (pack, spread, auto, near, numa).
     pub(crate) fn long_lived() -> (Pools, [Listed; 3]) {
         let a = Arc::new(build("llc:2 cluster:2 core:2", TAG_A, true));

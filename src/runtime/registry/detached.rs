@@ -10,7 +10,6 @@ use std::sync::Arc;
 use crate::pool::BroadcastContext;
 use crate::runtime::group_state::GroupRef;
 use crate::runtime::job::HeapJob;
-use crate::runtime::unwind;
 use crate::runtime::worker::WorkerThread;
 use crate::sync::Ordering;
 
@@ -108,19 +107,17 @@ impl Registry {
     }
 
     /// A panic of a detached job: counted (`detached_panics`), then given
-    /// to the panic handler, or dropped without one (the panic hook has
-    /// printed it). Never unwinds, so the job still calls `detached_done`.
+    /// to the panic handler ([`Registry::handle_panic`]: without one, or if
+    /// it panics, the process aborts, as in rayon). Returns only when
+    /// handled, so the job still calls `detached_done`.
     fn handle_detached_panic(&self, payload: Box<dyn Any + Send>) {
-        self.with_current_worker(|wt| match wt {
-            Some(wt) => self.counters[wt.index()].panic(),
-            None => self.external.panic(),
-        });
-        match &self.panic_handler {
-            // A panicking handler is ignored: there is nobody to report to.
-            Some(h) => unwind::call_handler(|| h(payload)),
-            // Already printed by the panic hook; counted above.
-            None => unwind::drop_payload(payload),
+        if self.panic_handler.is_some() {
+            self.with_current_worker(|wt| match wt {
+                Some(wt) => self.counters[wt.index()].panic(),
+                None => self.external.panic(),
+            });
         }
+        self.handle_panic(payload, "a spawned job");
     }
 
     fn detached_done(&self) {
