@@ -68,7 +68,8 @@ fn virtual_pool_bursts() {
 
 #[test]
 fn spawn_chains_then_drop() {
-    // Detached jobs that spawn more detached jobs: drop must wait for all.
+    // Detached jobs that spawn more detached jobs: all run before the
+    // workers exit, which `shutdown_and_wait` waits for.
     let count = std::sync::Arc::new(AtomicUsize::new(0));
     {
         let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
@@ -84,6 +85,7 @@ fn spawn_chains_then_drop() {
                 c.fetch_add(1, Ordering::Relaxed);
             });
         }
+        pool.shutdown_and_wait().unwrap();
     }
     assert_eq!(count.load(Ordering::Relaxed), 50 * 11);
 }

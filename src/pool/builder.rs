@@ -192,9 +192,9 @@ impl<S> ThreadPoolBuilder<S> {
     /// [`ThreadBuilder::run`] (as rayon's `spawn_handler`). An error it
     /// returns, or a panic in it, makes `build` fail with
     /// [`BuildError::Spawn`] after the workers already started have
-    /// stopped. Dropping the pool waits until every worker has left `run`
-    /// (the threads themselves are the handler's: the pool does not join
-    /// them). A `ThreadBuilder` dropped without `run` leaves a dead worker
+    /// stopped. [`ThreadPool::shutdown_and_wait`] waits until every worker
+    /// has left `run` (the threads themselves are the handler's: the pool
+    /// does not join them). A `ThreadBuilder` dropped without `run` leaves a dead worker
     /// (work aimed at it, such as a `broadcast`, never finishes).
     pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
     where
@@ -216,8 +216,8 @@ impl<S> ThreadPoolBuilder<S> {
     /// workers. It stays worker 0 after the pool is dropped (as in rayon):
     /// free functions on it then still use that pool, whose other workers
     /// are gone, so its `spawn`s run only when it yields and a `broadcast`
-    /// from it would never finish. Such a pool's drop does not wait for
-    /// its threads. `build` fails with
+    /// from it would never finish. [`ThreadPool::shutdown_and_wait`] on
+    /// such a pool waits for the other workers only. `build` fails with
     /// [`BuildError::CurrentThreadInPool`] on a thread that is already a
     /// worker.
     ///

@@ -6,8 +6,9 @@
 //! - every `ThreadBuilder` the registry creates is counted as a *live*
 //!   thread of the pool until [`ThreadBuilder::run`] returns, or until the
 //!   builder is dropped without having run (a spawn handler that failed, or
-//!   one that threw the builder away); dropping the pool waits for that
-//!   count to reach zero, so it never waits for a thread that cannot come;
+//!   one that threw the builder away); a failed build and
+//!   `ThreadPool::shutdown_and_wait` wait for that count to reach zero, so
+//!   they never wait for a thread that cannot come;
 //! - a builder dropped without having run counts as a worker whose exit
 //!   handler returned, so the other workers can still finish their two-step
 //!   exit (see `runtime::registry`, "Lifetime").

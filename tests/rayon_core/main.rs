@@ -10,9 +10,8 @@
 //! are kept where a test covers the same case, so the two suites can be
 //! compared. Where locus differs on purpose, the test checks locus's
 //! behaviour and says so (see the README's migration notes): a failed
-//! build runs no start or exit handler, a panicking `thread_name` is a
-//! build error rather than a panic, and dropping a pool waits for its
-//! threads.
+//! build runs no start or exit handler, and a panicking `thread_name` is a
+//! build error rather than a panic.
 //!
 //! Bodies that could hang run under a deadline; nothing asserts on timing.
 

@@ -32,7 +32,8 @@ enum GateState {
 
 /// The start gate: three [`BlockingLatch`]es, each with several waiters
 /// (every starting worker waits for the decision; any thread may wait for
-/// the pin reports; drop waits for the threads to leave).
+/// the pin reports; a failed build and `shutdown_and_wait` wait for the
+/// threads to leave).
 #[derive(Default)]
 pub(crate) struct StartGate {
     /// The builder's decision.
