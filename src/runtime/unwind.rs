@@ -65,14 +65,11 @@ impl Drop for AbortOnUnwind {
 #[cold]
 #[inline(never)]
 fn abort(what: &str) -> ! {
-    // Not `eprintln!`, which panics when stderr is closed.
-    let _ = writeln!(
-        std::io::stderr(),
+    say_and_abort(&format!(
         "locus: a panic unwound into {what}; another thread may still use a job in that \
          frame, so unwinding further would be unsound. Aborting the process. \
-         (This is a bug in locus: please report it with the panic message above.)"
-    );
-    std::process::abort();
+         (This is a bug in locus: please report it with the panic message above.)\n"
+    ))
 }
 
 /// A panic with no caller (in `what`) could not be handled (`why`): prints
@@ -81,11 +78,16 @@ fn abort(what: &str) -> ! {
 #[cold]
 #[inline(never)]
 pub(crate) fn abort_unhandled(what: &str, why: &str) -> ! {
-    // Not `eprintln!`, which panics when stderr is closed.
-    let _ = writeln!(
-        std::io::stderr(),
-        "locus: a panic in {what} was not handled: {why}. Aborting the process, as rayon does."
-    );
+    say_and_abort(&format!(
+        "locus: a panic in {what} was not handled: {why}. Aborting the process, as rayon does.\n"
+    ))
+}
+
+/// Writes `msg` to stderr in one write, so that other threads' panic
+/// messages (printed by the hook, piece by piece) cannot split it, then
+/// aborts. Not `eprintln!`, which panics when stderr is closed.
+fn say_and_abort(msg: &str) -> ! {
+    let _ = std::io::stderr().write_all(msg.as_bytes());
     std::process::abort();
 }
 
