@@ -311,3 +311,20 @@ mod zip_with_filtered {}
 /// assert_eq!(out, [0, 1, 2, 3, 4]);
 /// ```
 mod collect_into_vec_after_filter_map {}
+
+/// `par_array_windows` with `N == 0`: there is no window of no elements
+/// (rayon rejects it the same way, when the iterator is driven).
+///
+/// ```compile_fail,E0080
+/// use locus::prelude::*;
+/// let n = [1, 2, 3].par_array_windows::<0>().count();
+/// ```
+///
+/// Fixed: a window of one element.
+///
+/// ```
+/// use locus::prelude::*;
+/// let n = [1, 2, 3].par_array_windows::<1>().count();
+/// assert_eq!(n, 3);
+/// ```
+mod array_windows_of_zero {}

@@ -1,9 +1,10 @@
-//! The parts of rayon 1.11's API added after the first iterator layer,
+//! The parts of rayon 1.11's and 1.12's API added after the first iterator layer,
 //! each against the sequential `std` equivalent on lengths 0, 1, 2, primes
 //! (the `iter_util` lengths), on a 4-worker pool: `take_any_while`,
 //! `skip_any_while`, `fold_chunks(_with)`, `by_*_blocks`, `iter::split`,
 //! `walk_tree*`, tuples (`MultiZip`), `Either`, char ranges, boxed slices,
-//! string and slice splitting, `OsString`, and the tie rules of `min`/`max`.
+//! `par_array_windows`, string and slice splitting, `OsString`, and the tie
+//! rules of `min`/`max`.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -312,6 +313,37 @@ fn char_ranges_skip_the_surrogates() {
             assert_eq!(got, (a..=b).rev().collect::<Vec<_>>(), "{a:?}..={b:?}");
             assert_eq!((a..=b).into_par_iter().len(), (a..=b).count());
         }
+    });
+}
+
+/// `par_array_windows::<N>()` against `std`'s windows, each as an array:
+/// collected, reversed, one window per piece (every split point), and
+/// zipped with `par_windows` (split at the same indices).
+fn array_windows_as_std<const N: usize>(v: &[u64]) {
+    let want: Vec<&[u64; N]> = v.windows(N).map(|w| w.try_into().unwrap()).collect();
+    let it = v.par_array_windows::<N>();
+    assert_eq!(it.len(), want.len());
+    assert_eq!(it.clone().collect::<Vec<_>>(), want);
+    let back: Vec<&[u64; N]> = it.clone().rev().collect();
+    assert!(back.iter().rev().eq(want.iter()));
+    let one_each: Vec<&[u64; N]> = it.clone().with_max_len(1).collect();
+    assert_eq!(one_each, want);
+    assert!(
+        it.zip(v.par_windows(N))
+            .with_max_len(2)
+            .all(|(a, w)| a.as_slice() == w)
+    );
+}
+
+#[test]
+fn array_windows_against_std_windows() {
+    each_len(17, |v| {
+        array_windows_as_std::<1>(&v);
+        array_windows_as_std::<2>(&v);
+        array_windows_as_std::<3>(&v);
+        array_windows_as_std::<8>(&v);
+        let sums: Vec<u64> = v.par_array_windows().map(|[a, b]| a + b).collect();
+        assert_eq!(sums, v.windows(2).map(|w| w[0] + w[1]).collect::<Vec<_>>());
     });
 }
 

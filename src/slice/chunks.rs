@@ -23,12 +23,12 @@ macro_rules! sized_slice_iter {
     ) => {
         $(#[$attr])*
         #[derive(Debug)]
-        pub struct $name<'data, T: $bound> {
+        pub struct $name<'data, T> {
             size: usize,
             slice: $($sl)* [T],
         }
 
-        impl<'data, T: $bound> $name<'data, T> {
+        impl<'data, T> $name<'data, T> {
             pub(super) fn new(size: usize, slice: $($sl)* [T]) -> Self {
                 $name { size, slice }
             }
@@ -58,7 +58,7 @@ macro_rules! sized_slice_iter {
             }
         }
 
-        struct $producer<'data, T: $bound> {
+        struct $producer<'data, T> {
             size: usize,
             slice: $($sl)* [T],
         }
@@ -153,12 +153,12 @@ macro_rules! exact_chunks {
     ) => {
         $(#[$attr])*
         #[derive(Debug)]
-        pub struct $name<'data, T: $bound> {
+        pub struct $name<'data, T> {
             chunks: $inner<'data, T>,
             rem: $($sl)* [T],
         }
 
-        impl<'data, T: $bound> $name<'data, T> {
+        impl<'data, T> $name<'data, T> {
             pub(super) fn new(size: usize, slice: $($sl)* [T]) -> Self {
                 let rem_len = slice.len() % size;
                 let exact_len = slice.len() - rem_len;
@@ -241,14 +241,14 @@ exact_chunks! {
     RChunksExactMut, RChunksMut, [&'data mut], Send, item = &'data mut [T], from_back = true
 }
 
-impl<'data, T: Sync> ChunksExact<'data, T> {
+impl<'data, T> ChunksExact<'data, T> {
     /// The elements after the last whole chunk.
     pub fn remainder(&self) -> &'data [T] {
         self.rem
     }
 }
 
-impl<'data, T: Sync> RChunksExact<'data, T> {
+impl<'data, T> RChunksExact<'data, T> {
     /// The elements before the first whole chunk (from the end).
     pub fn remainder(&self) -> &'data [T] {
         self.rem
@@ -258,7 +258,7 @@ impl<'data, T: Sync> RChunksExact<'data, T> {
 /// The remainder accessors of the mutable exact-chunk iterators.
 macro_rules! mut_remainder {
     ($($name:ident),*) => {$(
-        impl<'data, T: Send> $name<'data, T> {
+        impl<'data, T> $name<'data, T> {
             /// The elements left over, borrowed from the iterator.
             pub fn remainder(&mut self) -> &mut [T] {
                 self.rem
@@ -276,3 +276,23 @@ macro_rules! mut_remainder {
 }
 
 mut_remainder!(ChunksExactMut, RChunksExactMut);
+
+/// `Clone` for the iterators over shared slices: they hold a shared
+/// reference and a size, so a copy needs no bound on `T` (rayon's rule).
+macro_rules! shared_clone {
+    ($($name:ident { $($field:ident),* }),* $(,)?) => {$(
+        impl<T> Clone for $name<'_, T> {
+            fn clone(&self) -> Self {
+                $name { $($field: self.$field.clone()),* }
+            }
+        }
+    )*};
+}
+
+shared_clone! {
+    Chunks { size, slice },
+    RChunks { size, slice },
+    Windows { size, slice },
+    ChunksExact { chunks, rem },
+    RChunksExact { chunks, rem },
+}

@@ -11,10 +11,12 @@
 //! assert_eq!(sums.len(), 11);
 //! ```
 
+mod array_windows;
 mod chunks;
 pub(crate) mod sort;
 mod split;
 
+pub use array_windows::ArrayWindows;
 pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 
 pub use chunks::{
@@ -127,6 +129,21 @@ pub trait ParallelSlice<T: Sync> {
             "par_windows: window_size must not be zero"
         );
         Windows::new(window_size, self.as_parallel_slice())
+    }
+
+    /// Overlapping windows of `N` elements, each as a `&[T; N]` (as
+    /// `slice::array_windows`).
+    ///
+    /// `N` must not be zero: as in rayon, driving an iterator with `N == 0`
+    /// fails to compile.
+    ///
+    /// ```
+    /// use locus::prelude::*;
+    /// let w: Vec<&[i32; 2]> = [1, 2, 3].par_array_windows().collect();
+    /// assert_eq!(w, [&[1, 2], &[2, 3]]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
     }
 
     /// The pieces between the elements for which `separator` is true (as
@@ -464,11 +481,11 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
 /// Shared references to the elements of a slice. Made by `par_iter` on a
 /// slice, array or `Vec`.
 #[derive(Debug)]
-pub struct Iter<'data, T: Sync> {
+pub struct Iter<'data, T> {
     slice: &'data [T],
 }
 
-impl<T: Sync> Clone for Iter<'_, T> {
+impl<T> Clone for Iter<'_, T> {
     fn clone(&self) -> Self {
         Iter { slice: self.slice }
     }
@@ -477,7 +494,7 @@ impl<T: Sync> Clone for Iter<'_, T> {
 /// Mutable references to the elements of a slice. Made by `par_iter_mut`
 /// on a slice, array or `Vec`.
 #[derive(Debug)]
-pub struct IterMut<'data, T: Send> {
+pub struct IterMut<'data, T> {
     slice: &'data mut [T],
 }
 
@@ -537,7 +554,7 @@ macro_rules! slice_iter {
             }
         }
 
-        struct $producer<'data, T: $bound> {
+        struct $producer<'data, T> {
             slice: $($r)* [T],
         }
 

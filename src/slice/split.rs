@@ -237,3 +237,17 @@ slice_split! {
     ChunkByMut, Send, [&'data mut], [Fn(&T, &T) -> bool],
         |p| |slice: &'data mut [T]| ChunkByProducer { slice, same: p };
 }
+
+/// `Clone` for the splits of shared slices: a copy shares the slice and
+/// clones the predicate (rayon's rule; the `_mut` forms cannot be cloned).
+macro_rules! shared_split_clone {
+    ($($name:ident),*) => {$(
+        impl<T, P: Clone> Clone for $name<'_, T, P> {
+            fn clone(&self) -> Self {
+                $name { slice: self.slice, pred: self.pred.clone() }
+            }
+        }
+    )*};
+}
+
+shared_split_clone!(Split, SplitInclusive, ChunkBy);
