@@ -16,8 +16,12 @@ vec_backed! {
     IterMut<'a, K, V> => (&'a K, &'a mut V) where [K: Sync, V: Send]
 }
 
+vec_backed_clone! {
+    Iter<'a, K, V> where [];
+}
+
 into_par_iter_via_vec! {
-    [K: Ord + Send, V: Send] BTreeMap<K, V> => IntoIter<K, V>, (K, V), |m| m;
-    ['a, K: Ord + Sync, V: Sync] &'a BTreeMap<K, V> => Iter<'a, K, V>, (&'a K, &'a V), |m| m;
-    ['a, K: Ord + Sync, V: Send] &'a mut BTreeMap<K, V> => IterMut<'a, K, V>, (&'a K, &'a mut V), |m| m;
+    [K: Send, V: Send] BTreeMap<K, V> => IntoIter<K, V>, (K, V), |m| m;
+    ['a, K: Sync, V: Sync] &'a BTreeMap<K, V> => Iter<'a, K, V>, (&'a K, &'a V), |m| m;
+    ['a, K: Sync, V: Send] &'a mut BTreeMap<K, V> => IterMut<'a, K, V>, (&'a K, &'a mut V), |m| m;
 }

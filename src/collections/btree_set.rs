@@ -11,7 +11,11 @@ vec_backed! {
     Iter<'a, T> => &'a T where [T: Sync]
 }
 
+vec_backed_clone! {
+    Iter<'a, T> where [];
+}
+
 into_par_iter_via_vec! {
-    [T: Ord + Send] BTreeSet<T> => IntoIter<T>, T, |s| s;
-    ['a, T: Ord + Sync] &'a BTreeSet<T> => Iter<'a, T>, &'a T, |s| s;
+    [T: Send] BTreeSet<T> => IntoIter<T>, T, |s| s;
+    ['a, T: Sync] &'a BTreeSet<T> => Iter<'a, T>, &'a T, |s| s;
 }

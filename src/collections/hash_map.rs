@@ -1,7 +1,6 @@
 //! `HashMap`: by value, by reference, by mutable reference, drained.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash};
 
 use crate::iter::ParallelDrainFull;
 
@@ -22,15 +21,17 @@ vec_backed! {
     Drain<'a, K, V> => (K, V) where [K: Send, V: Send]
 }
 
-into_par_iter_via_vec! {
-    [K: Hash + Eq + Send, V: Send, S: BuildHasher] HashMap<K, V, S> => IntoIter<K, V>, (K, V), |m| m;
-    ['a, K: Hash + Eq + Sync, V: Sync, S: BuildHasher] &'a HashMap<K, V, S> => Iter<'a, K, V>, (&'a K, &'a V), |m| m;
-    ['a, K: Hash + Eq + Sync, V: Send, S: BuildHasher] &'a mut HashMap<K, V, S> => IterMut<'a, K, V>, (&'a K, &'a mut V), |m| m;
+vec_backed_clone! {
+    Iter<'a, K, V> where [];
 }
 
-impl<'a, K: Hash + Eq + Send, V: Send, S: BuildHasher> ParallelDrainFull
-    for &'a mut HashMap<K, V, S>
-{
+into_par_iter_via_vec! {
+    [K: Send, V: Send, S] HashMap<K, V, S> => IntoIter<K, V>, (K, V), |m| m;
+    ['a, K: Sync, V: Sync, S] &'a HashMap<K, V, S> => Iter<'a, K, V>, (&'a K, &'a V), |m| m;
+    ['a, K: Sync, V: Send, S] &'a mut HashMap<K, V, S> => IterMut<'a, K, V>, (&'a K, &'a mut V), |m| m;
+}
+
+impl<'a, K: Send, V: Send, S> ParallelDrainFull for &'a mut HashMap<K, V, S> {
     type Iter = Drain<'a, K, V>;
     type Item = (K, V);
     fn par_drain(self) -> Drain<'a, K, V> {

@@ -1,7 +1,6 @@
 //! `HashSet`: by value, by reference, drained.
 
 use std::collections::HashSet;
-use std::hash::{BuildHasher, Hash};
 
 use crate::iter::ParallelDrainFull;
 
@@ -18,12 +17,16 @@ vec_backed! {
     Drain<'a, T> => T where [T: Send]
 }
 
-into_par_iter_via_vec! {
-    [T: Hash + Eq + Send, S: BuildHasher] HashSet<T, S> => IntoIter<T>, T, |s| s;
-    ['a, T: Hash + Eq + Sync, S: BuildHasher] &'a HashSet<T, S> => Iter<'a, T>, &'a T, |s| s;
+vec_backed_clone! {
+    Iter<'a, T> where [];
 }
 
-impl<'a, T: Hash + Eq + Send, S: BuildHasher> ParallelDrainFull for &'a mut HashSet<T, S> {
+into_par_iter_via_vec! {
+    [T: Send, S] HashSet<T, S> => IntoIter<T>, T, |s| s;
+    ['a, T: Sync, S] &'a HashSet<T, S> => Iter<'a, T>, &'a T, |s| s;
+}
+
+impl<'a, T: Send, S> ParallelDrainFull for &'a mut HashSet<T, S> {
     type Iter = Drain<'a, T>;
     type Item = T;
     fn par_drain(self) -> Drain<'a, T> {

@@ -15,6 +15,11 @@ vec_backed! {
     IterMut<'a, T> => &'a mut T where [T: Send]
 }
 
+vec_backed_clone! {
+    IntoIter<T> where [T: Clone];
+    Iter<'a, T> where [];
+}
+
 into_par_iter_via_vec! {
     [T: Send] LinkedList<T> => IntoIter<T>, T, |l| l;
     ['a, T: Sync] &'a LinkedList<T> => Iter<'a, T>, &'a T, |l| l;

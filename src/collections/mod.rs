@@ -1,10 +1,17 @@
 //! Parallel iterators over the standard collections, by value, by
 //! reference, and drained: one module per collection, as in rayon.
 //!
-//! `VecDeque` by reference is indexed over its two slices. The other
-//! collections have no parallel access to their internals, so their
-//! iterators first gather the items (or references) into a `Vec`, as rayon
-//! does, and then run as a vector iterator.
+//! `VecDeque` by reference is indexed over its two slices, `BinaryHeap` by
+//! reference over its slice. The other collections have no parallel access
+//! to their internals, so their iterators first gather the items (or
+//! references) into a `Vec`, as rayon does, and then run as a vector
+//! iterator.
+//!
+//! The bounds are rayon's: `Send` for items taken by value or by mutable
+//! reference, `Sync` for shared references, nothing more (no `Ord`, `Hash`
+//! or `BuildHasher`: the iterators never compare or hash, so generic code
+//! with only `Send`/`Sync` bounds compiles). The one exception is
+//! `par_drain` on a `BinaryHeap`, which needs `T: Ord` as rayon's does.
 //!
 //! ```
 //! use locus::prelude::*;
@@ -71,6 +78,21 @@ macro_rules! vec_backed {
             }
         }
     };
+}
+
+/// `Clone` for a `vec_backed!` iterator, under the bounds given (rayon's:
+/// none for the iterators of references, `T: Clone` for those by value).
+macro_rules! vec_backed_clone {
+    ($($name:ident<$($lt:lifetime,)? $($T:ident),*> where [$($b:tt)*];)*) => {$(
+        impl<$($lt,)? $($T),*> Clone for $name<$($lt,)? $($T),*>
+        where
+            $($b)*
+        {
+            fn clone(&self) -> Self {
+                $name { inner: self.inner.clone(), marker: std::marker::PhantomData }
+            }
+        }
+    )*};
 }
 
 /// `IntoParallelIterator` for a collection (or a reference to one) whose

@@ -24,15 +24,27 @@ impl<T: Send> IntoParallelIterator for VecDeque<T> {
     }
 }
 
+vec_backed_clone! {
+    IntoIter<T> where [T: Clone];
+}
+
 /// References to the elements of a `VecDeque`, in order.
-#[derive(Debug, Clone)]
-pub struct Iter<'a, T: Sync> {
+#[derive(Debug)]
+pub struct Iter<'a, T> {
     inner: Chain<crate::slice::Iter<'a, T>, crate::slice::Iter<'a, T>>,
+}
+
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter {
+            inner: self.inner.clone(),
+        }
+    }
 }
 
 /// Mutable references to the elements of a `VecDeque`, in order.
 #[derive(Debug)]
-pub struct IterMut<'a, T: Send> {
+pub struct IterMut<'a, T> {
     inner: Chain<crate::slice::IterMut<'a, T>, crate::slice::IterMut<'a, T>>,
 }
 
