@@ -90,8 +90,11 @@ impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for FoldChunksWith<I, T, F> {
 }
 
 /// What becomes of each chunk: the chunk's items, as a sequential
-/// iterator, turn into one output item.
-trait ChunkOp<T>: Sync {
+/// iterator, turn into one output item. Each producer owns its op, and a
+/// split clones it: ops that share their closures hold references to them,
+/// so a clone is a copy of a reference (plus, for `fold_chunks_with`, a
+/// clone of `init`, which therefore need not be `Sync`, as in rayon).
+trait ChunkOp<T>: Clone + Send {
     /// The output item.
     type Output;
     /// Turns one chunk into its output item.
@@ -99,7 +102,7 @@ trait ChunkOp<T>: Sync {
 }
 
 /// `chunks`: a chunk becomes a `Vec`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct CollectChunk;
 
 impl<T> ChunkOp<T> for CollectChunk {
@@ -113,7 +116,7 @@ impl<T> ChunkOp<T> for CollectChunk {
 #[derive(Clone)]
 struct FoldChunk<ID, F>(ID, F);
 
-impl<T, U, ID, F> ChunkOp<T> for FoldChunk<ID, F>
+impl<T, U, ID, F> ChunkOp<T> for &FoldChunk<ID, F>
 where
     ID: Fn() -> U + Sync,
     F: Fn(U, T) -> U + Sync,
@@ -124,13 +127,15 @@ where
     }
 }
 
-/// `fold_chunks_with`: a chunk is folded from a clone of `init`.
+/// `fold_chunks_with`: a chunk is folded from a clone of `init`. The
+/// adapter owns the closure (`F`); its producers hold a reference to it
+/// (`&F`) and their own `init`.
 #[derive(Clone)]
 struct FoldChunkWith<U, F>(U, F);
 
-impl<T, U, F> ChunkOp<T> for FoldChunkWith<U, F>
+impl<T, U, F> ChunkOp<T> for FoldChunkWith<U, &F>
 where
-    U: Clone + Sync,
+    U: Clone + Send,
     F: Fn(U, T) -> U + Sync,
 {
     type Output = U;
@@ -140,9 +145,10 @@ where
 }
 
 /// The iterator impls of a chunking adapter `$ty` (generic over
-/// `[$($gen)*]`), whose `op` field turns each chunk into an `$item`.
+/// `[$($gen)*]`), whose `op` field, lent to the producers as `|$op| $lend`,
+/// turns each chunk into an `$item`.
 macro_rules! chunking {
-    ([$($gen:tt)*] $ty:ty => $item:ty where [$($b:tt)*]) => {
+    ([$($gen:tt)*] $ty:ty => $item:ty, lend = |$op:ident| $lend:expr, where [$($b:tt)*]) => {
         impl<I, $($gen)*> ParallelIterator for $ty
         where
             I: IndexedParallelIterator,
@@ -170,33 +176,34 @@ macro_rules! chunking {
                 self.base.len().div_ceil(self.size)
             }
             fn with_producer<CB: ProducerCallback<$item>>(self, callback: CB) -> CB::Output {
-                let (len, size, op) = (self.base.len(), self.size, self.op);
-                self.base.with_producer(ChunkCallback { callback, size, len, op: &op })
+                let (len, size, owned) = (self.base.len(), self.size, self.op);
+                let $op = &owned;
+                self.base.with_producer(ChunkCallback { callback, size, len, op: $lend })
             }
         }
     };
 }
 
-chunking!([] Chunks<I> => Vec<I::Item> where []);
-chunking!([ID, F, U] FoldChunks<I, ID, F> => U where [
+chunking!([] Chunks<I> => Vec<I::Item>, lend = |op| *op, where []);
+chunking!([ID, F, U] FoldChunks<I, ID, F> => U, lend = |op| op, where [
     ID: Fn() -> U + Sync + Send,
     F: Fn(U, I::Item) -> U + Sync + Send,
     U: Send,
 ]);
-chunking!([U, F] FoldChunksWith<I, U, F> => U where [
+chunking!([U, F] FoldChunksWith<I, U, F> => U, lend = |op| FoldChunkWith(op.0.clone(), &op.1), where [
     F: Fn(U, I::Item) -> U + Sync + Send,
-    U: Send + Clone + Sync,
+    U: Send + Clone,
 ]);
 
 /// Receives the base producer and wraps it in a [`ChunkProducer`].
-struct ChunkCallback<'op, CB, Op> {
+struct ChunkCallback<CB, Op> {
     callback: CB,
     size: usize,
     len: usize,
-    op: &'op Op,
+    op: Op,
 }
 
-impl<T, CB, Op> ProducerCallback<T> for ChunkCallback<'_, CB, Op>
+impl<T, CB, Op> ProducerCallback<T> for ChunkCallback<CB, Op>
 where
     Op: ChunkOp<T>,
     CB: ProducerCallback<Op::Output>,
@@ -214,15 +221,15 @@ where
 
 /// The `len` items of `base` in chunks of `size`, each turned into one
 /// item by `op`.
-struct ChunkProducer<'op, P, Op> {
+struct ChunkProducer<P, Op> {
     /// `None` once every chunk was taken (the sequential iterator).
     base: Option<P>,
     size: usize,
     len: usize,
-    op: &'op Op,
+    op: Op,
 }
 
-impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<'_, P, Op> {
+impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<P, Op> {
     type Item = Op::Output;
     type IntoIter = Self;
 
@@ -254,7 +261,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<'_, P, Op> {
                 base: l,
                 size,
                 len: cut,
-                op,
+                op: op.clone(),
             },
             ChunkProducer {
                 base: r,
@@ -266,7 +273,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<'_, P, Op> {
     }
 }
 
-impl<P: Producer, Op: ChunkOp<P::Item>> ChunkProducer<'_, P, Op> {
+impl<P: Producer, Op: ChunkOp<P::Item>> ChunkProducer<P, Op> {
     /// Cuts the chunk of `n` items at the front (or, `from_back`, at the
     /// back) off the base and turns it into an item.
     fn take_chunk(&mut self, n: usize, from_back: bool) -> Option<Op::Output> {
@@ -287,7 +294,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> ChunkProducer<'_, P, Op> {
 }
 
 /// The sequential iterator: cuts a chunk off the front or back.
-impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkProducer<'_, P, Op> {
+impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkProducer<P, Op> {
     type Item = Op::Output;
 
     fn next(&mut self) -> Option<Op::Output> {
@@ -299,7 +306,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkProducer<'_, P, Op> {
     }
 }
 
-impl<P: Producer, Op: ChunkOp<P::Item>> DoubleEndedIterator for ChunkProducer<'_, P, Op> {
+impl<P: Producer, Op: ChunkOp<P::Item>> DoubleEndedIterator for ChunkProducer<P, Op> {
     fn next_back(&mut self) -> Option<Op::Output> {
         let last = match self.len % self.size {
             0 => self.size,
@@ -309,4 +316,4 @@ impl<P: Producer, Op: ChunkOp<P::Item>> DoubleEndedIterator for ChunkProducer<'_
     }
 }
 
-impl<P: Producer, Op: ChunkOp<P::Item>> ExactSizeIterator for ChunkProducer<'_, P, Op> {}
+impl<P: Producer, Op: ChunkOp<P::Item>> ExactSizeIterator for ChunkProducer<P, Op> {}

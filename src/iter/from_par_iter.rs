@@ -70,10 +70,25 @@ from_vec! {
     [T: Send] Arc<[T]>, T;
 }
 
-impl FromParallelIterator<char> for Box<str> {
-    fn from_par_iter<I: IntoParallelIterator<Item = char>>(pi: I) -> Self {
-        String::from_par_iter(pi).into_boxed_str()
-    }
+/// A boxed string, collected as a `String` from every item type a `String`
+/// collects (rayon's set).
+macro_rules! boxed_str {
+    ($([$($gen:tt)*] $item:ty;)*) => {$(
+        impl<$($gen)*> FromParallelIterator<$item> for Box<str> {
+            fn from_par_iter<I: IntoParallelIterator<Item = $item>>(pi: I) -> Self {
+                String::from_par_iter(pi).into_boxed_str()
+            }
+        }
+    )*};
+}
+
+boxed_str! {
+    [] char;
+    ['a] &'a char;
+    ['a] &'a str;
+    [] String;
+    [] Box<str>;
+    ['a] Cow<'a, str>;
 }
 
 /// A borrowed-or-owned value is collected as the owned form.

@@ -8,10 +8,7 @@ use super::*;
 /// [`IndexedParallelIterator::interleave_shortest`].
 #[must_use = "iterator adapters are lazy"]
 #[derive(Clone, Debug)]
-pub struct InterleaveShortest<
-    I: IndexedParallelIterator,
-    J: IndexedParallelIterator<Item = I::Item>,
-> {
+pub struct InterleaveShortest<I, J> {
     interleave: Interleave<Take<I>, Take<J>>,
 }
 
