@@ -38,6 +38,56 @@ where
     }
 }
 
+/// The integer types a range iterator runs over, sealed (the traits live in
+/// a private module). The iterator impls are generic over them, not one per
+/// type as the macros below write them, for type inference: with one
+/// generic impl, `(0..8).into_par_iter()` has items of the literal's integer
+/// type before that type is known (so `map(|x| -x)` compiles, as in rayon);
+/// with one impl per type the compiler could not pick an impl yet.
+mod private {
+    use super::*;
+
+    /// An integer type whose ranges run in parallel: the body of
+    /// `ParallelIterator for Iter<Self>`.
+    pub trait RangeInteger: Sized + Send {
+        fn drive_unindexed<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
+        fn opt_len(iter: &Iter<Self>) -> Option<usize>;
+    }
+
+    /// An integer type whose range length always fits `usize`: the body of
+    /// `IndexedParallelIterator for Iter<Self>`.
+    pub trait IndexedRangeInteger: RangeInteger {
+        fn drive<C: Consumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
+        fn len(iter: &Iter<Self>) -> usize;
+        fn with_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB) -> CB::Output;
+    }
+}
+
+use private::{IndexedRangeInteger, RangeInteger};
+
+impl<T: RangeInteger> ParallelIterator for Iter<T> {
+    type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        T::drive_unindexed(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        T::opt_len(self)
+    }
+}
+
+impl<T: IndexedRangeInteger> IndexedParallelIterator for Iter<T> {
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        T::drive(self, consumer)
+    }
+    fn len(&self) -> usize {
+        T::len(self)
+    }
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        T::with_producer(self, callback)
+    }
+}
+
 /// Splits a range at an index.
 struct IterProducer<T> {
     range: Range<T>,
@@ -45,26 +95,24 @@ struct IterProducer<T> {
 
 macro_rules! indexed_range {
     ($($t:ty),*) => {$(
-        impl ParallelIterator for Iter<$t> {
-            type Item = $t;
-
-            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+        impl RangeInteger for $t {
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                bridge(iter, consumer)
             }
-            fn opt_len(&self) -> Option<usize> {
-                Some(self.range.len())
+            fn opt_len(iter: &Iter<$t>) -> Option<usize> {
+                Some(iter.range.len())
             }
         }
 
-        impl IndexedParallelIterator for Iter<$t> {
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
+        impl IndexedRangeInteger for $t {
+            fn drive<C: Consumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                bridge(iter, consumer)
             }
-            fn len(&self) -> usize {
-                self.range.len()
+            fn len(iter: &Iter<$t>) -> usize {
+                iter.range.len()
             }
-            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
-                callback.callback(IterProducer { range: self.range })
+            fn with_producer<CB: ProducerCallback<$t>>(iter: Iter<$t>, callback: CB) -> CB::Output {
+                callback.callback(IterProducer { range: iter.range })
             }
         }
 
@@ -103,20 +151,18 @@ macro_rules! wide_range {
             }
         }
 
-        impl ParallelIterator for Iter<$t> {
-            type Item = $t;
-
-            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                match self.opt_len() {
+        impl RangeInteger for $t {
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                match Self::opt_len(&iter) {
                     Some(len) => {
-                        let start = self.range.start;
+                        let start = iter.range.start;
                         (0..len).into_par_iter().map(move |i| start.wrapping_add(i as $t)).drive(consumer)
                     }
-                    None => bridge_unindexed(WideProducer { range: self.range }, consumer),
+                    None => bridge_unindexed(WideProducer { range: iter.range }, consumer),
                 }
             }
-            fn opt_len(&self) -> Option<usize> {
-                usize::try_from(self.wide_len()).ok()
+            fn opt_len(iter: &Iter<$t>) -> Option<usize> {
+                usize::try_from(iter.wide_len()).ok()
             }
         }
 

@@ -61,19 +61,64 @@ macro_rules! with_half_open {
     }};
 }
 
+/// The integer types an inclusive range iterator runs over, sealed: one
+/// generic impl of each iterator trait, for type inference (see
+/// `crate::range`).
+mod private {
+    use super::*;
+
+    /// An integer type whose inclusive ranges run in parallel: the body of
+    /// `ParallelIterator for Iter<Self>`.
+    pub trait RangeInteger: Sized + Send {
+        fn drive_unindexed<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
+        fn opt_len(iter: &Iter<Self>) -> Option<usize>;
+    }
+
+    /// An integer type whose inclusive range length always fits `usize`:
+    /// the body of `IndexedParallelIterator for Iter<Self>`.
+    pub trait IndexedRangeInteger: RangeInteger {
+        fn drive<C: Consumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
+        fn len(iter: &Iter<Self>) -> usize;
+        fn with_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB) -> CB::Output;
+    }
+}
+
+use private::{IndexedRangeInteger, RangeInteger};
+
+impl<T: RangeInteger> ParallelIterator for Iter<T> {
+    type Item = T;
+
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        T::drive_unindexed(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        T::opt_len(self)
+    }
+}
+
+impl<T: IndexedRangeInteger> IndexedParallelIterator for Iter<T> {
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        T::drive(self, consumer)
+    }
+    fn len(&self) -> usize {
+        T::len(self)
+    }
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        T::with_producer(self, callback)
+    }
+}
+
 macro_rules! inclusive_range {
     ($($t:ty),*) => {$(
-        impl ParallelIterator for Iter<$t> {
-            type Item = $t;
-
-            fn drive_unindexed<C: UnindexedConsumer<$t>>(self, consumer: C) -> C::Result {
-                with_half_open!(self.range, $t, |it| it.drive_unindexed(consumer))
+        impl RangeInteger for $t {
+            fn drive_unindexed<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                with_half_open!(iter.range, $t, |it| it.drive_unindexed(consumer))
             }
-            fn opt_len(&self) -> Option<usize> {
-                if self.range.is_empty() {
+            fn opt_len(iter: &Iter<$t>) -> Option<usize> {
+                if iter.range.is_empty() {
                     return Some(0);
                 }
-                let (start, end) = (*self.range.start(), *self.range.end());
+                let (start, end) = (*iter.range.start(), *iter.range.end());
                 let half_open = (start..end).into_par_iter().opt_len()?;
                 half_open.checked_add(1)
             }
@@ -87,15 +132,15 @@ inclusive_range!(
 
 macro_rules! indexed_inclusive_range {
     ($($t:ty),*) => {$(
-        impl IndexedParallelIterator for Iter<$t> {
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                with_half_open!(self.range, $t, |it| it.drive(consumer))
+        impl IndexedRangeInteger for $t {
+            fn drive<C: Consumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                with_half_open!(iter.range, $t, |it| it.drive(consumer))
             }
-            fn len(&self) -> usize {
-                self.range.len()
+            fn len(iter: &Iter<$t>) -> usize {
+                iter.range.len()
             }
-            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
-                with_half_open!(self.range, $t, |it| it.with_producer(callback))
+            fn with_producer<CB: ProducerCallback<$t>>(iter: Iter<$t>, callback: CB) -> CB::Output {
+                with_half_open!(iter.range, $t, |it| it.with_producer(callback))
             }
         }
     )*};
