@@ -1,5 +1,6 @@
 //! Parallel iterators over strings: [`ParallelString`] (`par_chars`,
-//! `par_split`, `par_lines`, ...) and `par_drain` on a `String`.
+//! `par_split`, `par_lines`, ...). (`par_drain` on a `String` is in
+//! [`crate::string`], rayon's place for it.)
 //!
 //! Strings split at a char boundary near the middle (`par_chars`), or at
 //! a separator near the middle (`par_split` and friends): cutting
@@ -11,8 +12,6 @@
 //! let words = "a bb  ccc".par_split_whitespace().count();
 //! assert_eq!(words, 3);
 //! ```
-
-use std::ops::RangeBounds;
 
 use crate::iter::plumbing::*;
 use crate::iter::*;
@@ -482,54 +481,5 @@ impl IndexedParallelIterator for Bytes<'_> {
     }
     fn with_producer<CB: ProducerCallback<u8>>(self, callback: CB) -> CB::Output {
         self.inner.with_producer(callback)
-    }
-}
-
-/// Drains a range of a `String`'s characters. Made by `par_drain` on a
-/// `&mut String`.
-#[derive(Debug)]
-pub struct Drain<'a> {
-    string: &'a mut String,
-    range: std::ops::Range<usize>,
-}
-
-impl<'a> ParallelDrainRange<usize> for &'a mut String {
-    type Iter = Drain<'a>;
-    type Item = char;
-
-    /// # Panics
-    /// If the range is out of bounds or its ends are not char boundaries.
-    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Drain<'a> {
-        let range = crate::vec::checked_range(range, self.len());
-        assert!(
-            self.is_char_boundary(range.start),
-            "par_drain: range start {} is not a char boundary",
-            range.start
-        );
-        assert!(
-            self.is_char_boundary(range.end),
-            "par_drain: range end {} is not a char boundary",
-            range.end
-        );
-        Drain {
-            string: self,
-            range,
-        }
-    }
-}
-
-impl ParallelIterator for Drain<'_> {
-    type Item = char;
-
-    fn drive_unindexed<C: UnindexedConsumer<char>>(self, consumer: C) -> C::Result {
-        self.string[self.range.clone()]
-            .par_chars()
-            .drive_unindexed(consumer)
-    }
-}
-
-impl Drop for Drain<'_> {
-    fn drop(&mut self) {
-        self.string.drain(self.range.clone());
     }
 }
