@@ -38,6 +38,9 @@ pub use pool::{
     join_context, outside_group, scope, spawn,
 };
 // The rest of rayon-core's surface (see the README's list of rayon names).
+// rayon-core's deprecated entry points, still in rayon-core 1.13.
+#[allow(deprecated)]
+pub use pool::{Configuration, initialize};
 pub use pool::{
     ScopeFifo, ThreadBuilder, ThreadPoolBuildError, Yield, current_thread_has_pending_tasks,
     in_place_scope, in_place_scope_fifo, max_num_threads, scope_fifo, spawn_broadcast, spawn_fifo,

@@ -14,6 +14,7 @@
 
 mod broadcast;
 mod builder;
+mod deprecated;
 mod error;
 pub(crate) mod fifo;
 pub(crate) mod global;
@@ -30,6 +31,8 @@ use std::sync::Arc;
 
 pub use broadcast::{BroadcastContext, DomainContext, broadcast, spawn_broadcast};
 pub use builder::ThreadPoolBuilder;
+#[allow(deprecated)]
+pub use deprecated::{Configuration, initialize};
 pub use error::{BuildError, ThreadPoolBuildError};
 pub use job_group::{JobGroup, outside_group};
 pub use join::{FnContext, join, join_context};
