@@ -62,7 +62,7 @@ fn option_result_range_and_array() {
     same_as_clone(ok.into_par_iter());
     same_as_clone((0..777u32).into_par_iter());
     same_as_clone((0..=777u64).into_par_iter());
-    same_as_clone(('a'..'z').into_par_iter());
+    same_as_clone(('a'..='z').into_par_iter());
     same_as_clone([7i16; 64].into_par_iter());
 }
 
