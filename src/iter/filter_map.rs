@@ -122,12 +122,12 @@ where
             None => self,
         }
     }
-    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
-        self.base = self
-            .base
-            .consume_iter(iter.into_iter().filter_map(self.filter_op));
-        self
-    }
+    // No `consume_iter` of its own: handing `base` a filtered iterator
+    // would skip rejected items inside `base.consume_iter`, where nothing
+    // asks `full()`, so a leaf whose items are all rejected would not stop
+    // when another piece short-circuits (`filter(..).find_any(..)` over a
+    // huge range never returned). The default asks `full()` after every
+    // item, kept or not.
     fn complete(self) -> F::Result {
         self.base.complete()
     }

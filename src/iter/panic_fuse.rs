@@ -1,6 +1,9 @@
 //! `panic_fuse`: a shared flag set when any closure of the iterator panics
-//! (a guard in every folder sees the unwinding), which makes every other
-//! piece stop at its next item.
+//! (a guard in every folder, and in every leaf's item iterator, sees the
+//! unwinding), which makes every other piece stop at its next item: on the
+//! consumer side through the folders' `full()`, on the producer side
+//! (adapters such as `rev` that iterate a leaf themselves) through the
+//! leaf's iterator, which ends once the flag is set.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -94,12 +97,15 @@ struct PanicFuseProducer<'a, P> {
     panicked: &'a AtomicBool,
 }
 
-impl<P: Producer> Producer for PanicFuseProducer<'_, P> {
+impl<'a, P: Producer> Producer for PanicFuseProducer<'a, P> {
     type Item = P::Item;
-    type IntoIter = P::IntoIter;
+    type IntoIter = PanicFuseIter<'a, P::IntoIter>;
 
-    fn into_iter(self) -> P::IntoIter {
-        self.base.into_iter()
+    fn into_iter(self) -> Self::IntoIter {
+        PanicFuseIter {
+            base: self.base.into_iter(),
+            fuse: Fuse(self.panicked),
+        }
     }
     fn min_len(&self) -> usize {
         self.base.min_len()
@@ -125,6 +131,48 @@ impl<P: Producer> Producer for PanicFuseProducer<'_, P> {
         self.base
             .fold_with(PanicFuseFolder { base: folder, fuse })
             .base
+    }
+}
+
+/// A leaf's items when an adapter above takes the producer's iterator
+/// instead of calling its `fold_with` (`rev`, `zip`, ...): ends once the
+/// flag is set, and sets it if dropped while unwinding (a closure of that
+/// adapter panicked).
+struct PanicFuseIter<'a, I> {
+    base: I,
+    fuse: Fuse<'a>,
+}
+
+impl<I: Iterator> Iterator for PanicFuseIter<'_, I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        if self.fuse.blown() {
+            None
+        } else {
+            self.base.next()
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.base.size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for PanicFuseIter<'_, I> {
+    fn next_back(&mut self) -> Option<I::Item> {
+        if self.fuse.blown() {
+            None
+        } else {
+            self.base.next_back()
+        }
+    }
+}
+
+/// The length is the base's: a blown fuse ends the iterator early, as a
+/// panic ends any iterator early, and the caller is unwinding by then.
+impl<I: ExactSizeIterator> ExactSizeIterator for PanicFuseIter<'_, I> {
+    fn len(&self) -> usize {
+        self.base.len()
     }
 }
 
