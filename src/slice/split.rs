@@ -6,8 +6,10 @@
 //! followed by those of `right` (for the inclusive split, `left SEP` and
 //! `right`; for `chunk_by`, the cut falls between two elements that start
 //! a new run), so the pieces come out in the sequential order and never
-//! straddle a cut. A separator search of a piece covers `[..tail]` only:
-//! the rest is known to hold no separator to cut at.
+//! straddle a cut. A separator search of a piece, when it splits and when
+//! it folds, covers `[..tail]` only: the rest is known to hold no
+//! separator to cut at. So the predicate is asked about each element (each
+//! adjacent pair for `chunk_by`) once, as the sequential split does.
 
 use std::fmt;
 
@@ -20,13 +22,6 @@ trait SliceLike: Sized + Send {
     fn len(&self) -> usize;
     fn at(&self, i: usize) -> &Self::Elem;
     fn cut(self, at: usize) -> (Self, Self);
-    /// Feeds the pieces of the sequential split to `folder`.
-    fn fold_split<F: Folder<Self>>(
-        self,
-        sep: &impl Fn(&Self::Elem) -> bool,
-        inclusive: bool,
-        folder: F,
-    ) -> F;
     /// Feeds the runs of the sequential `chunk_by` to `folder`.
     fn fold_chunk_by<F: Folder<Self>>(
         self,
@@ -46,18 +41,6 @@ impl<T: Sync> SliceLike for &[T] {
     fn cut(self, at: usize) -> (Self, Self) {
         self.split_at(at)
     }
-    fn fold_split<F: Folder<Self>>(
-        self,
-        sep: &impl Fn(&T) -> bool,
-        inclusive: bool,
-        folder: F,
-    ) -> F {
-        if inclusive {
-            folder.consume_iter(self.split_inclusive(sep))
-        } else {
-            folder.consume_iter(self.split(sep))
-        }
-    }
     fn fold_chunk_by<F: Folder<Self>>(self, same: &impl Fn(&T, &T) -> bool, folder: F) -> F {
         folder.consume_iter(self.chunk_by(same))
     }
@@ -74,18 +57,6 @@ impl<T: Send> SliceLike for &mut [T] {
     fn cut(self, at: usize) -> (Self, Self) {
         self.split_at_mut(at)
     }
-    fn fold_split<F: Folder<Self>>(
-        self,
-        sep: &impl Fn(&T) -> bool,
-        inclusive: bool,
-        folder: F,
-    ) -> F {
-        if inclusive {
-            folder.consume_iter(self.split_inclusive_mut(sep))
-        } else {
-            folder.consume_iter(self.split_mut(sep))
-        }
-    }
     fn fold_chunk_by<F: Folder<Self>>(self, same: &impl Fn(&T, &T) -> bool, folder: F) -> F {
         folder.consume_iter(self.chunk_by_mut(same))
     }
@@ -95,9 +66,22 @@ impl<T: Send> SliceLike for &mut [T] {
 struct SplitProducer<'p, S, P> {
     slice: S,
     sep: &'p P,
-    /// The separators to cut at are in `[..tail]`.
+    /// The separators to cut at are in `[..tail]`; the elements from `tail`
+    /// on were looked at already and are not separators.
     tail: usize,
     inclusive: bool,
+}
+
+impl<S: SliceLike, P: Fn(&S::Elem) -> bool + Sync> SplitProducer<'_, S, P> {
+    /// The pieces before and after the separator at `at`.
+    fn cut_at(slice: S, at: usize, inclusive: bool) -> (S, S) {
+        if inclusive {
+            slice.cut(at + 1)
+        } else {
+            let (left, rest) = slice.cut(at);
+            (left, rest.cut(1).1)
+        }
+    }
 }
 
 impl<S: SliceLike, P: Fn(&S::Elem) -> bool + Sync> UnindexedProducer for SplitProducer<'_, S, P> {
@@ -115,12 +99,7 @@ impl<S: SliceLike, P: Fn(&S::Elem) -> bool + Sync> UnindexedProducer for SplitPr
             },
         };
         let inclusive = self.inclusive;
-        let (left, right) = if inclusive {
-            self.slice.cut(at + 1)
-        } else {
-            let (left, rest) = self.slice.cut(at);
-            (left, rest.cut(1).1)
-        };
+        let (left, right) = Self::cut_at(self.slice, at, inclusive);
         let right_tail = if right_clean { 0 } else { tail - (at + 1) };
         let left = SplitProducer {
             slice: left,
@@ -139,15 +118,45 @@ impl<S: SliceLike, P: Fn(&S::Elem) -> bool + Sync> UnindexedProducer for SplitPr
         )
     }
 
-    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
-        self.slice.fold_split(self.sep, self.inclusive, folder)
+    /// The sequential split, asking `sep` only about `[..tail]` (so each
+    /// element once in the whole split tree): the piece after the last
+    /// separator there runs to the end.
+    fn fold_with<F: Folder<S>>(self, mut folder: F) -> F {
+        let SplitProducer {
+            mut slice,
+            sep,
+            mut tail,
+            inclusive,
+        } = self;
+        loop {
+            let Some(at) = (0..tail).find(|&i| sep(slice.at(i))) else {
+                // The last piece; an inclusive split has none after a
+                // separator that ends the slice.
+                if !(inclusive && slice.len() == 0) {
+                    folder = folder.consume(slice);
+                }
+                return folder;
+            };
+            let (piece, rest) = Self::cut_at(slice, at, inclusive);
+            folder = folder.consume(piece);
+            if folder.full() {
+                return folder;
+            }
+            (slice, tail) = (rest, tail - (at + 1));
+        }
     }
 }
 
-/// A piece of a slice cut into runs.
+/// A piece of a slice cut into runs. A run starts at `i` (`0 < i < len`)
+/// when `same(i - 1, i)` is false.
 struct ChunkByProducer<'p, S, P> {
     slice: S,
     same: &'p P,
+    /// The run starts to cut at are in `1..tail`; every pair `(i - 1, i)`
+    /// with `i >= tail` was asked already and is the same run. So `same`
+    /// is asked about each adjacent pair once in the whole split tree, as
+    /// the sequential `chunk_by` does (`len - 1` calls).
+    tail: usize,
 }
 
 impl<S: SliceLike, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer
@@ -156,25 +165,53 @@ impl<S: SliceLike, P: Fn(&S::Elem, &S::Elem) -> bool + Sync> UnindexedProducer
     type Item = S;
 
     fn split(self) -> (Self, Option<Self>) {
-        let (len, same) = (self.slice.len(), self.same);
-        // A new run starts at `i` (0 < i < len) when `i - 1` and `i` differ.
+        let (tail, same) = (self.tail, self.same);
         let starts_run = |i: usize| !same(self.slice.at(i - 1), self.slice.at(i));
-        let mid = len / 2;
-        let Some(at) = (mid.max(1)..len)
-            .find(|&i| starts_run(i))
-            .or_else(|| (1..mid).rev().find(|&i| starts_run(i)))
-        else {
-            return (self, None);
+        // Look for a start from the middle of `1..tail` forward, then
+        // backward (which leaves nothing to look at on the right).
+        let mid = tail / 2;
+        let (at, left_tail, right_tail) = match (mid.max(1)..tail).find(|&i| starts_run(i)) {
+            Some(at) => (at, mid.max(1), tail - at),
+            None => match (1..mid).rev().find(|&i| starts_run(i)) {
+                Some(at) => (at, at, 0),
+                None => return (ChunkByProducer { tail: 0, ..self }, None),
+            },
         };
         let (left, right) = self.slice.cut(at);
         (
-            ChunkByProducer { slice: left, same },
-            Some(ChunkByProducer { slice: right, same }),
+            ChunkByProducer {
+                slice: left,
+                same,
+                tail: left_tail,
+            },
+            Some(ChunkByProducer {
+                slice: right,
+                same,
+                tail: right_tail,
+            }),
         )
     }
 
+    /// The last run start in `1..tail` ends the sequential `chunk_by` of
+    /// the part before it; the rest is one run.
     fn fold_with<F: Folder<S>>(self, folder: F) -> F {
-        self.slice.fold_chunk_by(self.same, folder)
+        let ChunkByProducer { slice, same, tail } = self;
+        if tail == slice.len() {
+            return slice.fold_chunk_by(same, folder);
+        }
+        let last = (1..tail)
+            .rev()
+            .find(|&i| !same(slice.at(i - 1), slice.at(i)));
+        let Some(at) = last else {
+            return folder.consume(slice);
+        };
+        let (left, right) = slice.cut(at);
+        let folder = left.fold_chunk_by(same, folder);
+        if folder.full() {
+            folder
+        } else {
+            folder.consume(right)
+        }
     }
 }
 
@@ -231,11 +268,11 @@ slice_split! {
     /// The runs of a slice whose neighbours satisfy a predicate. Made by
     /// [`ParallelSlice::par_chunk_by`](super::ParallelSlice::par_chunk_by).
     ChunkBy, Sync, [&'data], [Fn(&T, &T) -> bool],
-        |p| |slice: &'data [T]| ChunkByProducer { slice, same: p };
+        |p| |slice: &'data [T]| ChunkByProducer { tail: slice.len(), slice, same: p };
     /// The mutable runs of a slice whose neighbours satisfy a predicate.
     /// Made by [`ParallelSliceMut::par_chunk_by_mut`](super::ParallelSliceMut::par_chunk_by_mut).
     ChunkByMut, Send, [&'data mut], [Fn(&T, &T) -> bool],
-        |p| |slice: &'data mut [T]| ChunkByProducer { slice, same: p };
+        |p| |slice: &'data mut [T]| ChunkByProducer { tail: slice.len(), slice, same: p };
 }
 
 /// `Clone` for the splits of shared slices: a copy shares the slice and

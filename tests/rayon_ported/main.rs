@@ -9,3 +9,4 @@ mod common;
 
 mod iter_panic;
 mod octillion;
+mod slice_splits;
