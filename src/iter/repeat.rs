@@ -1,6 +1,8 @@
 //! `repeat()` (endless, unindexed) and `repeat_n()` (indexed): clones of
-//! one value.
+//! one value. `repeat_n(x, n)` clones `x` `n - 1` times when every item is
+//! used (the last item is `x` itself), as rayon's does.
 
+use std::fmt;
 use std::iter;
 
 use super::plumbing::*;
@@ -18,14 +20,18 @@ pub fn repeat<T: Clone + Send>(element: T) -> Repeat<T> {
     Repeat { element }
 }
 
-/// `n` clones of `element`.
+/// `n` clones of `element` (the last one is `element` itself: `n - 1`
+/// clones in all when every item is used; `n == 0` drops `element` at
+/// once).
 ///
 /// ```
 /// use locus::prelude::*;
 /// assert_eq!(locus::iter::repeat_n(2, 5).sum::<i32>(), 10);
 /// ```
 pub fn repeat_n<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
-    RepeatN { element, count: n }
+    RepeatN {
+        items: Repeats::new(element, n),
+    }
 }
 
 /// `n` clones of `element` (the old name of [`repeat_n`]).
@@ -100,10 +106,20 @@ impl<T: Clone + Send> UnindexedProducer for RepeatProducer<T> {
 }
 
 /// A fixed number of clones of a value. Made by [`repeat_n()`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RepeatN<T> {
-    element: T,
-    count: usize,
+    items: Repeats<T>,
+}
+
+impl<T: fmt::Debug> fmt::Debug for RepeatN<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("RepeatN");
+        d.field("count", &self.items.count);
+        match &self.items.element {
+            Some(element) => d.field("element", element).finish(),
+            None => d.finish_non_exhaustive(),
+        }
+    }
 }
 
 impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
@@ -113,7 +129,7 @@ impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
         bridge(self, consumer)
     }
     fn opt_len(&self) -> Option<usize> {
-        Some(self.count)
+        Some(self.items.count)
     }
 }
 
@@ -122,39 +138,114 @@ impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {
         bridge(self, consumer)
     }
     fn len(&self) -> usize {
-        self.count
+        self.items.count
     }
     fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        callback.callback(RepeatNProducer {
-            element: self.element,
-            count: self.count,
-        })
+        callback.callback(self.items)
     }
 }
 
-struct RepeatNProducer<T> {
-    element: T,
+/// `count` items: clones of `element`, and `element` itself last, so that
+/// `n` items cost `n - 1` clones however they are split (a split clones
+/// only when both sides get items, and each side's last item is its own
+/// copy). `element` is `None` exactly when `count` is 0: an empty piece
+/// holds no copy, and `repeat_n(x, 0)` drops `x` at once.
+///
+/// Both the producer and a leaf's iterator (from either end: the items
+/// are all alike); skipping items (`nth`) clones nothing.
+#[derive(Clone)]
+struct Repeats<T> {
+    element: Option<T>,
     count: usize,
 }
 
-impl<T: Clone + Send> Producer for RepeatNProducer<T> {
-    type Item = T;
-    type IntoIter = iter::RepeatN<T>;
+impl<T> Repeats<T> {
+    fn new(element: T, count: usize) -> Self {
+        Repeats {
+            element: (count > 0).then_some(element),
+            count,
+        }
+    }
 
-    fn into_iter(self) -> Self::IntoIter {
-        iter::repeat_n(self.element, self.count)
+    fn empty() -> Self {
+        Repeats {
+            element: None,
+            count: 0,
+        }
+    }
+}
+
+impl<T: Clone> Iterator for Repeats<T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match self.count {
+            0 => None,
+            1 => {
+                self.count = 0;
+                self.element.take()
+            }
+            _ => {
+                self.count -= 1;
+                self.element.clone()
+            }
+        }
+    }
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<T> {
+        if n >= self.count {
+            *self = Repeats::empty();
+            return None;
+        }
+        self.count -= n;
+        self.next()
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.count, Some(self.count))
+    }
+}
+
+impl<T: Clone> DoubleEndedIterator for Repeats<T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        self.next()
+    }
+    #[inline]
+    fn nth_back(&mut self, n: usize) -> Option<T> {
+        self.nth(n)
+    }
+}
+
+impl<T: Clone> ExactSizeIterator for Repeats<T> {}
+
+impl<T: Clone + Send> Producer for Repeats<T> {
+    type Item = T;
+    type IntoIter = Self;
+
+    fn into_iter(self) -> Self {
+        self
     }
     fn split_at(self, index: usize) -> (Self, Self) {
-        let left = RepeatNProducer {
-            element: self.element.clone(),
-            count: index,
-        };
-        (
-            left,
-            RepeatNProducer {
-                element: self.element,
-                count: self.count - index,
-            },
-        )
+        assert!(index <= self.count, "repeat_n: split past the end");
+        let right = self.count - index;
+        match (index, right) {
+            (0, _) => (Repeats::empty(), self),
+            (_, 0) => (self, Repeats::empty()),
+            _ => {
+                let left = Repeats {
+                    element: self.element.clone(),
+                    count: index,
+                };
+                (
+                    left,
+                    Repeats {
+                        count: right,
+                        ..self
+                    },
+                )
+            }
+        }
     }
 }

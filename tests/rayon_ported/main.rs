@@ -9,4 +9,5 @@ mod common;
 
 mod iter_panic;
 mod octillion;
+mod repeat;
 mod slice_splits;
