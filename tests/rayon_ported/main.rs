@@ -7,7 +7,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod clones;
 mod iter_panic;
 mod octillion;
+mod producer_split_at;
 mod repeat;
 mod slice_splits;
