@@ -200,6 +200,27 @@ fn any_and_all_decided_in_the_upper_half() {
     assert!(!all);
 }
 
+#[test]
+fn mapped_searches_and_try_for_each() {
+    let upper = |x: u128| (x > OCTILLION / 2).then_some(x);
+    let (any, first, last) = on_pool("find_map_*", 2, move || {
+        (
+            octillion().find_map_any(upper),
+            // (The first match must be near the start: everything before
+            // it is walked.)
+            octillion().find_map_first(|x| (x > 100).then_some(x)),
+            octillion().find_map_last(upper),
+        )
+    });
+    assert!(any.is_some_and(|x| x > OCTILLION / 2));
+    assert_eq!(first, Some(101));
+    assert_eq!(last, Some(OCTILLION - 1));
+    let stopped = on_pool("try_for_each", 2, || {
+        octillion().try_for_each(|x| if x > OCTILLION / 2 { Err(x) } else { Ok(()) })
+    });
+    assert!(stopped.is_err_and(|x| x > OCTILLION / 2));
+}
+
 // The same searches over indexed ranges whose length fits `usize`, so that
 // they also run reversed and through `position_*`.
 

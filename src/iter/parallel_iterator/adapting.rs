@@ -244,7 +244,9 @@ macro_rules! adapting_methods {
         }
 
         /// After a closure of this iterator panicked, the other pieces stop at
-        /// their next item instead of running to their end.
+        /// their next item instead of running to their end, wherever the fuse
+        /// stands in the chain (before or after the closure, with `rev` or
+        /// `zip` above it).
         ///
         /// ```
         /// use locus::prelude::*;
