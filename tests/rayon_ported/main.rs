@@ -3,7 +3,8 @@
 //! per rayon test file, named after it. Bodies that could hang run under a
 //! deadline; nothing asserts on timing.
 //!
-//! Ported elsewhere: `named-threads.rs` (it builds the global pool:
+//! Ported elsewhere: `clones.rs` (`tests/iter_clones.rs`);
+//! `named-threads.rs` (it builds the global pool:
 //! `tests/rayon_named_threads.rs`); `chars.rs` (char ranges across the
 //! surrogates: `char_ranges_skip_the_surrogates` in
 //! `tests/iter_rayon_api.rs`); `drain_vec.rs` (`par_drain` of every range
@@ -14,7 +15,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod clones;
 mod collect;
 mod cross_pool;
 mod intersperse;

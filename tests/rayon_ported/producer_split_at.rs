@@ -1,8 +1,7 @@
 //! Every indexed source and adapter's `Producer::split_at`, at every cut:
 //! a producer cut into four pieces at `i <= j <= k` gives pieces of the
 //! right lengths whose items, chained, are the sequential ones, forward
-//! and backward (rayon's `tests/producer_split_at.rs`; `par_array_windows`
-//! is not in locus yet).
+//! and backward (rayon's `tests/producer_split_at.rs`).
 
 use std::fmt::Debug;
 
@@ -132,6 +131,8 @@ fn slices_and_vectors() {
     check(&s, || s.clone());
     let windows: Vec<&[i32]> = s.windows(2).collect();
     check(&windows, || s.par_windows(2));
+    let arrays: Vec<&[i32; 3]> = s.windows(3).map(|w| w.try_into().unwrap()).collect();
+    check(&arrays, || s.par_array_windows::<3>());
 }
 
 #[test]
