@@ -3,12 +3,6 @@
 //! shims lose is a compile error of the CI step that builds this crate).
 //! The names are those of rayon's and rayon-core's documentation (their
 //! `all.html`), one module per rayon module, and rayon's prelude.
-//!
-//! Not yet listed, because locus does not have them yet (issue 27, the API
-//! part): `rayon::slice::ArrayWindows`, and rayon-core's deprecated
-//! `Configuration` and `initialize`. The shims re-export `rayon::slice`
-//! whole, so `ArrayWindows` appears with locus's; the two rayon-core items
-//! need a line in `compat/rayon-core/src/lib.rs`.
 #![allow(unused_imports, deprecated)]
 
 mod rayon_root {
@@ -93,9 +87,9 @@ mod rayon_result {
 
 mod rayon_slice {
     use rayon::slice::{
-        ChunkBy, ChunkByMut, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut,
-        ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Split,
-        SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+        ArrayWindows, ChunkBy, ChunkByMut, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter,
+        IterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut,
+        RChunksMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
     };
 }
 
@@ -116,11 +110,11 @@ mod rayon_vec {
 
 mod rayon_core_root {
     use rayon_core::{
-        BroadcastContext, FnContext, Scope, ScopeFifo, ThreadBuilder, ThreadPool,
+        BroadcastContext, Configuration, FnContext, Scope, ScopeFifo, ThreadBuilder, ThreadPool,
         ThreadPoolBuildError, ThreadPoolBuilder, Yield, broadcast, current_num_threads,
         current_thread_has_pending_tasks, current_thread_index, in_place_scope,
-        in_place_scope_fifo, join, join_context, max_num_threads, scope, scope_fifo, spawn,
-        spawn_broadcast, spawn_fifo, yield_local, yield_now,
+        in_place_scope_fifo, initialize, join, join_context, max_num_threads, scope, scope_fifo,
+        spawn, spawn_broadcast, spawn_fifo, yield_local, yield_now,
     };
 }
 

@@ -22,3 +22,5 @@ pub use locus::{ThreadBuilder, ThreadPool, ThreadPoolBuildError, ThreadPoolBuild
 pub use locus::{Yield, yield_local, yield_now};
 pub use locus::{current_num_threads, current_thread_index, max_num_threads};
 pub use locus::{current_thread_has_pending_tasks, spawn, spawn_fifo};
+#[allow(deprecated)]
+pub use locus::{Configuration, initialize};
