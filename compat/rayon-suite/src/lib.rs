@@ -14,3 +14,21 @@ pub mod unwind {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
     }
 }
+
+/// Stands in for rayon-core's internal `registry` module, whose `in_worker`
+/// the unit tests use to run code on a worker thread.
+pub mod registry {
+    /// Runs `op` on a worker of the current pool (the global pool when
+    /// called from outside any pool) and waits for it, passing a panic on:
+    /// what rayon-core's internal `in_worker` does. That one's arguments are
+    /// the worker (an internal type, here `()`) and whether `op` was sent
+    /// from outside the pool; `scope` runs its closure the same way.
+    pub fn in_worker<OP, R>(op: OP) -> R
+    where
+        OP: FnOnce(&(), bool) -> R + Send,
+        R: Send,
+    {
+        let injected = rayon_core::current_thread_index().is_none();
+        rayon_core::scope(|_| op(&(), injected))
+    }
+}
