@@ -17,39 +17,111 @@ use crate::iter::plumbing::*;
 use crate::iter::*;
 
 mod private {
+    use crate::iter::plumbing::Folder;
+
     /// A separator: `char`, `&[char]`, `[char; N]`, `&[char; N]`, or a
     /// `Fn(char) -> bool` (sealed: the set of rayon's patterns).
+    ///
+    /// Every search goes through `str`'s own searches with the pattern as
+    /// given (so a `char` is found with `str::find`'s byte search, not a
+    /// decode of every char), and each asks a predicate about a char only
+    /// once per search: the producers in `split` rely on that to ask about
+    /// every char of the string exactly once, as rayon does.
     pub trait Pattern: Sized + Sync + Send {
-        /// Whether `c` is a separator.
-        fn matches(&self, c: char) -> bool;
+        /// The byte offset of the first match in `haystack`.
+        fn find_in(&self, haystack: &str) -> Option<usize>;
+        /// The byte offset of the last match in `haystack`.
+        fn rfind_in(&self, haystack: &str) -> Option<usize>;
+        /// Whether `haystack` ends with a match.
+        fn is_suffix_of(&self, haystack: &str) -> bool;
+        /// Feeds `haystack.split(self)` to `folder`, without its last piece
+        /// if `skip_last`.
+        fn fold_splits<'ch, F: Folder<&'ch str>>(
+            &self,
+            haystack: &'ch str,
+            folder: F,
+            skip_last: bool,
+        ) -> F;
+        /// Feeds `haystack.split_inclusive(self)` to `folder`.
+        fn fold_inclusive_splits<'ch, F: Folder<&'ch str>>(
+            &self,
+            haystack: &'ch str,
+            folder: F,
+        ) -> F;
+        /// Feeds `haystack.matches(self)` to `folder`.
+        fn fold_matches<'ch, F: Folder<&'ch str>>(&self, haystack: &'ch str, folder: F) -> F;
+        /// Feeds `haystack.match_indices(self)` to `folder`, each offset
+        /// moved by `base`.
+        fn fold_match_indices<'ch, F: Folder<(usize, &'ch str)>>(
+            &self,
+            haystack: &'ch str,
+            folder: F,
+            base: usize,
+        ) -> F;
     }
 }
 use private::Pattern;
 
+/// Implements [`Pattern`] through `str`'s searches with the std pattern
+/// `$pattern` (an expression of `$self`).
+macro_rules! std_pattern {
+    (&$self:ident => $pattern:expr) => {
+        fn find_in(&$self, haystack: &str) -> Option<usize> {
+            haystack.find($pattern)
+        }
+        fn rfind_in(&$self, haystack: &str) -> Option<usize> {
+            haystack.rfind($pattern)
+        }
+        fn is_suffix_of(&$self, haystack: &str) -> bool {
+            haystack.ends_with($pattern)
+        }
+        fn fold_splits<'ch, F: Folder<&'ch str>>(
+            &$self,
+            haystack: &'ch str,
+            folder: F,
+            skip_last: bool,
+        ) -> F {
+            let mut pieces = haystack.split($pattern);
+            if skip_last {
+                pieces.next_back();
+            }
+            folder.consume_iter(pieces)
+        }
+        fn fold_inclusive_splits<'ch, F: Folder<&'ch str>>(
+            &$self,
+            haystack: &'ch str,
+            folder: F,
+        ) -> F {
+            folder.consume_iter(haystack.split_inclusive($pattern))
+        }
+        fn fold_matches<'ch, F: Folder<&'ch str>>(&$self, haystack: &'ch str, folder: F) -> F {
+            folder.consume_iter(haystack.matches($pattern))
+        }
+        fn fold_match_indices<'ch, F: Folder<(usize, &'ch str)>>(
+            &$self,
+            haystack: &'ch str,
+            folder: F,
+            base: usize,
+        ) -> F {
+            folder.consume_iter(haystack.match_indices($pattern).map(|(i, m)| (base + i, m)))
+        }
+    };
+}
+
 impl Pattern for char {
-    fn matches(&self, c: char) -> bool {
-        *self == c
-    }
+    std_pattern!(&self => *self);
 }
 impl Pattern for &[char] {
-    fn matches(&self, c: char) -> bool {
-        self.contains(&c)
-    }
+    std_pattern!(&self => *self);
 }
 impl<const N: usize> Pattern for [char; N] {
-    fn matches(&self, c: char) -> bool {
-        self.contains(&c)
-    }
+    std_pattern!(&self => *self);
 }
 impl<const N: usize> Pattern for &[char; N] {
-    fn matches(&self, c: char) -> bool {
-        self.contains(&c)
-    }
+    std_pattern!(&self => *self);
 }
-impl<F: Fn(char) -> bool + Sync + Send> Pattern for F {
-    fn matches(&self, c: char) -> bool {
-        self(c)
-    }
+impl<Pred: Fn(char) -> bool + Sync + Send> Pattern for Pred {
+    std_pattern!(&self => self);
 }
 
 /// Parallel iterators over the characters and pieces of a string.
@@ -392,18 +464,14 @@ copy_ref!(Matching, MatchingAt);
 impl<'ch, P: Pattern> CharsKind<'ch> for Matching<'_, P> {
     type Item = &'ch str;
     fn fold<F: Folder<&'ch str>>(self, piece: &'ch str, _: usize, folder: F) -> F {
-        folder.consume_iter(piece.matches(|c| self.0.matches(c)))
+        self.0.fold_matches(piece, folder)
     }
 }
 
 impl<'ch, P: Pattern> CharsKind<'ch> for MatchingAt<'_, P> {
     type Item = (usize, &'ch str);
     fn fold<F: Folder<(usize, &'ch str)>>(self, piece: &'ch str, offset: usize, folder: F) -> F {
-        folder.consume_iter(
-            piece
-                .match_indices(|c| self.0.matches(c))
-                .map(|(i, m)| (offset + i, m)),
-        )
+        self.0.fold_match_indices(piece, folder, offset)
     }
 }
 

@@ -6,7 +6,7 @@
 //! those of `right` (for `split_inclusive`, `left SEP` and `right`), so
 //! pieces never straddle a cut and the order is the sequential one.
 
-use super::{Pattern, char_midpoint};
+use super::Pattern;
 use crate::iter::plumbing::*;
 use crate::iter::*;
 
@@ -65,40 +65,60 @@ macro_rules! delegate_split {
 
 delegate_split!(SplitTerminator, SplitInclusive);
 
-/// A piece of the string; `[tail..]` holds no separator to cut at; `last`
-/// says it is the rightmost piece (where a terminator drops the final
-/// empty piece).
+/// A piece of the string; `[tail..]` holds no separator (searched
+/// already); `skip_last` says the piece's last item is dropped (the empty
+/// piece after a trailing terminator, known from the start).
 ///
-/// A cut at a separator gives the piece before it (with the separator at
-/// its end for `split_inclusive`, whose `tail` then stops before it) and
-/// the piece after it.
+/// Every char is asked about once: a cut searches `[mid..tail]` forward
+/// (else `[..mid]` backward), and each side's `tail` excludes what that
+/// search saw; the fold searches `[..tail]` backward for its last separator
+/// and lets `str`'s split walk only what is before it. That is rayon's
+/// count of predicate calls (one per char, one more for the terminator
+/// check of `split_terminator`), and the searches are `str::find`/`rfind`
+/// (a byte search for a `char`).
 struct SplitProducer<'ch, 'p, P> {
     chars: &'ch str,
     sep: &'p P,
     tail: usize,
-    last: bool,
+    skip_last: bool,
     mode: SplitMode,
 }
 
 impl<'ch, 'p, P: Pattern> SplitProducer<'ch, 'p, P> {
     fn new(chars: &'ch str, sep: &'p P, mode: SplitMode) -> Self {
+        let skip_last =
+            mode == SplitMode::Terminator && (chars.is_empty() || sep.is_suffix_of(chars));
         SplitProducer {
             chars,
             sep,
             tail: chars.len(),
-            last: true,
+            skip_last,
             mode,
         }
     }
 
-    fn piece(&self, chars: &'ch str, tail: usize, last: bool) -> Self {
-        SplitProducer {
-            chars,
-            sep: self.sep,
-            tail,
-            last,
-            mode: self.mode,
+    /// The pieces on both sides of the separator at `at`: for
+    /// `split_inclusive` the separator ends the left one.
+    fn cut(&self, at: usize) -> (&'ch str, &'ch str) {
+        let s = self.chars;
+        let end = at + s[at..].chars().next().map_or(0, char::len_utf8);
+        if self.mode == SplitMode::Inclusive {
+            s.split_at(end)
+        } else {
+            (&s[..at], &s[end..])
         }
+    }
+}
+
+/// A char boundary near the middle of `s[..end]` (the first one at or after
+/// it, else the last one before it; 0 for a single char).
+fn midpoint(s: &str, end: usize) -> usize {
+    let bytes = &s.as_bytes()[..end];
+    let mid = end / 2;
+    let starts = |b: &u8| (*b as i8) >= -0x40;
+    match bytes[mid..].iter().position(starts) {
+        Some(i) => mid + i,
+        None => bytes[..mid].iter().rposition(starts).unwrap_or(0),
     }
 }
 
@@ -107,56 +127,108 @@ impl<'ch, P: Pattern> UnindexedProducer for SplitProducer<'ch, '_, P> {
 
     fn split(self) -> (Self, Option<Self>) {
         let s = self.chars;
-        let Some(mid) =
-            char_midpoint(&s[..self.tail]).or_else(|| (self.tail > 0).then_some(self.tail / 2))
-        else {
-            return (self, None);
-        };
-        let mid = (mid..=self.tail)
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(self.tail);
-        // A separator at or after the middle (before the known-clean tail),
+        let mid = midpoint(s, self.tail);
+        // A separator at or after the middle (before the searched tail),
         // else the last one before the middle.
-        let forward = s[mid..self.tail]
-            .char_indices()
-            .find(|&(_, c)| self.sep.matches(c))
-            .map(|(i, c)| (mid + i, c));
-        let (at, c, left_tail, right_clean) = match forward {
-            Some((at, c)) => (at, c, mid.min(at), false),
-            None => match s[..mid]
-                .char_indices()
-                .rev()
-                .find(|&(_, c)| self.sep.matches(c))
-            {
-                Some((at, c)) => (at, c, at, true),
-                None => return (self.piece(s, 0, self.last), None),
+        let (at, backward) = match self.sep.find_in(&s[mid..self.tail]) {
+            Some(i) => (mid + i, false),
+            None => match self.sep.rfind_in(&s[..mid]) {
+                Some(at) => (at, true),
+                None => return (SplitProducer { tail: 0, ..self }, None),
             },
         };
-        let right_start = at + c.len_utf8();
-        let right_tail = if right_clean {
-            0
+        let (left, right) = self.cut(at);
+        let right_start = s.len() - right.len();
+        // Searched: backward, `[at..]` (the right side whole); forward,
+        // `[mid..at]`.
+        let (left_tail, right_tail) = if backward {
+            (at, 0)
         } else {
-            self.tail - right_start
+            (mid, self.tail - right_start)
         };
-        let left_end = if self.mode == SplitMode::Inclusive {
-            right_start
-        } else {
-            at
+        let left = SplitProducer {
+            chars: left,
+            tail: left_tail,
+            skip_last: false,
+            ..self
         };
-        let left = self.piece(&s[..left_end], left_tail, false);
-        let right = self.piece(&s[right_start..], right_tail, self.last);
+        let right = SplitProducer {
+            chars: right,
+            tail: right_tail,
+            ..self
+        };
         (left, Some(right))
     }
 
     fn fold_with<F: Folder<&'ch str>>(self, folder: F) -> F {
-        let sep = |c| self.sep.matches(c);
-        match self.mode {
-            SplitMode::Terminator if self.last => {
-                folder.consume_iter(self.chars.split_terminator(sep))
-            }
-            SplitMode::Split | SplitMode::Terminator => folder.consume_iter(self.chars.split(sep)),
-            SplitMode::Inclusive => folder.consume_iter(self.chars.split_inclusive(sep)),
+        if self.tail == self.chars.len() {
+            return match self.mode {
+                SplitMode::Inclusive => self.sep.fold_inclusive_splits(self.chars, folder),
+                _ => self.sep.fold_splits(self.chars, folder, self.skip_last),
+            };
         }
+        match self.sep.rfind_in(&self.chars[..self.tail]) {
+            // The piece after `at` is the last: no separator after `at`.
+            Some(at) => {
+                let folder = if self.mode == SplitMode::Inclusive {
+                    fold_inclusive_up_to(self.chars, at, self.sep, folder)
+                } else {
+                    self.sep.fold_splits(&self.chars[..at], folder, false)
+                };
+                let rest = self.cut(at).1;
+                if self.skip_last || folder.full() {
+                    folder
+                } else {
+                    folder.consume(rest)
+                }
+            }
+            None if self.skip_last => folder,
+            None => folder.consume(self.chars),
+        }
+    }
+}
+
+/// Feeds the `split_inclusive` pieces of `s` up to and with the separator at
+/// `at` to `folder`, asking `sep` only about the chars before `at` (it was
+/// asked about `at` already; rayon's `split_inclusive` asks again): the
+/// pieces of `s[..at]` split at `sep`, each extended by the separator that
+/// follows it.
+fn fold_inclusive_up_to<'ch, P: Pattern, F: Folder<&'ch str>>(
+    s: &'ch str,
+    at: usize,
+    sep: &P,
+    folder: F,
+) -> F {
+    sep.fold_splits(&s[..at], WithSeparator { s, inner: folder }, false)
+        .inner
+}
+
+/// A folder of the pieces of a prefix of `s` split at a separator, each
+/// passed on with the separator char that follows it in `s`.
+struct WithSeparator<'ch, F> {
+    s: &'ch str,
+    inner: F,
+}
+
+impl<'ch, F: Folder<&'ch str>> Folder<&'ch str> for WithSeparator<'ch, F> {
+    type Result = F::Result;
+
+    fn consume(self, piece: &'ch str) -> Self {
+        // `piece` is a sub-slice of `s`: its offset is the address
+        // difference.
+        let start = piece.as_ptr() as usize - self.s.as_ptr() as usize;
+        let end = start + piece.len();
+        let sep_len = self.s[end..].chars().next().map_or(0, char::len_utf8);
+        WithSeparator {
+            s: self.s,
+            inner: self.inner.consume(&self.s[start..end + sep_len]),
+        }
+    }
+    fn complete(self) -> F::Result {
+        self.inner.complete()
+    }
+    fn full(&self) -> bool {
+        self.inner.full()
     }
 }
 
