@@ -64,7 +64,7 @@ fn is_sep(c: char) -> bool {
 }
 
 /// Runs `split` with a counting predicate; returns the pieces and the count.
-fn counted<'s, R>(split: impl FnOnce(&(dyn Fn(char) -> bool + Sync)) -> R) -> (R, usize) {
+fn counted<R>(split: impl FnOnce(&(dyn Fn(char) -> bool + Sync)) -> R) -> (R, usize) {
     let calls = AtomicUsize::new(0);
     let pred = |c: char| {
         calls.fetch_add(1, Ordering::Relaxed);
