@@ -119,6 +119,19 @@ fn check_invariants(l: &Layout) {
             "worker {i}: tiers do not cover every other worker"
         );
     }
+    // No pin set but the whole allowed set holds more workers than CPUs.
+    for w in ws
+        .iter()
+        .filter(|w| !w.cpus.is_empty() && w.cpus != *t.allowed())
+    {
+        let sharing = ws.iter().filter(|v| v.cpus.is_subset(&w.cpus)).count();
+        assert!(
+            sharing <= w.cpus.len(),
+            "worker {}: {sharing} workers confined to CPUs {}",
+            w.index,
+            w.cpus
+        );
+    }
     for a in 0..l.llc_ranges().len() {
         let runs = l.llc_order_runs(a);
         assert!(
@@ -395,7 +408,81 @@ fn more_threads_than_pus_wrap_around() {
         l.workers()[0].tiers,
         [tier(Smt, &[1..3], 0), tier(Llc, &[3..5], 0)]
     );
-    assert_eq!(l.workers()[0].cpus.to_string(), "0");
+    // Five workers on two CPUs: no domain holds them, so every worker may
+    // run on either CPU (see the next test).
+    assert!(l.workers().iter().all(|w| w.cpus.to_string() == "0-1"));
+}
+
+fn pins(l: &Layout) -> Vec<String> {
+    l.workers().iter().map(|w| w.cpus.to_string()).collect()
+}
+
+#[test]
+fn more_workers_than_cpus_never_stack_on_one_cpu() {
+    // The case: 3 workers on 2 CPUs without SMT, each pinning
+    // granularity. Workers 0 and 1 share PU 0: they are not confined to
+    // CPU 0 (before, both were, and worker 2 had CPU 1 to itself).
+    for p in [Pinning::Cpu, Pinning::Core, Pinning::Cluster] {
+        let opts = LayoutOptions {
+            pinning: p,
+            ..threads(3)
+        };
+        let l = layout("core:2", opts);
+        assert_eq!(pins(&l), ["0-1", "0-1", "1"], "{p}");
+        // What they share is the core, and the layout names no SMT.
+        assert_eq!(l.relation(0, 1), TierKind::Smt);
+        assert_eq!(TierKind::Smt.name(), "same-core");
+        assert!(!l.to_string().contains("smt"), "{l}");
+    }
+    // Twice as many workers as CPUs, evenly: still no CPU of their own.
+    assert_eq!(pins(&layout("core:2", threads(4))), ["0-1"; 4]);
+    // 9 workers on 8 CPUs, pinned per CPU: the two of PU 0 fit in no
+    // domain (core, node 0 and the machine all hold more workers than
+    // CPUs), so they may run anywhere; the seven alone on their PU keep it.
+    let l = layout(
+        "numa:2 core:4",
+        LayoutOptions {
+            pinning: Pinning::Cpu,
+            ..threads(9)
+        },
+    );
+    let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
+    assert_eq!(pus, [0, 0, 1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(pins(&l), ["0-7", "0-7", "1", "2", "3", "4", "5", "6", "7"]);
+    // Cluster pinning: the first cluster holds three workers (two on PU
+    // 0) on two CPUs, its LLC five on four, so those three may run
+    // anywhere; the other clusters' workers keep their cluster.
+    let l = layout("llc:2 cluster:2 core:2", threads(9));
+    assert_eq!(
+        pins(&l),
+        [
+            "0-7", "0-7", "0-7", "2-3", "2-3", "4-5", "4-5", "6-7", "6-7"
+        ]
+    );
+    // 11 workers on `llc:2 cluster:2 core:2`: LLC 0 gets six on four CPUs
+    // (its two PUs 0 and 2 get two each), LLC 1 five on four (PU 4 two):
+    // every cluster and LLC is over, so all go to the machine but the
+    // cluster whose two workers fit it.
+    let l = layout("llc:2 cluster:2 core:2", threads(11));
+    let pus: Vec<usize> = l.workers().iter().map(|w| w.pu).collect();
+    assert_eq!(pus, [0, 0, 1, 2, 2, 3, 4, 4, 5, 6, 7]);
+    assert_eq!(
+        pins(&l),
+        [
+            "0-7", "0-7", "0-7", "0-7", "0-7", "0-7", "0-7", "0-7", "0-7", "6-7", "6-7"
+        ]
+    );
+    // SMT: 3 workers on a core of 2 threads, cluster pinning: the cluster
+    // (the core here) holds 3 > 2, so they float on the machine's 4 CPUs;
+    // the other core's two workers keep their core.
+    let l = layout("core:2 smt:2", threads(5));
+    assert_eq!(pins(&l), ["0-3", "0-3", "0-3", "2-3", "2-3"]);
+    // No more workers than PUs: pinned exactly as before.
+    let l = layout("llc:2 cluster:2 core:2", threads(8));
+    assert_eq!(
+        pins(&l),
+        ["0-1", "0-1", "2-3", "2-3", "4-5", "4-5", "6-7", "6-7"]
+    );
 }
 
 #[test]
@@ -481,7 +568,7 @@ fn options_parse_and_print() {
     assert_eq!(
         names,
         [
-            "smt-sibling",
+            "same-core",
             "same-cluster",
             "same-llc",
             "same-node",

@@ -128,7 +128,7 @@ fn ratios(s: &Scenario, dir: &Path) -> Result<(), String> {
 fn distances(r: &Report, dir: &Path) -> Result<(), String> {
     let configs = ["locus", "locus-cluster-off", "locus-flat", "locus-group"];
     let kinds = [
-        ("steals", "smt-sibling"),
+        ("steals", "same-core"),
         ("steals", "same-cluster"),
         ("steals", "same-llc"),
         ("steals", "same-node"),

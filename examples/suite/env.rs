@@ -328,9 +328,9 @@ pub fn describe(counters: &serde_json::Map<String, Value>, l: &Limits) -> Vec<St
         let st = &c["steals"];
         let wk = &c["wakeups"];
         let mut line = format!(
-            "{config}: {} jobs; steals smt-sibling {} / same-cluster {} / same-llc {} / same-node {} / same-package {} / other-node {}{far}{near}; wakeups same-cluster {} / same-llc {} / other-llc {}{far2}{near}",
+            "{config}: {} jobs; steals same-core {} / same-cluster {} / same-llc {} / same-node {} / same-package {} / other-node {}{far}{near}; wakeups same-cluster {} / same-llc {} / other-llc {}{far2}{near}",
             n(c, "jobs_run"),
-            n(st, "smt-sibling"),
+            n(st, "same-core"),
             n(st, "same-cluster"),
             n(st, "same-llc"),
             n(st, "same-node"),

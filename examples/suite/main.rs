@@ -36,7 +36,7 @@
 //!                without a rayon run in the case), "min", "max", "spread_pct",
 //!                "samples", "stable" }],
 //!     "counters": { "<locus config>": { "jobs_run", "injected",
-//!                   "steals": {"smt-sibling","same-cluster","same-llc","same-node","same-package","other-node"},
+//!                   "steals": {"same-core","same-cluster","same-llc","same-node","same-package","other-node"},
 //!                   "wakeups": {"same-cluster","same-llc","other-llc"}, "parks",
 //!                   "groups": [{"id","options","jobs_per_llc","preferred_llc",
 //!                               "preference_changes"}],

@@ -13,13 +13,34 @@
 //! - Every pin set ([`WorkerPlace::cpus`]) is a subset of
 //!   [`Topology::allowed`]; it is empty for [`Pinning::None`] and for a
 //!   virtual topology.
+//! - No pin set other than the whole allowed set holds more workers than
+//!   CPUs: see "Pinning more workers than CPUs".
 //! - The tiers of a worker are disjoint, never contain the worker, are
 //!   never empty, consist of maximal contiguous ranges in ascending order,
 //!   and together cover every other worker.
 //! - [`Layout::llc_order`] of an LLC lists every other LLC exactly once.
 //!
+//! # Pinning more workers than CPUs
+//! With more workers than allowed PUs, some PUs carry several workers (see
+//! [`Layout::new`]). Pinned each to its PU, core or cluster as
+//! [`Pinning`] says, they would share that CPU while others have fewer
+//! workers: `num_threads(3)` on 2 CPUs put workers 0 and 1 on CPU 0 and
+//! worker 2 alone on CPU 1. Instead, a worker is pinned to the smallest
+//! domain, at least as wide as its granularity, that holds no more of the
+//! pool's workers than allowed CPUs, and to every allowed CPU if no domain
+//! does (then the kernel spreads the workers, as it does rayon's, which
+//! never pins). A pool with at most one worker per allowed PU is pinned as
+//! before. The rule and its reasons: `docs/oversubscribed-pinning.md`;
+//! the code: `pinsets`.
+//!
+//! Workers that share a PU are in one core, and the layout says no more
+//! than that: their steal tier and [`Layout::relation`] are
+//! [`TierKind::Smt`], named `same-core`, which is what they share whether
+//! or not the core has SMT siblings.
+//!
 //! # Steal tiers ([`StealOrder::Hierarchical`])
-//! Nearest first: SMT siblings (the other workers of its core), the rest of
+//! Nearest first: the other workers of its core (SMT siblings, or workers
+//! sharing its PU), the rest of
 //! its cluster, the rest of its LLC, the rest of its NUMA node, the rest of
 //! its package (these two swap when NUMA nodes enclose packages,
 //! [`Topology::package_inside_numa`]), then the workers of the NUMA nodes
@@ -59,6 +80,7 @@
 mod display;
 mod options;
 mod order;
+mod pinsets;
 mod select;
 mod tiers;
 
@@ -79,8 +101,9 @@ pub const MAX_WORKERS: usize = 1 << 16;
 /// cluster); the variants are named after the domain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TierKind {
-    /// `smt-sibling`: the other workers of its core (SMT siblings, or
-    /// workers sharing its PU).
+    /// `same-core`: the other workers of its core, its SMT siblings or,
+    /// in a pool with more workers than PUs, workers sharing its PU (the
+    /// name says only what both share).
     Smt,
     /// `same-cluster`: the rest of its cluster.
     Cluster,
@@ -106,12 +129,12 @@ impl TierKind {
         matches!(self, TierKind::Numa | TierKind::Package | TierKind::Remote)
     }
 
-    /// Where the victim is: `smt-sibling`, `same-cluster`, `same-llc`,
+    /// Where the victim is: `same-core`, `same-cluster`, `same-llc`,
     /// `same-node`, `same-package`, `other-node`. Used by `Display`, the
     /// layout table, and the `st:*` columns of the stats table.
     pub fn name(self) -> &'static str {
         match self {
-            TierKind::Smt => "smt-sibling",
+            TierKind::Smt => "same-core",
             TierKind::Cluster => "same-cluster",
             TierKind::Llc => "same-llc",
             TierKind::Numa => "same-node",
@@ -293,7 +316,9 @@ impl Layout {
     /// share a core only when every core has one (details in the `select`
     /// module docs). With `n` above, every allowed PU gets `n / m` workers
     /// and `n % m` of them (spread the same way) one more: useful for tests
-    /// and virtual topologies, pointless for speed on a real machine.
+    /// and virtual topologies, pointless for speed on a real machine; such
+    /// workers are pinned to wider sets (module docs, "Pinning more workers
+    /// than CPUs").
     ///
     /// # Errors
     /// [`LayoutError::ZeroThreads`] for `Some(0)`,
@@ -346,31 +371,23 @@ impl Layout {
             other_tiers: Vec::new(),
             llc_by_cpu: Vec::new(),
         };
-        let allowed_set = topology.allowed();
         let pinning = if opts.virtual_topology {
             Pinning::None
         } else {
             opts.pinning
         };
+        let pin_sets = pinsets::pin_sets(topology, &allowed, &mult, pinning);
         let mut last = [None; 5];
         // Topology NUMA domain and package of each dense LLC.
         let mut llc_place: Vec<(usize, usize)> = Vec::new();
         // Dense LLC of each topology LLC (`usize::MAX`: no worker in it).
         let mut dense_of_llc = vec![usize::MAX; topology.llcs().len()];
-        for (&pos, &k) in allowed.iter().zip(&mult) {
+        for ((&pos, &k), cpus) in allowed.iter().zip(&mult).zip(pin_sets) {
             if k == 0 {
                 continue;
             }
             let pu = &pus[pos];
-            // Pin set, shared by the PU's workers.
-            let cpus = match pinning {
-                Pinning::Cluster => topology.clusters()[pu.cluster]
-                    .cpuset
-                    .intersection(allowed_set),
-                Pinning::Core => topology.cores()[pu.core].cpuset.intersection(allowed_set),
-                Pinning::Cpu => CpuSet::from_ids([pu.os_index]),
-                Pinning::None => CpuSet::default(),
-            };
+            // The pin set is shared by the PU's workers.
             for _ in 0..k {
                 let w = l.workers.len();
                 let core = extend_ranges(&mut l.core_ranges, &mut last[0], pu.core, w);

@@ -308,7 +308,7 @@ const COLUMNS: [&str; 18] = [
     "local",
     "promo",
     "claim",
-    "st:smt-sibling",
+    "st:same-core",
     "st:same-cluster",
     "st:same-llc",
     "st:same-node",
