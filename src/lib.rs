@@ -79,7 +79,7 @@ pub mod __loom {
     pub use crate::runtime::private::{
         CAPACITY, Claim, Popped, PrivateStack, claim_before_parking, must_publish,
     };
-    pub use crate::runtime::search::{Found, Reach, Sources, search};
+    pub use crate::runtime::search::{Found, Reach, Sources, first_search, search};
     pub use crate::runtime::sleep::{Idle, Parker, Sleep};
 }
 

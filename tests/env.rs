@@ -25,6 +25,7 @@ fn env_vars() {
     for v in [
         "LOCUS_NUM_THREADS",
         "RAYON_NUM_THREADS",
+        "RAYON_RS_NUM_CPUS",
         "LOCUS_PINNING",
         "LOCUS_TOPOLOGY",
         "LOCUS_CLUSTER",
@@ -59,6 +60,27 @@ fn env_vars() {
         );
         set(var, None);
     }
+    // A value that is not UTF-8 is as invalid as any other (issue 26).
+    #[cfg(unix)]
+    for var in [
+        "LOCUS_NUM_THREADS",
+        "LOCUS_PINNING",
+        "LOCUS_TOPOLOGY",
+        "LOCUS_CPUS",
+    ] {
+        use std::os::unix::ffi::OsStrExt;
+        let raw = std::ffi::OsStr::from_bytes(b"4\xff");
+        // SAFETY: as in `set`.
+        unsafe { std::env::set_var(var, raw) };
+        match build_err() {
+            BuildError::Env { var: v, value, .. } => {
+                assert_eq!((v, value.as_str()), (var, "4\u{fffd}"));
+            }
+            e => panic!("{var}: unexpected error {e:?}"),
+        }
+        set(var, None);
+    }
+
     set("LOCUS_TOPOLOGY", Some("llc:2 gpu:3"));
     let e = build_err();
     assert!(matches!(e, BuildError::Topology(_)), "{e:?}");
@@ -124,6 +146,27 @@ fn env_vars() {
             2
         );
     }
+    // rayon's old name, read as rayon reads it: after RAYON_NUM_THREADS,
+    // also when that one is not a number; a bad value is no error.
+    set("RAYON_RS_NUM_CPUS", Some("5"));
+    for (rnt, want) in [(None, 5), (Some("x"), 5), (Some("3"), 3), (Some("0"), 2)] {
+        set("RAYON_NUM_THREADS", rnt);
+        let n = ThreadPoolBuilder::new()
+            .build()
+            .unwrap()
+            .current_num_threads();
+        assert_eq!(n, want, "RAYON_NUM_THREADS={rnt:?}");
+    }
+    set("RAYON_NUM_THREADS", None);
+    set("RAYON_RS_NUM_CPUS", Some("many"));
+    assert_eq!(
+        ThreadPoolBuilder::new()
+            .build()
+            .unwrap()
+            .current_num_threads(),
+        2
+    );
+    set("RAYON_RS_NUM_CPUS", None);
     set("RAYON_NUM_THREADS", None);
     set("LOCUS_TOPOLOGY", None);
 
@@ -142,8 +185,10 @@ fn env_vars() {
     set("LOCUS_NUM_THREADS", Some("2"));
     ThreadPoolBuilder::new().build_global().unwrap();
     assert_eq!(locus::current_num_threads(), 2);
-    assert!(matches!(
-        ThreadPoolBuilder::new().build_global(),
-        Err(BuildError::GlobalAlreadyInitialized)
-    ));
+    let again = ThreadPoolBuilder::new().build_global().unwrap_err();
+    assert!(matches!(again, BuildError::GlobalAlreadyInitialized));
+    assert_eq!(
+        again.to_string(),
+        "The global thread pool has already been initialized."
+    );
 }

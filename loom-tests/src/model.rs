@@ -1,7 +1,8 @@
 //! The model pool the loom models run the real search loop on.
 
 use locus::__loom::{
-    CoreLatch, Found, IdleMasks, IdleShape, LatchOwner, Reach, Sleep, Sources, search,
+    CoreLatch, Found, Idle, IdleMasks, IdleShape, LatchOwner, Reach, Sleep, Sources, first_search,
+    search,
 };
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -222,6 +223,20 @@ impl Pool {
         }
     }
 
+    /// `worker::main_loop` for worker `w` born idle with `idle`: its first
+    /// search parks at once (`WorkerThread::run_born`), then `run`.
+    pub fn run_born(&self, w: usize, idle: Idle) {
+        let me = Searcher {
+            pool: self,
+            w,
+            llc: self.llc_of(w),
+        };
+        if let Some(q) = first_search(&me, &self.sleep, w, me.llc, idle) {
+            self.execute(w, q);
+        }
+        self.run(w, None);
+    }
+
     /// `WorkerThread::wait_until`: runs jobs until `latch` is set.
     pub fn wait_until(&self, w: usize, latch: &CoreLatch) {
         if !latch.probe() {
@@ -252,9 +267,13 @@ impl Sources for Searcher<'_> {
         for (i, q) in pool.queues.iter().enumerate() {
             let mine = match q.kind {
                 Kind::Shared => true,
-                // A near pass steals only inside the worker's LLC.
+                // A near pass steals only inside the worker's LLC; no pass
+                // looks at an idle worker's deque (`PassQueues::next_awake`:
+                // idle workers hold no jobs).
                 Kind::Deque(o) => {
-                    o != self.w && (reach == Reach::Far || pool.llc_of(o) == self.llc)
+                    o != self.w
+                        && (reach == Reach::Far || pool.llc_of(o) == self.llc)
+                        && !pool.sleep.idle().is_idle(o)
                 }
                 Kind::Pack(l) => l == self.llc,
             };
@@ -317,6 +336,29 @@ impl Pool {
         let pool = Arc::new(self);
         let threads = workers.iter().map(|&w| spawn_worker(&pool, w)).collect();
         Running { pool, threads }
+    }
+
+    /// Makes `workers` idle before any of them runs, as `Registry::new`
+    /// does (`Sleep::born_idle`), then starts `run` (their main loops, which
+    /// park first) on loom threads for those in `started`; the tokens of
+    /// the others are returned, for workers whose thread never runs.
+    pub fn start_born(self, workers: &[usize], started: &[usize]) -> (Running, Vec<Idle>) {
+        let tokens: Vec<(usize, Idle)> = workers
+            .iter()
+            .map(|&w| (w, self.sleep.born_idle(w)))
+            .collect();
+        let pool = Arc::new(self);
+        let mut threads = Vec::new();
+        let mut unrun = Vec::new();
+        for (w, idle) in tokens {
+            if started.contains(&w) {
+                let p = pool.clone();
+                threads.push(thread::spawn(move || p.run_born(w, idle)));
+            } else {
+                unrun.push(idle);
+            }
+        }
+        (Running { pool, threads }, unrun)
     }
 }
 

@@ -367,3 +367,57 @@ fn lock_latch_never_loses_the_wakeup() {
         setter.join().unwrap();
     });
 }
+
+/// Workers born idle (`Sleep::born_idle`, set before any thread runs and
+/// before any push) park without a pass: a job pushed from outside with
+/// its notify still runs, whether the notify's claim lands before a
+/// worker's first park, while it is parked, or after it was woken by
+/// another. ("Born idle" in `sleep`.)
+#[test]
+fn born_idle_workers_versus_a_push_from_outside() {
+    builder(3).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1);
+        let (pool, unrun) = pool.start_born(&[0, 1], &[0, 1]);
+        assert!(unrun.is_empty());
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        pool.finish();
+    });
+}
+
+/// A busy worker (2, never born idle: the adopted caller of
+/// `use_current_thread`, say) pushes on its deque while its two LLC mates
+/// are born idle and park: one of them runs the job, and no pass skipped
+/// the busy worker's deque (its idle bit is clear).
+#[test]
+fn born_idle_workers_steal_from_a_busy_one() {
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(3, 3, 0), &[Kind::Deque(2)], 1);
+        let (pool, _) = pool.start_born(&[0, 1], &[0, 1]);
+        pool.push(0);
+        pool.sleep.notify(Some(2), 0);
+        pool.finish();
+    });
+}
+
+/// A worker born idle whose thread never runs (a spawn handler dropped its
+/// `ThreadBuilder`) retires its token (`Sleep::retire`) while a push's
+/// notify may claim it: the claim's wakeup is handed on to the worker
+/// that does run, and the counts end balanced.
+#[test]
+fn a_worker_that_never_runs_hands_its_claim_on() {
+    builder(3).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1);
+        let (pool, mut unrun) = pool.start_born(&[0, 1], &[0]);
+        let retired = {
+            let (p, idle) = (pool.shared(), unrun.pop().unwrap());
+            thread::spawn(move || {
+                p.sleep.retire(idle);
+            })
+        };
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        retired.join().unwrap();
+        pool.finish();
+    });
+}

@@ -1,22 +1,16 @@
 //! [`ThreadPoolBuilder`]: configuration of a pool, from code and environment.
 //!
-//! Environment variables apply wherever the builder left the default:
+//! Environment variables (`LOCUS_*`, and rayon's `RAYON_NUM_THREADS` and
+//! `RAYON_RS_NUM_CPUS`, read as rayon reads them) apply wherever the
+//! builder left the default; the table and the rules are in `env`. An
+//! invalid `LOCUS_*` value makes `build` fail with [`BuildError::Env`] (or
+//! [`BuildError::Topology`]) naming the variable and what is accepted. The
+//! global pool, when a free function builds it on first use, has nobody to
+//! return that error to: it prints a warning instead and ignores the
+//! variable.
 //!
-//! | variable | accepted values | meaning |
-//! |---|---|---|
-//! | `LOCUS_NUM_THREADS` | a non-negative integer (`0` = default) | number of workers |
-//! | `RAYON_NUM_THREADS` | as rayon: a non-negative integer, anything else ignored | number of workers, when `LOCUS_NUM_THREADS` is unset |
-//! | `LOCUS_PINNING` | `cluster`, `core`, `cpu`, `none` | pinning granularity |
-//! | `LOCUS_TOPOLOGY` | a synthetic spec, e.g. `llc:2 core:4` | run a virtual pool on this topology |
-//! | `LOCUS_CLUSTER` | `0`, `1` | cluster awareness off/on |
-//! | `LOCUS_CPUS` | a cpulist of allowed CPUs, e.g. `0-7,16-23` | workers only on these CPUs (as [`ThreadPoolBuilder::cpus`]) |
-//! | `LOCUS_SMT` | `0`, `1` | `0`: one worker per core, SMT siblings left out (as `cpus(topology.one_per_core())`) |
-//!
-//! An empty variable counts as unset; any other invalid `LOCUS_*` value
-//! makes `build` fail with [`BuildError::Env`] (or [`BuildError::Topology`])
-//! naming the variable and what is accepted. The global pool, when a free
-//! function builds it on first use, has nobody to return that error to: it
-//! prints a warning instead and ignores the variable.
+//! A thread count above [`crate::max_num_threads`] (from the builder or the
+//! environment) is lowered to it, as rayon does.
 //!
 //! # Spawn strategies
 //!
@@ -33,11 +27,12 @@ use std::io;
 use std::sync::Arc;
 
 use crate::Topology;
-use crate::layout::{Layout, LayoutOptions, Pinning, StealOrder};
+use crate::layout::{Layout, LayoutOptions, MAX_WORKERS, Pinning, StealOrder};
 use crate::runtime::registry::{Registry, RegistryConfig};
 use crate::runtime::worker::WorkerThread;
 use crate::topology::{CpuSet, Source};
 
+use super::env::{self, Lookup};
 use super::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use super::{BuildError, ThreadPool};
 
@@ -89,6 +84,7 @@ struct Settings {
     exit_handler: Option<IndexFn>,
     panic_handler: Option<PanicFn>,
     use_current_thread: bool,
+    breadth_first: bool,
 }
 
 impl Default for ThreadPoolBuilder {
@@ -118,13 +114,9 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("cpus", &self.settings.cpus)
             .field("stack_size", &self.settings.stack_size)
             .field("use_current_thread", &self.settings.use_current_thread)
+            .field("breadth_first", &self.settings.breadth_first)
             .finish_non_exhaustive()
     }
-}
-
-/// The value of an environment variable; empty counts as unset.
-pub(super) fn env_lookup(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
 impl ThreadPoolBuilder {
@@ -235,19 +227,57 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Accepted for rayon compatibility and ignored: rayon deprecated it
-    /// (an execution hint to run a worker's own jobs oldest first). Use
-    /// [`crate::scope_fifo`] or [`crate::spawn_fifo`], which give that
-    /// order for the jobs they spawn.
-    #[deprecated(note = "ignored by locus: use `scope_fifo` and `spawn_fifo` for FIFO order")]
-    pub fn breadth_first(self) -> Self {
+    /// Makes each worker run the jobs of its own deque oldest first (FIFO)
+    /// instead of newest first, as rayon's `breadth_first` does (deprecated
+    /// there too): a worker that looks for work in its own queue, after a
+    /// job or while it waits in a `join` or `scope`, takes the job pushed
+    /// *first*, so a tree of spawned jobs runs level by level rather than
+    /// branch by branch. Thieves take the oldest jobs either way. The
+    /// second half of every `join` goes on the deque at once, as in rayon
+    /// (locus otherwise keeps it private, see [`crate::join`]), so that
+    /// `join` halves follow the same order. An execution hint, as in
+    /// rayon; [`crate::scope_fifo`] and [`crate::spawn_fifo`] give FIFO
+    /// order for the jobs they spawn in any pool.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use std::sync::Mutex;
+    /// let pool = locus::ThreadPoolBuilder::new()
+    ///     .num_threads(1)
+    ///     .breadth_first()
+    ///     .build()
+    ///     .unwrap();
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope(|s| {
+    ///     for i in 0..3 {
+    ///         let order = &order;
+    ///         s.spawn(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// // One worker, which spawned all three: oldest first.
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2]);
+    /// ```
+    #[deprecated(
+        note = "an execution hint kept for rayon compatibility: use `scope_fifo` \
+                         and `spawn_fifo` for FIFO order"
+    )]
+    pub fn breadth_first(mut self) -> Self {
+        self.settings.breadth_first = true;
         self
     }
 
     /// Number of workers; `0` means the default: one per allowed PU of the
     /// topology, or, when the process's cgroup limits its CPU bandwidth
     /// ([`Topology::cpu_quota`]) to fewer CPUs, one per CPU of bandwidth
-    /// (rounded up), spread over the machine like any smaller count.
+    /// (rounded up), spread over the machine like any smaller count. Where
+    /// the builder leaves it at the default, `LOCUS_NUM_THREADS`, then
+    /// rayon's `RAYON_NUM_THREADS` and `RAYON_RS_NUM_CPUS`, may set it (see
+    /// the README's "Environment").
+    ///
+    /// A count above [`crate::max_num_threads`] is lowered to it, as rayon
+    /// does: the pool then has at most that many workers. More workers than
+    /// allowed CPUs are not pinned one per CPU (see
+    /// [`crate::layout`], "Pinning more workers than CPUs").
     ///
     /// # How many workers a machine can take
     ///
@@ -263,8 +293,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// the process. Past the other limits (`kernel.threads-max`,
     /// `ulimit -u` for non-root users, a cgroup's `pids.max`, memory) the
     /// OS refuses the thread and `build` fails with [`BuildError::Spawn`].
-    /// In both cases no thread is left behind. [`crate::layout::MAX_WORKERS`]
-    /// bounds every pool.
+    /// In both cases no thread is left behind.
     pub fn num_threads(mut self, n: usize) -> Self {
         self.settings.num_threads = (n != 0).then_some(n);
         self
@@ -326,8 +355,11 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// Names worker threads (default: `locus-{index}`). Called on the
-    /// building thread, once per worker. A panic in it, or a name with a
-    /// NUL byte, makes `build` fail with [`BuildError::ThreadName`].
+    /// building thread, once per worker thread it starts, in index order.
+    /// A panic in it unwinds out of `build` (or `build_global`), as in
+    /// rayon, once the threads already started have stopped (they run no
+    /// handler and no job). A name with a NUL byte, which no thread can
+    /// have, makes `build` fail with [`BuildError::ThreadName`].
     pub fn thread_name<F: FnMut(usize) -> String + 'static>(mut self, f: F) -> Self {
         self.settings.thread_name = Some(Box::new(f));
         self
@@ -382,65 +414,60 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// Resolves builder + environment into the registry's configuration
     /// and the spawn strategy.
-    fn resolve(
-        self,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<(RegistryConfig, S), BuildError> {
+    fn resolve(self, env: &Lookup<'_>) -> Result<(RegistryConfig, S), BuildError> {
         let num_threads = match self.settings.num_threads {
             Some(n) => Some(n),
-            None => match env("LOCUS_NUM_THREADS") {
-                None => env("RAYON_NUM_THREADS")
-                    .and_then(|v| v.trim().parse::<usize>().ok())
-                    .filter(|&n| n != 0),
-                Some(v) => {
-                    let n: usize = v.trim().parse().map_err(|_| BuildError::Env {
-                        var: "LOCUS_NUM_THREADS",
-                        value: v.clone(),
-                        accepted: "a non-negative integer (0 = one worker per allowed CPU)",
-                    })?;
-                    (n != 0).then_some(n)
-                }
-            },
+            None => env::num_threads(env)?.map(|(n, _)| n),
         };
         let pinning = match self.settings.pinning {
             Some(p) => p,
-            None => match env("LOCUS_PINNING") {
-                None => Pinning::default(),
-                Some(v) => v.parse().map_err(|_| BuildError::Env {
-                    var: "LOCUS_PINNING",
-                    value: v.clone(),
-                    accepted: "cluster, core, cpu, none",
-                })?,
-            },
+            None => {
+                const ACCEPTED: &str = "cluster, core, cpu, none";
+                match env::locus_var(env, "LOCUS_PINNING", ACCEPTED)? {
+                    None => Pinning::default(),
+                    Some(v) => v.parse().map_err(|_| BuildError::Env {
+                        var: "LOCUS_PINNING",
+                        value: v.clone(),
+                        accepted: ACCEPTED,
+                    })?,
+                }
+            }
         };
         let cluster_aware = match self.settings.cluster_aware {
             Some(c) => c,
-            None => match env("LOCUS_CLUSTER").as_deref().map(str::trim) {
+            None => match env::locus_var(env, "LOCUS_CLUSTER", "0, 1")?.as_deref() {
                 None => true,
-                Some("1") => true,
-                Some("0") => false,
-                Some(v) => {
-                    return Err(BuildError::Env {
-                        var: "LOCUS_CLUSTER",
-                        value: v.to_string(),
-                        accepted: "0, 1",
-                    });
-                }
+                Some(v) => match v.trim() {
+                    "1" => true,
+                    "0" => false,
+                    _ => {
+                        return Err(BuildError::Env {
+                            var: "LOCUS_CLUSTER",
+                            value: v.to_string(),
+                            accepted: "0, 1",
+                        });
+                    }
+                },
             },
         };
         let topology: Cow<'static, Topology> = match self.settings.topology {
             Some(t) => Cow::Owned(t),
-            None => match env("LOCUS_TOPOLOGY") {
+            None => match env::locus_var(env, "LOCUS_TOPOLOGY", TOPOLOGY_ACCEPTED)? {
                 Some(spec) => Cow::Owned(Topology::synthetic(spec.trim())?),
                 None => Topology::detect_for_pool(WorkerThread::on_worker_thread()),
             },
         };
         let topology = confine(topology, self.settings.cpus, env)?;
-        // The default under a CPU quota (see `num_threads`).
-        let num_threads = num_threads.or_else(|| {
-            let cap = crate::topology::quota_workers(topology.cpu_quota()?);
-            (cap < topology.allowed().len()).then_some(cap)
-        });
+        // The default under a CPU quota (see `num_threads`), and at most
+        // `max_num_threads` workers however they were asked for (rayon's
+        // soft limit).
+        let num_threads = num_threads
+            .or_else(|| {
+                let cap = crate::topology::quota_workers(topology.cpu_quota()?);
+                (cap < topology.allowed().len()).then_some(cap)
+            })
+            .or_else(|| (topology.allowed().len() > MAX_WORKERS).then_some(MAX_WORKERS))
+            .map(|n| n.min(MAX_WORKERS));
         let virtual_topology = match topology.source() {
             Source::Synthetic(_) => true,
             Source::Sysfs(root) => root != std::path::Path::new("/"),
@@ -467,27 +494,33 @@ impl<S> ThreadPoolBuilder<S> {
             exit_handler: self.settings.exit_handler,
             panic_handler: self.settings.panic_handler,
             use_current_thread: self.settings.use_current_thread,
+            breadth_first: self.settings.breadth_first,
         };
         Ok((cfg, self.spawn_handler))
     }
 }
+
+/// What `LOCUS_TOPOLOGY` accepts.
+const TOPOLOGY_ACCEPTED: &str = "a synthetic topology spec, e.g. llc:2 core:4";
 
 /// Applies [`ThreadPoolBuilder::cpus`], else `LOCUS_CPUS` and
 /// `LOCUS_SMT`, to the topology's allowed set.
 fn confine(
     mut topology: Cow<'static, Topology>,
     cpus: Option<CpuSet>,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &Lookup<'_>,
 ) -> Result<Cow<'static, Topology>, BuildError> {
+    const CPUS_ACCEPTED: &str = "a cpulist of allowed CPUs, e.g. 0-7,16-23";
+    const SMT_ACCEPTED: &str = "0 (one worker per core), 1";
     let (cpus, var) = match cpus {
         Some(s) => (Some(s), None),
-        None => match env("LOCUS_CPUS") {
+        None => match env::locus_var(env, "LOCUS_CPUS", CPUS_ACCEPTED)? {
             None => (None, None),
             Some(v) => {
                 let s = CpuSet::from_cpulist(v.trim()).map_err(|_| BuildError::Env {
                     var: "LOCUS_CPUS",
                     value: v.clone(),
-                    accepted: "a cpulist of allowed CPUs, e.g. 0-7,16-23",
+                    accepted: CPUS_ACCEPTED,
                 })?;
                 (Some(s), Some("LOCUS_CPUS"))
             }
@@ -511,21 +544,24 @@ fn confine(
     if from_builder {
         return Ok(topology);
     }
-    match env("LOCUS_SMT").as_deref().map(str::trim) {
-        None | Some("1") => {}
-        Some("0") => {
-            let one = topology.one_per_core();
-            if one != *topology.allowed() {
-                topology.to_mut().confine(one, "LOCUS_SMT=0");
+    match env::locus_var(env, "LOCUS_SMT", SMT_ACCEPTED)?.as_deref() {
+        None => {}
+        Some(v) => match v.trim() {
+            "1" => {}
+            "0" => {
+                let one = topology.one_per_core();
+                if one != *topology.allowed() {
+                    topology.to_mut().confine(one, "LOCUS_SMT=0");
+                }
             }
-        }
-        Some(v) => {
-            return Err(BuildError::Env {
-                var: "LOCUS_SMT",
-                value: v.to_string(),
-                accepted: "0 (one worker per core), 1",
-            });
-        }
+            _ => {
+                return Err(BuildError::Env {
+                    var: "LOCUS_SMT",
+                    value: v.to_string(),
+                    accepted: SMT_ACCEPTED,
+                });
+            }
+        },
     }
     Ok(topology)
 }
@@ -534,46 +570,36 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Builds the pool. Returns once every worker thread was started (not
     /// necessarily running yet: [`ThreadPool::pin_report`] waits for that).
     pub fn build(self) -> Result<ThreadPool, BuildError> {
-        let registry = self.build_registry_with(&env_lookup)?;
+        let registry = self.build_registry_with(&env::process_env)?;
         Ok(ThreadPool::from_registry(registry))
     }
 
     /// Builds the global pool, used by the free functions ([`crate::join`],
-    /// ...) when called outside any pool. Fails if it already exists.
+    /// ...) when called outside any pool, and returns once every worker
+    /// thread has started (as rayon's does). Fails with
+    /// [`BuildError::GlobalAlreadyInitialized`] if the global pool already
+    /// exists: built by an earlier `build_global`, or on first use by a free
+    /// function. A `build_global` that failed built nothing: a later one
+    /// may try again.
     pub fn build_global(self) -> Result<(), BuildError> {
         super::global::init_global(self)
     }
 
     pub(crate) fn build_registry(self) -> Result<Arc<Registry>, BuildError> {
-        self.build_registry_with(&env_lookup)
+        self.build_registry_with(&env::process_env)
     }
 
     /// Resolves builder + environment into a layout and starts the workers.
-    pub(crate) fn build_registry_with(
-        self,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Arc<Registry>, BuildError> {
+    pub(crate) fn build_registry_with(self, env: &Lookup<'_>) -> Result<Arc<Registry>, BuildError> {
         let (cfg, mut spawn) = self.resolve(env)?;
         Registry::new(cfg, &mut |thread| spawn.spawn(thread))
     }
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
+    use super::super::env::tests::env_of;
     use super::*;
-
-    /// An environment holding only `pairs` (for the tests here and in
-    /// `global`).
-    pub(in crate::pool) fn env_of(
-        pairs: &'static [(&'static str, &'static str)],
-    ) -> impl Fn(&str) -> Option<String> {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
-    }
 
     #[test]
     fn env_errors_name_the_variable() {
@@ -624,6 +650,46 @@ pub(super) mod tests {
             .0;
         assert_eq!(cfg.layout.workers().len(), 3);
         assert!(cfg.layout.options().virtual_topology);
+    }
+
+    #[test]
+    fn counts_above_the_maximum_are_capped() {
+        let resolved = |b: ThreadPoolBuilder, pairs: &[(&str, &str)]| {
+            b.resolve(&env_of(pairs)).unwrap().0.layout.workers().len()
+        };
+        let core2 = || ThreadPoolBuilder::new().topology(Topology::synthetic("core:2").unwrap());
+        assert_eq!(
+            resolved(core2().num_threads(MAX_WORKERS + 1), &[]),
+            MAX_WORKERS
+        );
+        assert_eq!(resolved(core2().num_threads(usize::MAX), &[]), MAX_WORKERS);
+        assert_eq!(
+            resolved(core2(), &[("LOCUS_NUM_THREADS", "1000000")]),
+            MAX_WORKERS
+        );
+        assert_eq!(
+            resolved(core2(), &[("RAYON_NUM_THREADS", "1000000")]),
+            MAX_WORKERS
+        );
+        assert_eq!(crate::max_num_threads(), MAX_WORKERS);
+    }
+
+    #[test]
+    fn breadth_first_sets_fifo_deques_without_private_halves() {
+        #[allow(deprecated)]
+        let cfg = ThreadPoolBuilder::new()
+            .topology(Topology::synthetic("core:2").unwrap())
+            .breadth_first()
+            .resolve(&env_of(&[]))
+            .unwrap()
+            .0;
+        assert!(cfg.breadth_first);
+        let cfg = ThreadPoolBuilder::new()
+            .topology(Topology::synthetic("core:2").unwrap())
+            .resolve(&env_of(&[]))
+            .unwrap()
+            .0;
+        assert!(!cfg.breadth_first);
     }
 
     #[test]

@@ -57,9 +57,10 @@ pub enum BuildError {
         /// The value of `vm.max_map_count`.
         max_map_count: usize,
     },
-    /// The [`crate::ThreadPoolBuilder::thread_name`] closure panicked, or
-    /// gave a name with a NUL byte. The threads already started were
-    /// stopped and joined.
+    /// The [`crate::ThreadPoolBuilder::thread_name`] closure gave a name
+    /// with a NUL byte, which a thread cannot have. The threads already
+    /// started were stopped and joined. (A panic in the closure is not an
+    /// error: it unwinds out of `build`, as in rayon.)
     ThreadName {
         /// The worker index it was called with.
         index: usize,
@@ -68,9 +69,12 @@ pub enum BuildError {
     },
     /// `build_global` was called after the global pool already existed
     /// (built explicitly, or implicitly by a free function such as `join`).
+    /// To configure the global pool, call `build_global` before anything
+    /// that uses it. Its message is rayon's.
     GlobalAlreadyInitialized,
     /// [`crate::ThreadPoolBuilder::use_current_thread`] on a thread that
-    /// is already a worker of a pool.
+    /// is already a worker of a pool: build the pool from a thread outside
+    /// every pool. Its message is rayon's.
     CurrentThreadInPool,
 }
 
@@ -132,16 +136,14 @@ impl fmt::Display for BuildError {
                 "thread_name for worker {index}: {reason}; give a closure that returns \
                  a name without NUL bytes"
             ),
-            BuildError::CurrentThreadInPool => write!(
-                f,
-                "use_current_thread: this thread is already a worker of a pool; build \
-                 the pool from a thread outside every pool"
-            ),
-            BuildError::GlobalAlreadyInitialized => write!(
-                f,
-                "the global pool is already initialized (call build_global before any \
-                 locus::join/scope/spawn/current_num_threads that uses the global pool)"
-            ),
+            // These two say word for word what rayon-core's errors say:
+            // programs (and rayon's own tests) compare the text.
+            BuildError::CurrentThreadInPool => {
+                f.write_str("The current thread is already part of another thread pool.")
+            }
+            BuildError::GlobalAlreadyInitialized => {
+                f.write_str("The global thread pool has already been initialized.")
+            }
         }
     }
 }

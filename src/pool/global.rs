@@ -8,7 +8,9 @@
 //! live until the process exits.
 //!
 //! Built lazily, it has no caller to return an error to: an invalid
-//! environment variable is reported on stderr, once, and ignored
+//! environment variable, or one that asks for a pool the machine cannot
+//! start (a thread count, or a `LOCUS_TOPOLOGY` with more workers than the
+//! process may have threads), is reported on stderr, once, and ignored
 //! ([`build_implicit`]).
 
 use parking_lot::Mutex;
@@ -18,7 +20,7 @@ use std::sync::{Arc, OnceLock};
 use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
 
-use super::builder::env_lookup;
+use super::env::{self, Lookup};
 use super::thread_builder::ThreadSpawn;
 use super::{BuildError, ThreadPoolBuilder};
 
@@ -31,21 +33,22 @@ pub(crate) fn init_global<S: ThreadSpawn>(builder: ThreadPoolBuilder<S>) -> Resu
         return Err(BuildError::GlobalAlreadyInitialized);
     }
     let r = builder.build_registry()?;
+    // As rayon's `build_global`: the workers are up when it returns.
+    r.wait_until_primed();
     GLOBAL
         .set(r)
         .unwrap_or_else(|_| unreachable!("checked under INIT"));
     Ok(())
 }
 
-/// The variables that set the thread count, which the implicit build drops
-/// when the count they give cannot be built.
-const COUNT_VARS: [&str; 2] = ["LOCUS_NUM_THREADS", "RAYON_NUM_THREADS"];
-
 /// Builds the global pool from a default builder and the environment `env`
 /// without failing on the environment: a variable that makes the build
-/// fail (invalid, or a thread count that cannot be built) is reported with
-/// one line on stderr and ignored, and the build is tried again.
-fn build_implicit(env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<Registry>, BuildError> {
+/// fail is reported with one line on stderr and ignored, and the build is
+/// tried again. Such a variable is one with an invalid value, or, when the
+/// threads cannot be started (too many for the process, or refused by the
+/// OS), the variable that set the thread count, else `LOCUS_TOPOLOGY`
+/// (a virtual topology has one worker per PU by default).
+fn build_implicit(env: &Lookup<'_>) -> Result<Arc<Registry>, BuildError> {
     let mut ignored: Vec<&'static str> = Vec::new();
     loop {
         let lookup = |k: &str| if ignored.contains(&k) { None } else { env(k) };
@@ -53,15 +56,7 @@ fn build_implicit(env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<Registry>,
             Ok(r) => return Ok(r),
             Err(e) => e,
         };
-        let culprit = match &err {
-            BuildError::Env { var, .. } => Some(*var),
-            BuildError::Topology(_) => Some("LOCUS_TOPOLOGY"),
-            BuildError::Cpus { var, .. } => *var,
-            BuildError::Layout(_) | BuildError::ThreadLimit { .. } | BuildError::Spawn { .. } => {
-                COUNT_VARS.into_iter().find(|v| lookup(v).is_some())
-            }
-            _ => None,
-        };
+        let culprit = culprit(&err, &lookup);
         let Some(var) = culprit.filter(|v| !ignored.contains(v)) else {
             return Err(err);
         };
@@ -71,6 +66,20 @@ fn build_implicit(env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<Registry>,
             "locus: ignoring {var} for the global thread pool: {err}"
         );
         ignored.push(var);
+    }
+}
+
+/// The environment variable to blame for `err`, a failed build with the
+/// environment `env` (see [`build_implicit`]).
+fn culprit(err: &BuildError, env: &Lookup<'_>) -> Option<&'static str> {
+    match err {
+        BuildError::Env { var, .. } => Some(*var),
+        BuildError::Topology(_) => Some("LOCUS_TOPOLOGY"),
+        BuildError::Cpus { var, .. } => *var,
+        BuildError::Layout(_) | BuildError::ThreadLimit { .. } | BuildError::Spawn { .. } => {
+            env::count_source(env).or_else(|| env("LOCUS_TOPOLOGY").map(|_| "LOCUS_TOPOLOGY"))
+        }
+        _ => None,
     }
 }
 
@@ -89,7 +98,7 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
     if let Some(r) = GLOBAL.get() {
         return r;
     }
-    match build_implicit(&env_lookup) {
+    match build_implicit(&env::process_env) {
         Ok(r) => {
             let _ = GLOBAL.set(r);
             GLOBAL.get().expect("just set")
@@ -125,7 +134,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::super::builder::tests::env_of;
+    use super::super::env::tests::env_of;
     use super::*;
 
     #[test]
@@ -162,12 +171,47 @@ mod tests {
     }
 
     #[test]
-    fn the_implicit_build_drops_a_count_it_cannot_build() {
-        let env = env_of(&[
-            ("LOCUS_TOPOLOGY", "core:2"),
-            ("RAYON_NUM_THREADS", "100000000"),
-        ]);
-        let r = build_implicit(&env).expect("the default count builds");
+    fn too_many_threads_blames_the_count_then_the_topology() {
+        let limit = BuildError::ThreadLimit {
+            requested: 65536,
+            fit: 16000,
+            max_map_count: 65530,
+        };
+        let spawn = BuildError::Spawn {
+            index: 9000,
+            error: std::io::Error::other("refused"),
+        };
+        const BIG: (&str, &str) = ("LOCUS_TOPOLOGY", "numa:4 llc:16 core:1024");
+        for err in [&limit, &spawn] {
+            let blame = |pairs: &[(&str, &str)]| culprit(err, &env_of(pairs));
+            assert_eq!(blame(&[BIG]), Some("LOCUS_TOPOLOGY"));
+            assert_eq!(
+                blame(&[BIG, ("RAYON_NUM_THREADS", "50000")]),
+                Some("RAYON_NUM_THREADS"),
+                "the count first: the topology may be fine with fewer workers"
+            );
+            assert_eq!(
+                blame(&[("RAYON_NUM_THREADS", "x"), ("RAYON_RS_NUM_CPUS", "50000")]),
+                Some("RAYON_RS_NUM_CPUS"),
+                "the variable that gave the count, not an ignored one"
+            );
+            assert_eq!(
+                blame(&[("LOCUS_NUM_THREADS", "50000")]),
+                Some("LOCUS_NUM_THREADS")
+            );
+            assert_eq!(blame(&[]), None, "nothing to drop: the error stands");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_implicit_build_drops_a_variable_that_is_not_utf8() {
+        let bad = super::super::env::tests::not_utf8("LOCUS_PINNING");
+        let env = |k: &str| match k {
+            "LOCUS_TOPOLOGY" => Some("core:2".into()),
+            _ => bad(k),
+        };
+        let r = build_implicit(&env).expect("the rest builds");
         assert_eq!(r.num_threads(), 2);
         r.drop_handle();
     }

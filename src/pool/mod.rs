@@ -15,6 +15,7 @@
 mod broadcast;
 mod builder;
 mod deprecated;
+mod env;
 mod error;
 pub(crate) mod fifo;
 pub(crate) mod global;
@@ -325,8 +326,12 @@ pub fn current_thread_index() -> Option<usize> {
 }
 
 /// The largest number of workers a pool may have
-/// ([`crate::layout::MAX_WORKERS`]). Asking for more makes `build` fail
-/// with a [`BuildError`] (rayon instead lowers the count to its maximum).
+/// ([`crate::layout::MAX_WORKERS`], 65,536). A larger count, from
+/// [`ThreadPoolBuilder::num_threads`] or from the environment, is lowered
+/// to it, as rayon does. (rayon's own maximum is 65,535 on 64-bit targets,
+/// the width of its sleep counters; locus's is the widest layout its idle
+/// masks index. Either is past what a process can start on a default Linux
+/// `vm.max_map_count`, see [`ThreadPoolBuilder::num_threads`].)
 pub fn max_num_threads() -> usize {
     crate::layout::MAX_WORKERS
 }

@@ -11,7 +11,11 @@
 //!   they never wait for a thread that cannot come;
 //! - a builder dropped without having run counts as a worker whose exit
 //!   handler returned, so the other workers can still finish their two-step
-//!   exit (see `runtime::registry`, "Lifetime").
+//!   exit (see `runtime::registry`, "Lifetime");
+//! - a builder holds its worker's *born idle* token (see
+//!   `runtime::sleep`, "Born idle"): `run` parks the worker with it, and a
+//!   builder dropped without having run retires it, so that a wakeup meant
+//!   for a worker that never comes goes to another one.
 
 use std::fmt;
 use std::io;
@@ -21,6 +25,7 @@ use crossbeam_deque::Worker;
 
 use crate::runtime::job::JobRef;
 use crate::runtime::registry::Registry;
+use crate::runtime::sleep::Idle;
 use crate::runtime::worker;
 
 /// One worker thread of a pool being built, handed to the spawn handler of
@@ -51,16 +56,19 @@ pub struct ThreadBuilder {
     stack_size: Option<usize>,
     registry: Arc<Registry>,
     index: usize,
-    /// The worker's deque; `None` once `run` took it.
-    deque: Option<Worker<JobRef>>,
+    /// The worker's deque and born-idle token; `None` once `run` took
+    /// them.
+    start: Option<(Worker<JobRef>, Idle)>,
 }
 
 impl ThreadBuilder {
-    /// A builder for worker `index`, counted as a live thread of `registry`.
+    /// A builder for worker `index`, born idle with `idle`, counted as a
+    /// live thread of `registry`.
     pub(crate) fn new(
         registry: &Arc<Registry>,
         index: usize,
         deque: Worker<JobRef>,
+        idle: Idle,
         name: Option<String>,
         stack_size: Option<usize>,
     ) -> Self {
@@ -70,7 +78,7 @@ impl ThreadBuilder {
             stack_size,
             registry: Arc::clone(registry),
             index,
-            deque: Some(deque),
+            start: Some((deque, idle)),
         }
     }
 
@@ -98,16 +106,18 @@ impl ThreadBuilder {
     /// at once, running nothing. Afterwards the thread is no longer a
     /// worker ([`crate::current_thread_index`] is `None` again).
     pub fn run(mut self) {
-        let deque = self.deque.take().expect("a ThreadBuilder runs once");
-        worker::main_loop(Arc::clone(&self.registry), self.index, deque);
+        let (deque, idle) = self.start.take().expect("a ThreadBuilder runs once");
+        worker::main_loop(Arc::clone(&self.registry), self.index, deque, idle);
         // `self` drops here: the thread is no longer live.
     }
 }
 
 impl Drop for ThreadBuilder {
     fn drop(&mut self) {
-        if self.deque.is_some() {
-            // Never ran: it will never run a job nor its exit handler.
+        if let Some((_, idle)) = self.start.take() {
+            // Never ran: it will never run a job nor its exit handler, and
+            // a wakeup it was claimed for must go to another worker.
+            self.registry.retire_idle(idle);
             self.registry.thread_never_ran(self.index);
         }
         self.registry.thread_left();

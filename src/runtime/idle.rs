@@ -509,6 +509,35 @@ impl IdleMasks {
         prev & bit != 0
     }
 
+    /// The first worker of `from..end` whose idle bit is clear (working,
+    /// searching, or claimed), or `end` if every one's is set: one SeqCst
+    /// load per idle word the range touches, so a pass over a mostly idle
+    /// pool skips 64 workers per load (see "Idle workers hold no jobs" in
+    /// `sleep`). `end` is at most the number of workers.
+    pub fn first_not_idle(&self, from: usize, end: usize) -> usize {
+        let mut w = from;
+        while w < end {
+            let l = &self.llcs[self.worker_llc[w] as usize];
+            let local = w - l.range.start;
+            // The bits of `w` and of the workers after it in its word, up
+            // to `end` and to its LLC's end (the next LLC has its own words).
+            let stop = end.min(l.range.end).min(w + (64 - local % 64));
+            let span = stop - w;
+            let mask = if span == 64 {
+                u64::MAX
+            } else {
+                (1u64 << span) - 1
+            } << (local % 64);
+            let word = self.words[l.word_base + local / 64].load(Ordering::SeqCst);
+            let awake = !word & mask;
+            if awake != 0 {
+                return w + (awake.trailing_zeros() as usize - local % 64);
+            }
+            w = stop;
+        }
+        end
+    }
+
     /// Whether worker `w`'s idle bit is set (idle and not claimed).
     pub fn is_idle(&self, w: usize) -> bool {
         let (word, bit) = self.slot(w);

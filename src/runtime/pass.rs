@@ -28,6 +28,19 @@
 //! pass returns `Retry` at the end if nothing was found, so the caller
 //! passes again before it sleeps.
 //!
+//! # Idle workers
+//!
+//! Every steal tier is walked past the workers whose idle bit is set
+//! ([`PassQueues::next_awake`]: the pool's worker reads a word of 64 bits
+//! at a time), and so are the victims of the far choice and of the claims
+//! of private halves: an idle worker's deque and private stack are empty
+//! (the argument, which covers the re-check, is "Idle workers hold no
+//! jobs" in `sleep`). A pass over a pool of N mostly idle workers costs
+//! about N / 64 loads instead of N looks at other threads' deques; a pool's
+//! first calls, while its workers wake one at a time and each spins a
+//! backoff of passes before it parks again, paid N passes of N looks each
+//! (`docs/first-broadcast.md`).
+//!
 //! # Near passes
 //!
 //! The first [`NEAR_PASSES`](super::search::NEAR_PASSES) passes of a search that began because the
@@ -205,6 +218,15 @@ pub(crate) trait PassQueues {
     /// Whether this pass is a re-check before parking (the worker's idle
     /// bit is set), the only pass that may claim private halves.
     fn rechecking(&mut self) -> bool;
+
+    /// The first worker of `from..end` whose idle bit is clear, or `end`:
+    /// the pass skips idle workers, whose deques and private stacks are
+    /// empty (see "Idle workers" below). The default skips nothing.
+    #[inline]
+    fn next_awake(&mut self, from: usize, end: usize) -> usize {
+        let _ = end;
+        from
+    }
 
     /// Whether some worker of `v`'s LLC is counted as searching.
     fn llc_searched(&mut self, v: usize) -> bool;
@@ -413,29 +435,66 @@ fn mates_show_private<Q: PassQueues>(q: &mut Q, me: usize, tiers: &[Tier]) -> bo
 }
 
 /// Tries every worker of a tier once, from a random start
-/// ([`tier_victims`]), skipping empty deques with a cheap look.
+/// ([`tier_victims`]), skipping idle workers a word of idle bits at a time
+/// ([`PassQueues::next_awake`]) and empty deques with a cheap look.
 #[inline]
 fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job> {
-    let Some(victims) = others(q, me, tier) else {
+    let total = tier.len();
+    if total == 0 {
         return Found::Nothing;
-    };
+    }
+    let start = (q.random() % total as u64) as usize;
     let mut retry = false;
-    for victim in victims {
-        // A cheap look first (two loads, no epoch pin): most victims of a
-        // scan are empty. Sound for the sleep protocol's re-check too:
-        // after the sleeper's fence, the load of the victim's `back` sees
-        // any push ordered before the pusher's fence.
-        let len = q.victim_len(victim);
-        if len == 0 {
-            continue;
-        }
-        match q.steal_from(victim, steal_batch(tier.kind, len)) {
-            Found::Job(job) => return Found::Job(job),
-            Found::Retry => retry = true,
-            Found::Nothing => {}
+    for run in rotated_runs(&tier.ranges, start) {
+        let mut victim = run.start;
+        loop {
+            victim = q.next_awake(victim, run.end);
+            if victim >= run.end {
+                break;
+            }
+            // A cheap look first (two loads, no epoch pin): most victims
+            // of a scan are empty. Sound for the sleep protocol's re-check
+            // too: after the sleeper's fence, the load of the victim's
+            // `back` sees any push ordered before the pusher's fence.
+            let len = if victim == me {
+                0
+            } else {
+                q.victim_len(victim)
+            };
+            if len > 0 {
+                match q.steal_from(victim, steal_batch(tier.kind, len)) {
+                    Found::Job(job) => return Found::Job(job),
+                    Found::Retry => retry = true,
+                    Found::Nothing => {}
+                }
+            }
+            victim += 1;
         }
     }
     if retry { Found::Retry } else { Found::Nothing }
+}
+
+/// The workers of `ranges` (a tier's) from position `start` on, wrapping
+/// around, as runs of consecutive indexes: the order of [`tier_victims`],
+/// a run at a time.
+fn rotated_runs(ranges: &[Range<usize>], start: usize) -> impl Iterator<Item = Range<usize>> + '_ {
+    // The range holding position `start`, and the offset in it.
+    let mut skip = start;
+    let mut first = 0;
+    while first < ranges.len() && skip >= ranges[first].len() {
+        skip -= ranges[first].len();
+        first += 1;
+    }
+    let n = ranges.len();
+    (0..=n).filter_map(move |k| {
+        let r = &ranges[(first + k) % n.max(1)];
+        let run = match k {
+            0 => r.start + skip..r.end,
+            k if k == n => r.start..r.start + skip,
+            _ => r.clone(),
+        };
+        (!run.is_empty()).then_some(run)
+    })
 }
 
 /// The steal from a tier that crosses the LLC: of the first
@@ -466,6 +525,9 @@ fn steal_tier_far<Q: PassQueues>(
     let mut best: Option<(usize, usize, usize)> = None;
     let mut choices = 0;
     for victim in victims {
+        if q.next_awake(victim, victim + 1) != victim {
+            continue; // idle: nothing to take
+        }
         let len = q.victim_len(victim);
         if len == 0 {
             continue;
@@ -615,25 +677,11 @@ pub(crate) fn far_size(deque_len: usize, private: usize) -> usize {
     deque_len + private
 }
 
-/// The workers of `tier` other than `me` in the order one pass tries them
-/// ([`tier_victims`]), or `None` for an empty tier (the worker's next
-/// random number is drawn only for a tier that has workers).
-#[inline]
-fn others<'t, Q: PassQueues>(
-    q: &mut Q,
-    me: usize,
-    tier: &'t Tier,
-) -> Option<impl Iterator<Item = usize> + 't> {
-    let total = tier.len();
-    if total == 0 {
-        return None;
-    }
-    Some(tier_victims(tier, total, q.random()).filter(move |&v| v != me))
-}
-
 /// The victims of a tier of `total` workers in the order one pass tries
-/// them: from position `random % total`, wrapping around.
-#[inline]
+/// them: from position `random % total`, wrapping around. [`steal_tier`]
+/// walks them a run at a time ([`rotated_runs`]) to skip idle workers by
+/// the word; the tests check the two orders agree.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn tier_victims(
     tier: &Tier,
     total: usize,

@@ -159,7 +159,7 @@ use super::jobmem::Depot;
 use super::latch::{LockLatch, SpinLatch};
 use super::pin::{self, PinStatus};
 use super::private::PrivateStack;
-use super::sleep::Sleep;
+use super::sleep::{Idle, Sleep};
 use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::unwind::{self, AbortOnUnwind};
 use super::worker::{self, WorkerThread};
@@ -193,6 +193,9 @@ pub(crate) struct RegistryConfig {
     pub(crate) panic_handler: Option<PanicHandler>,
     /// Worker 0 is the building thread (see the module docs, "Threads").
     pub(crate) use_current_thread: bool,
+    /// Workers pop their own deques oldest first, and `join` halves are
+    /// public at once (rayon's `breadth_first`).
+    pub(crate) breadth_first: bool,
 }
 
 /// How the registry starts a thread: the builder's spawn strategy.
@@ -313,16 +316,22 @@ impl Registry {
     /// # Errors
     /// [`BuildError::ThreadLimit`] when the threads would not fit the
     /// process's memory mappings; [`BuildError::ThreadName`] when the
-    /// `thread_name` closure panics or gives a name with a NUL byte;
+    /// `thread_name` closure gives a name with a NUL byte;
     /// [`BuildError::Spawn`] when the OS refuses a thread. In each case
     /// every thread already started is stopped and joined first.
+    ///
+    /// # Panics
+    /// A panic of the `thread_name` closure is resumed here (as in rayon),
+    /// once every thread already started has stopped and was joined.
     pub(crate) fn new(
         mut cfg: RegistryConfig,
         spawn: &mut SpawnFn<'_>,
     ) -> Result<Arc<Registry>, BuildError> {
         // Before any worker runs: the private `join` halves' fences, and
         // without them no private halves (see `private`).
-        let private_halves = crate::sync::init_asymmetric_fences();
+        // `breadth_first` wants every `join` half on the deque (rayon's
+        // order), so it keeps none private.
+        let private_halves = crate::sync::init_asymmetric_fences() && !cfg.breadth_first;
         let layout = cfg.layout;
         let n = layout.workers().len();
         let adopted = cfg.use_current_thread;
@@ -332,7 +341,15 @@ impl Registry {
         // The threads this build starts (worker 0 may be the caller).
         let first = usize::from(adopted);
         lifecycle::check_thread_limit(n - first)?;
-        let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let deques: Vec<Worker<JobRef>> = (0..n)
+            .map(|_| {
+                if cfg.breadth_first {
+                    Worker::new_fifo()
+                } else {
+                    Worker::new_lifo()
+                }
+            })
+            .collect();
         let threads = deques
             .iter()
             .map(|d| {
@@ -410,13 +427,27 @@ impl Registry {
         let own_deque = if adopted { deques.next() } else { None };
         for (index, deque) in (first..n).zip(deques) {
             let name = match cfg.thread_name.as_mut() {
-                Some(f) => match lifecycle::thread_name(f, index) {
-                    Ok(name) => Some(name),
-                    Err(e) => return Err(registry.abort_start(e)),
+                Some(f) => match thread_name(f, index) {
+                    Ok(Ok(name)) => Some(name),
+                    Ok(Err(e)) => return Err(registry.abort_start(e)),
+                    Err(payload) => {
+                        // rayon lets this panic out of `build`: so do we,
+                        // once the threads started have stopped (the error
+                        // `abort_start` hands back has nobody to go to).
+                        let stopped = BuildError::ThreadName {
+                            index,
+                            reason: "the closure panicked".into(),
+                        };
+                        drop(registry.abort_start(stopped));
+                        panic::resume_unwind(payload)
+                    }
                 },
                 None => None,
             };
-            let thread = ThreadBuilder::new(&registry, index, deque, name, cfg.stack_size);
+            // Before the thread exists, and so before any push (see "Born
+            // idle" in `sleep`): its first act will be to park.
+            let idle = registry.sleep.born_idle(index);
+            let thread = ThreadBuilder::new(&registry, index, deque, idle, name, cfg.stack_size);
             if let Err(error) = lifecycle::call_spawn(spawn, thread) {
                 return Err(registry.abort_start(BuildError::Spawn { index, error }));
             }
@@ -428,6 +459,13 @@ impl Registry {
         }
         registry.open_start_gate();
         Ok(registry)
+    }
+
+    /// Waits until every worker thread has started (it reported at the
+    /// start gate, or never will run): rayon's `wait_until_primed`, for
+    /// `build_global`.
+    pub(crate) fn wait_until_primed(&self) {
+        self.wait_until_settled();
     }
 
     /// Whether some worker could take more work now: one searches or is
@@ -481,6 +519,14 @@ impl Registry {
             self.call_handler(|| h(index));
         }
         true
+    }
+
+    /// A worker born idle whose thread will never run gives its idle state
+    /// up ([`Sleep::retire`]), counting the wakeup it may hand on.
+    pub(crate) fn retire_idle(&self, idle: Idle) {
+        if let Some((_, d)) = self.sleep.retire(idle) {
+            self.external.wakeup(d);
+        }
     }
 
     /// Called by each worker after step 1 of the exit (module docs): runs
@@ -700,6 +746,26 @@ impl Registry {
     pub(crate) fn hands_wakeups(&self) -> bool {
         self.inject_by_cpu
     }
+}
+
+/// Calls the `thread_name` closure for worker `index`: `Err` with the
+/// payload if it panicked, else the name, or [`BuildError::ThreadName`] if
+/// std cannot give a thread that name (a NUL byte: `Builder::spawn` would
+/// panic on it).
+fn thread_name(
+    f: &mut Box<dyn FnMut(usize) -> String>,
+    index: usize,
+) -> std::thread::Result<Result<String, BuildError>> {
+    let name = panic::catch_unwind(AssertUnwindSafe(|| f(index)))?;
+    if name.contains('\0') {
+        return Ok(Err(BuildError::ThreadName {
+            index,
+            reason: format!(
+                "the name {name:?} contains a NUL byte, which thread names cannot hold"
+            ),
+        }));
+    }
+    Ok(Ok(name))
 }
 
 /// The body of a job that `in_worker` hands to the pool from outside: runs

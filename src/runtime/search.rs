@@ -47,7 +47,7 @@ use crate::sync::Backoff;
 
 use super::idle::Distance;
 use super::latch::CoreLatch;
-use super::sleep::Sleep;
+use super::sleep::{Idle, Sleep};
 
 /// What one pass over a worker's sources found.
 pub enum Found<J> {
@@ -276,6 +276,46 @@ pub fn search<S: Sources>(
     llc: usize,
     latch: Option<&CoreLatch>,
 ) -> Option<S::Job> {
+    // A first look without announcing ourselves: when it finds a job (the
+    // common case while work is plentiful) the shared `searching` count is
+    // not touched, so thieves and pushers do not bounce its cache line on
+    // every steal. Sound: the sleep proof relies only on *counted*
+    // searchers re-checking; an uncounted worker that finds a job is simply
+    // working.
+    if let Found::Job(job) = src.find_work(reach_of_pass(0, false)) {
+        return Some(job);
+    }
+    sleep.start_searching(worker);
+    searching(src, sleep, worker, llc, latch, false)
+}
+
+/// The first search of a worker *born idle* ([`Sleep::born_idle`], "Born
+/// idle" in [`super::sleep`]): it parks at once, without a pass (nothing
+/// was pushed before its bit was set), and searches like any worker woken
+/// from a park once something wakes it. Returns as [`search`] does for a
+/// worker without a latch. A pool of N workers so starts with N parks and
+/// no pass over N queues each.
+pub fn first_search<S: Sources>(
+    src: &S,
+    sleep: &Sleep,
+    worker: usize,
+    llc: usize,
+    idle: Idle,
+) -> Option<S::Job> {
+    sleep.sleep(idle);
+    searching(src, sleep, worker, llc, None, true)
+}
+
+/// The loop of [`search`] from the searching state (the worker is counted):
+/// `woken` if it just came out of a park.
+fn searching<S: Sources>(
+    src: &S,
+    sleep: &Sleep,
+    worker: usize,
+    llc: usize,
+    latch: Option<&CoreLatch>,
+    woken: bool,
+) -> Option<S::Job> {
     let finished = || match latch {
         Some(l) => l.probe(),
         None => src.may_exit(),
@@ -289,20 +329,10 @@ pub fn search<S: Sources>(
         }
         job
     };
-    // A first look without announcing ourselves: when it finds a job (the
-    // common case while work is plentiful) the shared `searching` count is
-    // not touched, so thieves and pushers do not bounce its cache line on
-    // every steal. Sound: the sleep proof relies only on *counted*
-    // searchers re-checking; an uncounted worker that finds a job is simply
-    // working.
-    if let Found::Job(job) = src.find_work(reach_of_pass(0, false)) {
-        return Some(job);
-    }
-    sleep.start_searching(worker);
     src.search_opened();
     let backoff = Backoff::new();
     // Pass number and origin, for `reach_of_pass`.
-    let (mut passes, mut woken) = (1, false);
+    let (mut passes, mut woken) = (1, woken);
     loop {
         let reach = reach_of_pass(passes, woken);
         passes = passes.saturating_add(1);

@@ -331,6 +331,30 @@ impl Sleep {
         Idle { worker }
     }
 
+    /// Makes worker `worker` idle before its thread ever ran ("Born idle"
+    /// in the module docs): sets its bit and returns the token its first
+    /// [`Sleep::sleep`] consumes (or [`Sleep::retire`], if it never runs).
+    /// Call only while the pool is being built, before any job can be
+    /// pushed into it: its bit is then set before every push's `notify`,
+    /// which is all the re-check of `prepare_sleep` is for.
+    pub fn born_idle(&self, worker: usize) -> Idle {
+        self.idle.set_idle(worker);
+        Idle { worker }
+    }
+
+    /// A worker that will never run gives up its idle state (born idle,
+    /// its thread was never started): it clears its bit, or, if a waker
+    /// claimed it meanwhile, leaves the searching state its claimer counts
+    /// it in as a searcher that stops does, handing the wakeup on. Called
+    /// on the thread that owns the worker's identity (the one that drops
+    /// its thread builder), in its stead. Returns the worker woken, if any.
+    pub fn retire(&self, idle: Idle) -> Option<(usize, Distance)> {
+        if self.idle.clear_idle(idle.worker) {
+            return None;
+        }
+        self.stop_searching(idle.worker, self.idle.llc_of(idle.worker))
+    }
+
     /// The re-check after [`Sleep::prepare_sleep`] found something: the
     /// worker is searching again.
     pub fn cancel_sleep(&self, idle: Idle) {

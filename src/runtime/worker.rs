@@ -48,6 +48,7 @@ use super::pin;
 use super::private::{self, Claim, Popped, PrivateStack};
 use super::registry::{Registry, ThreadInfo, group_routing};
 use super::search::{self, Reach, Sources};
+use super::sleep::Idle;
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
 
@@ -105,7 +106,7 @@ const STARTING: u8 = 1;
 const CROSSING: u8 = 2;
 
 /// Entry point of a worker thread.
-pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<JobRef>) {
+pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<JobRef>, idle: Idle) {
     let (wt, pin) = WorkerThread::pinned(registry, index, deque);
     CURRENT.with(|c| c.set(&wt));
     // Declared after `wt`, so dropped before it: the pointer never outlives
@@ -120,10 +121,15 @@ pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<Job
         // the loops must not be unwound out of (see `unwind`). The exit
         // handler's panics are contained by `worker_exiting`.
         let guard = AbortOnUnwind::new("a worker's main loop");
+        wt.run_born(idle);
         wt.run(None);
         wt.registry.worker_exiting(index);
         wt.run(None);
         guard.disarm();
+    } else {
+        // The build failed: nobody can push, but the token is given back
+        // as the protocol asks.
+        wt.registry.retire_idle(idle);
     }
     wt.flush_counts();
 }
@@ -676,6 +682,19 @@ impl WorkerThread {
         }
     }
 
+    /// The start of the main loop of a worker born idle (see "Born idle" in
+    /// `sleep`): it parks at once, and runs the job its first search finds
+    /// once woken. Then [`Self::run`] takes over. Starting a pool of N
+    /// workers so costs N parks, not N searches over N queues each, which
+    /// the pool's first calls used to wait for (`docs/first-broadcast.md`).
+    fn run_born(&self, idle: Idle) {
+        let sleep = &self.registry.sleep;
+        if let Some(job) = search::first_search(self, sleep, self.index, self.llc, idle) {
+            // SAFETY: taken from a queue by this search.
+            unsafe { self.execute(job) };
+        }
+    }
+
     /// The loop: with a latch, until it is set; without one (the main
     /// loop), until the pool shuts down and no work is left.
     #[cold]
@@ -806,6 +825,11 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
+    fn next_awake(&mut self, from: usize, end: usize) -> usize {
+        self.registry.sleep.idle().first_not_idle(from, end)
+    }
+
+    #[inline]
     fn victim_private(&mut self, v: usize) -> usize {
         self.registry.threads[v].private.private_count()
     }
@@ -870,9 +894,12 @@ impl PassQueues for &WorkerThread {
     /// why a parking worker misses no private half.
     fn find_private(&mut self) -> Found {
         let reg = &*self.registry;
+        let idle = reg.sleep.idle();
+        // Idle workers hold no private half ("Idle workers" in `pass`).
         let victims = self.tiers[usize::from(reg.cluster_aware())]
             .iter()
             .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
+            .filter(|&v| !idle.is_idle(v))
             .map(|v| (v, &reg.threads[v].private));
         match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
             Claim::Taken((victim, job)) => {

@@ -307,15 +307,10 @@ impl<'a> Sim<'a> {
     /// Runs the workload to its end and reports.
     pub(super) fn run(mut self) -> Run {
         let n = self.workers.len();
-        // Every worker starts idle and parked, as a new pool's do.
+        // Every worker starts idle and parked, as a new pool's do ("Born
+        // idle" in `runtime::sleep`).
         for w in 0..n {
-            self.workers[w].mode = Mode::Search {
-                counted: true,
-                step: 0,
-                woken: false,
-            };
-            self.sleep.start_searching(w);
-            let idle = self.sleep.prepare_sleep(w);
+            let idle = self.sleep.born_idle(w);
             self.workers[w].mode = Mode::Parked(idle);
         }
         let mut roots = self.workload.roots();

@@ -77,6 +77,18 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.stealers[v].len()
     }
 
+    fn next_awake(&mut self, from: usize, end: usize) -> usize {
+        // Rayon looks at every victim; locus skips idle ones by the word of
+        // idle bits (charged as one cheap look per word).
+        if self.sim.policy == Policy::RayonLike {
+            return from;
+        }
+        let next = self.sim.sleep.idle().first_not_idle(from, end);
+        let words = (next.min(end.saturating_sub(1)) / 64).saturating_sub(from / 64) + 1;
+        self.sim.acc += self.sim.cost.probe_ns * words as f64;
+        next
+    }
+
     fn victim_private(&mut self, v: usize) -> usize {
         // A busy victim's owner writes its deque's ends and its private
         // stack's ends as it runs `join`s: the look at its length (charged
@@ -131,9 +143,11 @@ impl PassQueues for SimPass<'_, '_> {
             return Found::Nothing;
         }
         let tiers = sim.layout.tiers_for(w, sim.policy.cluster_aware());
+        let idle = sim.sleep.idle();
         let victims = tiers
             .iter()
             .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
+            .filter(|&v| !idle.is_idle(v))
             .map(|v| (v, &sim.private[v]));
         let claim = private::claim_before_parking(sim.sleep.idle(), w, victims);
         self.sim.acc += self.sim.cost.heavy_fence_ns;

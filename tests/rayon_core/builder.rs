@@ -366,3 +366,70 @@ fn pools_built_on_pinned_workers_are_not_confined_by_the_pin() {
         assert_eq!(on_worker, free);
     });
 }
+
+/// A one-worker pool built with `breadth_first`, as rayon's: the worker
+/// pops its own deque oldest first.
+#[allow(deprecated)]
+fn breadth_first_worker() -> locus::ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(1)
+        .breadth_first()
+        .build()
+        .unwrap()
+}
+
+/// rayon-core's `lifo_order` scenario (ten spawns that spawn ten each, on
+/// one worker, no stealing) in a `breadth_first` pool: the plain `scope`
+/// and `spawn` run oldest first, as `scope_fifo` would.
+#[test]
+fn breadth_first_runs_scope_spawns_oldest_first() {
+    let order = |pool: &locus::ThreadPool| {
+        pool.install(|| {
+            let seen = Mutex::new(Vec::new());
+            locus::scope(|s| {
+                let seen = &seen;
+                for i in 0..10 {
+                    s.spawn(move |s| {
+                        for j in 0..10 {
+                            s.spawn(move |_| seen.lock().unwrap().push(i * 10 + j));
+                        }
+                    });
+                }
+            });
+            seen.into_inner().unwrap()
+        })
+    };
+    assert_eq!(order(&breadth_first_worker()), (0..100).collect::<Vec<_>>());
+    // The default stays newest first.
+    assert_eq!(
+        order(&crate::one_worker()),
+        (0..100).rev().collect::<Vec<_>>()
+    );
+}
+
+/// `join` halves follow the same order: on one worker, after the inner
+/// `join`'s `a`, the oldest pending half (the outer `b`) runs before the
+/// inner `b`, as in rayon's breadth-first mode; by default the inner `b`
+/// runs first.
+#[test]
+fn breadth_first_takes_the_oldest_join_half_first() {
+    let order = |pool: &locus::ThreadPool| {
+        let seen = Mutex::new(Vec::new());
+        let log = |s: &'static str| seen.lock().unwrap().push(s);
+        pool.install(|| {
+            locus::join(
+                || locus::join(|| log("inner a"), || log("inner b")),
+                || log("outer b"),
+            )
+        });
+        seen.into_inner().unwrap()
+    };
+    assert_eq!(
+        order(&breadth_first_worker()),
+        ["inner a", "outer b", "inner b"]
+    );
+    assert_eq!(
+        order(&crate::one_worker()),
+        ["inner a", "inner b", "outer b"]
+    );
+}

@@ -49,6 +49,41 @@ fn check_tree(m: &IdleMasks) {
 }
 
 #[test]
+fn first_not_idle_skips_idle_bits_across_words_and_llcs() {
+    // Two LLCs of 100 workers: two words each, the second half full.
+    let m = IdleMasks::new(IdleShape::uniform(200, 100, 0));
+    assert_eq!(m.first_not_idle(0, 200), 0, "nobody idle");
+    for w in 0..200 {
+        m.set_idle(w);
+    }
+    assert_eq!(m.first_not_idle(0, 200), 200, "everybody idle");
+    assert_eq!(m.first_not_idle(37, 150), 150);
+    // Awake workers in each kind of place: a word's first and last bit,
+    // the last of an LLC's short second word, the next LLC's first.
+    for w in [64, 99, 100, 163, 170] {
+        assert!(m.clear_idle(w));
+    }
+    let walk = |from, end| {
+        let mut seen = Vec::new();
+        let mut v = from;
+        loop {
+            v = m.first_not_idle(v, end);
+            if v >= end {
+                return seen;
+            }
+            seen.push(v);
+            v += 1;
+        }
+    };
+    assert_eq!(walk(0, 200), [64, 99, 100, 163, 170]);
+    assert_eq!(walk(65, 164), [99, 100, 163]);
+    assert_eq!(walk(101, 163), [] as [usize; 0]);
+    // A claimed worker's bit is clear: it is not idle any more.
+    assert!(m.claim_worker(5));
+    assert_eq!(m.first_not_idle(0, 64), 5);
+}
+
+#[test]
 fn claim_order_cluster_llc_remote() {
     // 4 LLCs of 8 workers, clusters of 4.
     let m = IdleMasks::new(IdleShape::uniform(32, 8, 4));

@@ -41,6 +41,10 @@ struct Model {
     crossed: usize,
     /// Whether its mate is crossing.
     mate_crossing: bool,
+    /// Workers whose idle bit is set (skipped by `next_awake`).
+    idle: Vec<bool>,
+    /// The deques looked at, in order.
+    lens: Vec<usize>,
 }
 
 impl Model {
@@ -52,6 +56,7 @@ impl Model {
             halves: vec![0; n],
             placed: vec![false; n],
             searched: vec![false; n - 1],
+            idle: vec![false; n],
             ..Default::default()
         }
     }
@@ -82,7 +87,11 @@ impl PassQueues for Model {
         self.own_pack == 0
     }
     fn victim_len(&mut self, v: usize) -> usize {
+        self.lens.push(v);
         self.deque[v]
+    }
+    fn next_awake(&mut self, from: usize, end: usize) -> usize {
+        (from..end).find(|&v| !self.idle[v]).unwrap_or(end)
     }
     fn victim_private(&mut self, v: usize) -> usize {
         self.looked += 1;
@@ -436,4 +445,48 @@ fn crossing_mates_cover_up_to_crossing_feeds_searchers_each() {
     assert!(!crossing_covers(1, || CROSSING_FEEDS + 1));
     assert!(crossing_covers(2, || CROSSING_FEEDS + 1));
     assert!(crossing_covers(usize::MAX, || isize::MAX));
+}
+
+#[test]
+fn rotated_runs_walk_a_tier_in_the_order_of_tier_victims() {
+    let tiers = [
+        Tier {
+            kind: TierKind::Llc,
+            ranges: vec![0..3, 5..9, 12..13],
+            distance: 0,
+        },
+        tier(TierKind::Llc, 4..5),
+    ];
+    for tier in &tiers {
+        let total = tier.len();
+        for random in 0..2 * total as u64 {
+            let want: Vec<usize> = tier_victims(tier, total, random).collect();
+            let start = (random % total as u64) as usize;
+            let got: Vec<usize> = rotated_runs(&tier.ranges, start).flatten().collect();
+            assert_eq!(got, want, "{tier} from {start}");
+        }
+    }
+}
+
+#[test]
+fn passes_skip_idle_workers_near_and_far() {
+    // Workers 1 (LLC tier) and 3 (far) idle; 2 holds a job.
+    let mut m = Model {
+        deque: vec![0, 0, 1, 0],
+        idle: vec![false, true, false, true],
+        ..Model::new(4)
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(2))
+    ));
+    assert_eq!(m.lens, [2], "looked at an idle worker's deque");
+    // In one flat tier too, from every start.
+    let mut m = Model {
+        deque: vec![0, 0, 0, 0],
+        idle: vec![false, true, false, true],
+        ..Model::new(4)
+    };
+    assert!(matches!(full_pass(&mut m, true), Found::Nothing));
+    assert_eq!(m.lens, [2]);
 }

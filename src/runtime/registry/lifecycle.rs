@@ -110,28 +110,6 @@ fn count_lines(path: &str) -> Option<usize> {
     }
 }
 
-/// Calls the `thread_name` closure for worker `index`: a panic in it, or a
-/// name that std cannot give a thread (it has a NUL byte, and std's
-/// `Builder::spawn` would panic), is a [`BuildError::ThreadName`].
-pub(super) fn thread_name(
-    f: &mut Box<dyn FnMut(usize) -> String>,
-    index: usize,
-) -> Result<String, BuildError> {
-    match panic::catch_unwind(AssertUnwindSafe(|| f(index))) {
-        Ok(name) if name.contains('\0') => Err(BuildError::ThreadName {
-            index,
-            reason: format!(
-                "the name {name:?} contains a NUL byte, which thread names cannot hold"
-            ),
-        }),
-        Ok(name) => Ok(name),
-        Err(payload) => Err(BuildError::ThreadName {
-            index,
-            reason: format!("the closure panicked: {}", panic_message(&*payload)),
-        }),
-    }
-}
-
 /// Hands worker `thread` to the spawn strategy: a panic in a user's spawn
 /// handler is an error like a refused spawn (the thread builder it held is
 /// dropped while unwinding, so it counts as never run).
