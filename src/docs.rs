@@ -29,10 +29,14 @@
 ///   `Sleep::stop_searching` leaves *searching* for *working*;
 ///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle;
 ///   `Sleep::start_searching` enters *searching*, `Sleep::sleep` parks.
-/// - `Idle` (`src/runtime/sleep.rs`): the token `prepare_sleep` returns,
-///   consumed by `cancel_sleep` or `sleep`.
+///   `Sleep::born_idle` makes a new worker idle before its thread runs;
+///   `Sleep::retire` gives that state back for a worker that never runs.
+/// - `Idle` (`src/runtime/sleep.rs`): the token `prepare_sleep` (or
+///   `born_idle`) returns, consumed by `cancel_sleep`, `sleep` or `retire`.
 /// - `search::search` (`src/runtime/search.rs`): the workers' search and
-///   sleep loop, generic over its sources so loom runs it too.
+///   sleep loop, generic over its sources so loom runs it too;
+///   `search::first_search`, the first search of a worker born idle, which
+///   parks before any pass.
 /// - `private` (`src/runtime/private.rs`): each worker's stack of private
 ///   `join` halves, with the claim protocol and its proof.
 /// - `Parker` (`src/runtime/sleep.rs`): one worker's place to sleep, a
@@ -58,4 +62,7 @@
 /// [`Parker`]: #names-used-above
 /// [`IdleMasks`]: #names-used-above
 /// [`IdleMasks::claim_nearest`]: #names-used-above
+/// [`Sleep::born_idle`]: #names-used-above
+/// [`Sleep::retire`]: #names-used-above
+/// [`super::search::first_search`]: #names-used-above
 pub mod sleep_wake {}
