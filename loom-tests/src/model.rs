@@ -268,8 +268,10 @@ impl Sources for Searcher<'_> {
             let mine = match q.kind {
                 Kind::Shared => true,
                 // A near pass steals only inside the worker's LLC; no pass
-                // looks at an idle worker's deque (`PassQueues::next_awake`:
-                // idle workers hold no jobs).
+                // looks at an idle worker's deque (`PassQueues::awake_bits`:
+                // idle workers hold no jobs). The pool skips them only while
+                // most workers are idle; the model always does, the case
+                // that relies most on the argument.
                 Kind::Deque(o) => {
                     o != self.w
                         && (reach == Reach::Far || pool.llc_of(o) == self.llc)

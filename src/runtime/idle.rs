@@ -509,33 +509,26 @@ impl IdleMasks {
         prev & bit != 0
     }
 
-    /// The first worker of `from..end` whose idle bit is clear (working,
-    /// searching, or claimed), or `end` if every one's is set: one SeqCst
-    /// load per idle word the range touches, so a pass over a mostly idle
-    /// pool skips 64 workers per load (see "Idle workers hold no jobs" in
-    /// `sleep`). `end` is at most the number of workers.
-    pub fn first_not_idle(&self, from: usize, end: usize) -> usize {
-        let mut w = from;
-        while w < end {
-            let l = &self.llcs[self.worker_llc[w] as usize];
-            let local = w - l.range.start;
-            // The bits of `w` and of the workers after it in its word, up
-            // to `end` and to its LLC's end (the next LLC has its own words).
-            let stop = end.min(l.range.end).min(w + (64 - local % 64));
-            let span = stop - w;
-            let mask = if span == 64 {
-                u64::MAX
-            } else {
-                (1u64 << span) - 1
-            } << (local % 64);
-            let word = self.words[l.word_base + local / 64].load(Ordering::SeqCst);
-            let awake = !word & mask;
-            if awake != 0 {
-                return w + (awake.trailing_zeros() as usize - local % 64);
-            }
-            w = stop;
-        }
-        end
+    /// Which workers of `from..stop` have their idle bit clear (working,
+    /// searching, or claimed): bit `i` of the mask is worker `from + i`.
+    /// `stop` is `end`, or earlier where the word holding `from` ends (at
+    /// 64 workers, or at its LLC's end: the next LLC has its own words).
+    /// One SeqCst load, so a pass over a mostly idle pool reads a word per
+    /// 64 workers (see "Idle workers hold no jobs" in `sleep`). `from <
+    /// end <=` the number of workers.
+    pub fn awake_bits(&self, from: usize, end: usize) -> (u64, usize) {
+        let l = &self.llcs[self.worker_llc[from] as usize];
+        let local = from - l.range.start;
+        let shift = local % 64;
+        let stop = end.min(l.range.end).min(from + (64 - shift));
+        let span = stop - from;
+        let low = if span == 64 {
+            u64::MAX
+        } else {
+            (1u64 << span) - 1
+        };
+        let word = self.words[l.word_base + local / 64].load(Ordering::SeqCst);
+        ((!word >> shift) & low, stop)
     }
 
     /// Whether worker `w`'s idle bit is set (idle and not claimed).

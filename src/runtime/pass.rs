@@ -30,16 +30,21 @@
 //!
 //! # Idle workers
 //!
-//! Every steal tier is walked past the workers whose idle bit is set
-//! ([`PassQueues::next_awake`]: the pool's worker reads a word of 64 bits
-//! at a time), and so are the victims of the far choice and of the claims
-//! of private halves: an idle worker's deque and private stack are empty
-//! (the argument, which covers the re-check, is "Idle workers hold no
-//! jobs" in `sleep`). A pass over a pool of N mostly idle workers costs
-//! about N / 64 loads instead of N looks at other threads' deques; a pool's
-//! first calls, while its workers wake one at a time and each spins a
-//! backoff of passes before it parks again, paid N passes of N looks each
-//! (`docs/first-broadcast.md`).
+//! While most workers are idle ([`PassQueues::mostly_idle`], one load of
+//! the idle summary's root per pass), every steal tier is walked past the
+//! workers whose idle bit is set ([`PassQueues::awake_bits`]: one word of
+//! 64 idle bits per 64 workers): an idle worker's deque and private stack
+//! are empty (the argument, which covers the re-check, is "Idle workers
+//! hold no jobs" in `sleep`). A pass over N mostly idle workers so costs
+//! about N / 64 loads instead of N looks at other threads' deques, and a
+//! busy pool's pass (the hot path of every steal) does not pay for the
+//! bits. The far choice's order is strided over LLCs: there the awake
+//! victims are listed a word at a time and compared in that order (more
+//! than 64 of them: the idle ones are skipped one load at a time). The
+//! claims of private halves in the re-check skip idle victims too. What
+//! this is for: a pool's first calls, while its workers wake one at a time
+//! and each spins a backoff of passes before it parks again, paid N passes
+//! of N looks each (`docs/first-broadcast.md`, with the measurements).
 //!
 //! # Near passes
 //!
@@ -143,6 +148,8 @@
 
 use std::ops::{ControlFlow, Range};
 
+use either::Either;
+
 use crate::layout::{Tier, TierKind};
 
 use super::search::{Found, Reach};
@@ -219,13 +226,31 @@ pub(crate) trait PassQueues {
     /// bit is set), the only pass that may claim private halves.
     fn rechecking(&mut self) -> bool;
 
-    /// The first worker of `from..end` whose idle bit is clear, or `end`:
-    /// the pass skips idle workers, whose deques and private stacks are
-    /// empty (see "Idle workers" below). The default skips nothing.
+    /// Whether at least half of the pool's workers are idle (a hint, one
+    /// load): the far choice then skips idle victims one by one. The
+    /// default says no.
     #[inline]
-    fn next_awake(&mut self, from: usize, end: usize) -> usize {
-        let _ = end;
-        from
+    fn mostly_idle(&mut self) -> bool {
+        false
+    }
+
+    /// Which workers of `from..stop` are awake (idle bit clear), as a mask
+    /// (bit `i`: worker `from + i`), and `stop`, at most `end` and at most
+    /// 64 workers on: the pass skips idle workers, whose deques and private
+    /// stacks are empty (see "Idle workers" in the module docs). The
+    /// default says all are awake.
+    #[inline]
+    fn awake_bits(&mut self, from: usize, end: usize) -> (u64, usize) {
+        let stop = end.min(from + 64);
+        let span = stop - from;
+        (
+            if span == 64 {
+                u64::MAX
+            } else {
+                (1 << span) - 1
+            },
+            stop,
+        )
     }
 
     /// Whether some worker of `v`'s LLC is counted as searching.
@@ -341,8 +366,10 @@ fn shared_sources<Q: PassQueues>(
         Some(cut) => at.tiers.split_at(cut),
         None => (at.tiers, &[][..]),
     };
+    // Read once per pass (module docs, "Idle workers").
+    let idle = !at.tiers.is_empty() && q.mostly_idle();
     for tier in inside {
-        take(steal_tier(q, at.index, tier), retry)?;
+        take(steal_tier(q, at.index, tier, idle), retry)?;
     }
     if at.near_cut.is_some() {
         return ControlFlow::Continue(Rest::Done);
@@ -350,7 +377,7 @@ fn shared_sources<Q: PassQueues>(
     if outside.is_empty() {
         return other_llcs_sources(q, at, retry, Rest::Private);
     }
-    cross_llc(q, at, retry, inside, outside)
+    cross_llc(q, at, retry, (inside, outside), idle)
 }
 
 /// The rest of a full pass of a worker with steal tiers outside its LLC:
@@ -361,8 +388,8 @@ fn cross_llc<Q: PassQueues>(
     q: &mut Q,
     at: Place<'_>,
     retry: &mut bool,
-    inside: &[Tier],
-    outside: &[Tier],
+    (inside, outside): (&[Tier], &[Tier]),
+    mostly_idle: bool,
 ) -> ControlFlow<Q::Job, Rest> {
     // About to cross the LLC: first what this LLC got since the look above,
     // then its own private halves (module docs, "Before crossing the LLC").
@@ -381,7 +408,10 @@ fn cross_llc<Q: PassQueues>(
     // Rule 4, in ordinary passes only.
     if rechecking || !q.mate_crossing() {
         for tier in outside {
-            take(steal_tier_far(q, at.index, tier, !rechecking), retry)?;
+            take(
+                steal_tier_far(q, at.index, tier, !rechecking, mostly_idle),
+                retry,
+            )?;
         }
     }
     other_llcs_sources(q, at, retry, rest)
@@ -435,40 +465,76 @@ fn mates_show_private<Q: PassQueues>(q: &mut Q, me: usize, tiers: &[Tier]) -> bo
 }
 
 /// Tries every worker of a tier once, from a random start
-/// ([`tier_victims`]), skipping idle workers a word of idle bits at a time
-/// ([`PassQueues::next_awake`]) and empty deques with a cheap look.
+/// ([`tier_victims`]), skipping empty deques with a cheap look; while most
+/// workers are idle, skipping idle workers a word of idle bits at a time
+/// ([`steal_tier_awake`]).
 #[inline]
-fn steal_tier<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier) -> Found<Q::Job> {
+fn steal_tier<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    mostly_idle: bool,
+) -> Found<Q::Job> {
     let total = tier.len();
     if total == 0 {
         return Found::Nothing;
     }
-    let start = (q.random() % total as u64) as usize;
+    let random = q.random();
+    if mostly_idle {
+        return steal_tier_awake(q, me, tier, random);
+    }
+    let mut retry = false;
+    for victim in tier_victims(tier, total, random).filter(|&v| v != me) {
+        // A cheap look first (two loads, no epoch pin): most victims of a
+        // scan are empty. Sound for the sleep protocol's re-check too:
+        // after the sleeper's fence, the load of the victim's `back` sees
+        // any push ordered before the pusher's fence.
+        let len = q.victim_len(victim);
+        if len == 0 {
+            continue;
+        }
+        match q.steal_from(victim, steal_batch(tier.kind, len)) {
+            Found::Job(job) => return Found::Job(job),
+            Found::Retry => retry = true,
+            Found::Nothing => {}
+        }
+    }
+    if retry { Found::Retry } else { Found::Nothing }
+}
+
+/// [`steal_tier`] in a mostly idle pool: the same order, a run of
+/// consecutive workers at a time ([`rotated_runs`]), past the idle ones a
+/// word of idle bits at a time ([`PassQueues::awake_bits`]). Out of line:
+/// the busy pool's walk is the hot path of every steal.
+#[inline(never)]
+fn steal_tier_awake<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    random: u64,
+) -> Found<Q::Job> {
+    let start = (random % tier.len() as u64) as usize;
     let mut retry = false;
     for run in rotated_runs(&tier.ranges, start) {
-        let mut victim = run.start;
-        loop {
-            victim = q.next_awake(victim, run.end);
-            if victim >= run.end {
-                break;
-            }
-            // A cheap look first (two loads, no epoch pin): most victims
-            // of a scan are empty. Sound for the sleep protocol's re-check
-            // too: after the sleeper's fence, the load of the victim's
-            // `back` sees any push ordered before the pusher's fence.
-            let len = if victim == me {
-                0
-            } else {
-                q.victim_len(victim)
-            };
-            if len > 0 {
-                match q.steal_from(victim, steal_batch(tier.kind, len)) {
-                    Found::Job(job) => return Found::Job(job),
-                    Found::Retry => retry = true,
-                    Found::Nothing => {}
+        let mut from = run.start;
+        while from < run.end {
+            let (mut awake, stop) = q.awake_bits(from, run.end);
+            while awake != 0 {
+                let victim = from + awake.trailing_zeros() as usize;
+                awake &= awake - 1;
+                if victim == me {
+                    continue;
+                }
+                let len = q.victim_len(victim);
+                if len > 0 {
+                    match q.steal_from(victim, steal_batch(tier.kind, len)) {
+                        Found::Job(job) => return Found::Job(job),
+                        Found::Retry => retry = true,
+                        Found::Nothing => {}
+                    }
                 }
             }
-            victim += 1;
+            from = stop;
         }
     }
     if retry { Found::Retry } else { Found::Nothing }
@@ -515,17 +581,32 @@ fn steal_tier_far<Q: PassQueues>(
     me: usize,
     tier: &Tier,
     leave_searched: bool,
+    mostly_idle: bool,
 ) -> Found<Q::Job> {
     let total = tier.len();
     if total == 0 {
         return Found::Nothing;
     }
-    let victims = far_victims(tier, total, q.random()).filter(move |&v| v != me);
+    let random = q.random();
+    // While most workers are idle, only the awake ones can hold a job: they
+    // are listed a word of idle bits at a time and compared in the same
+    // strided order; if there are too many to list, the full order skips
+    // the idle ones one load at a time (module docs, "Idle workers").
+    let listed = if mostly_idle {
+        awake_victims(q, me, tier)
+    } else {
+        None
+    };
+    let one_by_one = mostly_idle && listed.is_none();
+    let victims = match &listed {
+        Some((list, n)) => Either::Left(strided(&list[..*n], random)),
+        None => Either::Right(far_victims(tier, total, random).filter(move |&v| v != me)),
+    };
     // (victim, size, deque length) of the biggest so far.
     let mut best: Option<(usize, usize, usize)> = None;
     let mut choices = 0;
     for victim in victims {
-        if q.next_awake(victim, victim + 1) != victim {
+        if one_by_one && q.awake_bits(victim, victim + 1).0 == 0 {
             continue; // idle: nothing to take
         }
         let len = q.victim_len(victim);
@@ -558,6 +639,53 @@ fn steal_tier_far<Q: PassQueues>(
         },
         None => Found::Nothing,
     }
+}
+
+/// How many awake victims a far steal lists ([`awake_victims`]) before it
+/// falls back to the tier's full order.
+const AWAKE_LIST: usize = 64;
+
+/// The awake workers of `tier` other than `me` (at most [`AWAKE_LIST`];
+/// `None` if there are more), read a word of idle bits at a time.
+fn awake_victims<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+) -> Option<([usize; AWAKE_LIST], usize)> {
+    let mut list = [0; AWAKE_LIST];
+    let mut n = 0;
+    for r in &tier.ranges {
+        let mut from = r.start;
+        while from < r.end {
+            let (mut bits, stop) = q.awake_bits(from, r.end);
+            while bits != 0 {
+                let v = from + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if v == me {
+                    continue;
+                }
+                *list.get_mut(n)? = v;
+                n += 1;
+            }
+            from = stop;
+        }
+    }
+    Some((list, n))
+}
+
+/// The victims `list` in the order of [`far_victims`] over a tier of that
+/// many workers: from `random % len`, with the same stride.
+fn strided(list: &[usize], random: u64) -> impl Iterator<Item = usize> + '_ {
+    let len = list.len();
+    let (start, stride) = if len == 0 {
+        (0, 1)
+    } else {
+        (
+            (random % len as u64) as usize,
+            coprime_stride(len, FAR_CHOICES),
+        )
+    };
+    (0..len).map(move |k| list[(start + k * stride) % len])
 }
 
 /// The victims of a tier that crosses the LLC in the order a far steal
@@ -678,10 +806,9 @@ pub(crate) fn far_size(deque_len: usize, private: usize) -> usize {
 }
 
 /// The victims of a tier of `total` workers in the order one pass tries
-/// them: from position `random % total`, wrapping around. [`steal_tier`]
-/// walks them a run at a time ([`rotated_runs`]) to skip idle workers by
-/// the word; the tests check the two orders agree.
-#[cfg_attr(not(test), allow(dead_code))]
+/// them: from position `random % total`, wrapping around.
+/// [`steal_tier_awake`] walks them a run at a time ([`rotated_runs`]) to
+/// skip idle workers by the word; the tests check the two orders agree.
 pub(crate) fn tier_victims(
     tier: &Tier,
     total: usize,

@@ -825,8 +825,16 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
-    fn next_awake(&mut self, from: usize, end: usize) -> usize {
-        self.registry.sleep.idle().first_not_idle(from, end)
+    fn mostly_idle(&mut self) -> bool {
+        // The root's load alone while nobody is idle (the busy pool's
+        // passes, every steal's).
+        let idle = self.registry.sleep.idle();
+        idle.any_idle() && 2 * idle.armed_total() >= idle.num_workers()
+    }
+
+    #[inline]
+    fn awake_bits(&mut self, from: usize, end: usize) -> (u64, usize) {
+        self.registry.sleep.idle().awake_bits(from, end)
     }
 
     #[inline]

@@ -77,16 +77,32 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.stealers[v].len()
     }
 
-    fn next_awake(&mut self, from: usize, end: usize) -> usize {
-        // Rayon looks at every victim; locus skips idle ones by the word of
-        // idle bits (charged as one cheap look per word).
+    fn mostly_idle(&mut self) -> bool {
         if self.sim.policy == Policy::RayonLike {
-            return from;
+            return false;
         }
-        let next = self.sim.sleep.idle().first_not_idle(from, end);
-        let words = (next.min(end.saturating_sub(1)) / 64).saturating_sub(from / 64) + 1;
-        self.sim.acc += self.sim.cost.probe_ns * words as f64;
-        next
+        self.sim.acc += self.sim.cost.idle_word_ns;
+        let idle = self.sim.sleep.idle();
+        2 * idle.armed_total() >= idle.num_workers()
+    }
+
+    fn awake_bits(&mut self, from: usize, end: usize) -> (u64, usize) {
+        // Rayon looks at every victim; locus skips idle ones, a load of an
+        // idle word per 64 workers.
+        if self.sim.policy == Policy::RayonLike {
+            let stop = end.min(from + 64);
+            let span = stop - from;
+            return (
+                if span == 64 {
+                    u64::MAX
+                } else {
+                    (1 << span) - 1
+                },
+                stop,
+            );
+        }
+        self.sim.acc += self.sim.cost.idle_word_ns;
+        self.sim.sleep.idle().awake_bits(from, end)
     }
 
     fn victim_private(&mut self, v: usize) -> usize {

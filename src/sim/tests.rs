@@ -384,13 +384,19 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
 /// fork-join, and parked waiters unwound the join tree one wakeup latency
 /// per nested steal. `fib:24`, measured: `Hierarchical` 0.103 ms (0.111
 /// since the crossing rule of `pass`), `Flat` 0.118 ms; with the cap on
-/// latch waiters too, 0.237 and 0.219 ms.
+/// latch waiters too, 0.237 and 0.219 ms. Since passes skip idle workers
+/// while most are idle (`pass`, "Idle workers"), `Flat`'s one tier of all
+/// 191 others gains most: 0.110 and 0.108 ms, so the two orders are
+/// compared within 5%.
 #[test]
 fn latch_waiters_keep_fib_fast_at_192_workers() {
     let w = Fib { n: 24, ns: 10 };
     let (h, f) = hierarchical_and_flat("package:2 llc:12 core:8", &w);
     let (mh, mf) = (h.counts.makespan_ns, f.counts.makespan_ns);
-    assert!(mh <= mf, "hierarchical {mh} ns, flat {mf} ns");
+    assert!(
+        mh as f64 <= 1.05 * mf as f64,
+        "hierarchical {mh} ns, flat {mf} ns"
+    );
     assert!(mh <= 150_000, "hierarchical {mh} ns");
 }
 

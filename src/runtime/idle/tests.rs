@@ -49,15 +49,15 @@ fn check_tree(m: &IdleMasks) {
 }
 
 #[test]
-fn first_not_idle_skips_idle_bits_across_words_and_llcs() {
-    // Two LLCs of 100 workers: two words each, the second half full.
+fn awake_bits_read_a_word_of_idle_bits_at_a_time() {
+    // Two LLCs of 100 workers: two words each, the second short.
     let m = IdleMasks::new(IdleShape::uniform(200, 100, 0));
-    assert_eq!(m.first_not_idle(0, 200), 0, "nobody idle");
+    assert_eq!(m.awake_bits(0, 200), (u64::MAX, 64), "nobody idle");
+    assert_eq!(m.awake_bits(64, 200), ((1 << 36) - 1, 100), "the LLC's end");
+    assert_eq!(m.awake_bits(3, 5), (0b11, 5), "the range's end");
     for w in 0..200 {
         m.set_idle(w);
     }
-    assert_eq!(m.first_not_idle(0, 200), 200, "everybody idle");
-    assert_eq!(m.first_not_idle(37, 150), 150);
     // Awake workers in each kind of place: a word's first and last bit,
     // the last of an LLC's short second word, the next LLC's first.
     for w in [64, 99, 100, 163, 170] {
@@ -66,21 +66,23 @@ fn first_not_idle_skips_idle_bits_across_words_and_llcs() {
     let walk = |from, end| {
         let mut seen = Vec::new();
         let mut v = from;
-        loop {
-            v = m.first_not_idle(v, end);
-            if v >= end {
-                return seen;
+        while v < end {
+            let (mut bits, stop) = m.awake_bits(v, end);
+            while bits != 0 {
+                seen.push(v + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
             }
-            seen.push(v);
-            v += 1;
+            v = stop;
         }
+        seen
     };
     assert_eq!(walk(0, 200), [64, 99, 100, 163, 170]);
     assert_eq!(walk(65, 164), [99, 100, 163]);
     assert_eq!(walk(101, 163), [] as [usize; 0]);
+    assert_eq!(m.awake_bits(170, 171), (1, 171));
     // A claimed worker's bit is clear: it is not idle any more.
     assert!(m.claim_worker(5));
-    assert_eq!(m.first_not_idle(0, 64), 5);
+    assert_eq!(m.awake_bits(0, 64).0, 1 << 5);
 }
 
 #[test]

@@ -41,7 +41,7 @@ struct Model {
     crossed: usize,
     /// Whether its mate is crossing.
     mate_crossing: bool,
-    /// Workers whose idle bit is set (skipped by `next_awake`).
+    /// Workers whose idle bit is set (skipped by `awake_bits`).
     idle: Vec<bool>,
     /// The deques looked at, in order.
     lens: Vec<usize>,
@@ -90,8 +90,15 @@ impl PassQueues for Model {
         self.lens.push(v);
         self.deque[v]
     }
-    fn next_awake(&mut self, from: usize, end: usize) -> usize {
-        (from..end).find(|&v| !self.idle[v]).unwrap_or(end)
+    fn mostly_idle(&mut self) -> bool {
+        2 * self.idle.iter().filter(|&&i| i).count() >= self.idle.len()
+    }
+    fn awake_bits(&mut self, from: usize, end: usize) -> (u64, usize) {
+        let stop = end.min(from + 64);
+        let bits = (from..stop)
+            .filter(|&v| !self.idle[v])
+            .fold(0, |m, v| m | 1 << (v - from));
+        (bits, stop)
     }
     fn victim_private(&mut self, v: usize) -> usize {
         self.looked += 1;
@@ -309,7 +316,7 @@ fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
         ..Model::new(4)
     };
     assert!(matches!(
-        steal_tier(&mut m, 0, &tiers[0]),
+        steal_tier(&mut m, 0, &tiers[0], false),
         Found::Job(Src::Stolen(1))
     ));
 }
@@ -333,7 +340,7 @@ fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
         ..Model::new(n)
     };
     assert!(matches!(
-        steal_tier_far(&mut m, 0, &t, false),
+        steal_tier_far(&mut m, 0, &t, false, false),
         Found::Job(Src::Stolen(19))
     ));
     assert_eq!(m.looked, FAR_CHOICES);
@@ -348,12 +355,15 @@ fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
         ..Model::new(6)
     };
     let t = tier(TierKind::Numa, 1..6);
-    assert!(matches!(steal_tier_far(&mut m, 0, &t, false), Found::Retry));
+    assert!(matches!(
+        steal_tier_far(&mut m, 0, &t, false, false),
+        Found::Retry
+    ));
     // Nothing anywhere: nothing.
     let mut m = Model::new(4);
     let t = tier(TierKind::Numa, 1..4);
     assert!(matches!(
-        steal_tier_far(&mut m, 0, &t, false),
+        steal_tier_far(&mut m, 0, &t, false, false),
         Found::Nothing
     ));
 }
@@ -489,4 +499,27 @@ fn passes_skip_idle_workers_near_and_far() {
     };
     assert!(matches!(full_pass(&mut m, true), Found::Nothing));
     assert_eq!(m.lens, [2]);
+    // While most workers are busy, the far choice does not pay a look at
+    // idle bits per victim: it looks at every deque, as before.
+    let mut m = Model {
+        deque: vec![0, 0, 0, 0],
+        idle: vec![false, false, false, true],
+        ..Model::new(4)
+    };
+    assert!(matches!(full_pass(&mut m, false), Found::Nothing));
+    let mut far = m.lens[1..].to_vec();
+    far.sort();
+    assert_eq!(far, [2, 3]);
+}
+
+#[test]
+fn the_far_list_of_awake_victims_keeps_the_strided_order() {
+    let list = [10, 11, 12, 13, 14, 15, 16];
+    for random in 0..7 {
+        let got: Vec<usize> = strided(&list, random).collect();
+        let tier = tier(TierKind::Remote, 10..17);
+        let want: Vec<usize> = far_victims(&tier, 7, random).collect();
+        assert_eq!(got, want);
+    }
+    assert_eq!(strided(&[], 3).count(), 0);
 }
