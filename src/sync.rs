@@ -31,7 +31,7 @@
 //! fence-free work stealing (Morrison and Afek, ASPLOS 2014).
 //! [`init_asymmetric_fences`] registers the process for the command once,
 //! before the first pool starts its workers. Where the call does not
-//! exist (other systems, old kernels, seccomp filters) or registration
+//! exist (other systems, old kernels, seccomp filters, Miri) or registration
 //! fails, [`init_asymmetric_fences`] says so and the light fence must not
 //! be used (the private `join` halves are then disabled: every half is
 //! public at once, as in rayon, which is cheaper than a full fence on
@@ -307,7 +307,9 @@ mod asymmetric {
     /// their reads).
     static MODE: AtomicU8 = AtomicU8::new(UNDECIDED);
 
-    #[cfg(target_os = "linux")]
+    // Miri does not emulate `membarrier`: it takes the portable path, as
+    // on a kernel without the call (the private `join` halves disabled).
+    #[cfg(all(target_os = "linux", not(miri)))]
     mod sys {
         /// `MEMBARRIER_CMD_PRIVATE_EXPEDITED` (linux/membarrier.h).
         const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
@@ -338,7 +340,7 @@ mod asymmetric {
         }
     }
 
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(not(target_os = "linux"), miri))]
     mod sys {
         pub(super) fn register() -> bool {
             false

@@ -14,6 +14,11 @@
 //!   one CPU only, so the lowest CPU of the set is used, and the pin report
 //!   says [`PinStatus::Pinned`] with that one CPU.
 //!
+//! - **Under Miri** (`cfg(miri)`, any OS): no pinning (the report says
+//!   [`PinStatus::Failed`], why) and no current CPU, as Miri does not
+//!   emulate the affinity and `sched_getcpu` calls; the pool runs as it does
+//!   where pinning fails.
+//!
 //! The hwloc path is compiled whenever feature `hwloc` is on, Linux included,
 //! so that its unit tests run on Linux. Failures are returned, never fatal:
 //! the pool records them in its pin report and keeps running.
@@ -67,7 +72,7 @@ pub(crate) fn pin_current(cpus: &CpuSet) -> PinStatus {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(miri)))]
 mod imp {
     use crate::CpuSet;
 
@@ -106,7 +111,22 @@ mod imp {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(miri)]
+mod imp {
+    use crate::CpuSet;
+
+    /// Miri has no CPUs to bind to.
+    pub(super) fn pin(_cpus: &CpuSet) -> Result<CpuSet, String> {
+        Err("Miri does not emulate thread affinity: running unpinned".into())
+    }
+
+    /// Unknown under Miri (callers then take their CPU-free paths).
+    pub(crate) fn current_cpu() -> Option<usize> {
+        None
+    }
+}
+
+#[cfg(all(not(target_os = "linux"), not(miri)))]
 mod imp {
     use crate::CpuSet;
 
