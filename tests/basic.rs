@@ -69,7 +69,7 @@ fn scope_with_100k_spawns() {
 #[test]
 fn nested_scope_spawns_borrow() {
     let p = pool(3);
-    let mut v = vec![0u32; 1000];
+    let mut v = vec![0u32; if cfg!(miri) { 100 } else { 1000 }];
     p.scope(|s| {
         for chunk in v.chunks_mut(10) {
             s.spawn(move |s2| {
@@ -103,14 +103,14 @@ fn pools_created_and_dropped_200_times() {
 fn shutdown_and_wait_waits_for_spawned_jobs() {
     let done = Arc::new(AtomicUsize::new(0));
     let p = pool(2);
-    for _ in 0..1000 {
+    for _ in 0..DETACHED {
         let d = Arc::clone(&done);
         p.spawn(move || {
             d.fetch_add(1, Ordering::Relaxed);
         });
     }
     p.shutdown_and_wait().unwrap();
-    assert_eq!(done.load(Ordering::Relaxed), 1000);
+    assert_eq!(done.load(Ordering::Relaxed), DETACHED);
 }
 
 #[test]
@@ -376,7 +376,11 @@ fn spawn_tracked<'s, const N: usize>(
     });
 }
 
-const ROUNDS: usize = 2_000;
+/// Small under Miri (.ci/sanitizers), which interprets each job: still
+/// enough jobs to cycle the job memory's magazines between threads.
+const ROUNDS: usize = if cfg!(miri) { 40 } else { 2_000 };
+/// Detached spawns from outside the pool (small under Miri, as above).
+const DETACHED: usize = if cfg!(miri) { 50 } else { 1_000 };
 
 fn spawn_every_size<'s>(s: &locus::Scope<'s>, runs: &'s AtomicUsize, drops: &Arc<AtomicUsize>) {
     for _ in 0..ROUNDS {
@@ -404,12 +408,12 @@ fn heap_jobs_of_every_size_run_and_drop_once() {
     assert_eq!(drops.load(Ordering::Relaxed), 2 * 5 * ROUNDS);
     // Detached spawns from outside, freed by workers.
     let (tx, rx) = std::sync::mpsc::channel();
-    for i in 0..1_000 {
+    for i in 0..DETACHED {
         let tx = tx.clone();
         p.spawn(move || tx.send(i).unwrap());
     }
     drop(tx);
-    assert_eq!(rx.iter().count(), 1_000);
+    assert_eq!(rx.iter().count(), DETACHED);
 }
 
 /// Calls `step` until `flag` is set, for 20 s at most; returns the flag.
