@@ -19,9 +19,10 @@
 //! owns a range whose elements are in `v` and delivers them, sorted if it
 //! completes, into its target (`v` or the same range of `buf`). A
 //! [`MergeTask`] owns two runs and an equally long destination in the other
-//! region; it moves one element at a time into the destination, and its
-//! `Drop` moves whatever remains (first run, then second) behind what it
-//! wrote. Dropping either task never compares, so after any panic each
+//! region; it reads the runs and writes the destination, and its elements
+//! stay live in the runs until it completes (then it is forgotten); its
+//! `Drop` copies both runs, one after the other, over the destination.
+//! Dropping either task never compares, so after any panic each
 //! range's elements sit in the region its parent expects, and the top-level
 //! task delivers everything into `v`.
 //!
@@ -66,8 +67,8 @@ where
         return;
     }
     if len <= CHUNK {
-        let mut scratch = Vec::<T>::with_capacity(len / 2);
-        // SAFETY: the scratch has room for `len / 2` elements, in its own
+        let mut scratch = Vec::<T>::with_capacity(len);
+        // SAFETY: the scratch has room for `len` elements, in its own
         // allocation; its length stays 0, so it never drops an element.
         unsafe { stable::sort(v, scratch.as_mut_ptr(), &is_less) };
         return;
@@ -175,9 +176,10 @@ impl<T> Drop for SortTask<T> {
 }
 
 /// Merges the sorted runs `a..a_end` and `b..b_end` into `out..`, in the
-/// other region. The runs hold exactly the elements not yet written, and
-/// `out` is where the next one goes. Dropping the task moves the rest of
-/// `a`, then the rest of `b`, to `out..`.
+/// other region. The runs hold the task's live elements until the task is
+/// settled: a completed merge forgets the task, and dropping an unsettled
+/// one (a panic, or a merge that found its comparator inconsistent) copies
+/// `a`, then `b`, to `out..` without comparing.
 struct MergeTask<T> {
     a: *const T,
     a_end: *const T,
@@ -277,28 +279,75 @@ impl<T: Send> MergeTask<T> {
         crate::join(move || low.run(is_less), move || high.run(is_less));
     }
 
-    fn run_sequential(&mut self, is_less: &impl Fn(&T, &T) -> bool) {
-        // SAFETY: each step moves the smaller head (the head of `a` on
-        // ties) to `out` and advances that run and `out` by one, so the
-        // fields describe the remaining work exactly if `is_less` unwinds.
-        unsafe {
-            while self.a < self.a_end && self.b < self.b_end {
-                let take_b = is_less(&*self.b, &*self.a);
-                let src = if take_b { self.b } else { self.a };
-                ptr::copy_nonoverlapping(src, self.out, 1);
-                self.out = self.out.add(1);
-                self.a = self.a.add(!take_b as usize);
-                self.b = self.b.add(take_b as usize);
-            }
+    fn run_sequential(self, is_less: &impl Fn(&T, &T) -> bool) {
+        let (na, nb) = (self.len_a(), self.len_b());
+        // SAFETY: the runs are initialized and `out..out + na + nb` is the
+        // task's destination, in the other region.
+        if unsafe { merge_both_ends(self.a, na, self.b, nb, self.out, is_less) } {
+            // Every element was written to the destination exactly once.
+            mem::forget(self);
         }
-        // The rest of the non-empty run is moved by `drop`.
+        // Otherwise (an inconsistent comparator) dropping the task copies
+        // the two runs over the output, one after the other.
     }
+}
+
+/// Merges the sorted runs `a[..na]` and `b[..nb]` (both non-empty) into
+/// `out[..na + nb]`, stably, from both ends at once: each step moves the
+/// smaller head to the front and the larger tail to the back, two
+/// independent chains of comparisons. Heads and tails are clamped to their
+/// runs, so reads stay in bounds whatever the comparator answers. Returns
+/// whether the two ends met exactly, which makes `out` a permutation of
+/// the runs; otherwise `out` is garbage. The runs are only read, and an
+/// element is never compared after it was copied unless the ends crossed,
+/// so the runs stay the live copies until the caller settles.
+///
+/// # Safety
+/// The runs must be readable and initialized, `out` writable for `na + nb`
+/// elements, not overlapping them; `na, nb >= 1`.
+unsafe fn merge_both_ends<T>(
+    a: *const T,
+    na: usize,
+    b: *const T,
+    nb: usize,
+    out: *mut T,
+    is_less: &impl Fn(&T, &T) -> bool,
+) -> bool {
+    let n = na + nb;
+    // Front heads `a[i]`, `b[j]`; back tails `a[ia - 1]`, `b[ib - 1]`.
+    let (mut i, mut j) = (0, 0);
+    let (mut ia, mut jb) = (na, nb);
+    // SAFETY: every read is clamped into its run; writes go to `out[k]`
+    // and `out[n - 1 - k]` for `k < n / 2`, and the middle for odd `n`.
+    unsafe {
+        for k in 0..n / 2 {
+            let (ha, hb) = (a.add(i.min(na - 1)), b.add(j.min(nb - 1)));
+            let take_b = (i >= na) | ((j < nb) & is_less(&*hb, &*ha));
+            ptr::copy_nonoverlapping(if take_b { hb } else { ha }, out.add(k), 1);
+            i += !take_b as usize;
+            j += take_b as usize;
+
+            let (ta, tb) = (a.add(ia.max(1) - 1), b.add(jb.max(1) - 1));
+            let take_a = (jb == 0) | ((ia > 0) & is_less(&*tb, &*ta));
+            ptr::copy_nonoverlapping(if take_a { ta } else { tb }, out.add(n - 1 - k), 1);
+            ia -= take_a as usize;
+            jb -= !take_a as usize;
+        }
+        if n % 2 == 1 {
+            let from_a = i < ia;
+            let from = if from_a { a.add(i) } else { b.add(j.min(nb - 1)) };
+            ptr::copy_nonoverlapping(from, out.add(n / 2), 1);
+            i += from_a as usize;
+            j += !from_a as usize;
+        }
+    }
+    i == ia && j == jb
 }
 
 impl<T> Drop for MergeTask<T> {
     fn drop(&mut self) {
-        // SAFETY: the runs hold the unwritten elements; `out..` has room for
-        // exactly all of them, in the other region (no overlap).
+        // SAFETY: the runs hold the task's live elements; `out..` has room
+        // for exactly all of them, in the other region (no overlap).
         unsafe {
             let na = self.a_end.offset_from(self.a) as usize;
             let nb = self.b_end.offset_from(self.b) as usize;

@@ -81,6 +81,7 @@ mod pivot;
 mod quick;
 mod small;
 mod stable;
+mod stable_quick;
 #[cfg(test)]
 mod tests;
 

@@ -1,37 +1,51 @@
-//! Sequential stable sort: the leaves of the parallel merge sort and whole
-//! slices too short to split.
+//! Sequential stable sorts: the leaves of the parallel merge sort and whole
+//! slices too short to split ([`sort`]), and the natural merge sort that
+//! backs the stable quicksort up ([`merge_sort`]).
 //!
-//! A natural merge sort. The slice is cut into runs from left to right:
-//! each run starts as the longest prefix that is non-descending or strictly
-//! descending ([`find_run`]; a descending one is reversed, which keeps
-//! stability because no two of its elements are equal), and a run shorter
-//! than [`MIN_RUN`] is extended to it by insertion. The runs are then
-//! merged pairwise, pass after pass, in place with a scratch buffer
-//! ([`merge`]). A merge first skips the elements already in place at both
-//! ends, so two runs already in order cost one comparison, and copies the
-//! shorter remaining run out to the scratch.
+//! Both cut the slice into sorted runs from left to right and then merge
+//! them pairwise, pass after pass, in place with a scratch buffer
+//! ([`merge`]). [`find_run`] finds the longest prefix that is non-descending
+//! or strictly descending (a descending one is reversed, which keeps
+//! stability because no two of its elements are equal).
 //!
-//! Calls, whatever the comparator answers: the runs cost at most
-//! `len * (1 + MIN_RUN / 2)`, each pass at most `len` plus two binary
-//! searches per merge, and there are at most `log2(len / MIN_RUN) + 1`
-//! passes. Every loop is bounded by indices.
+//! - [`sort`] keeps runs of at least [`GOOD_RUN`] elements and sorts the
+//!   stretches between them with the stable quicksort
+//!   ([`super::stable_quick`]): sorted, reversed, sawtooth and nearly sorted
+//!   input cost a few merges, random input one quicksort.
+//! - [`merge_sort`] extends every run shorter than [`MIN_RUN`] by
+//!   insertion.
+//!
+//! A merge first skips the elements already in place at both ends, so two
+//! runs already in order cost one comparison, and copies the shorter
+//! remaining run out to the scratch.
+//!
+//! Calls, whatever the comparator answers: finding runs at most `len` plus
+//! one probe per [`GOOD_RUN`] elements; [`merge_sort`]'s insertions at
+//! most `len * MIN_RUN / 2`; each merge pass at most `len` plus two binary
+//! searches per merge, with at most `log2(len / MIN_RUN) + 1` passes; the
+//! quicksort as stated there. Every loop is bounded by indices.
 //!
 //! Panic safety: a merge copies the shorter run out to the scratch, which
 //! leaves its slots logically empty; a [`Pending`] guard owns the copied
 //! elements not yet merged and the empty slots they fill, and its `Drop`
 //! copies them back without comparing. Insertion and reversal are
-//! panic-safe on their own.
+//! panic-safe on their own, and so is the quicksort (see there).
 
 use std::ptr;
 
 use super::insertion::insertion_sort;
+use super::{small, stable_quick};
 
-/// Runs shorter than this (but the last) are extended to this length by
-/// insertion sort.
+/// [`merge_sort`] extends runs shorter than this (but the last) to this
+/// length by insertion sort.
 pub(super) const MIN_RUN: usize = 20;
 
-/// The longest slice [`sort`] takes: it keeps the boundaries of its runs in
-/// an array on the stack.
+/// Runs at least this long are kept by [`sort`]; shorter ones are left to
+/// the quicksort.
+const GOOD_RUN: usize = 32;
+
+/// The longest slice [`sort`] and [`merge_sort`] take: they keep the
+/// boundaries of their runs in an array on the stack.
 pub(super) const MAX_LEN: usize = 4096;
 
 /// Runs of a slice of at most [`MAX_LEN`] elements, plus one boundary.
@@ -56,21 +70,70 @@ pub(super) fn find_run<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> (usize,
     (stop + 2, descending)
 }
 
-/// Sorts `v` (at most [`MAX_LEN`] elements) stably.
+/// Sorts `v` (at most [`MAX_LEN`] elements) stably: a merge sort leaf.
+///
+/// Long runs (at least [`GOOD_RUN`] elements, non-descending or strictly
+/// descending) are kept as they are (reversed if descending); what lies
+/// between them is sorted by the stable quicksort; then everything is
+/// merged. A probe that finds a short run skips [`GOOD_RUN`] elements
+/// ahead, so random input costs few probes.
 ///
 /// # Safety
-/// `scratch` must be valid for writes of `v.len() / 2` elements and must
-/// not overlap `v`; its contents are ignored and left logically
+/// `scratch` must be valid for writes of `v.len()` elements and must not
+/// overlap `v`; its contents are ignored and left logically
 /// uninitialized.
 pub(super) unsafe fn sort<T>(v: &mut [T], scratch: *mut T, is_less: &impl Fn(&T, &T) -> bool) {
     let len = v.len();
     assert!(len <= MAX_LEN, "stable::sort takes at most MAX_LEN elements");
-    if len <= MIN_RUN {
-        insertion_sort(v, 1, is_less);
+    if len <= small::threshold::<T>() {
+        small::sort(v, is_less);
         return;
     }
-    let mut bounds = [0usize; MAX_BOUNDARIES];
-    let mut count = 1;
+    let mut bounds = Bounds::new();
+    let mut unsorted_from = None;
+    let mut start = 0;
+    while start < len {
+        let (run, descending) = find_run(&v[start..], is_less);
+        if run < GOOD_RUN {
+            unsorted_from.get_or_insert(start);
+            start = (start + GOOD_RUN).min(len);
+            continue;
+        }
+        if let Some(from) = unsorted_from.take() {
+            // SAFETY: `scratch` has room for `len` elements (caller).
+            unsafe { stable_quick::sort(&mut v[from..start], scratch, is_less) };
+            bounds.push(start);
+        }
+        if descending {
+            v[start..start + run].reverse();
+        }
+        start += run;
+        bounds.push(start);
+    }
+    if let Some(from) = unsorted_from {
+        // SAFETY: as above.
+        unsafe { stable_quick::sort(&mut v[from..], scratch, is_less) };
+        bounds.push(len);
+    }
+    // SAFETY: as above (merges need at most half).
+    unsafe { bounds.merge_all(v, scratch, is_less) };
+}
+
+/// Sorts `v` (at most [`MAX_LEN`] elements) stably by merging natural
+/// runs, each extended to [`MIN_RUN`] by insertion: the stable
+/// quicksort's fallback, O(n log n) calls for any comparator.
+///
+/// # Safety
+/// `scratch` must be valid for writes of `v.len() / 2` elements and must
+/// not overlap `v`.
+pub(super) unsafe fn merge_sort<T>(
+    v: &mut [T],
+    scratch: *mut T,
+    is_less: &impl Fn(&T, &T) -> bool,
+) {
+    let len = v.len();
+    assert!(len <= MAX_LEN, "stable::merge_sort takes at most MAX_LEN elements");
+    let mut bounds = Bounds::new();
     let mut start = 0;
     while start < len {
         let (mut run, descending) = find_run(&v[start..], is_less);
@@ -83,28 +146,61 @@ pub(super) unsafe fn sort<T>(v: &mut [T], scratch: *mut T, is_less: &impl Fn(&T,
             run = end - start;
         }
         start += run;
-        bounds[count] = start;
-        count += 1;
+        bounds.push(start);
     }
-    // Every run but the last has at least MIN_RUN elements, so they fit.
-    while count > 2 {
-        let mut kept = 1;
-        let mut i = 0;
-        while i + 2 < count {
-            let (lo, mid, hi) = (bounds[i], bounds[i + 1], bounds[i + 2]);
-            // SAFETY: `scratch` has room for half of `v`, hence for the
-            // shorter of two runs of `v[lo..hi]` (caller).
-            unsafe { merge(&mut v[lo..hi], mid - lo, scratch, is_less) };
-            bounds[kept] = hi;
-            kept += 1;
-            i += 2;
+    // SAFETY: as required of this function.
+    unsafe { bounds.merge_all(v, scratch, is_less) };
+}
+
+/// The boundaries of consecutive sorted runs of a slice of at most
+/// [`MAX_LEN`] elements, each run (but the last) at least [`MIN_RUN`]
+/// long: `ends[..count]`, starting with 0.
+struct Bounds {
+    ends: [usize; MAX_BOUNDARIES],
+    count: usize,
+}
+
+impl Bounds {
+    fn new() -> Self {
+        Bounds {
+            ends: [0; MAX_BOUNDARIES],
+            count: 1,
         }
-        if i + 1 < count {
-            // An odd run out: it stays for the next pass.
-            bounds[kept] = bounds[i + 1];
-            kept += 1;
+    }
+
+    /// Ends the current run at `end`.
+    fn push(&mut self, end: usize) {
+        self.ends[self.count] = end;
+        self.count += 1;
+    }
+
+    /// Merges the runs of `v` pairwise, pass after pass, into one.
+    ///
+    /// # Safety
+    /// `scratch` must be valid for writes of `v.len() / 2` elements and
+    /// must not overlap `v`.
+    unsafe fn merge_all<T>(&mut self, v: &mut [T], scratch: *mut T, is_less: &impl Fn(&T, &T) -> bool) {
+        let ends = &mut self.ends;
+        let mut count = self.count;
+        while count > 2 {
+            let mut kept = 1;
+            let mut i = 0;
+            while i + 2 < count {
+                let (lo, mid, hi) = (ends[i], ends[i + 1], ends[i + 2]);
+                // SAFETY: the shorter of two runs of `v[lo..hi]` fits in
+                // half of `v` (caller).
+                unsafe { merge(&mut v[lo..hi], mid - lo, scratch, is_less) };
+                ends[kept] = hi;
+                kept += 1;
+                i += 2;
+            }
+            if i + 1 < count {
+                // An odd run out: it stays for the next pass.
+                ends[kept] = ends[i + 1];
+                kept += 1;
+            }
+            count = kept;
         }
-        count = kept;
     }
 }
 
