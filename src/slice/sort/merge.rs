@@ -40,7 +40,7 @@ use std::mem::{self, ManuallyDrop};
 use std::ptr;
 use std::slice;
 
-use super::stable;
+use super::{both_ends, stable};
 
 /// Longest leaf: sorted sequentially by [`stable::sort`].
 const CHUNK: usize = stable::MAX_LEN;
@@ -176,9 +176,8 @@ impl<T> Drop for SortTask<T> {
 }
 
 /// Merges the sorted runs `a..a_end` and `b..b_end` into `out..`, in the
-/// other region. The runs hold the task's live elements until the task is
-/// settled: a completed merge forgets the task, and dropping an unsettled
-/// one (a panic, or a merge that found its comparator inconsistent) copies
+/// other region. The runs hold the task's live elements until the merge
+/// completes, which forgets the task; dropping it before (a panic) copies
 /// `a`, then `b`, to `out..` without comparing.
 struct MergeTask<T> {
     a: *const T,
@@ -283,65 +282,10 @@ impl<T: Send> MergeTask<T> {
         let (na, nb) = (self.len_a(), self.len_b());
         // SAFETY: the runs are initialized and `out..out + na + nb` is the
         // task's destination, in the other region.
-        if unsafe { merge_both_ends(self.a, na, self.b, nb, self.out, is_less) } {
-            // Every element was written to the destination exactly once.
-            mem::forget(self);
-        }
-        // Otherwise (an inconsistent comparator) dropping the task copies
-        // the two runs over the output, one after the other.
+        unsafe { both_ends::merge(self.a, na, self.b, nb, self.out, is_less) };
+        // Every element was written to the destination exactly once.
+        mem::forget(self);
     }
-}
-
-/// Merges the sorted runs `a[..na]` and `b[..nb]` (both non-empty) into
-/// `out[..na + nb]`, stably, from both ends at once: each step moves the
-/// smaller head to the front and the larger tail to the back, two
-/// independent chains of comparisons. Heads and tails are clamped to their
-/// runs, so reads stay in bounds whatever the comparator answers. Returns
-/// whether the two ends met exactly, which makes `out` a permutation of
-/// the runs; otherwise `out` is garbage. The runs are only read, and an
-/// element is never compared after it was copied unless the ends crossed,
-/// so the runs stay the live copies until the caller settles.
-///
-/// # Safety
-/// The runs must be readable and initialized, `out` writable for `na + nb`
-/// elements, not overlapping them; `na, nb >= 1`.
-unsafe fn merge_both_ends<T>(
-    a: *const T,
-    na: usize,
-    b: *const T,
-    nb: usize,
-    out: *mut T,
-    is_less: &impl Fn(&T, &T) -> bool,
-) -> bool {
-    let n = na + nb;
-    // Front heads `a[i]`, `b[j]`; back tails `a[ia - 1]`, `b[ib - 1]`.
-    let (mut i, mut j) = (0, 0);
-    let (mut ia, mut jb) = (na, nb);
-    // SAFETY: every read is clamped into its run; writes go to `out[k]`
-    // and `out[n - 1 - k]` for `k < n / 2`, and the middle for odd `n`.
-    unsafe {
-        for k in 0..n / 2 {
-            let (ha, hb) = (a.add(i.min(na - 1)), b.add(j.min(nb - 1)));
-            let take_b = (i >= na) | ((j < nb) & is_less(&*hb, &*ha));
-            ptr::copy_nonoverlapping(if take_b { hb } else { ha }, out.add(k), 1);
-            i += !take_b as usize;
-            j += take_b as usize;
-
-            let (ta, tb) = (a.add(ia.max(1) - 1), b.add(jb.max(1) - 1));
-            let take_a = (jb == 0) | ((ia > 0) & is_less(&*tb, &*ta));
-            ptr::copy_nonoverlapping(if take_a { ta } else { tb }, out.add(n - 1 - k), 1);
-            ia -= take_a as usize;
-            jb -= !take_a as usize;
-        }
-        if n % 2 == 1 {
-            let from_a = i < ia;
-            let from = if from_a { a.add(i) } else { b.add(j.min(nb - 1)) };
-            ptr::copy_nonoverlapping(from, out.add(n / 2), 1);
-            i += from_a as usize;
-            j += !from_a as usize;
-        }
-    }
-    i == ia && j == jb
 }
 
 impl<T> Drop for MergeTask<T> {

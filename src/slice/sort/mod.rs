@@ -5,8 +5,10 @@
 //!
 //! - Stable sorts (`par_sort`, `par_sort_by`, `par_sort_by_key`): parallel
 //!   merge sort ([`merge`]). A slice that is already one run (sorted, or
-//!   strictly descending) takes one pass. Otherwise leaves are sorted by a
-//!   natural merge sort ([`stable`]), then merged in parallel,
+//!   strictly descending) takes one pass. Otherwise leaves of up to 4,096
+//!   elements keep their long natural runs and sort what lies between them
+//!   with a stable quicksort through a scratch buffer ([`stable`],
+//!   [`stable_quick`]), then everything is merged in parallel,
 //!   ping-ponging between the slice and one buffer of `len` elements.
 //! - `par_sort_by_cached_key`: the keys are computed once per element, in
 //!   parallel, into a vector of `(key, original index)` pairs; the pairs are
@@ -14,10 +16,13 @@
 //!   the result is the stable order) and the permutation is then applied to
 //!   the slice in place with swaps.
 //! - Unstable sorts (`par_sort_unstable*`): parallel pattern-defeating
-//!   quicksort ([`quick`]): both sides of a partition in parallel, sorted
-//!   and reversed pieces finished in one pass, runs of equal elements split
-//!   off in one pass, a heapsort ([`heapsort`]) for a piece that made too
-//!   many unbalanced partitions.
+//!   quicksort ([`quick`]): both sides of a partition in parallel
+//!   ([`partition`]), sorted and reversed pieces finished in one pass, runs
+//!   of equal elements split off in one pass, a heapsort ([`heapsort`]) for
+//!   a piece that made too many unbalanced partitions.
+//! - Both quicksorts hand pieces of up to 32 elements to a branch-free
+//!   stable small sort ([`small`]); it and the parallel merges merge runs
+//!   from both ends at once ([`both_ends`]).
 //!
 //! Zero-sized elements and slices shorter than 2 are left as they are,
 //! without calling the comparator (as rayon does; their order cannot be
@@ -40,7 +45,11 @@
 //! A comparator or key function may panic at any call. The promise is
 //! rayon's: when the panic reaches the caller, the slice holds every element
 //! exactly once (in some order), nothing was dropped, and nothing is dropped
-//! twice. How each part keeps it:
+//! twice. A second promise covers comparators that change elements through
+//! shared references (a `Cell` inside `T`): the comparator is only ever
+//! given the live copy of an element, never a bitwise copy that is later
+//! thrown away, so what it changes stays changed and nothing it moved out
+//! of an element is dropped twice. How each part keeps both:
 //!
 //! - The quicksort and heapsort move elements with swaps, except the
 //!   insertions ([`insertion`]) and partitions ([`partition`]), which hold
@@ -48,9 +57,14 @@
 //!   empty; the element's guard ([`hole::Hole`]) writes it into that slot if
 //!   the comparator unwinds. Between comparator calls every slot but that
 //!   one holds exactly one element.
-//! - The sequential stable sort ([`stable`]) merges by copying the shorter
-//!   run out to a scratch area; a guard owns the copies not yet merged and
-//!   the empty slots they belong in, and copies them back on unwind.
+//! - The small sort ([`small`]) and the stable quicksort ([`stable_quick`])
+//!   copy elements to a scratch area; at every moment each element is
+//!   *live* in exactly one place (the slice or the scratch), and a guard
+//!   (or the order of the copies) puts the live copies back into the slice
+//!   if the comparator unwinds.
+//! - The sequential merges ([`stable`]) copy the shorter run out to a
+//!   scratch area; a guard owns the copies not yet merged and the empty
+//!   slots they belong in, and copies them back on unwind.
 //! - The merge sort moves elements between the slice `v` and a buffer `buf`
 //!   of the same length. The buffer is a `Vec` with capacity `len` and length
 //!   0, owned by the top-level call: it only owns the allocation, never the
@@ -60,7 +74,9 @@
 //!   must end, and its `Drop` moves them there without comparing (so it
 //!   cannot panic). A task that runs to the end delivers its elements to the
 //!   same place, and so does a task whose closure panicked (its `Drop` runs
-//!   while unwinding). `join` runs both closures even when one panics, and
+//!   while unwinding). A merge task only reads its runs while it merges
+//!   (they hold the live copies until it is complete, [`both_ends`]), so
+//!   its `Drop` can always copy them over its destination. `join` runs both closures even when one panics, and
 //!   resumes the panic only after both are done; a task dropped without
 //!   being run would deliver too, so nothing here depends on that. The
 //!   enclosing task can therefore rely on where the elements are whatever
@@ -72,6 +88,7 @@
 //!   the pairs keeps them a permutation of what it got whatever `K`'s order
 //!   answers, so the indices stay a permutation of the slice's.
 
+mod both_ends;
 mod heapsort;
 mod hole;
 mod insertion;

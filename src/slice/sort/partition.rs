@@ -195,9 +195,13 @@ fn blocks<T>(v: &mut [T], pivot: &T, goes_left: &impl Fn(&T, &T) -> bool) -> usi
             // SAFETY: the right block `v[r - width_r..r]`, read downward
             // from `r - 1`, is in bounds and `width_r <= BLOCK`.
             end_r = unsafe {
-                note_block(v.as_ptr().add(r).wrapping_sub(1), -1, width_r, &mut offs_r, |x| {
-                    goes_left(x, pivot)
-                })
+                note_block(
+                    v.as_ptr().add(r).wrapping_sub(1),
+                    -1,
+                    width_r,
+                    &mut offs_r,
+                    |x| goes_left(x, pivot),
+                )
             };
         }
         let count = (end_l - next_l).min(end_r - next_r);

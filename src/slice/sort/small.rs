@@ -3,12 +3,12 @@
 //!
 //! Elements of at most [`MAX_SIZE`] bytes, pieces of at least 8: a
 //! bottom-up merge sort through two scratch arrays on the stack. The piece
-//! is cut into `2^depth` leaves of 4 to 7 elements (halving evenly, so the
-//! two runs of every merge differ in length by at most one); a leaf is
+//! is cut into `2^depth` leaves of 4 to 8 elements (halving evenly); a
+//! leaf is
 //! copied out sorted by a branch-free network for its first four elements
 //! ([`sort4`]) and insertion for the rest; then each level merges pairs of
-//! runs from both ends at once ([`merge_halves`]: two independent chains
-//! of comparisons, no branch on their outcomes), alternating between the
+//! runs from both ends at once ([`both_ends::merge`]: two independent
+//! chains of comparisons, no branch on their outcomes), alternating between the
 //! scratch arrays so that the last level writes into the slice. Larger
 //! elements, and shorter pieces, are insertion sorted in place.
 //!
@@ -22,15 +22,13 @@
 //! again holds every element exactly once, with whatever the comparator
 //! did to them through shared references.
 //!
-//! Any comparator: every read stays within the runs being merged (see
-//! [`merge_halves`]); if the two ends of a merge do not meet exactly (the
-//! comparator contradicted itself), its output is replaced by a copy of
-//! its input, the two runs one after the other, so every pass still
-//! writes each element exactly once.
+//! Any comparator: every read stays within the runs being merged, and
+//! every pass writes each element exactly once (see [`both_ends::merge`]).
 
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
+use super::both_ends;
 use super::insertion::{insert_last, insertion_sort};
 
 /// The longest piece [`sort`] takes.
@@ -43,7 +41,11 @@ const MAX_SIZE: usize = 32;
 /// The longest piece a quicksort hands to [`sort`] for elements of type
 /// `T`: [`MAX_LEN`] where [`sort`] merges, fewer where it only inserts.
 pub(super) const fn threshold<T>() -> usize {
-    if size_of::<T>() <= MAX_SIZE { MAX_LEN } else { 20 }
+    if size_of::<T>() <= MAX_SIZE {
+        MAX_LEN
+    } else {
+        20
+    }
 }
 
 /// Sorts `v` (at most [`MAX_LEN`] elements) stably.
@@ -89,7 +91,7 @@ pub(super) fn sort<T>(v: &mut [T], is_less: &impl Fn(&T, &T) -> bool) {
     // `live` describes where every element is live between any two calls.
     unsafe {
         for i in 0..1usize << depth {
-            let (start, end) = (i * len >> depth, (i + 1) * len >> depth);
+            let (start, end) = ((i * len) >> depth, ((i + 1) * len) >> depth);
             let (src, dst) = (slice.add(start), live.output.add(start));
             sort4(src, dst, is_less);
             live.done = start + 4;
@@ -105,12 +107,11 @@ pub(super) fn sort<T>(v: &mut [T], is_less: &impl Fn(&T, &T) -> bool) {
             live.done = 0;
             let level = depth - j;
             for i in 0..1usize << level {
-                let (start, end) = (i * len >> level, (i + 1) * len >> level);
-                let mid = (2 * i + 1) * len >> (level + 1);
+                let (start, end) = ((i * len) >> level, ((i + 1) * len) >> level);
+                let mid = ((2 * i + 1) * len) >> (level + 1);
                 let (src, dst) = (live.input.add(start), live.output.add(start));
-                if !merge_halves(src, end - start, mid - start, dst, is_less) {
-                    ptr::copy_nonoverlapping(src, dst, end - start);
-                }
+                let (na, nb) = (mid - start, end - mid);
+                both_ends::merge(src, na, src.add(na), nb, dst, is_less);
                 live.done = end;
             }
         }
@@ -186,64 +187,14 @@ unsafe fn sort4<T>(src: *const T, dst: *mut T, is_less: &impl Fn(&T, &T) -> bool
             c
         };
         let c5 = is_less(&*mid_hi, &*mid_lo);
-        let (lo, hi) = if c5 { (mid_hi, mid_lo) } else { (mid_lo, mid_hi) };
+        let (lo, hi) = if c5 {
+            (mid_hi, mid_lo)
+        } else {
+            (mid_lo, mid_hi)
+        };
         ptr::copy_nonoverlapping(min, dst, 1);
         ptr::copy_nonoverlapping(lo, dst.add(1), 1);
         ptr::copy_nonoverlapping(hi, dst.add(2), 1);
         ptr::copy_nonoverlapping(max, dst.add(3), 1);
     }
-}
-
-/// Merges the sorted runs `src[..mid]` and `src[mid..len]`, where `mid`
-/// is `len / 2` rounded either way, into `dst[..len]`, stably, from both
-/// ends at once: each step moves the smaller head to the front and the
-/// larger tail to the back.
-///
-/// Reads stay within `src[..len]` whatever the comparator answers: in step
-/// `k < len / 2` a head has advanced and a tail retreated at most `k`
-/// places, which keeps each within the runs because they are balanced.
-/// Returns whether the two ends met exactly, which makes `dst` a
-/// permutation of `src`; otherwise (an inconsistent comparator) `dst` is
-/// garbage.
-///
-/// # Safety
-/// `src[..len]` readable and initialized, `dst[..len]` writable, not
-/// overlapping, `len >= 2`.
-unsafe fn merge_halves<T>(
-    src: *const T,
-    len: usize,
-    mid: usize,
-    dst: *mut T,
-    is_less: &impl Fn(&T, &T) -> bool,
-) -> bool {
-    debug_assert!(mid == len / 2 || mid == len.div_ceil(2));
-    // Indices, so that a tail one before the start stays representable.
-    let (mut l, mut r) = (0usize, mid);
-    let (mut l_rev, mut r_rev) = (mid as isize - 1, len as isize - 1);
-    // SAFETY: see above for the reads; writes go to `dst[k]` and
-    // `dst[len - 1 - k]` for `k < len / 2`, and the middle for odd `len`.
-    unsafe {
-        for k in 0..len / 2 {
-            let take_r = is_less(&*src.add(r), &*src.add(l));
-            let from = if take_r { r } else { l };
-            ptr::copy_nonoverlapping(src.add(from), dst.add(k), 1);
-            r += take_r as usize;
-            l += !take_r as usize;
-
-            let (lr, rr) = (l_rev as usize, r_rev as usize);
-            let take_l = is_less(&*src.add(rr), &*src.add(lr));
-            let from = if take_l { lr } else { rr };
-            ptr::copy_nonoverlapping(src.add(from), dst.add(len - 1 - k), 1);
-            l_rev -= take_l as isize;
-            r_rev -= !take_l as isize;
-        }
-        if len % 2 == 1 {
-            let from_left = l as isize <= l_rev;
-            let from = if from_left { l } else { r.min(len - 1) };
-            ptr::copy_nonoverlapping(src.add(from), dst.add(len / 2), 1);
-            l += from_left as usize;
-            r += !from_left as usize;
-        }
-    }
-    l as isize == l_rev + 1 && r as isize == r_rev + 1
 }

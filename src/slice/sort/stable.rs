@@ -84,7 +84,10 @@ pub(super) fn find_run<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> (usize,
 /// uninitialized.
 pub(super) unsafe fn sort<T>(v: &mut [T], scratch: *mut T, is_less: &impl Fn(&T, &T) -> bool) {
     let len = v.len();
-    assert!(len <= MAX_LEN, "stable::sort takes at most MAX_LEN elements");
+    assert!(
+        len <= MAX_LEN,
+        "stable::sort takes at most MAX_LEN elements"
+    );
     if len <= small::threshold::<T>() {
         small::sort(v, is_less);
         return;
@@ -132,7 +135,10 @@ pub(super) unsafe fn merge_sort<T>(
     is_less: &impl Fn(&T, &T) -> bool,
 ) {
     let len = v.len();
-    assert!(len <= MAX_LEN, "stable::merge_sort takes at most MAX_LEN elements");
+    assert!(
+        len <= MAX_LEN,
+        "stable::merge_sort takes at most MAX_LEN elements"
+    );
     let mut bounds = Bounds::new();
     let mut start = 0;
     while start < len {
@@ -179,7 +185,12 @@ impl Bounds {
     /// # Safety
     /// `scratch` must be valid for writes of `v.len() / 2` elements and
     /// must not overlap `v`.
-    unsafe fn merge_all<T>(&mut self, v: &mut [T], scratch: *mut T, is_less: &impl Fn(&T, &T) -> bool) {
+    unsafe fn merge_all<T>(
+        &mut self,
+        v: &mut [T],
+        scratch: *mut T,
+        is_less: &impl Fn(&T, &T) -> bool,
+    ) {
         let ends = &mut self.ends;
         let mut count = self.count;
         while count > 2 {

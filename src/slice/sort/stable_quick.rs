@@ -51,7 +51,7 @@ pub(super) unsafe fn sort<T>(v: &mut [T], scratch: *mut T, is_less: &impl Fn(&T,
 ///
 /// # Safety
 /// As for [`sort`].
-unsafe fn sort_piece<'a, T>(
+pub(super) unsafe fn sort_piece<'a, T>(
     mut v: &'a mut [T],
     scratch: *mut T,
     mut pred: Option<&'a T>,
@@ -195,7 +195,11 @@ impl Ends {
             // SAFETY: as the caller promises.
             unsafe {
                 let goes = goes_left(&*src.add(i));
-                let slot = if goes { self.left } else { len - 1 - self.right };
+                let slot = if goes {
+                    self.left
+                } else {
+                    len - 1 - self.right
+                };
                 ptr::copy_nonoverlapping(src.add(i), scratch.add(slot), 1);
                 self.left += goes as usize;
                 self.right += !goes as usize;
