@@ -32,9 +32,11 @@ const MAX_SWEEP_SIZE: usize = 96;
 
 /// Partitions `v` around `v[pivot]`: returns `(mid, was_partitioned)`
 /// where `v[mid]` is the pivot, the elements of `v[..mid]` are less than
-/// it and those of `v[mid + 1..]` are not, and `was_partitioned` says that
-/// no element had to move (apart from the pivot). `keep_order` asks for
-/// the kernel that moves only misplaced elements. At most `len - 1` calls.
+/// it and those of `v[mid + 1..]` are not. `keep_order` asks for the
+/// kernel that moves only misplaced elements ([`blocks`]); with it (and
+/// for large elements) `was_partitioned` says that no element had to move
+/// (apart from the pivot), otherwise it is `false`. At most `len - 1`
+/// calls.
 pub(super) fn partition<T>(
     v: &mut [T],
     pivot: usize,
@@ -44,29 +46,36 @@ pub(super) fn partition<T>(
     v.swap(0, pivot);
     let (head, rest) = v.split_at_mut(1);
     let pivot = &head[0];
-    // Elements already on the right side at either end stay where they
-    // are: an already partitioned slice costs one comparison per element
-    // and no move.
-    let len = rest.len();
-    let mut l = 0;
-    while l < len && is_less(&rest[l], pivot) {
-        l += 1;
-    }
-    let mut r = len;
-    while r > l && !is_less(&rest[r - 1], pivot) {
-        r -= 1;
-    }
-    // With a consistent comparator `r == l` or `r >= l + 2` here; `r == l
-    // + 1` means that `rest[l]` was judged both ways: call it right.
-    let was_partitioned = r <= l + 1;
-    let mid = if was_partitioned {
-        l
+    let goes_left = |x: &T, p: &T| is_less(x, p);
+    let (mid, was_partitioned) = if size_of::<T>() <= MAX_SWEEP_SIZE && !keep_order {
+        // A piece that does not look sorted is rarely partitioned already:
+        // no scan for it (its mispredicted exits would cost more).
+        (sweep(rest, pivot, &goes_left), false)
     } else {
-        // `rest[l]` goes right and `rest[r - 1]` left: swap them, then
-        // split what lies between.
-        rest.swap(l, r - 1);
-        let inner = &mut rest[l + 1..r - 1];
-        l + 1 + split(inner, pivot, keep_order, &|x: &T, p: &T| is_less(x, p))
+        // Elements already on the right side at either end stay where
+        // they are: an already partitioned slice costs one comparison per
+        // element and no move.
+        let len = rest.len();
+        let mut l = 0;
+        while l < len && is_less(&rest[l], pivot) {
+            l += 1;
+        }
+        let mut r = len;
+        while r > l && !is_less(&rest[r - 1], pivot) {
+            r -= 1;
+        }
+        // With a consistent comparator `r == l` or `r >= l + 2` here; `r
+        // == l + 1` means that `rest[l]` was judged both ways: call it
+        // right.
+        if r <= l + 1 {
+            (l, true)
+        } else {
+            // `rest[l]` goes right and `rest[r - 1]` left: swap them,
+            // then split what lies between.
+            rest.swap(l, r - 1);
+            let inner = &mut rest[l + 1..r - 1];
+            (l + 1 + blocks(inner, pivot, &goes_left), false)
+        }
     };
     v.swap(0, mid);
     (mid, was_partitioned)

@@ -251,3 +251,36 @@ fn zero_sized_types() {
     par_sort_unstable(&mut units);
     assert_eq!(units.len(), 3);
 }
+
+#[test]
+fn large_elements_against_std() {
+    // 136-byte elements: the block partition, insertion sorted small
+    // pieces, stable leaves and merges that move big values.
+    let mut rng = Rng::new(9);
+    for len in [100, 5000, 40_000] {
+        for range in [16, u64::MAX] {
+            let input: Vec<([u64; 16], u64)> = (0..len)
+                .map(|i| {
+                    let k = rng.below(range);
+                    ([k; 16], i as u64)
+                })
+                .collect();
+            let mut expected = input.clone();
+            expected.sort_by_key(|e| e.0);
+            let mut v = input.clone();
+            pool().install(|| par_sort_by_key(&mut v, |e| e.0));
+            assert!(v == expected, "par_sort_by_key, large elements, len {len}");
+            let mut v = input.clone();
+            pool().install(|| par_sort_unstable_by(&mut v, |a, b| a.0.cmp(&b.0)));
+            assert!(
+                v.windows(2).all(|w| w[0].0 <= w[1].0),
+                "par_sort_unstable_by, large elements, len {len}: not sorted"
+            );
+            v.sort_by_key(|e| e.1);
+            assert!(
+                v == input,
+                "par_sort_unstable_by, large elements: not a permutation"
+            );
+        }
+    }
+}
