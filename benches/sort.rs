@@ -5,10 +5,19 @@
 //!   pseudo-random `u64` sorted by their top 16 bits (about 16 equal keys
 //!   each).
 //!
+//! - `par_sort/<pattern>` and `par_sort_unstable/<pattern>`: 50k `u32` in
+//!   the patterns where a sort can finish early or partitions go wrong:
+//!   `sorted`, `reversed`, `mostly_sorted` (sorted, then about `sqrt(len)`
+//!   random swaps), `sawtooth` (ascending runs of 1,000), `all_equal`,
+//!   `few_distinct` (8 values at random).
+//! - `par_sort/big` and `par_sort_unstable/big`: 50k random elements of
+//!   128 bytes (`[u64; 16]`, compared as arrays), where moves cost more
+//!   than comparisons.
+//!
 //! Both sides call `par_sort` and friends on their `ParallelSliceMut`.
 //!
-//! Run: `cargo bench --bench sort`. Both pools have as many threads as this
-//! machine has CPUs.
+//! Run: `cargo bench --bench sort` (a filter such as `-- sorted` picks
+//! groups). Both pools have as many threads as this machine has CPUs.
 
 mod common;
 
@@ -17,6 +26,9 @@ use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_ma
 use rayon::slice::ParallelSliceMut;
 
 const LEN: usize = 1 << 20;
+
+/// Length of the pattern and big-element inputs.
+const PATTERN_LEN: usize = 50_000;
 
 #[path = "common/pools.rs"]
 mod pools;
@@ -124,5 +136,86 @@ fn bench_sorts(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench_sorts);
+/// The pattern inputs, by name: 50k `u32` each.
+fn patterns() -> Vec<(&'static str, Vec<u32>)> {
+    let n = PATTERN_LEN as u32;
+    let random = random_u64(PATTERN_LEN);
+    let mut mostly: Vec<u32> = (0..n).collect();
+    let swaps = (PATTERN_LEN as f64).sqrt() as usize;
+    for w in random.chunks(2).take(swaps) {
+        mostly.swap(w[0] as usize % PATTERN_LEN, w[1] as usize % PATTERN_LEN);
+    }
+    vec![
+        ("sorted", (0..n).collect()),
+        ("reversed", (0..n).rev().collect()),
+        ("mostly_sorted", mostly),
+        ("sawtooth", (0..n).map(|i| i % 1000).collect()),
+        ("all_equal", vec![7; PATTERN_LEN]),
+        (
+            "few_distinct",
+            random.iter().map(|&x| (x >> 32) as u32 % 8).collect(),
+        ),
+    ]
+}
+
+fn bench_patterns(c: &mut Criterion) {
+    let keep: fn(&mut [u32]) = |_| {};
+    for (name, input) in patterns() {
+        let mut expected = input.clone();
+        expected.sort();
+        group(
+            c,
+            "par_sort",
+            name,
+            &input,
+            &expected,
+            keep,
+            locus::slice::ParallelSliceMut::par_sort,
+            |v| v.par_sort(),
+        );
+        group(
+            c,
+            "par_sort_unstable",
+            name,
+            &input,
+            &expected,
+            keep,
+            locus::slice::ParallelSliceMut::par_sort_unstable,
+            |v| v.par_sort_unstable(),
+        );
+    }
+}
+
+fn bench_big(c: &mut Criterion) {
+    let words = random_u64(PATTERN_LEN * 16);
+    let input: Vec<[u64; 16]> = words
+        .chunks_exact(16)
+        .map(|w| std::array::from_fn(|i| w[i]))
+        .collect();
+    let mut expected = input.clone();
+    expected.sort();
+    let keep: fn(&mut [[u64; 16]]) = |_| {};
+    group(
+        c,
+        "par_sort",
+        "big",
+        &input,
+        &expected,
+        keep,
+        locus::slice::ParallelSliceMut::par_sort,
+        |v| v.par_sort(),
+    );
+    group(
+        c,
+        "par_sort_unstable",
+        "big",
+        &input,
+        &expected,
+        keep,
+        locus::slice::ParallelSliceMut::par_sort_unstable,
+        |v| v.par_sort_unstable(),
+    );
+}
+
+criterion_group!(benches, bench_sorts, bench_patterns, bench_big);
 criterion_main!(benches);

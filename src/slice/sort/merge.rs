@@ -1,25 +1,35 @@
 //! Parallel stable sort: merge sort whose halves and merges run in
 //! parallel.
 //!
-//! The slice `v` is cut in halves `depth` times (`depth` even, so that
-//! leaves are at most [`CHUNK`] long and sort in place); leaves are sorted
-//! with `std`'s stable `sort_by`. On the way back up, each level merges its
+//! A slice that is one run (non-descending, or strictly descending and then
+//! reversed) is done after one pass ([`stable::find_run`]). A slice of at
+//! most [`CHUNK`] elements is sorted sequentially ([`stable::sort`]).
+//! Otherwise the slice `v` is cut in halves `depth` times (`depth` even, so
+//! that leaves are at most [`CHUNK`] long and sort in place, with the same
+//! range of `buf` as scratch). On the way back up, each level merges its
 //! two sorted halves, alternating direction: the children of a level that
 //! must end in `v` end in `buf` and are merged from `buf` into `v`, and
 //! conversely. A merge longer than [`SEQUENTIAL_MERGE`] is split in two
 //! independent merges at the middle of its longer run and the matching
 //! binary-searched position in the other run, and the two run with `join`.
+//! Two runs already in order are concatenated without a merge loop.
 //!
 //! Ownership of the elements (see the parent module): at the start every
 //! element is in `v` and `buf` is logically uninitialized. A [`SortTask`]
 //! owns a range whose elements are in `v` and delivers them, sorted if it
 //! completes, into its target (`v` or the same range of `buf`). A
 //! [`MergeTask`] owns two runs and an equally long destination in the other
-//! region; it moves one element at a time into the destination, and its
-//! `Drop` moves whatever remains (first run, then second) behind what it
-//! wrote. Dropping either task never compares, so after any panic each
+//! region; it reads the runs and writes the destination, and its elements
+//! stay live in the runs until it completes (then it is forgotten); its
+//! `Drop` copies both runs, one after the other, over the destination.
+//! Dropping either task never compares, so after any panic each
 //! range's elements sit in the region its parent expects, and the top-level
 //! task delivers everything into `v`.
+//!
+//! Calls, whatever the comparator answers: the first run at most `len`,
+//! the leaves as in [`stable`], each merge level at most `len` plus two
+//! comparisons and a binary search per merge task; there are
+//! `log2(len / CHUNK) + 1` levels. Every loop is bounded by indices.
 //!
 //! Stability: in every merge, an element of the first run goes before an
 //! equal element of the second, and the split of a parallel merge keeps
@@ -30,8 +40,10 @@ use std::mem::{self, ManuallyDrop};
 use std::ptr;
 use std::slice;
 
-/// Longest leaf: sorted sequentially with `std`'s stable sort.
-const CHUNK: usize = 4096;
+use super::{both_ends, stable};
+
+/// Longest leaf: sorted sequentially by [`stable::sort`].
+const CHUNK: usize = stable::MAX_LEN;
 
 /// Merges with at most this many elements run sequentially.
 const SEQUENTIAL_MERGE: usize = 4096;
@@ -46,8 +58,19 @@ where
     if size_of::<T>() == 0 || len < 2 {
         return;
     }
+    let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
+    let (run, descending) = stable::find_run(v, &is_less);
+    if run == len {
+        if descending {
+            v.reverse();
+        }
+        return;
+    }
     if len <= CHUNK {
-        v.sort_by(compare);
+        let mut scratch = Vec::<T>::with_capacity(len);
+        // SAFETY: the scratch has room for `len` elements, in its own
+        // allocation; its length stays 0, so it never drops an element.
+        unsafe { stable::sort(v, scratch.as_mut_ptr(), &is_less) };
         return;
     }
     // Leaves of at most CHUNK elements, at an even depth: a leaf then
@@ -65,7 +88,7 @@ where
         len,
         into_buf: false,
     };
-    task.run(depth, compare);
+    task.run(depth, &is_less);
 }
 
 /// Sorts `v[..len]` (where the elements are) into `v[..len]` or, if
@@ -83,15 +106,18 @@ struct SortTask<T> {
 unsafe impl<T: Send> Send for SortTask<T> {}
 
 impl<T: Send> SortTask<T> {
-    fn run<F>(self, depth: u32, compare: &F)
+    fn run<L>(self, depth: u32, is_less: &L)
     where
-        F: Fn(&T, &T) -> Ordering + Sync,
+        L: Fn(&T, &T) -> bool + Sync,
     {
         if depth == 0 {
             // SAFETY: the task's elements are in `v[..len]`, which no one
-            // else touches while it runs.
-            let leaf = unsafe { slice::from_raw_parts_mut(self.v, self.len) };
-            leaf.sort_by(compare);
+            // else touches while it runs, and `buf[..len]` is logically
+            // empty (the task owns both): scratch enough for the leaf.
+            unsafe {
+                let leaf = slice::from_raw_parts_mut(self.v, self.len);
+                stable::sort(leaf, self.buf, is_less);
+            }
             // Dropping `self` moves the elements to the target, if `buf`.
             return;
         }
@@ -132,10 +158,10 @@ impl<T: Send> SortTask<T> {
             }
         };
         crate::join(
-            move || left.run(depth - 1, compare),
-            move || right.run(depth - 1, compare),
+            move || left.run(depth - 1, is_less),
+            move || right.run(depth - 1, is_less),
         );
-        merge.run(compare);
+        merge.run(is_less);
     }
 }
 
@@ -150,9 +176,9 @@ impl<T> Drop for SortTask<T> {
 }
 
 /// Merges the sorted runs `a..a_end` and `b..b_end` into `out..`, in the
-/// other region. The runs hold exactly the elements not yet written, and
-/// `out` is where the next one goes. Dropping the task moves the rest of
-/// `a`, then the rest of `b`, to `out..`.
+/// other region. The runs hold the task's live elements until the merge
+/// completes, which forgets the task; dropping it before (a panic) copies
+/// `a`, then `b`, to `out..` without comparing.
 struct MergeTask<T> {
     a: *const T,
     a_end: *const T,
@@ -198,17 +224,16 @@ impl<T: Send> MergeTask<T> {
         false
     }
 
-    fn run<F>(mut self, compare: &F)
+    fn run<L>(mut self, is_less: &L)
     where
-        F: Fn(&T, &T) -> Ordering + Sync,
+        L: Fn(&T, &T) -> bool + Sync,
     {
-        let is_less = |x: &T, y: &T| compare(x, y) == Ordering::Less;
-        if self.is_concatenation(&is_less) {
+        if self.is_concatenation(is_less) {
             return;
         }
         let (na, nb) = (self.len_a(), self.len_b());
         if na + nb <= SEQUENTIAL_MERGE {
-            self.run_sequential(&is_less);
+            self.run_sequential(is_less);
             return;
         }
         // Split at the middle of the longer run. From the first run, the
@@ -250,31 +275,23 @@ impl<T: Send> MergeTask<T> {
                 },
             )
         };
-        crate::join(move || low.run(compare), move || high.run(compare));
+        crate::join(move || low.run(is_less), move || high.run(is_less));
     }
 
-    fn run_sequential(&mut self, is_less: &impl Fn(&T, &T) -> bool) {
-        // SAFETY: each step moves the smaller head (the head of `a` on
-        // ties) to `out` and advances that run and `out` by one, so the
-        // fields describe the remaining work exactly if `is_less` unwinds.
-        unsafe {
-            while self.a < self.a_end && self.b < self.b_end {
-                let take_b = is_less(&*self.b, &*self.a);
-                let src = if take_b { self.b } else { self.a };
-                ptr::copy_nonoverlapping(src, self.out, 1);
-                self.out = self.out.add(1);
-                self.a = self.a.add(!take_b as usize);
-                self.b = self.b.add(take_b as usize);
-            }
-        }
-        // The rest of the non-empty run is moved by `drop`.
+    fn run_sequential(self, is_less: &impl Fn(&T, &T) -> bool) {
+        let (na, nb) = (self.len_a(), self.len_b());
+        // SAFETY: the runs are initialized and `out..out + na + nb` is the
+        // task's destination, in the other region.
+        unsafe { both_ends::merge(self.a, na, self.b, nb, self.out, is_less) };
+        // Every element was written to the destination exactly once.
+        mem::forget(self);
     }
 }
 
 impl<T> Drop for MergeTask<T> {
     fn drop(&mut self) {
-        // SAFETY: the runs hold the unwritten elements; `out..` has room for
-        // exactly all of them, in the other region (no overlap).
+        // SAFETY: the runs hold the task's live elements; `out..` has room
+        // for exactly all of them, in the other region (no overlap).
         unsafe {
             let na = self.a_end.offset_from(self.a) as usize;
             let nb = self.b_end.offset_from(self.b) as usize;

@@ -1,39 +1,70 @@
 //! The parallel sorts behind `ParallelSliceMut` (`par_sort*`), with rayon's
-//! semantics: same stability, same complexity, same bounds (`T: Send`, a
-//! `Sync` comparator), panic-safe.
+//! semantics: same stability, same bounds (`T: Send`, a `Sync`
+//! comparator), O(n log n) comparisons in the worst case, panic-safe, and
+//! no panic of their own whatever the comparator answers.
 //!
 //! - Stable sorts (`par_sort`, `par_sort_by`, `par_sort_by_key`): parallel
-//!   merge sort ([`merge`]). Leaves are sorted with `std`'s stable sort, then
-//!   merged in parallel, ping-ponging between the slice and one buffer of
-//!   `len` elements.
+//!   merge sort ([`merge`]). A slice that is already one run (sorted, or
+//!   strictly descending) takes one pass. Otherwise leaves of up to 4,096
+//!   elements keep their long natural runs and sort what lies between them
+//!   with a stable quicksort through a scratch buffer ([`stable`],
+//!   [`stable_quick`]), then everything is merged in parallel,
+//!   ping-ponging between the slice and one buffer of `len` elements.
 //! - `par_sort_by_cached_key`: the keys are computed once per element, in
 //!   parallel, into a vector of `(key, original index)` pairs; the pairs are
 //!   sorted with the unstable sort (the indices make every pair distinct, so
 //!   the result is the stable order) and the permutation is then applied to
 //!   the slice in place with swaps.
-//! - Unstable sorts (`par_sort_unstable*`): parallel quicksort ([`quick`]),
-//!   ninther pivot, branchless partition, both sides in parallel, leaves
-//!   sorted with `std`'s unstable sort; after too many unbalanced partitions
-//!   a piece switches to exact-median pivots, which keeps the worst case at
-//!   O(n log n).
+//! - Unstable sorts (`par_sort_unstable*`): parallel pattern-defeating
+//!   quicksort ([`quick`]): both sides of a partition in parallel
+//!   ([`partition`]), sorted and reversed pieces finished in one pass, runs
+//!   of equal elements split off in one pass, a heapsort ([`heapsort`]) for
+//!   a piece that made too many unbalanced partitions.
+//! - Both quicksorts hand pieces of up to 32 elements to a branch-free
+//!   stable small sort ([`small`]); it and the parallel merges merge runs
+//!   from both ends at once ([`both_ends`]).
 //!
 //! Zero-sized elements and slices shorter than 2 are left as they are,
 //! without calling the comparator (as rayon does; their order cannot be
 //! observed). `par_sort_by_cached_key` still calls the key function once per
 //! element of a slice of 2 or more, as rayon does.
 //!
+//! # Any comparator
+//!
+//! A comparator (or key order) that is not a total order (one that answers
+//! at random, always `Less`, or contradicts itself) gets what rayon gives
+//! it: the slice is reordered somehow, holds every element exactly once,
+//! and the sort returns normally. The sorts here never check the order
+//! (`std`'s sorts panic when they notice a violation, which is why none of
+//! them is used), and every loop is bounded by indices, not by the
+//! comparator's answers. The number of calls stays O(n log n) for every
+//! comparator: each submodule states its bound, and the tests count calls.
+//!
 //! # Invariants (panic safety)
 //!
 //! A comparator or key function may panic at any call. The promise is
 //! rayon's: when the panic reaches the caller, the slice holds every element
 //! exactly once (in some order), nothing was dropped, and nothing is dropped
-//! twice. How each part keeps it:
+//! twice. A second promise covers comparators that change elements through
+//! shared references (a `Cell` inside `T`): the comparator is only ever
+//! given the live copy of an element, never a bitwise copy that is later
+//! thrown away, so what it changes stays changed and nothing it moved out
+//! of an element is dropped twice. How each part keeps both:
 //!
-//! - The quicksort only moves elements with swaps, except in its partition
-//!   loop, which holds one element outside the slice and leaves exactly one
-//!   slot (the *gap*) logically empty; a guard writes the element back into
-//!   the gap if the comparator unwinds. Between comparator calls every slot
-//!   but the gap holds exactly one element.
+//! - The quicksort and heapsort move elements with swaps, except the
+//!   insertions ([`insertion`]) and partitions ([`partition`]), which hold
+//!   one element outside the slice and leave exactly one slot logically
+//!   empty; the element's guard ([`hole::Hole`]) writes it into that slot if
+//!   the comparator unwinds. Between comparator calls every slot but that
+//!   one holds exactly one element.
+//! - The small sort ([`small`]) and the stable quicksort ([`stable_quick`])
+//!   copy elements to a scratch area; at every moment each element is
+//!   *live* in exactly one place (the slice or the scratch), and a guard
+//!   (or the order of the copies) puts the live copies back into the slice
+//!   if the comparator unwinds.
+//! - The sequential merges ([`stable`]) copy the shorter run out to a
+//!   scratch area; a guard owns the copies not yet merged and the empty
+//!   slots they belong in, and copies them back on unwind.
 //! - The merge sort moves elements between the slice `v` and a buffer `buf`
 //!   of the same length. The buffer is a `Vec` with capacity `len` and length
 //!   0, owned by the top-level call: it only owns the allocation, never the
@@ -42,20 +73,32 @@
 //!   *task* values: a live task owns a set of elements and knows where they
 //!   must end, and its `Drop` moves them there without comparing (so it
 //!   cannot panic). A task that runs to the end delivers its elements to the
-//!   same place. Therefore a task that was run, a task that panicked and a
-//!   task whose closure `join` dropped without running it (locus's `join`
-//!   does that to the second closure when the first one panics) all leave
-//!   the elements in the same place, and the enclosing task can rely on it
-//!   whatever happened. The top-level task delivers into `v`.
+//!   same place, and so does a task whose closure panicked (its `Drop` runs
+//!   while unwinding). A merge task only reads its runs while it merges
+//!   (they hold the live copies until it is complete, [`both_ends`]), so
+//!   its `Drop` can always copy them over its destination. `join` runs both closures even when one panics, and
+//!   resumes the panic only after both are done; a task dropped without
+//!   being run would deliver too, so nothing here depends on that. The
+//!   enclosing task can therefore rely on where the elements are whatever
+//!   happened. The top-level task delivers into `v`.
 //! - `par_sort_by_cached_key` writes keys into spare capacity; each
 //!   written run is owned by a guard that drops the keys if a later key
 //!   function panics. The slice is not touched until every key exists and
-//!   the pairs are sorted; applying the permutation only swaps.
-//!
-//! `std`'s own sorts, used for the leaves, are panic-safe in the same sense.
+//!   the pairs are sorted; applying the permutation only swaps. The sort of
+//!   the pairs keeps them a permutation of what it got whatever `K`'s order
+//!   answers, so the indices stay a permutation of the slice's.
 
+mod both_ends;
+mod heapsort;
+mod hole;
+mod insertion;
 mod merge;
+mod partition;
+mod pivot;
 mod quick;
+mod small;
+mod stable;
+mod stable_quick;
 #[cfg(test)]
 mod tests;
 
