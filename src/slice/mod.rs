@@ -375,6 +375,11 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice in parallel, stably, with a comparator.
     ///
+    /// If `compare` is not a total order, the order of the elements is
+    /// unspecified, but the sort neither panics nor loses or duplicates an
+    /// element, and calls `compare` O(n log n) times (as rayon's). The same
+    /// holds for every `par_sort*` method and its order or key.
+    ///
     /// ```
     /// use locus::prelude::*;
     /// let mut v = [5, 1, 4, 2, 3];
@@ -439,7 +444,8 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts the slice in parallel, not necessarily stably, with a
-    /// comparator.
+    /// comparator. If `compare` is not a total order, see
+    /// [`par_sort_by`](ParallelSliceMut::par_sort_by).
     ///
     /// ```
     /// use locus::prelude::*;

@@ -55,15 +55,14 @@ pub(super) fn partition<T>(
         // Elements already on the right side at either end stay where
         // they are: an already partitioned slice costs one comparison per
         // element and no move.
-        let len = rest.len();
-        let mut l = 0;
-        while l < len && is_less(&rest[l], pivot) {
-            l += 1;
-        }
-        let mut r = len;
-        while r > l && !is_less(&rest[r - 1], pivot) {
-            r -= 1;
-        }
+        let l = rest
+            .iter()
+            .position(|x| !is_less(x, pivot))
+            .unwrap_or(rest.len());
+        let r = rest[l..]
+            .iter()
+            .rposition(|x| is_less(x, pivot))
+            .map_or(l, |k| l + k + 1);
         // With a consistent comparator `r == l` or `r >= l + 2` here; `r
         // == l + 1` means that `rest[l]` was judged both ways: call it
         // right.

@@ -20,6 +20,9 @@ pub(super) enum Looks {
     Sorted,
     /// Every compared pair was in strictly descending order.
     Descending,
+    /// At most one pair in six was in descending order: probably a sorted
+    /// piece with a few elements out of place.
+    NearlySorted,
     /// Anything else.
     Mixed,
 }
@@ -43,6 +46,8 @@ pub(super) fn choose<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> (usize, L
         Looks::Sorted
     } else if tally.descents == tally.compared {
         Looks::Descending
+    } else if tally.descents * 6 <= tally.compared {
+        Looks::NearlySorted
     } else {
         Looks::Mixed
     };

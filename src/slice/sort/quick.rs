@@ -105,7 +105,13 @@ pub(super) fn sort_piece<'a, T, L>(
     loop {
         let len = v.len();
         if len <= small::threshold::<T>() {
-            small::sort(v, is_less);
+            // Small pieces are often sorted already (runs of equal keys,
+            // nearly sorted input): one look, and done if so. A random
+            // piece shows a descent within its first few elements.
+            let sorted = v.windows(2).all(|w| !is_less(&w[1], &w[0]));
+            if !sorted {
+                small::sort(v, is_less);
+            }
             return;
         }
         if budget.limit == 0 {
@@ -122,7 +128,10 @@ pub(super) fn sort_piece<'a, T, L>(
             v.reverse();
             pivot = len - 1 - pivot;
         }
-        let likely_sorted = looks != Looks::Mixed;
+        let likely_sorted = matches!(looks, Looks::Sorted | Looks::Descending);
+        // Keep the order of a piece that is nearly sorted, for the pieces
+        // below; a random one is partitioned fastest by the sweep.
+        let keep_order = looks != Looks::Mixed;
         if budget.balanced
             && budget.partitioned
             && likely_sorted
@@ -134,13 +143,13 @@ pub(super) fn sort_piece<'a, T, L>(
             if !is_less(p, &v[pivot]) {
                 // pivot <= pred <= every element: the pivot is the
                 // minimum, and the elements equal to it are in place.
-                let mid = partition_equal(v, pivot, likely_sorted, is_less);
+                let mid = partition_equal(v, pivot, keep_order, is_less);
                 budget.balanced = mid >= len / 8;
                 v = &mut v[mid..];
                 continue;
             }
         }
-        let (mid, was_partitioned) = partition(v, pivot, likely_sorted, is_less);
+        let (mid, was_partitioned) = partition(v, pivot, keep_order, is_less);
         budget.balanced = mid.min(len - 1 - mid) >= len / 8;
         budget.partitioned = was_partitioned;
 

@@ -102,9 +102,10 @@ pub(super) fn sort<T>(v: &mut [T], is_less: &impl Fn(&T, &T) -> bool) {
             }
         }
         for j in 1..=depth {
+            // In this order `live` is right after each assignment.
             live.input = live.output;
-            live.output = output(j);
             live.done = 0;
+            live.output = output(j);
             let level = depth - j;
             for i in 0..1usize << level {
                 let (start, end) = ((i * len) >> level, ((i + 1) * len) >> level);

@@ -44,6 +44,9 @@ pub(super) const MIN_RUN: usize = 20;
 /// the quicksort.
 const GOOD_RUN: usize = 32;
 
+/// Elements larger than this are sorted by [`merge_sort`] alone.
+const MAX_QUICK_SIZE: usize = 32;
+
 /// The longest slice [`sort`] and [`merge_sort`] take: they keep the
 /// boundaries of their runs in an array on the stack.
 pub(super) const MAX_LEN: usize = 4096;
@@ -90,6 +93,14 @@ pub(super) unsafe fn sort<T>(v: &mut [T], scratch: *mut T, is_less: &impl Fn(&T,
     );
     if len <= small::threshold::<T>() {
         small::sort(v, is_less);
+        return;
+    }
+    if size_of::<T>() > MAX_QUICK_SIZE {
+        // The quicksort copies every element twice per level, a merge
+        // pass about one and a half times: for large elements the copies
+        // cost more than the merge sort's extra comparisons.
+        // SAFETY: as required of this function.
+        unsafe { merge_sort(v, scratch, is_less) };
         return;
     }
     let mut bounds = Bounds::new();

@@ -70,7 +70,7 @@ pub(super) unsafe fn sort_piece<'a, T>(
             return;
         }
         let (pivot, looks) = pivot::choose(v, is_less);
-        if looks != Looks::Mixed {
+        if matches!(looks, Looks::Sorted | Looks::Descending) {
             let (run, descending) = stable::find_run(v, is_less);
             if run == len {
                 if descending {
