@@ -42,6 +42,7 @@
 
 #[cfg(not(loom))]
 mod imp {
+    use super::Pause;
     #[cfg(not(feature = "sim"))]
     pub(crate) use std::sync::atomic::AtomicU64;
     pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering, fence};
@@ -68,8 +69,13 @@ mod imp {
     /// for rayon, which searches 32 rounds with a yield each). With 32
     /// the parks fall to 0.1-0.4 per call. An idle pool still parks after
     /// ~40 us; a yield lets any other runnable thread have the CPU.
+    ///
+    /// The rule only: each round returns the [`Pause`] to take, which the
+    /// threads take with [`pause`] and the simulator charges as simulated
+    /// time (`runtime::search::Search` is driven by both).
+    #[derive(Debug, Clone, Copy, Default)]
     pub(crate) struct Backoff {
-        step: std::cell::Cell<u32>,
+        step: u32,
     }
 
     /// Doubling spins up to `1 << SPIN_LIMIT` pauses (crossbeam's limit).
@@ -79,44 +85,52 @@ mod imp {
 
     impl Backoff {
         pub(crate) fn new() -> Self {
-            Backoff {
-                step: std::cell::Cell::new(0),
-            }
+            Backoff { step: 0 }
         }
 
         /// After a lost race: spin, without yielding.
-        pub(crate) fn spin(&self) {
-            let step = self.step.get();
-            for _ in 0..1u32 << step.min(SPIN_LIMIT) {
-                std::hint::spin_loop();
-            }
+        pub(crate) fn spin(&mut self) -> Pause {
+            let step = self.step;
             if step <= SPIN_LIMIT {
-                self.step.set(step + 1);
+                self.step = step + 1;
             }
+            Pause::Spin(1 << step.min(SPIN_LIMIT))
         }
 
         /// After a pass that found nothing: spin, then yield.
-        pub(crate) fn snooze(&self) {
-            let step = self.step.get();
-            if step <= SPIN_LIMIT {
-                for _ in 0..1u32 << step {
-                    std::hint::spin_loop();
-                }
-            } else {
-                std::thread::yield_now();
-            }
+        pub(crate) fn snooze(&mut self) -> Pause {
+            let step = self.step;
             if step <= SPIN_LIMIT + SEARCH_YIELDS {
-                self.step.set(step + 1);
+                self.step = step + 1;
+            }
+            if step <= SPIN_LIMIT {
+                Pause::Spin(1 << step)
+            } else {
+                Pause::Yield
             }
         }
 
         /// Whether the search has spun and yielded enough to park.
         pub(crate) fn is_completed(&self) -> bool {
-            self.step.get() > SPIN_LIMIT + SEARCH_YIELDS
+            self.step > SPIN_LIMIT + SEARCH_YIELDS
         }
 
-        pub(crate) fn reset(&self) {
-            self.step.set(0);
+        pub(crate) fn reset(&mut self) {
+            self.step = 0;
+        }
+    }
+
+    /// Takes a [`Pause`] on this thread: `n` spin-loop hints, or a yield
+    /// of the CPU.
+    #[inline]
+    pub(crate) fn pause(p: Pause) {
+        match p {
+            Pause::Spin(n) => {
+                for _ in 0..n {
+                    std::hint::spin_loop();
+                }
+            }
+            Pause::Yield => std::thread::yield_now(),
         }
     }
 
@@ -175,6 +189,7 @@ mod imp {
 
 #[cfg(loom)]
 mod imp {
+    use super::Pause;
     pub(crate) use loom::sync::atomic::{
         AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering, fence,
     };
@@ -238,21 +253,28 @@ mod imp {
     /// repeats passes; the sleep proof does not rely on it, and every extra
     /// pass multiplies the interleavings loom explores), and a spin after a
     /// lost race yields to loom's scheduler, as a spin loop must under loom.
+    #[derive(Debug, Clone, Copy, Default)]
     pub(crate) struct Backoff;
     impl Backoff {
         pub(crate) fn new() -> Self {
             Backoff
         }
-        pub(crate) fn spin(&self) {
-            loom::thread::yield_now();
+        pub(crate) fn spin(&mut self) -> Pause {
+            Pause::Yield
         }
-        pub(crate) fn snooze(&self) {
-            loom::thread::yield_now();
+        pub(crate) fn snooze(&mut self) -> Pause {
+            Pause::Yield
         }
         pub(crate) fn is_completed(&self) -> bool {
             true
         }
-        pub(crate) fn reset(&self) {}
+        pub(crate) fn reset(&mut self) {}
+    }
+
+    /// Takes a [`Pause`]: under loom, every pause yields to the model
+    /// checker.
+    pub(crate) fn pause(_: Pause) {
+        loom::thread::yield_now();
     }
 
     pub(crate) use loom::cell::UnsafeCell;
@@ -406,6 +428,17 @@ mod asymmetric {
 }
 
 pub(crate) use imp::*;
+
+/// What a searching worker does between two passes ([`Backoff`]'s
+/// answer): the threads take it with [`pause`], the simulator charges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pause {
+    /// This many spin-loop hints (never under loom, whose backoff yields).
+    #[cfg_attr(loom, allow(dead_code))]
+    Spin(u32),
+    /// A yield of the CPU to another runnable thread.
+    Yield,
+}
 
 /// With the `sim` feature, the protocols' 64-bit words (the idle masks and
 /// their summary) count every access on the calling thread, so that the

@@ -197,7 +197,7 @@ impl Pool {
     /// `WorkerThread::run` for worker `w`: with a latch, until it is set;
     /// without, until the pool may exit. Runs the real search loop.
     pub fn run(&self, w: usize, latch: Option<&CoreLatch>) {
-        let me = Searcher {
+        let mut me = Searcher {
             pool: self,
             w,
             llc: self.llc_of(w),
@@ -213,7 +213,7 @@ impl Pool {
             if done() {
                 return;
             }
-            match search(&me, &self.sleep, w, me.llc, latch) {
+            match search(&mut me, w, self.llc_of(w), latch) {
                 Some(q) => self.execute(w, q),
                 None => return,
             }
@@ -226,12 +226,12 @@ impl Pool {
     /// `worker::main_loop` for worker `w` born idle with `idle`: its first
     /// search parks at once (`WorkerThread::run_born`), then `run`.
     pub fn run_born(&self, w: usize, idle: Idle) {
-        let me = Searcher {
+        let mut me = Searcher {
             pool: self,
             w,
             llc: self.llc_of(w),
         };
-        if let Some(q) = first_search(&me, &self.sleep, w, me.llc, idle) {
+        if let Some(q) = first_search(&mut me, w, self.llc_of(w), idle) {
             self.execute(w, q);
         }
         self.run(w, None);
@@ -255,13 +255,30 @@ struct Searcher<'a> {
 impl Sources for Searcher<'_> {
     /// The index of the queue the job came from.
     type Job = usize;
+    type Latch = CoreLatch;
+
+    fn sleep(&self) -> &Sleep {
+        &self.pool.sleep
+    }
+
+    fn probe(&self, latch: &CoreLatch) -> bool {
+        latch.probe()
+    }
+
+    fn try_sleep(&self, latch: &CoreLatch) -> bool {
+        latch.try_sleep()
+    }
+
+    fn wake_up(&self, latch: &CoreLatch) -> bool {
+        latch.wake_up()
+    }
 
     /// `WorkerThread::find_work`: the queues it may take from in their
     /// order (deques of others, shared queues, its LLC's pack queue), then
     /// the other LLCs' pack queues: taken only while their LLC is
     /// overloaded and none of its workers searches, else a wakeup is
     /// forwarded to that LLC.
-    fn find_work(&self, reach: Reach) -> Found<usize> {
+    fn find_work(&mut self, reach: Reach) -> Found<usize> {
         let pool = self.pool;
         let mut retry = false;
         for (i, q) in pool.queues.iter().enumerate() {

@@ -38,15 +38,28 @@
 //! touches the sleep protocol's words: a handoff the searcher does not
 //! serve in time is taken back by its finisher.
 //!
-//! The loop is generic over [`Sources`] so that the loom models in
-//! `loom-tests/` run this very function over model queues (crossbeam's
-//! deques are not loom-aware); the pool instantiates it once, for its
-//! `WorkerThread`, with the same code as when the loop was a method of it.
+//! # One copy, three drivers
+//!
+//! The loop is a state machine, [`Search`]: each [`Search::step`] runs
+//! the protocol up to the next point where time must pass and says what
+//! its driver does before the next step ([`Step`]: run a job, stop, step
+//! again, spin or yield ([`Pause`]), park). Three drivers step it:
+//!
+//! - the threads, through [`search`] and [`first_search`], which spin,
+//!   yield and park for real (`&WorkerThread` is their [`Sources`]);
+//! - the loom models in `loom-tests/`, through the same two functions over
+//!   model queues (crossbeam's deques are not loom-aware);
+//! - the simulator (`sim`, feature `sim`), which charges each step's
+//!   passes and pauses as simulated time and puts a simulated wake
+//!   latency between [`Step::Park`] and the next step.
+//!
+//! The pool instantiates it once, for `&WorkerThread`, where the driver's
+//! loop and the steps inline into one loop, as when the loop was a method
+//! of the worker.
 
-use crate::sync::Backoff;
+use crate::sync::{Backoff, Pause, pause};
 
 use super::idle::Distance;
-use super::latch::CoreLatch;
 use super::sleep::{Idle, Sleep};
 
 /// What one pass over a worker's sources found.
@@ -198,26 +211,48 @@ pub fn may_spin(
     waits || searching() <= max_spinners || alone() || crossing()
 }
 
-/// Where a worker looks for work beyond its own deque, and where the search
-/// reports what it did.
+/// Where a worker looks for work beyond its own deque, the latch it waits
+/// for, and where the search reports what it did.
 ///
 /// The sleep proof asks of [`Sources::find_work`] that one pass looks at
 /// every queue a sleeping worker could be responsible for, with the
 /// forward rule for queues the worker may not take from (see "Queues of one
 /// LLC" in [`super::sleep`]).
+///
+/// Queries take `&self`; a pass and the reports take `&mut self`, so that
+/// the simulator's sources can charge costs to their worker (the pool's
+/// are `&WorkerThread`, whose state is in cells).
 pub trait Sources {
     /// A job as the queues hold it.
     type Job;
+
+    /// What a search waits for when it waits ([`CoreLatch`](super::latch::CoreLatch) for the pool
+    /// and the loom models; the simulator's own latches).
+    type Latch: ?Sized;
+
+    /// The pool's sleep state.
+    fn sleep(&self) -> &Sleep;
 
     /// One pass over the sources except the own deque: every one with
     /// [`Reach::Far`], those inside the worker's LLC with [`Reach::Near`]
     /// (see "Near passes" in `runtime::pass`; an implementation may look
     /// farther).
-    fn find_work(&self, reach: Reach) -> Found<Self::Job>;
+    fn find_work(&mut self, reach: Reach) -> Found<Self::Job>;
 
     /// For a worker waiting for no latch: whether it may leave the pool (it
     /// shuts down and nothing is pending).
     fn may_exit(&self) -> bool;
+
+    /// Whether `latch` is set ([`CoreLatch::probe`](super::latch::CoreLatch::probe)).
+    fn probe(&self, latch: &Self::Latch) -> bool;
+
+    /// Announces that the worker parks waiting for `latch`; false if it is
+    /// set already ([`CoreLatch::try_sleep`](super::latch::CoreLatch::try_sleep)).
+    fn try_sleep(&self, latch: &Self::Latch) -> bool;
+
+    /// After a park: whether the worker was woken because `latch` was set
+    /// ([`CoreLatch::wake_up`](super::latch::CoreLatch::wake_up)).
+    fn wake_up(&self, latch: &Self::Latch) -> bool;
 
     /// Above this many searching workers, a worker that found nothing and
     /// waits for no latch goes idle at once instead of spinning first
@@ -232,195 +267,317 @@ pub trait Sources {
         false
     }
 
-    /// Counts a wakeup this worker made, at distance `d` (the pool's stats).
+    /// Runs `op`, a transition of the sleep state that may read or write
+    /// idle-mask words ([`Sleep::prepare_sleep`], [`Sleep::stop_searching`]),
+    /// on the sleep state (the simulator counts the words it touches).
     #[inline]
-    fn woke(&self, d: Distance) {
-        let _ = d;
+    fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
+        op(self.sleep())
     }
 
-    /// Counts a search that found nothing and goes idle.
+    /// Counts a wakeup this worker made: of `hit.0`, at distance `hit.1`
+    /// (the pool's stats; the simulator schedules the woken worker).
     #[inline]
-    fn failed_search(&self) {}
+    fn woke(&mut self, hit: (usize, Distance)) {
+        let _ = hit;
+    }
+
+    /// Counts a search that found nothing and goes idle (just before
+    /// [`Sleep::prepare_sleep`]).
+    #[inline]
+    fn failed_search(&mut self) {}
 
     /// Counts a park.
     #[inline]
-    fn parked(&self) {}
+    fn parked(&mut self) {}
 
     /// The worker starts or resumes searching (as a counted searcher):
     /// a caller's wakeup may be handed to it from now on (see
     /// `runtime::handoff`).
     #[inline]
-    fn search_opened(&self) {}
+    fn search_opened(&mut self) {}
 
     /// The worker stops searching or goes idle: it wakes the caller handed
     /// to it, if any.
     #[inline]
-    fn search_closed(&self) {}
+    fn search_closed(&mut self) {}
 
     /// Between passes: wakes the caller handed to the worker, if any.
     #[inline]
-    fn serve_handoff(&self) {}
+    fn serve_handoff(&mut self) {}
 }
 
-/// Searches `src` for a job for worker `worker` of LLC `llc`, sleeping on
-/// `sleep` while there is none. Returns a job, or `None` once `latch` is set
-/// (with a latch) or the worker may exit (without one).
-///
-/// The caller's own deque is empty. On return the worker is not counted as
-/// searching and its idle bit is clear (it is *working*, see
-/// [`super::sleep`]).
-pub fn search<S: Sources>(
-    src: &S,
-    sleep: &Sleep,
-    worker: usize,
-    llc: usize,
-    latch: Option<&CoreLatch>,
-) -> Option<S::Job> {
-    // A first look without announcing ourselves: when it finds a job (the
-    // common case while work is plentiful) the shared `searching` count is
-    // not touched, so thieves and pushers do not bounce its cache line on
-    // every steal. Sound: the sleep proof relies only on *counted*
-    // searchers re-checking; an uncounted worker that finds a job is simply
-    // working.
-    if let Found::Job(job) = src.find_work(reach_of_pass(0, false)) {
-        return Some(job);
-    }
-    sleep.start_searching(worker);
-    searching(src, sleep, worker, llc, latch, false)
+/// What the driver of a [`Search`] does after a step.
+#[derive(Debug)]
+pub enum Step<J> {
+    /// Run this job: the search is over and the worker is *working* (not
+    /// counted as searching, its idle bit clear).
+    Run(J),
+    /// The search is over without a job: the latch is set (with a latch)
+    /// or the worker may exit (without one). The worker is working.
+    Done,
+    /// Step again at once (a point where the simulator lets time pass: a
+    /// pass was made).
+    Again,
+    /// Take this pause, then step again.
+    Pause(Pause),
+    /// Park ([`Sleep::park`] with [`Search::idle`]) until woken, then
+    /// step again.
+    Park,
 }
 
-/// The first search of a worker *born idle* ([`Sleep::born_idle`], "Born
-/// idle" in [`super::sleep`]): it parks at once, without a pass (nothing
-/// was pushed before its bit was set), and searches like any worker woken
-/// from a park once something wakes it. Returns as [`search`] does for a
-/// worker without a latch. A pool of N workers so starts with N parks and
-/// no pass over N queues each.
-pub fn first_search<S: Sources>(
-    src: &S,
-    sleep: &Sleep,
-    worker: usize,
-    llc: usize,
-    idle: Idle,
-) -> Option<S::Job> {
-    sleep.sleep(idle);
-    searching(src, sleep, worker, llc, None, true)
+/// Where a [`Search`] is.
+#[derive(Debug)]
+enum State {
+    /// Before the uncounted first pass.
+    Uncounted,
+    /// Counted as searching: the next step is a pass.
+    Counted,
+    /// Idle, the re-check found nothing: parked (or about to park) with
+    /// this token.
+    Parked(Idle),
 }
 
-/// The loop of [`search`] from the searching state (the worker is counted):
-/// `woken` if it just came out of a park.
-fn searching<S: Sources>(
-    src: &S,
-    sleep: &Sleep,
+/// The search of worker `worker` of LLC `llc` whose own deque ran dry, as
+/// a state machine (the diagram of the module docs; one [`Search::step`]
+/// per arrow that ends in a pass, a pause or a park).
+#[derive(Debug)]
+pub struct Search {
     worker: usize,
     llc: usize,
-    latch: Option<&CoreLatch>,
+    state: State,
+    backoff: Backoff,
+    /// Passes made since the search (re)started counting, for
+    /// [`reach_of_pass`] (0: the uncounted first pass).
+    passes: u32,
+    /// Whether the search resumed after a park (all its passes are far).
     woken: bool,
-) -> Option<S::Job> {
-    let finished = || match latch {
-        Some(l) => l.probe(),
-        None => src.may_exit(),
-    };
-    // Leaves the searching state: the last searcher to leave wakes a helper
-    // (the hand-off that the `searching` skip of `notify` relies on).
-    let found = |job: Option<S::Job>| {
-        src.search_closed();
-        if let Some((_, d)) = sleep.stop_searching(worker, llc) {
-            src.woke(d);
+}
+
+impl Search {
+    /// A search that begins at an empty deque: its first pass uncounted.
+    #[inline]
+    pub fn new(worker: usize, llc: usize) -> Search {
+        Search {
+            worker,
+            llc,
+            state: State::Uncounted,
+            backoff: Backoff::new(),
+            passes: 0,
+            woken: false,
         }
-        job
-    };
-    src.search_opened();
-    let backoff = Backoff::new();
-    // Pass number and origin, for `reach_of_pass`.
-    let (mut passes, mut woken) = (1, woken);
-    loop {
-        let reach = reach_of_pass(passes, woken);
-        passes = passes.saturating_add(1);
-        match src.find_work(reach) {
-            Found::Job(job) => return found(Some(job)),
-            Found::Retry => {
-                backoff.spin();
-                continue;
+    }
+
+    /// The first search of a worker *born idle* ([`Sleep::born_idle`],
+    /// "Born idle" in [`super::sleep`]), which owns `idle`: its driver
+    /// parks at once ([`Search::idle`]), without a pass (nothing was pushed
+    /// before its bit was set), and steps once something wakes it, as a
+    /// search woken from a park does.
+    #[inline]
+    pub fn born(worker: usize, llc: usize, idle: Idle) -> Search {
+        Search {
+            state: State::Parked(idle),
+            ..Search::new(worker, llc)
+        }
+    }
+
+    /// The idle token of a search that parks ([`Step::Park`], or
+    /// [`Search::born`]), for [`Sleep::park`].
+    #[inline]
+    pub fn idle(&self) -> Option<&Idle> {
+        match &self.state {
+            State::Parked(idle) => Some(idle),
+            _ => None,
+        }
+    }
+
+    /// Runs the search up to its next pass, pause or park. `latch`: what
+    /// the worker waits for, if it waits (else it searches until the pool
+    /// may exit).
+    #[inline]
+    pub fn step<S: Sources>(&mut self, src: &mut S, latch: Option<&S::Latch>) -> Step<S::Job> {
+        match std::mem::replace(&mut self.state, State::Counted) {
+            State::Uncounted => {
+                // A first look without announcing ourselves: when it finds
+                // a job (the common case while work is plentiful) the
+                // shared `searching` count is not touched, so thieves and
+                // pushers do not bounce its cache line on every steal.
+                // Sound: the sleep proof relies only on *counted* searchers
+                // re-checking; an uncounted worker that finds a job is
+                // simply working.
+                if let Found::Job(job) = src.find_work(reach_of_pass(0, false)) {
+                    return Step::Run(job);
+                }
+                src.sleep().start_searching(self.worker);
+                src.search_opened();
+                self.passes = 1;
+                Step::Again
             }
+            State::Parked(idle) => {
+                // Back from the park: searching again (counted by ourselves
+                // or by our claimer).
+                src.sleep().cancel_sleep(idle);
+                // A latch waiter woken for its latch leaves at once, through
+                // `found`: if a claimer counted it (it may have been claimed
+                // for a job it will not look for), its `stop_searching`
+                // hands the wakeup on (see "Why no wakeup is lost" in
+                // `sleep`).
+                if let Some(l) = latch {
+                    if src.wake_up(l) {
+                        return self.found(src, None);
+                    }
+                }
+                src.search_opened();
+                self.backoff.reset();
+                self.woken = true;
+                self.pass(src, latch)
+            }
+            State::Counted => self.pass(src, latch),
+        }
+    }
+
+    /// A counted pass, then what its outcome asks for.
+    #[inline]
+    fn pass<S: Sources>(&mut self, src: &mut S, latch: Option<&S::Latch>) -> Step<S::Job> {
+        let reach = reach_of_pass(self.passes, self.woken);
+        self.passes = self.passes.saturating_add(1);
+        match src.find_work(reach) {
+            Found::Job(job) => return self.found(src, Some(job)),
+            Found::Retry => return Step::Pause(self.backoff.spin()),
             Found::Nothing => {}
         }
-        if finished() {
-            return found(None);
+        if finished(src, latch) {
+            return self.found(src, None);
         }
         src.serve_handoff();
-        if !backoff.is_completed()
+        if !self.backoff.is_completed()
             && may_spin(
                 latch.is_some(),
-                || sleep.searching(),
-                || sleep.alone_in(llc),
+                || src.sleep().searching(),
+                || src.sleep().alone_in(self.llc),
                 || src.mate_crossing(),
                 src.max_spinners(),
             )
         {
-            backoff.snooze();
-            continue;
+            return Step::Pause(self.backoff.snooze());
         }
-        // Nothing after spinning: go idle, re-check, park.
+        self.go_idle(src, latch)
+    }
+
+    /// Nothing after spinning: go idle, re-check, park.
+    #[cold]
+    fn go_idle<S: Sources>(&mut self, src: &mut S, latch: Option<&S::Latch>) -> Step<S::Job> {
         src.failed_search();
         src.search_closed();
-        let idle = sleep.prepare_sleep(worker);
+        let worker = self.worker;
+        let idle = src.idle_op(|s| s.prepare_sleep(worker));
         let recheck = src.find_work(Reach::Far);
         if let Found::Job(job) = recheck {
-            sleep.cancel_sleep(idle);
-            return found(Some(job));
+            src.sleep().cancel_sleep(idle);
+            return self.found(src, Some(job));
         }
-        if finished() {
-            sleep.cancel_sleep(idle);
-            return found(None);
+        if finished(src, latch) {
+            src.sleep().cancel_sleep(idle);
+            return self.found(src, None);
         }
         if matches!(recheck, Found::Retry) {
-            sleep.cancel_sleep(idle);
+            src.sleep().cancel_sleep(idle);
             src.search_opened();
-            backoff.reset();
-            passes = 1;
-            continue;
+            self.backoff.reset();
+            self.passes = 1;
+            return Step::Again;
         }
         if let Some(l) = latch {
-            if !l.try_sleep() {
-                sleep.cancel_sleep(idle);
-                return found(None);
+            if !src.try_sleep(l) {
+                src.sleep().cancel_sleep(idle);
+                return self.found(src, None);
             }
         }
         src.parked();
-        sleep.sleep(idle);
-        // Searching again (counted by ourselves or by our claimer). A
-        // latch waiter woken for its latch leaves at once, through
-        // `found`: if a claimer counted it (it may have been claimed for a
-        // job it will not look for), its `stop_searching` hands the wakeup
-        // on (see "Why no wakeup is lost" in `sleep`).
-        if let Some(l) = latch {
-            if l.wake_up() {
-                return found(None);
-            }
-        }
-        src.search_opened();
-        backoff.reset();
-        woken = true;
+        self.state = State::Parked(idle);
+        Step::Park
     }
+
+    /// Leaves the searching state: the last searcher to leave wakes a
+    /// helper (the hand-off that the `searching` skip of `notify` relies
+    /// on).
+    #[inline]
+    fn found<S: Sources>(&mut self, src: &mut S, job: Option<S::Job>) -> Step<S::Job> {
+        src.search_closed();
+        let (worker, llc) = (self.worker, self.llc);
+        if let Some(hit) = src.idle_op(|s| s.stop_searching(worker, llc)) {
+            src.woke(hit);
+        }
+        match job {
+            Some(job) => Step::Run(job),
+            None => Step::Done,
+        }
+    }
+}
+
+/// "Finished": the latch is set when the search waits for one, else the
+/// pool's exit condition.
+#[inline]
+fn finished<S: Sources>(src: &S, latch: Option<&S::Latch>) -> bool {
+    match latch {
+        Some(l) => src.probe(l),
+        None => src.may_exit(),
+    }
+}
+
+/// Runs `search` on this thread until it returns a job or is over:
+/// pauses spin or yield, parks park.
+#[inline]
+fn drive<S: Sources>(mut search: Search, src: &mut S, latch: Option<&S::Latch>) -> Option<S::Job> {
+    loop {
+        match search.step(src, latch) {
+            Step::Run(job) => return Some(job),
+            Step::Done => return None,
+            Step::Again => {}
+            Step::Pause(p) => pause(p),
+            Step::Park => park(&search, src),
+        }
+    }
+}
+
+/// Parks the thread of `search`, which holds its idle token.
+#[cold]
+fn park<S: Sources>(search: &Search, src: &S) {
+    let idle = search.idle().expect("a search parks with its idle token");
+    src.sleep().park(idle);
+}
+
+/// Searches `src` for a job for worker `worker` of LLC `llc`, sleeping while
+/// there is none (on `src`'s [`Sleep`]). Returns a job, or `None` once
+/// `latch` is set (with a latch) or the worker may exit (without one).
+///
+/// The caller's own deque is empty. On return the worker is not counted as
+/// searching and its idle bit is clear (it is *working*, see
+/// [`super::sleep`]).
+#[inline]
+pub fn search<S: Sources>(
+    src: &mut S,
+    worker: usize,
+    llc: usize,
+    latch: Option<&S::Latch>,
+) -> Option<S::Job> {
+    drive(Search::new(worker, llc), src, latch)
+}
+
+/// The first search of a worker born idle ([`Search::born`]): it parks at
+/// once and searches once woken. Returns as [`search`] does for a worker
+/// without a latch. A pool of N workers so starts with N parks and no pass
+/// over N queues each.
+pub fn first_search<S: Sources>(
+    src: &mut S,
+    worker: usize,
+    llc: usize,
+    idle: Idle,
+) -> Option<S::Job> {
+    let search = Search::born(worker, llc, idle);
+    park(&search, src);
+    drive(search, src, None)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn latch_waiters_spin_past_the_cap_without_reading_the_count() {
-        let count = || -> isize { unreachable!("not read") };
-        let alone = || -> bool { unreachable!("not read") };
-        let crossing = || -> bool { unreachable!("not read") };
-        assert!(may_spin(true, count, alone, crossing, 2));
-        assert!(may_spin(false, || 2, alone, crossing, 2));
-        assert!(!may_spin(false, || 3, || false, || false, 2));
-        // The only searcher of its LLC passes the cap.
-        assert!(may_spin(false, || 3, || true, crossing, 2));
-        // So does a mate of a worker that just crossed the LLC.
-        assert!(may_spin(false, || 3, || false, || true, 2));
-        assert_eq!(max_spinners(1), 2);
-        assert_eq!(max_spinners(192), 24);
-    }
-}
+mod tests;

@@ -56,9 +56,10 @@ impl Parker {
 }
 
 /// A worker between [`Sleep::prepare_sleep`] and its re-check's outcome:
-/// consumed by [`Sleep::cancel_sleep`] or [`Sleep::sleep`], so the compiler
-/// keeps the rule "after `prepare_sleep`, call one of them, once".
-#[must_use = "after prepare_sleep, call cancel_sleep or sleep"]
+/// consumed by [`Sleep::cancel_sleep`], at once or after [`Sleep::park`]
+/// returned, so the compiler keeps the rule "after `prepare_sleep`,
+/// `cancel_sleep` once".
+#[must_use = "after prepare_sleep, call cancel_sleep (after park, if parking)"]
 #[derive(Debug)]
 pub struct Idle {
     worker: usize,
@@ -322,7 +323,7 @@ impl Sleep {
     /// A searching worker found nothing: it becomes idle. The caller must
     /// then re-check every queue (and its latch, and the exit condition),
     /// and hand the returned token to [`Sleep::cancel_sleep`] if it found
-    /// something, else to [`Sleep::sleep`].
+    /// something, else to [`Sleep::park`] and then `cancel_sleep`.
     pub fn prepare_sleep(&self, worker: usize) -> Idle {
         self.idle.set_idle(worker);
         self.count_worker(worker, false);
@@ -333,7 +334,8 @@ impl Sleep {
 
     /// Makes worker `worker` idle before its thread ever ran ("Born idle"
     /// in the module docs): sets its bit and returns the token its first
-    /// [`Sleep::sleep`] consumes (or [`Sleep::retire`], if it never runs).
+    /// park and `cancel_sleep` consume (or [`Sleep::retire`], if it never
+    /// runs).
     /// Call only while the pool is being built, before any job can be
     /// pushed into it: its bit is then set before every push's `notify`,
     /// which is all the re-check of `prepare_sleep` is for.
@@ -355,8 +357,8 @@ impl Sleep {
         self.stop_searching(idle.worker, self.idle.llc_of(idle.worker))
     }
 
-    /// The re-check after [`Sleep::prepare_sleep`] found something: the
-    /// worker is searching again.
+    /// The re-check after [`Sleep::prepare_sleep`] found something, or
+    /// [`Sleep::park`] returned: the worker is searching again.
     pub fn cancel_sleep(&self, idle: Idle) {
         if self.idle.clear_idle(idle.worker) {
             // We cleared our own bit: nobody counted us.
@@ -367,10 +369,13 @@ impl Sleep {
         // have done so yet: see "The count" in the module docs).
     }
 
-    /// Parks the worker until woken; it is searching again on return.
-    pub fn sleep(&self, idle: Idle) {
+    /// Parks the idle worker until woken. It then hands its token to
+    /// [`Sleep::cancel_sleep`], after which it is searching again (counted
+    /// by itself or by its claimer). Split from `cancel_sleep` so that the
+    /// simulator can put its wake latency between the two
+    /// (`runtime::search::Search` is driven by both).
+    pub fn park(&self, idle: &Idle) {
         self.parkers[idle.worker].park();
-        self.cancel_sleep(idle);
     }
 
     /// Wakes one specific worker (latch owner, broadcast target). Harmless

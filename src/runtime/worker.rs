@@ -688,8 +688,7 @@ impl WorkerThread {
     /// workers so costs N parks, not N searches over N queues each, which
     /// the pool's first calls used to wait for (`docs/first-broadcast.md`).
     fn run_born(&self, idle: Idle) {
-        let sleep = &self.registry.sleep;
-        if let Some(job) = search::first_search(self, sleep, self.index, self.llc, idle) {
+        if let Some(job) = search::first_search(&mut &*self, self.index, self.llc, idle) {
             // SAFETY: taken from a queue by this search.
             unsafe { self.execute(job) };
         }
@@ -717,8 +716,7 @@ impl WorkerThread {
             if self.marks.get() & CROSSING != 0 {
                 self.end_marks(CROSSING);
             }
-            let sleep = &self.registry.sleep;
-            match search::search(self, sleep, self.index, self.llc, latch) {
+            match search::search(&mut &*self, self.index, self.llc, latch) {
                 // SAFETY: taken from a queue by this search.
                 Some(job) => unsafe { self.execute(job) },
                 None => return,
@@ -940,7 +938,7 @@ impl PassQueues for &WorkerThread {
 
     #[inline]
     fn mate_crossing(&mut self) -> bool {
-        Sources::mate_crossing(*self)
+        Sources::mate_crossing(self)
     }
 
     #[inline]
@@ -950,17 +948,38 @@ impl PassQueues for &WorkerThread {
 }
 
 /// The worker's side of the search loop ([`search::search`]).
-impl Sources for WorkerThread {
+impl Sources for &WorkerThread {
     type Job = JobRef;
+    type Latch = CoreLatch;
 
     #[inline]
-    fn find_work(&self, reach: Reach) -> Found {
+    fn sleep(&self) -> &super::sleep::Sleep {
+        &self.registry.sleep
+    }
+
+    #[inline]
+    fn find_work(&mut self, reach: Reach) -> Found {
         WorkerThread::find_work(self, reach)
     }
 
     #[inline]
     fn may_exit(&self) -> bool {
         self.registry.may_exit(self.index)
+    }
+
+    #[inline]
+    fn probe(&self, latch: &CoreLatch) -> bool {
+        latch.probe()
+    }
+
+    #[inline]
+    fn try_sleep(&self, latch: &CoreLatch) -> bool {
+        latch.try_sleep()
+    }
+
+    #[inline]
+    fn wake_up(&self, latch: &CoreLatch) -> bool {
+        latch.wake_up()
     }
 
     #[inline]
@@ -977,36 +996,36 @@ impl Sources for WorkerThread {
     }
 
     #[inline]
-    fn woke(&self, d: Distance) {
+    fn woke(&mut self, (_, d): (usize, Distance)) {
         self.counters().wakeup(d);
     }
 
     #[inline]
-    fn failed_search(&self) {
+    fn failed_search(&mut self) {
         self.counters().failed_search();
     }
 
     #[inline]
-    fn parked(&self) {
+    fn parked(&mut self) {
         self.counters().park();
     }
 
     #[inline]
-    fn search_opened(&self) {
+    fn search_opened(&mut self) {
         if self.registry.hands_wakeups() {
             self.info().handoff.open(pin::current_cpu());
         }
     }
 
     #[inline]
-    fn search_closed(&self) {
+    fn search_closed(&mut self) {
         if self.info().handoff.close() {
             std::thread::yield_now();
         }
     }
 
     #[inline]
-    fn serve_handoff(&self) {
+    fn serve_handoff(&mut self) {
         if self.info().handoff.serve() {
             std::thread::yield_now();
         }

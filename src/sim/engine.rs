@@ -22,7 +22,8 @@ use crate::runtime::idle::{Distance, IdleMasks};
 use crate::runtime::private::{self, Popped, PrivateStack};
 use crate::runtime::registry::group_routing::{busy_per_llc, wake_for};
 use crate::runtime::registry::idle_shape;
-use crate::runtime::sleep::{Idle, Sleep};
+use crate::runtime::search::Search;
+use crate::runtime::sleep::Sleep;
 use crate::runtime::{pass, search};
 
 use super::Policy;
@@ -116,24 +117,18 @@ pub(super) struct Frame {
     pub(super) stage: Stage,
 }
 
-/// A worker's search state (`search::search`).
+/// A worker's state between events.
 #[derive(Debug)]
 pub(super) enum Mode {
     /// Running frames or its own deque.
     Run,
-    /// Searching: `counted` once `start_searching` was called; `step` the
-    /// backoff step.
-    /// `woken`: the search resumed after a park (its passes are all
-    /// `Reach::Far`, as in `search::search`).
-    Search {
-        counted: bool,
-        step: u32,
-        woken: bool,
-    },
-    /// Parked after `prepare_sleep` (token held here until woken).
-    Parked(Idle),
-    /// Woken, running again after the wake latency.
-    Waking(Idle),
+    /// Searching: its next event is the next step of this search.
+    Search(Search),
+    /// Parked (the search holds its idle token) until a wakeup.
+    Parked(Search),
+    /// Woken, running again after the wake latency: its next event is the
+    /// search's step after the park.
+    Waking(Search),
 }
 
 pub(super) struct SimWorker {
@@ -205,12 +200,6 @@ pub(super) struct Sim<'a> {
     pub(super) acc: f64,
     pub(super) counts: Counts,
 }
-
-/// The backoff of a searching worker (`sync::Backoff`): spins `2^step`
-/// times up to step 6, then yields up to step `6 + SEARCH_YIELDS`, then is
-/// completed.
-pub(super) const SPIN_LIMIT: u32 = 6;
-pub(super) const YIELD_LIMIT: u32 = SPIN_LIMIT + crate::sync::SEARCH_YIELDS;
 
 impl<'a> Sim<'a> {
     pub(super) fn new(
@@ -311,7 +300,8 @@ impl<'a> Sim<'a> {
         // idle" in `runtime::sleep`).
         for w in 0..n {
             let idle = self.sleep.born_idle(w);
-            self.workers[w].mode = Mode::Parked(idle);
+            let llc = self.workers[w].llc;
+            self.workers[w].mode = Mode::Parked(Search::born(w, llc, idle));
         }
         let mut roots = self.workload.roots();
         roots.sort_by_key(|r| r.at_ns);
@@ -430,10 +420,11 @@ impl<'a> Sim<'a> {
     /// Wakes parked worker `w` (a claim, or its latch was set).
     pub(super) fn wake(&mut self, w: usize) {
         if let Mode::Parked(_) = self.workers[w].mode {
-            let Mode::Parked(idle) = std::mem::replace(&mut self.workers[w].mode, Mode::Run) else {
+            let Mode::Parked(search) = std::mem::replace(&mut self.workers[w].mode, Mode::Run)
+            else {
                 unreachable!()
             };
-            self.workers[w].mode = Mode::Waking(idle);
+            self.workers[w].mode = Mode::Waking(search);
             let at = self.now + (self.acc + self.cost.wake_ns).round() as u64;
             self.schedule(w, at);
         }
@@ -738,36 +729,10 @@ impl<'a> Sim<'a> {
     /// One event of worker `w`.
     pub(super) fn step(&mut self, w: usize) {
         match std::mem::replace(&mut self.workers[w].mode, Mode::Run) {
-            Mode::Run => {}
-            Mode::Search {
-                counted,
-                step,
-                woken,
-            } => {
-                self.workers[w].mode = Mode::Search {
-                    counted,
-                    step,
-                    woken,
-                };
-            }
-            Mode::Waking(idle) => {
-                // `Sleep::sleep` after its park returns.
-                self.sleep.cancel_sleep(idle);
-                self.workers[w].mode = Mode::Search {
-                    counted: true,
-                    step: 0,
-                    woken: true,
-                };
-                if self.wait_done(w) == Some(true) {
-                    return self.found(w, None);
-                }
-            }
+            Mode::Run => self.advance(w),
+            Mode::Search(search) | Mode::Waking(search) => self.search(w, search),
             Mode::Parked(_) => unreachable!("a parked worker has no event"),
         }
-        if matches!(self.workers[w].mode, Mode::Search { .. }) {
-            return self.search(w);
-        }
-        self.advance(w);
     }
 
     /// The latch the top frame of `w` waits for, if it waits.

@@ -1,17 +1,21 @@
 //! A simulated worker's loop: its frames (`join`, scopes, latches), its
-//! own deque and group queues, and the search state machine of
-//! `search::search` (uncounted pass, counted passes with backoff, idle,
-//! re-check, park). Its passes are [`pass::pass`] itself (see `queues`).
+//! own deque and group queues, and its searches, which are the runtime's
+//! [`Search`] state machine stepped on simulated time over the
+//! simulator's [`Sources`] (below). Its passes are [`pass::pass`] itself
+//! (see `queues`).
 
 use std::sync::Arc;
 
 use crossbeam_deque::Worker;
 
+use crate::runtime::idle::Distance;
 use crate::runtime::pass;
-use crate::runtime::search::{self, Found, Reach, reach_of_pass};
+use crate::runtime::search::{Found, Reach, Search, Sources, Step};
+use crate::runtime::sleep::Sleep;
+use crate::sync::Pause;
 
 use super::Policy;
-use super::engine::{Frame, JobId, Kind, Mode, SPIN_LIMIT, Sim, Stage, YIELD_LIMIT};
+use super::engine::{Frame, JobId, Kind, Mode, Sim, Stage};
 use super::workload::Body;
 
 impl Sim<'_> {
@@ -176,122 +180,45 @@ impl Sim<'_> {
         None
     }
 
-    /// Enters the search (`search::search`): its first, uncounted pass now.
+    /// Enters the search: a new [`Search`], whose first step (its
+    /// uncounted pass) runs now.
     fn start_search(&mut self, w: usize) {
         self.end_crossing(w);
-        self.workers[w].mode = Mode::Search {
-            counted: false,
-            step: 0,
-            woken: false,
-        };
-        self.search(w);
-    }
-
-    /// One step of the search loop of `search::search`.
-    pub(super) fn search(&mut self, w: usize) {
-        let Mode::Search {
-            counted,
-            step,
-            woken,
-        } = self.workers[w].mode
-        else {
-            unreachable!()
-        };
-        // The pass numbers of `search::search`: 0 uncounted, then one per
-        // backoff step.
-        let n = if counted { step + 1 } else { 0 };
-        let found = self.pass(w, reach_of_pass(n, woken));
-        if let Found::Job(id) = found {
-            if counted {
-                return self.found(w, Some(id));
-            }
-            self.workers[w].mode = Mode::Run;
-            self.execute(w, id);
-            return self.after_cost(w);
-        }
-        if !counted {
-            self.sleep.start_searching(w);
-            self.workers[w].mode = Mode::Search {
-                counted: true,
-                step: 0,
-                woken,
-            };
-            return self.after_cost(w);
-        }
-        let finished = self.finished(w);
-        if matches!(found, Found::Nothing) && finished {
-            return self.found(w, None);
-        }
-        let completed = step > YIELD_LIMIT;
-        if !completed
-            && search::may_spin(
-                self.wait_done(w).is_some(),
-                || self.sleep.searching(),
-                || self.sleep.alone_in(self.workers[w].llc),
-                || self.crossing_covers(w),
-                self.max_spinners,
-            )
-        {
-            self.acc += if step <= SPIN_LIMIT {
-                self.cost.spin_ns * (1u64 << step) as f64
-            } else {
-                self.cost.yield_ns
-            };
-            self.workers[w].mode = Mode::Search {
-                counted,
-                step: step + 1,
-                woken,
-            };
-            return self.after_cost(w);
-        }
-        // Nothing after spinning: go idle, re-check, park.
-        self.counts.failed_searches += 1;
-        let idle = self.counting(|s| s.sleep.prepare_sleep(w));
-        self.acc += self.cost.fence_ns;
-        let recheck = self.pass(w, Reach::Far);
-        match recheck {
-            Found::Job(id) => {
-                self.sleep.cancel_sleep(idle);
-                self.found(w, Some(id))
-            }
-            _ if self.finished(w) => {
-                self.sleep.cancel_sleep(idle);
-                self.found(w, None)
-            }
-            Found::Retry => {
-                self.sleep.cancel_sleep(idle);
-                self.workers[w].mode = Mode::Search {
-                    counted,
-                    step: 0,
-                    woken,
-                };
-                self.after_cost(w)
-            }
-            Found::Nothing => {
-                self.counts.parks += 1;
-                self.acc = 0.0;
-                self.workers[w].mode = Mode::Parked(idle);
-            }
-        }
-    }
-
-    /// Whether `w`'s search is over without a job: its latch is set, or (no
-    /// latch) every root finished.
-    fn finished(&self, w: usize) -> bool {
-        self.wait_done(w).unwrap_or(self.roots_left == 0)
-    }
-
-    /// Leaves the searching state (`stop_searching`, which may wake a
-    /// helper), then runs `job` or goes back to its frames.
-    pub(super) fn found(&mut self, w: usize, job: Option<JobId>) {
         let llc = self.workers[w].llc;
-        let hit = self.counting(|s| s.sleep.stop_searching(w, llc));
-        self.woke(hit);
+        self.search(w, Search::new(w, llc));
+    }
+
+    /// One step of `w`'s [`Search`] (the runtime's state machine itself),
+    /// with its passes, pauses and idle-mask words charged to the event;
+    /// a park waits for a wakeup event.
+    pub(super) fn search(&mut self, w: usize, mut search: Search) {
+        let latch = self.waiting_on(w);
+        let step = search.step(&mut SimSources { sim: self, w }, latch.as_ref());
         self.workers[w].mode = Mode::Run;
-        if let Some(id) = job {
-            self.execute(w, id);
+        match step {
+            Step::Run(id) => {
+                self.execute(w, id);
+                self.after_cost(w);
+            }
+            Step::Done => self.after_cost(w),
+            Step::Again => {
+                self.workers[w].mode = Mode::Search(search);
+                self.after_cost(w);
+            }
+            Step::Pause(p) => {
+                self.acc += match p {
+                    Pause::Spin(n) => self.cost.spin_ns * f64::from(n),
+                    Pause::Yield => self.cost.yield_ns,
+                };
+                self.workers[w].mode = Mode::Search(search);
+                self.after_cost(w);
+            }
+            Step::Park => {
+                // Parked, its costs dropped: the next event is its wakeup.
+                self.acc = 0.0;
+                self.workers[w].mode = Mode::Parked(search);
+            }
         }
-        self.after_cost(w);
     }
 
     /// One pass (`pass::pass`) of worker `w`, with its cost in `acc`.
@@ -354,5 +281,72 @@ impl Sim<'_> {
     /// The LLC a worker belongs to.
     pub(super) fn llc_of(&self, w: usize) -> usize {
         self.workers[w].llc
+    }
+}
+
+/// Worker `w` of `sim` as the runtime's [`Search`] sees it: its passes,
+/// its latch (the top frame's), and the simulator's accounting of what the
+/// search does.
+struct SimSources<'s, 'a> {
+    sim: &'s mut Sim<'a>,
+    w: usize,
+}
+
+impl Sources for SimSources<'_, '_> {
+    type Job = JobId;
+    /// The job whose completion the top frame waits for (`Stage::Wait`).
+    type Latch = JobId;
+
+    fn sleep(&self) -> &Sleep {
+        &self.sim.sleep
+    }
+
+    fn find_work(&mut self, reach: Reach) -> Found<JobId> {
+        self.sim.pass(self.w, reach)
+    }
+
+    /// Every root finished.
+    fn may_exit(&self) -> bool {
+        self.sim.roots_left == 0
+    }
+
+    fn probe(&self, _: &JobId) -> bool {
+        self.sim.wait_done(self.w) == Some(true)
+    }
+
+    /// The waiter was registered with its latch when the frame began to
+    /// wait (`Job::waiter`); setting the latch wakes it if it parked.
+    fn try_sleep(&self, latch: &JobId) -> bool {
+        !self.probe(latch)
+    }
+
+    fn wake_up(&self, latch: &JobId) -> bool {
+        self.probe(latch)
+    }
+
+    fn max_spinners(&self) -> isize {
+        self.sim.max_spinners
+    }
+
+    fn mate_crossing(&self) -> bool {
+        self.sim.crossing_covers(self.w)
+    }
+
+    fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
+        self.sim.counting(|s| op(&s.sleep))
+    }
+
+    fn woke(&mut self, hit: (usize, Distance)) {
+        self.sim.woke(Some(hit));
+    }
+
+    /// Counts it and charges the fence of `Sleep::prepare_sleep`.
+    fn failed_search(&mut self) {
+        self.sim.counts.failed_searches += 1;
+        self.sim.acc += self.sim.cost.fence_ns;
+    }
+
+    fn parked(&mut self) {
+        self.sim.counts.parks += 1;
     }
 }

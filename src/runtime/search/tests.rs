@@ -1,0 +1,186 @@
+//! Tests of the search state machine and its spinning rule.
+
+use super::*;
+
+#[test]
+fn latch_waiters_spin_past_the_cap_without_reading_the_count() {
+    let count = || -> isize { unreachable!("not read") };
+    let alone = || -> bool { unreachable!("not read") };
+    let crossing = || -> bool { unreachable!("not read") };
+    assert!(may_spin(true, count, alone, crossing, 2));
+    assert!(may_spin(false, || 2, alone, crossing, 2));
+    assert!(!may_spin(false, || 3, || false, || false, 2));
+    // The only searcher of its LLC passes the cap.
+    assert!(may_spin(false, || 3, || true, crossing, 2));
+    // So does a mate of a worker that just crossed the LLC.
+    assert!(may_spin(false, || 3, || false, || true, 2));
+    assert_eq!(max_spinners(1), 2);
+    assert_eq!(max_spinners(192), 24);
+}
+
+use crate::runtime::idle::{IdleMasks, IdleShape};
+use std::cell::Cell;
+
+/// One worker's sources in a pool of one LLC of two workers: `jobs`
+/// jobs to find, a latch that is a flag, and the events reported.
+struct Fake {
+    sleep: Sleep,
+    jobs: Cell<u32>,
+    passes: Vec<Reach>,
+    parks: u32,
+    failed: u32,
+}
+
+impl Fake {
+    fn new() -> Fake {
+        Fake {
+            sleep: Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2),
+            jobs: Cell::new(0),
+            passes: Vec::new(),
+            parks: 0,
+            failed: 0,
+        }
+    }
+}
+
+impl Sources for Fake {
+    type Job = u32;
+    type Latch = Cell<bool>;
+    fn sleep(&self) -> &Sleep {
+        &self.sleep
+    }
+    fn find_work(&mut self, reach: Reach) -> Found<u32> {
+        self.passes.push(reach);
+        match self.jobs.get() {
+            0 => Found::Nothing,
+            n => {
+                self.jobs.set(n - 1);
+                Found::Job(n)
+            }
+        }
+    }
+    fn may_exit(&self) -> bool {
+        false
+    }
+    fn probe(&self, latch: &Cell<bool>) -> bool {
+        latch.get()
+    }
+    fn try_sleep(&self, latch: &Cell<bool>) -> bool {
+        !latch.get()
+    }
+    fn wake_up(&self, latch: &Cell<bool>) -> bool {
+        latch.get()
+    }
+    fn max_spinners(&self) -> isize {
+        max_spinners(2)
+    }
+    fn failed_search(&mut self) {
+        self.failed += 1;
+    }
+    fn parked(&mut self) {
+        self.parks += 1;
+    }
+}
+
+/// Steps `search` until it asks for something other than a pause or
+/// another step; returns that and the pauses taken on the way.
+fn until_settled(
+    search: &mut Search,
+    src: &mut Fake,
+    latch: Option<&Cell<bool>>,
+) -> (Step<u32>, Vec<Pause>) {
+    let mut pauses = Vec::new();
+    loop {
+        match search.step(src, latch) {
+            Step::Again => {}
+            Step::Pause(p) => pauses.push(p),
+            other => return (other, pauses),
+        }
+    }
+}
+
+#[test]
+fn an_uncounted_pass_that_finds_a_job_leaves_the_searcher_count_alone() {
+    let mut src = Fake::new();
+    src.jobs.set(1);
+    let mut s = Search::new(0, 0);
+    assert!(matches!(s.step(&mut src, None), Step::Run(1)));
+    assert_eq!(src.passes, [Reach::Near]);
+    assert_eq!(src.sleep.searching(), 0);
+}
+
+#[test]
+fn a_dry_search_backs_off_as_the_backoff_says_then_parks_and_resumes_far() {
+    let mut src = Fake::new();
+    let mut s = Search::new(0, 0);
+    let (step, pauses) = until_settled(&mut s, &mut src, None);
+    assert!(matches!(step, Step::Park));
+    assert!(s.idle().is_some(), "a parking search holds its token");
+    // The pauses are the backoff's own: doubling spins, then yields.
+    let mut b = Backoff::new();
+    let mut expected = Vec::new();
+    while !b.is_completed() {
+        expected.push(b.snooze());
+    }
+    assert_eq!(pauses, expected);
+    assert_eq!(pauses[0], Pause::Spin(1));
+    assert_eq!(pauses.last(), Some(&Pause::Yield));
+    // One uncounted pass, one counted pass per pause and one more
+    // that found nothing, then the re-check.
+    assert_eq!(src.passes.len(), 1 + pauses.len() + 1 + 1);
+    assert_eq!(src.passes[1..=NEAR_PASSES as usize - 1], [Reach::Near; 19]);
+    assert_eq!(src.passes.last(), Some(&Reach::Far));
+    assert_eq!((src.failed, src.parks), (1, 1));
+    assert_eq!(src.sleep.searching(), 0);
+    assert!(src.sleep.idle().is_idle(0));
+    // A push claims it; the step after the park finds the job with a
+    // far pass and leaves the searching state.
+    src.jobs.set(1);
+    let claimed = src.sleep.notify(Some(1), 0);
+    assert_eq!(claimed.map(|(w, _)| w), Some(0));
+    src.passes.clear();
+    assert!(matches!(s.step(&mut src, None), Step::Run(1)));
+    assert_eq!(src.passes, [Reach::Far]);
+    assert_eq!(src.sleep.searching(), 0);
+    assert!(!src.sleep.idle().is_idle(0));
+}
+
+#[test]
+fn a_latch_waiter_stops_when_its_latch_is_set_before_or_after_parking() {
+    // Set while it searches: done at its next pass, counted off.
+    let mut src = Fake::new();
+    let latch = Cell::new(false);
+    let mut s = Search::new(0, 0);
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Again));
+    assert_eq!(src.sleep.searching(), 1);
+    latch.set(true);
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
+    assert_eq!(src.sleep.searching(), 0);
+    // Set while it is parked: the step after the park ends it without
+    // a pass.
+    let mut src = Fake::new();
+    let latch = Cell::new(false);
+    let mut s = Search::new(0, 0);
+    let (step, _) = until_settled(&mut s, &mut src, Some(&latch));
+    assert!(matches!(step, Step::Park));
+    latch.set(true);
+    let passes = src.passes.len();
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
+    assert_eq!(src.passes.len(), passes);
+    assert_eq!(src.sleep.searching(), 0);
+    assert!(!src.sleep.idle().is_idle(0));
+}
+
+#[test]
+fn a_worker_born_idle_parks_before_its_first_pass() {
+    let mut src = Fake::new();
+    let idle = src.sleep.born_idle(1);
+    let mut s = Search::born(1, 0, idle);
+    assert!(s.idle().is_some());
+    src.jobs.set(1);
+    let claimed = src.sleep.notify(None, 0);
+    assert!(claimed.is_some());
+    assert!(matches!(s.step(&mut src, None), Step::Run(1)));
+    assert_eq!(src.passes, [Reach::Far]);
+    assert_eq!(src.sleep.searching(), 0);
+}
