@@ -8,6 +8,7 @@ pub(crate) mod idle;
 pub(crate) mod job;
 pub(crate) mod jobmem;
 pub(crate) mod latch;
+pub(crate) mod owner;
 pub(crate) mod pass;
 pub(crate) mod pin;
 pub(crate) mod private;

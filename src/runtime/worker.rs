@@ -33,7 +33,7 @@ use std::ptr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 
-use crossbeam_deque::{Steal, Worker};
+use crossbeam_deque::{Injector, Worker};
 use crossbeam_utils::Backoff;
 
 use crate::layout::Tier;
@@ -43,9 +43,10 @@ use super::idle::Distance;
 use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
+use super::owner::{self, CROSSING, Owner, STARTING};
 use super::pass::{self, PassQueues, Queue};
 use super::pin;
-use super::private::{self, Claim, Popped, PrivateStack};
+use super::private::{self, Claim, PrivateStack};
 use super::registry::{Registry, ThreadInfo, group_routing};
 use super::search::{self, Reach, Sources};
 use super::sleep::Idle;
@@ -96,14 +97,6 @@ pub(crate) struct WorkerThread {
 
 /// What one pass over the sources found.
 type Found = search::Found<JobRef>;
-
-/// A mark of [`WorkerThread::start_piece`]: it starts a piece of a
-/// parallel iterator's first split (published as `ThreadInfo::starting`).
-const STARTING: u8 = 1;
-
-/// A mark of [`WorkerThread::mark_crossing`]: it runs a job taken from
-/// another LLC's worker (counted in `LlcHints::crossing`).
-const CROSSING: u8 = 2;
 
 /// Entry point of a worker thread.
 pub(crate) fn main_loop(registry: Arc<Registry>, index: usize, deque: Worker<JobRef>, idle: Idle) {
@@ -325,11 +318,11 @@ impl WorkerThread {
         &self.registry.counters[self.index]
     }
 
-    /// Pushes a job on the own deque and wakes a helper if one is needed.
+    /// Pushes a job on the own deque and wakes a helper if one is needed
+    /// ([`owner::push`]).
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
-        self.deque.push(job);
-        self.notify();
+        owner::push(&mut &*self, job);
     }
 
     /// After jobs were pushed on the own deque: the fenced
@@ -355,63 +348,17 @@ impl WorkerThread {
         unsafe { &*self.private }
     }
 
-    /// Records the second half of a `join` as *private*: only this worker
-    /// runs it unless it is promoted or claimed, so recording and taking
-    /// it back cost no atomic read-modify-write and no fence (see
-    /// [`super::private`]). Private halves become stealable in three ways:
-    /// - [`Self::promote`], at `join` entry and exit while the deque holds
-    ///   fewer than [`pass::PROMOTED_AHEAD`] jobs, so thieves find the oldest
-    ///   halves (the largest pieces of work) on the deque, and a steal is
-    ///   answered by a new promotion at this worker's next `join`;
-    /// - [`Self::promote_all`], here when some worker is idle (it may
-    ///   have parked before this push: see "Private `join` halves" in
-    ///   `sleep`), and before this worker waits for a latch;
-    /// - a claim by a worker about to park ([`Self::find_private`]), which
-    ///   does not depend on this worker reaching its next `join`.
+    /// Records the second half of a `join` as *private*
+    /// ([`owner::push_private`], where the three ways a private half
+    /// becomes stealable are listed).
     #[inline(always)]
     pub(crate) fn push_private(&self, job: JobRef) {
-        if self.marks.get() != 0 {
-            self.end_join_marks();
-        }
-        // SAFETY: this thread owns its private stack.
-        if !unsafe { self.private().push(job) } {
-            self.push_overflow(job);
-            return;
-        }
-        // After the push and its light fence: the idle check of the sleep
-        // proof ("Private `join` halves", rule 2).
-        // SAFETY: `idle_word` is null or points into the registry's idle
-        // masks, which live as long as the registry this worker holds.
-        let sole = unsafe { self.idle_word.as_ref() };
-        if private::must_publish(sole, || self.registry.sleep.idle()) {
-            self.promote_all();
-        } else if pass::promote_at_entry(self.deque.len(), || self.registry.sleep.searching() > 0) {
-            self.promote();
-        }
+        owner::push_private(&mut &*self, job);
     }
 
-    /// Marks this worker as starting a piece of a parallel iterator's
-    /// first split, until its first `join` (which makes a half its LLC
-    /// mates can see) or [`Self::end_start`]: meanwhile its mates do not
-    /// look beyond their LLC in ordinary passes (rule 2 of "Before
-    /// crossing the LLC" in `pass`).
+    /// [`owner::start_piece`].
     pub(crate) fn start_piece(&self) {
-        self.marks.set(self.marks.get() | STARTING);
-        self.info().starting.store(true, StdOrdering::Relaxed);
-    }
-
-    /// Marks this worker as *crossing*: it just took a job from a worker
-    /// of another LLC ([`pass::PassQueues::crossed`]). Until its first
-    /// `join` or its next search, its LLC mates that find nothing spin
-    /// for its halves past the spinner cap instead of crossing too
-    /// ([`search::may_spin`]).
-    fn mark_crossing(&self) {
-        if self.marks.get() & CROSSING == 0 {
-            self.marks.set(self.marks.get() | CROSSING);
-            self.registry.llc_hints[self.llc]
-                .crossing
-                .fetch_add(1, StdOrdering::Relaxed);
-        }
+        owner::start_piece(&mut &*self);
     }
 
     /// Runs `f`, a piece of a parallel iterator's first split, counted in
@@ -436,119 +383,36 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(crate) fn end_start(&self) {
-        self.end_marks(STARTING);
-    }
-
-    /// A `join`'s private push ends both marks. A call without arguments
-    /// from [`Self::push_private`], as before the crossing mark: with
-    /// `end_marks(STARTING | CROSSING)` called there instead (and
-    /// `end_start` inlined), `iter_paired`'s 1M stencil sweeps measured
-    /// 0.98 to 1.02 of rayon's time against 0.92 to 0.94 (alternating
-    /// builds, one LLC, where no mark but `STARTING` is ever set); with
-    /// this, 0.95 against 0.95.
-    #[cold]
-    #[inline(never)]
-    fn end_join_marks(&self) {
-        self.end_marks(STARTING | CROSSING);
-    }
-
-    /// Ends the marks of `which` ([`STARTING`], [`CROSSING`]) that are
-    /// set, taking back what each published.
-    #[inline]
-    fn end_marks(&self, which: u8) {
-        let marks = self.marks.get();
-        let ended = marks & which;
-        self.marks.set(marks & !which);
-        if ended & STARTING != 0 {
-            self.info().starting.store(false, StdOrdering::Relaxed);
-        }
-        if ended & CROSSING != 0 {
-            self.registry.llc_hints[self.llc]
-                .crossing
-                .fetch_sub(1, StdOrdering::Relaxed);
-        }
-    }
-
-    /// A `join` nested deeper than the private stack: its half goes on
-    /// the deque at once, like rayon's.
-    #[cold]
-    #[inline(never)]
-    fn push_overflow(&self, job: JobRef) {
-        self.overflow.set(self.overflow.get() + 1);
-        self.push(job);
+        owner::end_marks(&mut &*self, STARTING);
     }
 
     /// Takes back the newest private `join` half, which must be `id`
-    /// (nested joins took theirs back before returning). Returns true if
-    /// it is still private (the caller runs it); false if it was promoted
-    /// to the deque or claimed by a thief.
+    /// ([`owner::pop_private`]). Returns true if it is still private (the
+    /// caller runs it); false if it was promoted to the deque or claimed by
+    /// a thief.
     #[inline(always)]
     pub(crate) fn pop_private(&self, id: *const ()) -> bool {
-        let overflow = self.overflow.get();
-        if overflow > 0 {
-            self.overflow.set(overflow - 1);
-            return false;
-        }
-        // SAFETY: this thread owns its private stack, which holds `id`.
+        // SAFETY: this thread owns its private stack, which holds `id`
+        // unless it overflowed.
         debug_assert!(
-            unsafe { self.private().newest() }.is_some_and(|j| j.id() == id),
+            self.overflow.get() > 0
+                || unsafe { self.private().newest() }.is_some_and(|j| j.id() == id),
             "private halves out of order"
         );
-        // SAFETY: as above.
-        if unsafe { self.private().pop() } == Popped::Gone {
-            return false;
-        }
-        // The exit is a second chance to refill the deque after a thief
-        // took from it while `a` ran, so a long stretch without joins (a
-        // serial partition before the next `join`) does not delay the
-        // next promotion.
-        if pass::promote_at_exit(self.deque.len()) {
-            self.promote();
-        }
-        true
-    }
-
-    /// Makes the *oldest* private `join` half stealable: pushes it on the
-    /// deque with the fenced [`Self::push`], which wakes a helper if some
-    /// worker is idle and none is searching. Does nothing when no half is
-    /// private.
-    #[cold]
-    #[inline(never)]
-    fn promote(&self) {
-        // SAFETY: this thread owns its private stack.
-        if let Some(job) = unsafe { self.private().promote_oldest() } {
-            self.counters().promotion();
-            self.push(job);
-        }
+        let _ = id;
+        owner::pop_private(&mut &*self)
     }
 
     /// Pops the most recently pushed job of the own deque.
     #[inline]
     pub(crate) fn take_local(&self) -> Option<JobRef> {
-        let j = self.deque.pop();
-        if j.is_some() {
-            self.local_pops.set(self.local_pops.get() + 1);
-        }
-        j
+        owner::take_local(&mut &*self)
     }
 
-    /// Takes a job from the own LLC's pack queue or the own cluster's
-    /// spread queue without going through a search (no searching count,
-    /// like a pop of the own deque): the fast path of a chain of group jobs
-    /// handed on inside one LLC. The search still looks at both queues.
+    /// [`owner::take_own_group`].
     #[inline]
     fn take_own_group(&self) -> Option<JobRef> {
-        let reg = &*self.registry;
-        for q in [&reg.group_llc[self.llc], &reg.group_cluster[self.cluster]] {
-            if q.is_empty() {
-                continue;
-            }
-            if let Steal::Success(job) = q.steal() {
-                self.counters().injector_pull();
-                return Some(job);
-            }
-        }
-        None
+        owner::take_own_group(&mut &*self)
     }
 
     /// Runs a job, in no group: a worker that waits inside a job of group
@@ -613,7 +477,7 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn wait_until(&self, latch: &CoreLatch) {
         if !latch.probe() {
-            self.promote_all();
+            owner::promote_all(&mut &*self);
             self.run(Some(latch));
         }
     }
@@ -663,25 +527,6 @@ impl WorkerThread {
         !self.deque.is_empty() || self.private().has_private()
     }
 
-    /// Promotes every private `join` half (oldest first, so the deque's
-    /// steal end gets the largest), with one fenced `notify` for all.
-    #[cold]
-    #[inline(never)]
-    fn promote_all(&self) {
-        let mut any = false;
-        // SAFETY: this thread owns its private stack.
-        unsafe {
-            self.private().promote_all(|job| {
-                self.counters().promotion();
-                self.deque.push(job);
-                any = true;
-            })
-        };
-        if any {
-            self.notify();
-        }
-    }
-
     /// The start of the main loop of a worker born idle (see "Born idle" in
     /// `sleep`): it parks at once, and runs the job its first search finds
     /// once woken. Then [`Self::run`] takes over. Starting a pool of N
@@ -714,7 +559,7 @@ impl WorkerThread {
             // Out of work: no halves of a job taken across the LLC will
             // come from here any more.
             if self.marks.get() & CROSSING != 0 {
-                self.end_marks(CROSSING);
+                owner::end_marks(&mut &*self, CROSSING);
             }
             match search::search(&mut &*self, self.index, self.llc, latch) {
                 // SAFETY: taken from a queue by this search.
@@ -933,7 +778,7 @@ impl PassQueues for &WorkerThread {
 
     #[inline]
     fn crossed(&mut self) {
-        self.mark_crossing();
+        owner::mark_crossing(self);
     }
 
     #[inline]
@@ -944,6 +789,99 @@ impl PassQueues for &WorkerThread {
     #[inline]
     fn rechecking(&mut self) -> bool {
         self.registry.sleep.idle().is_idle(self.index)
+    }
+}
+
+/// The worker's side of the operations on its own queues ([`owner`]).
+// SAFETY: a `WorkerThread` is not `Sync` (cells) and lives on its thread's
+// stack, so only its own thread calls these, and `private` is the stack of
+// `registry.threads[index]`, which this thread owns.
+unsafe impl Owner for &WorkerThread {
+    type Job = JobRef;
+
+    #[inline(always)]
+    fn deque(&self) -> &Worker<JobRef> {
+        &self.deque
+    }
+
+    #[inline(always)]
+    fn private(&self) -> &PrivateStack<JobRef> {
+        WorkerThread::private(self)
+    }
+
+    #[inline(always)]
+    fn sleep(&self) -> &super::sleep::Sleep {
+        &self.registry.sleep
+    }
+
+    #[inline(always)]
+    fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64> {
+        // SAFETY: `idle_word` is null or points into the registry's idle
+        // masks, which live as long as the registry this worker holds.
+        unsafe { self.idle_word.as_ref() }
+    }
+
+    #[inline(always)]
+    fn overflow(&self) -> usize {
+        self.overflow.get()
+    }
+
+    #[inline(always)]
+    fn set_overflow(&mut self, n: usize) {
+        self.overflow.set(n);
+    }
+
+    #[inline(always)]
+    fn marks(&self) -> u8 {
+        self.marks.get()
+    }
+
+    #[inline(always)]
+    fn set_marks(&mut self, marks: u8) {
+        self.marks.set(marks);
+    }
+
+    #[inline]
+    fn publish_starting(&mut self, on: bool) {
+        self.info().starting.store(on, StdOrdering::Relaxed);
+    }
+
+    #[inline]
+    fn count_crossing(&mut self, up: bool) {
+        let c = &self.registry.llc_hints[self.llc].crossing;
+        if up {
+            c.fetch_add(1, StdOrdering::Relaxed);
+        } else {
+            c.fetch_sub(1, StdOrdering::Relaxed);
+        }
+    }
+
+    #[inline]
+    fn notify(&mut self) {
+        WorkerThread::notify(self);
+    }
+
+    #[inline]
+    fn own_group_queues(&self) -> [&Injector<JobRef>; 2] {
+        let reg = &*self.registry;
+        [&reg.group_llc[self.llc], &reg.group_cluster[self.cluster]]
+    }
+
+    #[inline]
+    fn promoted(&mut self) {
+        self.counters().promotion();
+    }
+
+    #[inline(always)]
+    fn popped(&mut self, hit: bool) {
+        if hit {
+            self.local_pops.set(self.local_pops.get() + 1);
+        }
+    }
+
+    #[inline]
+    fn pulled(&mut self) {
+        self.counters().injector_pull();
     }
 }
 

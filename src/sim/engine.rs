@@ -19,7 +19,8 @@ use crate::iter::replay::ReplayCore;
 use crate::layout::Layout;
 use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
-use crate::runtime::private::{self, Popped, PrivateStack};
+use crate::runtime::owner::{self, Owner};
+use crate::runtime::private::PrivateStack;
 use crate::runtime::registry::group_routing::{busy_per_llc, wake_for};
 use crate::runtime::registry::idle_shape;
 use crate::runtime::search::Search;
@@ -170,9 +171,9 @@ pub(super) struct Sim<'a> {
     pub(super) starting: Vec<bool>,
     /// `LlcHints::placed`: per LLC, the pieces of first splits running.
     pub(super) placed: Vec<usize>,
-    /// The `CROSSING` mark of `WorkerThread::mark_crossing`: set by a far
-    /// steal, cleared by the next private push or search.
-    pub(super) crossing_mark: Vec<bool>,
+    /// Per worker, its marks (`owner::STARTING`, `owner::CROSSING`) as
+    /// the runtime's `owner` operations set them.
+    pub(super) marks: Vec<u8>,
     /// `LlcHints::crossing`: per LLC, the workers with that mark.
     pub(super) crossing: Vec<usize>,
     pub(super) injectors: Vec<Injector<JobId>>,
@@ -254,7 +255,7 @@ impl<'a> Sim<'a> {
             max_spinners: search::max_spinners(n),
             starting: vec![false; n],
             placed: vec![0; nllc],
-            crossing_mark: vec![false; n],
+            marks: vec![0; n],
             crossing: vec![0; nllc],
             private: (0..n)
                 .map(|_| {
@@ -519,76 +520,30 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// `WorkerThread::push`: the own deque, then the fenced notify.
+    /// Worker `w` as the runtime's operations on its own queues see it.
+    pub(super) fn owner(&mut self, w: usize) -> SimOwner<'_, 'a> {
+        SimOwner { sim: self, w }
+    }
+
+    /// `owner::push`: the own deque, then the fenced notify.
     pub(super) fn push(&mut self, w: usize, id: JobId) {
-        self.workers[w].deque.push(id);
-        self.acc += self.cost.push_ns;
-        let llc = self.workers[w].llc;
-        self.notify(Some(w), llc);
+        owner::push(&mut self.owner(w), id);
     }
 
-    /// `WorkerThread::push_private` (rayon-like: the deque at once).
+    /// `owner::push_private` (rayon-like: not called, `join`'s half goes
+    /// on the deque at once).
     pub(super) fn push_private(&mut self, w: usize, id: JobId) {
-        self.acc += self.cost.private_ns;
-        self.starting[w] = false;
-        self.end_crossing(w);
-        // SAFETY: the simulation is single-threaded: worker `w`'s owner
-        // operations run only here, never concurrently with a claim.
-        if !unsafe { self.private[w].push(id) } {
-            self.workers[w].overflow += 1;
-            return self.push(w, id);
-        }
-        let idle = self.sleep.idle();
-        let publish = private::must_publish(idle.sole_summary_word(), || idle);
-        if publish {
-            self.promote_all(w);
-        } else if pass::promote_at_entry(self.workers[w].deque.len(), || self.sleep.searching() > 0)
-        {
-            self.promote(w);
-        }
+        owner::push_private(&mut self.owner(w), id);
     }
 
-    /// `WorkerThread::promote`.
-    pub(super) fn promote(&mut self, w: usize) {
-        // SAFETY: single-threaded, as in `push_private`.
-        if let Some(id) = unsafe { self.private[w].promote_oldest() } {
-            self.counts.promotions += 1;
-            self.push(w, id);
-        }
-    }
-
-    /// `WorkerThread::promote_all`.
+    /// `owner::promote_all`.
     pub(super) fn promote_all(&mut self, w: usize) {
-        let mut moved = Vec::new();
-        // SAFETY: single-threaded, as in `push_private`.
-        unsafe { self.private[w].promote_all(|id| moved.push(id)) };
-        if moved.is_empty() {
-            return;
-        }
-        self.counts.promotions += moved.len() as u64;
-        for id in moved {
-            self.workers[w].deque.push(id);
-            self.acc += self.cost.push_ns;
-        }
-        let llc = self.workers[w].llc;
-        self.notify(Some(w), llc);
+        owner::promote_all(&mut self.owner(w));
     }
 
-    /// `WorkerThread::pop_private`: whether `b` is still private.
+    /// `owner::pop_private`: whether `b` is still private.
     pub(super) fn pop_private(&mut self, w: usize) -> bool {
-        self.acc += self.cost.private_ns;
-        if self.workers[w].overflow > 0 {
-            self.workers[w].overflow -= 1;
-            return false;
-        }
-        // SAFETY: single-threaded, as in `push_private`.
-        if unsafe { self.private[w].pop() } == Popped::Gone {
-            return false;
-        }
-        if pass::promote_at_exit(self.workers[w].deque.len()) {
-            self.promote(w);
-        }
-        true
+        owner::pop_private(&mut self.owner(w))
     }
 
     pub(super) fn task(&mut self, id: JobId) -> &Task {
@@ -759,5 +714,101 @@ impl<'a> Sim<'a> {
         } else {
             j.done
         })
+    }
+}
+
+/// Worker `w` of `sim` as the runtime's operations on a worker's own
+/// queues ([`owner`]) see it: its deque, private stack and marks, with
+/// their costs charged to the event and their counts kept.
+pub(super) struct SimOwner<'s, 'a> {
+    sim: &'s mut Sim<'a>,
+    w: usize,
+}
+
+// SAFETY: the simulation is single-threaded: worker `w`'s owner operations
+// run only on the simulator's thread, never concurrently with a claim of
+// its private stack, which is its own (`Sim::private[w]`).
+unsafe impl Owner for SimOwner<'_, '_> {
+    type Job = JobId;
+
+    fn deque(&self) -> &Worker<JobId> {
+        &self.sim.workers[self.w].deque
+    }
+
+    fn private(&self) -> &PrivateStack<JobId> {
+        &self.sim.private[self.w]
+    }
+
+    fn sleep(&self) -> &Sleep {
+        &self.sim.sleep
+    }
+
+    fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64> {
+        self.sim.sleep.idle().sole_summary_word()
+    }
+
+    fn overflow(&self) -> usize {
+        self.sim.workers[self.w].overflow
+    }
+
+    fn set_overflow(&mut self, n: usize) {
+        self.sim.workers[self.w].overflow = n;
+    }
+
+    fn marks(&self) -> u8 {
+        self.sim.marks[self.w]
+    }
+
+    fn set_marks(&mut self, marks: u8) {
+        self.sim.marks[self.w] = marks;
+    }
+
+    /// `ThreadInfo::starting`, read by the passes' `shows_private`.
+    fn publish_starting(&mut self, on: bool) {
+        self.sim.starting[self.w] = on;
+    }
+
+    /// `LlcHints::crossing`.
+    fn count_crossing(&mut self, up: bool) {
+        let c = &mut self.sim.crossing[self.sim.workers[self.w].llc];
+        if up {
+            *c += 1;
+        } else {
+            *c -= 1;
+        }
+    }
+
+    /// `Sleep::notify` (rayon-like: the policy's own wakeup).
+    fn notify(&mut self) {
+        let llc = self.sim.workers[self.w].llc;
+        self.sim.notify(Some(self.w), llc);
+    }
+
+    fn own_group_queues(&self) -> [&Injector<JobId>; 2] {
+        let sw = &self.sim.workers[self.w];
+        [
+            &self.sim.group_llc[sw.llc],
+            &self.sim.group_cluster[sw.cluster],
+        ]
+    }
+
+    fn pushed(&mut self) {
+        self.sim.acc += self.sim.cost.push_ns;
+    }
+
+    fn promoted(&mut self) {
+        self.sim.counts.promotions += 1;
+    }
+
+    fn popped(&mut self, _: bool) {
+        self.sim.acc += self.sim.cost.pop_ns;
+    }
+
+    fn pulled(&mut self) {
+        self.sim.counts.injector_pulls += 1;
+    }
+
+    fn private_op(&mut self) {
+        self.sim.acc += self.sim.cost.private_ns;
     }
 }

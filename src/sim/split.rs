@@ -22,6 +22,7 @@ use std::sync::Arc;
 use crate::iter::plumbing::hierarchy::{Piece, first_split};
 use crate::iter::plumbing::run_split::{Ctx, Level, replay_targets, split_depth};
 use crate::iter::replay::ReplayKey;
+use crate::runtime::owner;
 use crate::runtime::registry::group_routing::notify_pack;
 use crate::runtime::registry::{Aim, wake_aimed_worker};
 
@@ -132,7 +133,7 @@ impl Sim<'_> {
         // `run_aimed`'s `starting`, and its `start_piece` for the inline
         // group: the mark lasts until the next private push or the end of
         // the fan-out job (`advance`, `Stage::Finish`).
-        self.starting[w] = true;
+        owner::start_piece(&mut self.owner(w));
         let top = self.workers[w].frames.len() - 1;
         let f = self.jobs[job as usize]
             .fanout

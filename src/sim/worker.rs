@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crossbeam_deque::Worker;
 
 use crate::runtime::idle::Distance;
+use crate::runtime::owner;
 use crate::runtime::pass;
 use crate::runtime::search::{Found, Reach, Search, Sources, Step};
 use crate::runtime::sleep::Sleep;
@@ -129,7 +130,7 @@ impl Sim<'_> {
                 }
                 Stage::Finish => {
                     if self.jobs[job as usize].fanout.is_some() {
-                        self.starting[w] = false;
+                        owner::end_marks(&mut self.owner(w), owner::STARTING);
                     }
                     if self.jobs[job as usize].placed {
                         self.placed[self.workers[w].llc] -= 1;
@@ -157,27 +158,16 @@ impl Sim<'_> {
         });
     }
 
-    /// `WorkerThread::take_local`.
+    /// `owner::take_local`.
     fn take_deque(&mut self, w: usize) -> Option<JobId> {
-        let id = self.workers[w].deque.pop();
-        self.acc += self.cost.pop_ns;
-        id
+        owner::take_local(&mut self.owner(w))
     }
 
     /// The own deque, then the own LLC's pack queue and cluster's spread
     /// queue (`take_local().or_else(take_own_group)`).
     fn take_local(&mut self, w: usize) -> Option<JobId> {
-        if let Some(id) = self.take_deque(w) {
-            return Some(id);
-        }
-        let (llc, cl) = (self.workers[w].llc, self.workers[w].cluster);
-        for q in [&self.group_llc[llc], &self.group_cluster[cl]] {
-            if let Some(id) = q.steal().success() {
-                self.counts.injector_pulls += 1;
-                return Some(id);
-            }
-        }
-        None
+        let mut o = self.owner(w);
+        owner::take_local(&mut o).or_else(|| owner::take_own_group(&mut o))
     }
 
     /// Enters the search: a new [`Search`], whose first step (its
@@ -254,20 +244,14 @@ impl Sim<'_> {
         pass::crossing_covers(self.crossing[l], || self.sleep.searching_in(l))
     }
 
-    /// `WorkerThread::mark_crossing`.
+    /// `owner::mark_crossing` (`PassQueues::crossed`).
     pub(super) fn mark_crossing(&mut self, w: usize) {
-        if !self.crossing_mark[w] {
-            self.crossing_mark[w] = true;
-            self.crossing[self.workers[w].llc] += 1;
-        }
+        owner::mark_crossing(&mut self.owner(w));
     }
 
-    /// `WorkerThread::end_marks` for the `CROSSING` mark.
+    /// `owner::end_marks` of the `CROSSING` mark (at a search's start).
     pub(super) fn end_crossing(&mut self, w: usize) {
-        if self.crossing_mark[w] {
-            self.crossing_mark[w] = false;
-            self.crossing[self.workers[w].llc] -= 1;
-        }
+        owner::end_marks(&mut self.owner(w), owner::CROSSING);
     }
 
     /// Counts a steal by `w` from `victim` and charges its transfer.

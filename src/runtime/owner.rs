@@ -1,0 +1,301 @@
+//! A worker's operations on its own queues, one copy for the pool's
+//! threads and the simulator: push and notify, the private `join` halves
+//! (push, take back, promotion), the local takes, and the marks a worker
+//! publishes for its LLC mates' passes (`STARTING`, `CROSSING`).
+//!
+//! Each operation is a generic function over an [`Owner`]: the worker
+//! thread (`&WorkerThread`), whose accounting hooks are its counters and
+//! which pays nothing for the genericity (one instantiation, inlined as
+//! the methods were), and the simulated worker (`sim`), whose hooks charge
+//! the costs of its cost model to simulated time. The rules these
+//! operations apply are in `private` (`must_publish`), `pass`
+//! (`promote_at_entry`, `promote_at_exit`) and `sleep` (`Sleep::notify`);
+//! what the sleep proof asks of them is in "Private `join` halves" of
+//! [`super::sleep`].
+//!
+//! Invariants: only the worker itself calls these (its private stack has
+//! one owner, the [`Owner`] contract); a private push ends both marks; a
+//! job moved from the private stack to the deque is followed by one
+//! fenced notify.
+
+use crossbeam_deque::{Injector, Steal, Worker};
+
+use super::pass;
+use super::private::{self, Popped, PrivateStack};
+use super::sleep::Sleep;
+
+/// A mark of [`start_piece`]: the worker starts a piece of a parallel
+/// iterator's first split (published as `ThreadInfo::starting`).
+pub(crate) const STARTING: u8 = 1;
+
+/// A mark of [`mark_crossing`]: the worker runs a job taken from another
+/// LLC's worker (counted in `LlcHints::crossing`).
+pub(crate) const CROSSING: u8 = 2;
+
+/// A worker as the operations on its own queues see it.
+///
+/// # Safety
+/// The operations of this module are called only by the worker itself
+/// (for a thread: on that thread; for the simulator: by its one thread),
+/// and [`Owner::private`] is that worker's private stack, which has no
+/// other owner: the owner-only operations of [`PrivateStack`] rely on it.
+pub(crate) unsafe trait Owner {
+    /// A job as the queues hold it (a handle: copied into the private
+    /// stack and, on overflow, onto the deque).
+    type Job: Copy;
+
+    /// The own deque.
+    fn deque(&self) -> &Worker<Self::Job>;
+
+    /// The own private `join` halves.
+    fn private(&self) -> &PrivateStack<Self::Job>;
+
+    /// The pool's sleep state.
+    fn sleep(&self) -> &Sleep;
+
+    /// The idle masks' summary word if there is only one
+    /// ([`private::must_publish`]).
+    fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64>;
+
+    /// `join` halves pushed on the deque because the private stack was
+    /// full, not taken back yet.
+    fn overflow(&self) -> usize;
+
+    /// Sets [`Owner::overflow`].
+    fn set_overflow(&mut self, n: usize);
+
+    /// The marks as last published ([`STARTING`], [`CROSSING`]).
+    fn marks(&self) -> u8;
+
+    /// Sets [`Owner::marks`] (publishing is [`Owner::publish_starting`]'s
+    /// and [`Owner::count_crossing`]'s).
+    fn set_marks(&mut self, marks: u8);
+
+    /// Publishes the `STARTING` mark (`ThreadInfo::starting`).
+    fn publish_starting(&mut self, on: bool);
+
+    /// Counts the worker in (`up`) or out of its LLC's crossing workers
+    /// (`LlcHints::crossing`).
+    fn count_crossing(&mut self, up: bool);
+
+    /// After jobs were pushed on the own deque: the fenced
+    /// [`Sleep::notify`], counting the wakeup.
+    fn notify(&mut self);
+
+    /// The own LLC's pack queue and the own cluster's spread queue.
+    fn own_group_queues(&self) -> [&Injector<Self::Job>; 2];
+
+    /// Counts a job pushed on the own deque.
+    #[inline(always)]
+    fn pushed(&mut self) {}
+
+    /// Counts a private half promoted to the deque.
+    #[inline(always)]
+    fn promoted(&mut self) {}
+
+    /// Counts a pop of the own deque (`hit`: it returned a job).
+    #[inline(always)]
+    fn popped(&mut self, hit: bool) {
+        let _ = hit;
+    }
+
+    /// Counts a job taken from an own group queue.
+    #[inline(always)]
+    fn pulled(&mut self) {}
+
+    /// Counts an operation on the private stack (a push or a take back).
+    #[inline(always)]
+    fn private_op(&mut self) {}
+}
+
+/// Pushes a job on the own deque and wakes a helper if one is needed.
+#[inline]
+pub(crate) fn push<O: Owner>(o: &mut O, job: O::Job) {
+    o.deque().push(job);
+    o.pushed();
+    o.notify();
+}
+
+/// Records the second half of a `join` as *private*: only this worker
+/// runs it unless it is promoted or claimed (see [`super::private`]).
+/// Private halves become stealable in three ways:
+/// - [`promote`], at `join` entry and exit while the deque holds fewer
+///   than [`pass::PROMOTED_AHEAD`] jobs, so thieves find the oldest halves
+///   (the largest pieces of work) on the deque, and a steal is answered by
+///   a new promotion at this worker's next `join`;
+/// - [`promote_all`], here when some worker is idle (it may have parked
+///   before this push: see "Private `join` halves" in `sleep`), and before
+///   this worker waits for a latch;
+/// - a claim by a worker about to park (`WorkerThread::find_private`),
+///   which does not depend on this worker reaching its next `join`.
+#[inline(always)]
+pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) {
+    o.private_op();
+    if o.marks() != 0 {
+        end_join_marks(o);
+    }
+    // SAFETY: the worker owns its private stack (the `Owner` contract).
+    if !unsafe { o.private().push(job) } {
+        push_overflow(o, job);
+        return;
+    }
+    // After the push and its light fence: the idle check of the sleep
+    // proof ("Private `join` halves", rule 2).
+    if private::must_publish(o.sole_idle_word(), || o.sleep().idle()) {
+        promote_all(o);
+    } else if pass::promote_at_entry(o.deque().len(), || o.sleep().searching() > 0) {
+        promote(o);
+    }
+}
+
+/// A `join`'s private push ends both marks. Out of line and without
+/// arguments: with `end_marks(STARTING | CROSSING)` called from
+/// [`push_private`] instead, `iter_paired`'s 1M stencil sweeps measured
+/// 0.98 to 1.02 of rayon's time against 0.92 to 0.94 (alternating builds,
+/// one LLC, where no mark but `STARTING` is ever set); with this, 0.95
+/// against 0.95.
+#[cold]
+#[inline(never)]
+fn end_join_marks<O: Owner>(o: &mut O) {
+    end_marks(o, STARTING | CROSSING);
+}
+
+/// A `join` nested deeper than the private stack: its half goes on the
+/// deque at once, like rayon's.
+#[cold]
+#[inline(never)]
+fn push_overflow<O: Owner>(o: &mut O, job: O::Job) {
+    let n = o.overflow();
+    o.set_overflow(n + 1);
+    push(o, job);
+}
+
+/// Takes back the newest private `join` half (nested joins took theirs
+/// back before returning). Returns true if it is still private (the
+/// caller runs it); false if it was promoted to the deque or claimed by a
+/// thief.
+#[inline(always)]
+pub(crate) fn pop_private<O: Owner>(o: &mut O) -> bool {
+    o.private_op();
+    let overflow = o.overflow();
+    if overflow > 0 {
+        o.set_overflow(overflow - 1);
+        return false;
+    }
+    // SAFETY: the worker owns its private stack (the `Owner` contract).
+    if unsafe { o.private().pop() } == Popped::Gone {
+        return false;
+    }
+    // The exit is a second chance to refill the deque after a thief took
+    // from it while `a` ran, so a long stretch without joins (a serial
+    // partition before the next `join`) does not delay the next
+    // promotion.
+    if pass::promote_at_exit(o.deque().len()) {
+        promote(o);
+    }
+    true
+}
+
+/// Makes the *oldest* private `join` half stealable: pushes it on the
+/// deque with the fenced [`push`], which wakes a helper if some worker is
+/// idle and none is searching. Does nothing when no half is private.
+#[cold]
+#[inline(never)]
+pub(crate) fn promote<O: Owner>(o: &mut O) {
+    // SAFETY: the worker owns its private stack (the `Owner` contract).
+    if let Some(job) = unsafe { o.private().promote_oldest() } {
+        o.promoted();
+        push(o, job);
+    }
+}
+
+/// Promotes every private `join` half (oldest first, so the deque's steal
+/// end gets the largest), with one fenced notify for all.
+#[cold]
+#[inline(never)]
+pub(crate) fn promote_all<O: Owner>(o: &mut O) {
+    let mut moved = 0usize;
+    // SAFETY: the worker owns its private stack (the `Owner` contract).
+    unsafe {
+        o.private().promote_all(|job| {
+            o.deque().push(job);
+            moved += 1;
+        })
+    };
+    for _ in 0..moved {
+        o.promoted();
+        o.pushed();
+    }
+    if moved > 0 {
+        o.notify();
+    }
+}
+
+/// Pops the most recently pushed job of the own deque.
+#[inline]
+pub(crate) fn take_local<O: Owner>(o: &mut O) -> Option<O::Job> {
+    let job = o.deque().pop();
+    o.popped(job.is_some());
+    job
+}
+
+/// Takes a job from the own LLC's pack queue or the own cluster's spread
+/// queue without going through a search (no searching count, like a pop
+/// of the own deque): the fast path of a chain of group jobs handed on
+/// inside one LLC. The search still looks at both queues.
+#[inline]
+pub(crate) fn take_own_group<O: Owner>(o: &mut O) -> Option<O::Job> {
+    let job = o.own_group_queues().into_iter().find_map(|q| {
+        if q.is_empty() {
+            return None;
+        }
+        match q.steal() {
+            Steal::Success(job) => Some(job),
+            _ => None,
+        }
+    });
+    if job.is_some() {
+        o.pulled();
+    }
+    job
+}
+
+/// Marks the worker as starting a piece of a parallel iterator's first
+/// split, until its first `join` (which makes a half its LLC mates can
+/// see) or [`end_marks`] of [`STARTING`]: meanwhile its mates do not look
+/// beyond their LLC in ordinary passes (rule 2 of "Before crossing the
+/// LLC" in `pass`).
+#[inline]
+pub(crate) fn start_piece<O: Owner>(o: &mut O) {
+    let marks = o.marks();
+    o.set_marks(marks | STARTING);
+    o.publish_starting(true);
+}
+
+/// Marks the worker as *crossing*: it just took a job from a worker of
+/// another LLC (`pass::PassQueues::crossed`). Until its first `join` or
+/// its next search, its LLC mates that find nothing spin for its halves
+/// past the spinner cap instead of crossing too (`search::may_spin`).
+#[inline]
+pub(crate) fn mark_crossing<O: Owner>(o: &mut O) {
+    let marks = o.marks();
+    if marks & CROSSING == 0 {
+        o.set_marks(marks | CROSSING);
+        o.count_crossing(true);
+    }
+}
+
+/// Ends the marks of `which` ([`STARTING`], [`CROSSING`]) that are set,
+/// taking back what each published.
+#[inline]
+pub(crate) fn end_marks<O: Owner>(o: &mut O, which: u8) {
+    let marks = o.marks();
+    let ended = marks & which;
+    o.set_marks(marks & !which);
+    if ended & STARTING != 0 {
+        o.publish_starting(false);
+    }
+    if ended & CROSSING != 0 {
+        o.count_crossing(false);
+    }
+}
