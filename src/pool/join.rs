@@ -25,6 +25,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use crate::runtime::job::StackJob;
 use crate::runtime::latch::{CoreLatch, SpinLatch};
+use crate::runtime::owner::TakeBack;
 use crate::runtime::unwind::{self, AbortOnUnwind};
 use crate::runtime::worker::WorkerThread;
 
@@ -157,22 +158,22 @@ where
 /// `b` (the job `id` with latch `latch`) was promoted to the deque or
 /// claimed by another worker: take it back if it is still on the deque
 /// (returns true: the caller runs it), else help until whoever took it
-/// has set its latch (returns false).
+/// has set its latch (returns false). The steps are
+/// `runtime::owner::take_back`'s, which the simulator's `join` frame
+/// steps too.
 #[cold]
 #[inline(never)]
 fn take_back_or_wait(wt: &WorkerThread, latch: &CoreLatch, id: *const ()) -> bool {
-    while !latch.probe() {
-        match wt.take_local() {
-            // Promoted, but nobody stole b.
-            Some(job) if job.id() == id => return true,
-            // A job pushed by `a` and left behind (e.g. a scope spawn).
+    loop {
+        match wt.take_back(|| latch.probe(), |job| job.id() == id) {
+            TakeBack::Done => return false,
+            TakeBack::Inline => return true,
             // SAFETY: popped from our deque, so it runs once.
-            Some(job) => unsafe { wt.execute(job) },
-            None => {
+            TakeBack::Run(job) => unsafe { wt.execute(job) },
+            TakeBack::Wait => {
                 wt.wait_until(latch);
-                break;
+                return false;
             }
         }
     }
-    false
 }

@@ -299,3 +299,43 @@ pub(crate) fn end_marks<O: Owner>(o: &mut O, which: u8) {
         o.count_crossing(false);
     }
 }
+
+/// What a `join` frame whose `b` was promoted or claimed does next
+/// ([`take_back`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TakeBack<J> {
+    /// `b`'s latch is set: another worker ran it.
+    Done,
+    /// `b` was still on the own deque and is taken back: run it inline.
+    Inline,
+    /// Another job was on the own deque (pushed by `a` and left behind,
+    /// e.g. a scope's spawn): run it, then ask again.
+    Run(J),
+    /// The own deque is empty: wait until `b`'s latch is set, running
+    /// other jobs meanwhile (`WorkerThread::wait_until`, which first
+    /// promotes every private half).
+    Wait,
+}
+
+/// One step of a `join` frame after `a` returned and [`pop_private`]
+/// found `b` gone (promoted to the deque, or claimed): take `b` back if
+/// it is still on the deque, else help until whoever took it has set its
+/// latch. `latch_set` probes `b`'s latch; `is_b` recognises `b`. The
+/// pool's `join` (`pool::join::take_back_or_wait`) and the simulator's
+/// `join` frame both step it.
+#[inline]
+pub(crate) fn take_back<O: Owner>(
+    o: &mut O,
+    latch_set: impl FnOnce() -> bool,
+    is_b: impl FnOnce(&O::Job) -> bool,
+) -> TakeBack<O::Job> {
+    if latch_set() {
+        return TakeBack::Done;
+    }
+    match take_local(o) {
+        // Promoted, but nobody stole b.
+        Some(job) if is_b(&job) => TakeBack::Inline,
+        Some(job) => TakeBack::Run(job),
+        None => TakeBack::Wait,
+    }
+}

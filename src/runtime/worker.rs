@@ -409,6 +409,17 @@ impl WorkerThread {
         owner::take_local(&mut &*self)
     }
 
+    /// [`owner::take_back`]: one step of a `join` whose `b` is gone from
+    /// the private stack.
+    #[inline]
+    pub(crate) fn take_back(
+        &self,
+        latch_set: impl FnOnce() -> bool,
+        is_b: impl FnOnce(&JobRef) -> bool,
+    ) -> owner::TakeBack<JobRef> {
+        owner::take_back(&mut &*self, latch_set, is_b)
+    }
+
     /// [`owner::take_own_group`].
     #[inline]
     fn take_own_group(&self) -> Option<JobRef> {

@@ -21,7 +21,7 @@
 //!
 //! | event | the runtime function it runs or mirrors |
 //! |---|---|
-//! | job start, end | `WorkerThread::execute`; the `join` frame of `pool::join` (`join_on`, `take_back_or_wait`); scopes wait with `wait_until` |
+//! | job start, end | `WorkerThread::execute`; the `join` frame of `pool::join::join_on` as a frame of stages (`owner::push_private`, `a`, `owner::pop_private`, then the steps of `owner::take_back`, which `take_back_or_wait` steps too); scopes and a `join` whose `b` was taken wait as `wait_until` does (`owner::promote_all`, then the worker's loop with the latch) |
 //! | push, local take | `owner::push` (the own deque, then `Sleep::notify`: the nearest-idle claim, `IdleMasks::claim_nearest`, itself), `owner::take_local` and `owner::take_own_group`, the operations the worker threads run, over the simulated worker as an `owner::Owner` |
 //! | join half | `owner::push_private` and `owner::pop_private` (`PrivateStack::push`/`pop`, `private::must_publish`, the promotion rules `pass::promote_at_entry` and `pass::promote_at_exit`) |
 //! | promotion | `owner::promote` / `owner::promote_all` (`PrivateStack::promote_oldest` / `promote_all`, then the fenced notify) |

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crossbeam_deque::Worker;
 
 use crate::runtime::idle::Distance;
-use crate::runtime::owner;
+use crate::runtime::owner::{self, TakeBack};
 use crate::runtime::pass;
 use crate::runtime::search::{Found, Reach, Search, Sources, Step};
 use crate::runtime::sleep::Sleep;
@@ -95,17 +95,16 @@ impl Sim<'_> {
                     }
                 }
                 Stage::TakeBack { b } => {
-                    if self.jobs[b as usize].done {
-                        self.free.push(b);
-                        self.workers[w].frames[top].stage = Stage::Finish;
-                        continue;
-                    }
-                    match self.take_deque(w) {
-                        Some(id) if id == b => {
-                            self.run_b_inline(w, b);
+                    let done = self.jobs[b as usize].done;
+                    match owner::take_back(&mut self.owner(w), || done, |&id| id == b) {
+                        TakeBack::Done => {
+                            self.free.push(b);
+                            self.workers[w].frames[top].stage = Stage::Finish;
+                            continue;
                         }
-                        Some(id) => self.execute(w, id),
-                        None => {
+                        TakeBack::Inline => self.run_b_inline(w, b),
+                        TakeBack::Run(id) => self.execute(w, id),
+                        TakeBack::Wait => {
                             // `wait_until`: publish every private half first.
                             self.promote_all(w);
                             self.jobs[b as usize].waiter = Some(w as u32);
@@ -156,11 +155,6 @@ impl Sim<'_> {
             job: b,
             stage: Stage::Start,
         });
-    }
-
-    /// `owner::take_local`.
-    fn take_deque(&mut self, w: usize) -> Option<JobId> {
-        owner::take_local(&mut self.owner(w))
     }
 
     /// The own deque, then the own LLC's pack queue and cluster's spread
