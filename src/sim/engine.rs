@@ -21,7 +21,7 @@ use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
 use crate::runtime::owner::{self, Owner};
 use crate::runtime::private::PrivateStack;
-use crate::runtime::registry::group_routing::{busy_per_llc, wake_for};
+use crate::runtime::registry::group_routing::{GroupQueues, busy_per_llc, push_to};
 use crate::runtime::registry::idle_shape;
 use crate::runtime::search::Search;
 use crate::runtime::sleep::Sleep;
@@ -487,9 +487,9 @@ impl<'a> Sim<'a> {
         self.notify(None, llc);
     }
 
-    /// `Registry::push_group`: the plan's destination, its queue, its wakeup.
+    /// `Registry::push_group`: the plan's destination, then `push_to` (its
+    /// queue, its wakeup).
     pub(super) fn push_group(&mut self, g: u32, id: JobId, from: Option<usize>) {
-        use crate::groups::Destination;
         let st = &self.groups[g as usize];
         let idle = self.sleep.idle();
         let dest = st.plan.destination(
@@ -498,19 +498,7 @@ impl<'a> Sim<'a> {
             from,
             self.policy.cluster_aware(),
         );
-        match dest {
-            Destination::Ordinary => return self.push_from(id, from),
-            Destination::Pack { llc, .. } => self.group_llc[llc].push(id),
-            Destination::Cluster { cluster, .. } => {
-                self.spread_used = true;
-                self.group_cluster[cluster].push(id);
-            }
-            Destination::Llc { llc } => self.injectors[llc].push(id),
-        }
-        self.acc += self.cost.push_ns + self.cost.fence_ns;
-        let from_llc = from.map(|w| self.workers[w].llc);
-        let hit = self.counting(|s| wake_for(&s.sleep, dest, from_llc));
-        self.woke(hit);
+        push_to(&mut SimGroupPush { sim: self, from }, dest, id);
     }
 
     fn push_from(&mut self, id: JobId, from: Option<usize>) {
@@ -810,5 +798,57 @@ unsafe impl Owner for SimOwner<'_, '_> {
 
     fn private_op(&mut self) {
         self.sim.acc += self.sim.cost.private_ns;
+    }
+}
+
+/// The simulated pool as a group push from `from` sees it
+/// (`group_routing::push_to`).
+struct SimGroupPush<'s, 'a> {
+    sim: &'s mut Sim<'a>,
+    from: Option<usize>,
+}
+
+impl GroupQueues for SimGroupPush<'_, '_> {
+    type Job = JobId;
+
+    fn sleep(&self) -> &Sleep {
+        &self.sim.sleep
+    }
+
+    fn pack(&self, llc: usize) -> &Injector<JobId> {
+        &self.sim.group_llc[llc]
+    }
+
+    fn spread(&self, cluster: usize) -> &Injector<JobId> {
+        &self.sim.group_cluster[cluster]
+    }
+
+    fn injector(&self, llc: usize) -> &Injector<JobId> {
+        &self.sim.injectors[llc]
+    }
+
+    fn pusher_llc(&self) -> Option<usize> {
+        self.from.map(|w| self.sim.workers[w].llc)
+    }
+
+    fn push_ordinary(&mut self, job: JobId) {
+        self.sim.push_from(job, self.from);
+    }
+
+    fn mark_spread_used(&mut self) {
+        self.sim.spread_used = true;
+    }
+
+    /// The push and the wakeup's fence.
+    fn routed(&mut self) {
+        self.sim.acc += self.sim.cost.push_ns + self.sim.cost.fence_ns;
+    }
+
+    fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
+        self.sim.counting(|s| op(&s.sleep))
+    }
+
+    fn woke(&mut self, hit: (usize, Distance)) {
+        self.sim.woke(Some(hit));
     }
 }

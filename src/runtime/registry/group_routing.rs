@@ -33,35 +33,15 @@ impl Registry {
     /// Pushes a job of group `g`, from the current thread (`from`: the
     /// current worker if it belongs to this pool), where the group's plan
     /// says ([`crate::groups::GroupPlan::destination`]), and wakes a worker
-    /// for it.
+    /// for it ([`push_to`]).
     pub(crate) fn push_group(&self, g: &GroupState, job: JobRef, from: Option<&WorkerThread>) {
-        let wake = |woken: Option<(usize, Distance)>| {
-            if let Some((_, d)) = woken {
-                match from {
-                    Some(wt) => self.counters[wt.index()].wakeup(d),
-                    None => self.external.wakeup(d),
-                }
-            }
-        };
         let dest = g.plan.destination(
             g.preferred(),
             &|| self.busy_per_llc(),
             from.map(|wt| wt.index()),
             self.cluster_aware(),
         );
-        if from.is_none() && dest != Destination::Ordinary {
-            self.external.injected();
-        }
-        match dest {
-            Destination::Ordinary => self.push_from(job, from),
-            Destination::Pack { llc, .. } => self.group_llc[llc].push(job),
-            Destination::Cluster { cluster, .. } => {
-                self.mark_spread_used();
-                self.group_cluster[cluster].push(job);
-            }
-            Destination::Llc { llc } => self.injectors[llc].push(job),
-        }
-        wake(wake_for(&self.sleep, dest, from.map(|wt| wt.llc())));
+        push_to(&mut (self, from), dest, job);
     }
 
     /// Whether a spread group job was ever pushed (see `spread_used`).
@@ -194,6 +174,128 @@ pub(crate) fn notify_pack(
             None
         }
     })
+}
+
+/// The pool's shared queues as a group push sees them ([`push_to`]): the
+/// registry with the pushing thread, and the simulated pool with its
+/// pushing worker, which charges the push's costs in the hooks.
+pub(crate) trait GroupQueues {
+    /// A job as the queues hold it.
+    type Job;
+
+    /// The pool's sleep state.
+    fn sleep(&self) -> &Sleep;
+
+    /// LLC `llc`'s pack-group queue.
+    fn pack(&self, llc: usize) -> &crossbeam_deque::Injector<Self::Job>;
+
+    /// Cluster `cluster`'s spread-group queue.
+    fn spread(&self, cluster: usize) -> &crossbeam_deque::Injector<Self::Job>;
+
+    /// LLC `llc`'s injector.
+    fn injector(&self, llc: usize) -> &crossbeam_deque::Injector<Self::Job>;
+
+    /// The pushing worker's LLC (none: from outside the pool).
+    fn pusher_llc(&self) -> Option<usize>;
+
+    /// A job that the plan leaves to the ordinary push path: the pushing
+    /// worker's deque, else an injector (`Registry::push_from`).
+    fn push_ordinary(&mut self, job: Self::Job);
+
+    /// Records that spread queues are in use, before the push
+    /// (`Registry::mark_spread_used`).
+    fn mark_spread_used(&mut self);
+
+    /// Counts a job routed to a group queue or an LLC's injector.
+    fn routed(&mut self);
+
+    /// Runs the wakeup `op` on the sleep state (the simulator counts the
+    /// idle-mask words it touches).
+    #[inline]
+    fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
+        op(self.sleep())
+    }
+
+    /// Counts the wakeup the push made.
+    fn woke(&mut self, hit: (usize, Distance));
+}
+
+/// Pushes `job` to `dest`, the group plan's answer, and makes the wakeup
+/// the sleep protocol requires for that queue ([`wake_for`]).
+#[inline]
+pub(crate) fn push_to<Q: GroupQueues>(q: &mut Q, dest: Destination, job: Q::Job) {
+    if dest != Destination::Ordinary {
+        q.routed();
+    }
+    match dest {
+        Destination::Ordinary => return q.push_ordinary(job),
+        Destination::Pack { llc, .. } => q.pack(llc).push(job),
+        Destination::Cluster { cluster, .. } => {
+            q.mark_spread_used();
+            q.spread(cluster).push(job);
+        }
+        Destination::Llc { llc } => q.injector(llc).push(job),
+    }
+    let from_llc = q.pusher_llc();
+    if let Some(hit) = q.idle_op(|s| wake_for(s, dest, from_llc)) {
+        q.woke(hit);
+    }
+}
+
+/// The registry and the pushing thread (its worker of this pool, if it is
+/// one).
+impl GroupQueues for (&Registry, Option<&WorkerThread>) {
+    type Job = JobRef;
+
+    #[inline]
+    fn sleep(&self) -> &Sleep {
+        &self.0.sleep
+    }
+
+    #[inline]
+    fn pack(&self, llc: usize) -> &crossbeam_deque::Injector<JobRef> {
+        &self.0.group_llc[llc]
+    }
+
+    #[inline]
+    fn spread(&self, cluster: usize) -> &crossbeam_deque::Injector<JobRef> {
+        &self.0.group_cluster[cluster]
+    }
+
+    #[inline]
+    fn injector(&self, llc: usize) -> &crossbeam_deque::Injector<JobRef> {
+        &self.0.injectors[llc]
+    }
+
+    #[inline]
+    fn pusher_llc(&self) -> Option<usize> {
+        self.1.map(|wt| wt.llc())
+    }
+
+    #[inline]
+    fn push_ordinary(&mut self, job: JobRef) {
+        self.0.push_from(job, self.1);
+    }
+
+    #[inline]
+    fn mark_spread_used(&mut self) {
+        self.0.mark_spread_used();
+    }
+
+    #[inline]
+    fn routed(&mut self) {
+        if self.1.is_none() {
+            self.0.external.injected();
+        }
+    }
+
+    #[inline]
+    fn woke(&mut self, (_, d): (usize, Distance)) {
+        match self.1 {
+            Some(wt) => self.0.counters[wt.index()].wakeup(d),
+            None => self.0.external.wakeup(d),
+        }
+    }
 }
 
 /// The wakeup after a group job was pushed where `dest` says (by a thread
