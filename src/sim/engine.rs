@@ -29,6 +29,7 @@ use crate::runtime::{pass, search};
 
 use super::Policy;
 use super::cost::{CostModel, Reach};
+use super::rayon_like::RayonSleep;
 use super::report::{Counts, Run};
 use super::split::SplitRun;
 use super::workload::{Node, Task, Workload};
@@ -130,6 +131,8 @@ pub(super) enum Mode {
     /// Woken, running again after the wake latency: its next event is the
     /// search's step after the park.
     Waking(Search),
+    /// A rayon-like worker's idle loop (its state in `Sim::rayon`).
+    Rayon(super::rayon_like::Phase),
 }
 
 pub(super) struct SimWorker {
@@ -197,6 +200,10 @@ pub(super) struct Sim<'a> {
     pub(super) round_robin: usize,
     pub(super) roots_left: usize,
     pub(super) max_spinners: isize,
+    /// The rayon-like policy's sleep state (`None` for locus's policies).
+    pub(super) rayon: Option<RayonSleep>,
+    /// Per worker: it ran a job taken from a queue.
+    ran: Vec<bool>,
     /// Cost of the current event so far (ns).
     pub(super) acc: f64,
     pub(super) counts: Counts,
@@ -208,6 +215,7 @@ impl<'a> Sim<'a> {
         cost: &'a CostModel,
         policy: Policy,
         workload: &'a dyn Workload,
+        seed: u64,
     ) -> Sim<'a> {
         let n = layout.len();
         let sleep = Sleep::new(IdleMasks::new(idle_shape(&layout)), n);
@@ -222,7 +230,7 @@ impl<'a> Sim<'a> {
                     deque,
                     frames: Vec::new(),
                     mode: Mode::Run,
-                    rng: pass::worker_seed(i),
+                    rng: seeded(pass::worker_seed(i), seed),
                     llc: p.llc,
                     cluster: p.cluster,
                     overflow: 0,
@@ -253,6 +261,8 @@ impl<'a> Sim<'a> {
         Sim {
             layout: Arc::new(layout),
             max_spinners: search::max_spinners(n),
+            rayon: (policy == Policy::RayonLike).then(|| RayonSleep::new(n, seed)),
+            ran: vec![false; n],
             starting: vec![false; n],
             placed: vec![0; nllc],
             marks: vec![0; n],
@@ -300,6 +310,10 @@ impl<'a> Sim<'a> {
         // Every worker starts idle and parked, as a new pool's do ("Born
         // idle" in `runtime::sleep`).
         for w in 0..n {
+            if self.rayon.is_some() {
+                self.rayon_born(w);
+                continue;
+            }
             let idle = self.sleep.born_idle(w);
             let llc = self.workers[w].llc;
             self.workers[w].mode = Mode::Parked(Search::born(w, llc, idle));
@@ -346,6 +360,7 @@ impl<'a> Sim<'a> {
             "internal error: the simulation stalled with roots unfinished"
         );
         self.counts.makespan_ns = self.now;
+        self.counts.workers_ran = self.ran.iter().filter(|&&r| r).count() as u64;
         self.counts.iters = self.splits.iter().map(|s| s.stats.clone()).collect();
         Run::new(self.policy, n, &self.counts)
     }
@@ -442,26 +457,11 @@ impl<'a> Sim<'a> {
         r
     }
 
-    /// The fenced notify after `from` made a job visible (`Sleep::notify`;
-    /// rayon-like: a scan of every worker).
+    /// The fenced notify after `from` made a job visible (`Sleep::notify`).
     pub(super) fn notify(&mut self, from: Option<usize>, llc: usize) {
         self.acc += self.cost.fence_ns;
-        let hit = if self.policy == Policy::RayonLike {
-            self.counting(|s| s.scan_wake())
-        } else {
-            self.counting(|s| s.sleep.notify(from, llc))
-        };
+        let hit = self.counting(|s| s.sleep.notify(from, llc));
         self.woke(hit);
-    }
-
-    /// Rayon's wakeup: unless someone searches or nobody sleeps (rayon
-    /// keeps counters of both), the first idle worker in index order,
-    /// found by looking at every worker.
-    fn scan_wake(&self) -> Option<(usize, Distance)> {
-        if self.sleep.searching() > 0 || !self.sleep.idle().any_idle() {
-            return None;
-        }
-        (0..self.workers.len()).find_map(|w| self.sleep.wake_if_idle(w, Distance::Remote))
     }
 
     /// A job from outside: the next LLC's injector, round robin
@@ -476,12 +476,11 @@ impl<'a> Sim<'a> {
     /// `Registry::inject`: the next LLC's injector (round robin; one
     /// injector for rayon-like), then the fenced notify.
     fn inject_plain(&mut self, id: JobId) {
+        if self.rayon.is_some() {
+            return self.rayon_inject(id);
+        }
         let llcs = self.injectors.len();
-        let llc = if self.policy == Policy::RayonLike {
-            0
-        } else {
-            self.round_robin % llcs
-        };
+        let llc = self.round_robin % llcs;
         self.round_robin += 1;
         self.injectors[llc].push(id);
         self.notify(None, llc);
@@ -490,6 +489,10 @@ impl<'a> Sim<'a> {
     /// `Registry::push_group`: the plan's destination, then `push_to` (its
     /// queue, its wakeup).
     pub(super) fn push_group(&mut self, g: u32, id: JobId, from: Option<usize>) {
+        if self.rayon.is_some() {
+            // Rayon has no job groups: a spawn is `inject_or_push`.
+            return self.push_from(id, from);
+        }
         let st = &self.groups[g as usize];
         let idle = self.sleep.idle();
         let dest = st.plan.destination(
@@ -515,6 +518,9 @@ impl<'a> Sim<'a> {
 
     /// `owner::push`: the own deque, then the fenced notify.
     pub(super) fn push(&mut self, w: usize, id: JobId) {
+        if self.rayon.is_some() {
+            return self.rayon_push(w, id);
+        }
         owner::push(&mut self.owner(w), id);
     }
 
@@ -570,6 +576,7 @@ impl<'a> Sim<'a> {
             j.taken = true;
         }
         self.counts.jobs += 1;
+        self.ran[w] = true;
         self.record_group_run(w, id);
         self.workers[w].frames.push(Frame {
             job: id,
@@ -664,6 +671,9 @@ impl<'a> Sim<'a> {
             return;
         };
         let w = w as usize;
+        if self.rayon.is_some() {
+            return self.rayon_latch_set(w, latch);
+        }
         if matches!(self.workers[w].mode, Mode::Parked(_)) && self.waiting_on(w) == Some(latch) {
             self.wake(w);
         }
@@ -675,6 +685,7 @@ impl<'a> Sim<'a> {
             Mode::Run => self.advance(w),
             Mode::Search(search) | Mode::Waking(search) => self.search(w, search),
             Mode::Parked(_) => unreachable!("a parked worker has no event"),
+            Mode::Rayon(phase) => self.rayon_step(w, phase),
         }
     }
 
@@ -766,7 +777,7 @@ unsafe impl Owner for SimOwner<'_, '_> {
         }
     }
 
-    /// `Sleep::notify` (rayon-like: the policy's own wakeup).
+    /// `Sleep::notify` (rayon-like pushes never come here: `rayon_like`).
     fn notify(&mut self) {
         let llc = self.sim.workers[self.w].llc;
         self.sim.notify(Some(self.w), llc);
@@ -850,5 +861,18 @@ impl GroupQueues for SimGroupPush<'_, '_> {
 
     fn woke(&mut self, hit: (usize, Distance)) {
         self.sim.woke(Some(hit));
+    }
+}
+
+/// A worker's random state for run seed `seed`: the pool's own
+/// (`pass::worker_seed`) for seed 0, else mixed with the seed (never 0,
+/// which would stall xorshift).
+fn seeded(state: u64, seed: u64) -> u64 {
+    if seed == 0 {
+        return state;
+    }
+    match state ^ super::workload::mix(seed) {
+        0 => state,
+        x => x,
     }
 }

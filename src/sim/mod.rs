@@ -54,9 +54,16 @@
 //! [`Policy::Hierarchical`] and [`Policy::Flat`] are the two
 //! [`StealOrder`]s; [`Policy::ClusterOff`] is
 //! hierarchical with the run-time cluster switch off; [`Policy::RayonLike`]
-//! is the comparison: rayon's mechanisms (random victims over every other
-//! worker, one job per steal, `join`'s second half on the deque at once,
-//! one injector, and a wakeup that scans every worker in index order).
+//! is the comparison: rayon-core's own mechanisms, rule by rule, in the
+//! module `rayon_like` (its docs' table names the rayon-core function each
+//! rule models): the jobs-event counter and the sleepy and sleeping
+//! states, a wakeup on every push to a non-empty deque, 32 rounds of
+//! yields before sleepy and one more before sleeping, no spinner cap,
+//! random victims from rayon's xorshift start, one job per steal, `join`'s
+//! second half on the deque at once, one injector, no fence on a push, no
+//! job groups and no first split of iterators. None of the table above
+//! (locus's search, passes, idle masks, private halves, crossing marks)
+//! applies to it.
 //!
 //! # Output
 //!
@@ -78,6 +85,7 @@ mod cost;
 mod engine;
 mod machine;
 mod queues;
+mod rayon_like;
 mod report;
 mod split;
 mod worker;
@@ -210,7 +218,7 @@ pub fn simulate(
         crate::groups::GroupPlan::new(&layout, g)
             .map_err(|e| SimError(format!("workload group: {e}")))?;
     }
-    Ok(engine::Sim::new(layout, cost, policy, workload).run())
+    Ok(engine::Sim::new(layout, cost, policy, workload, 0).run())
 }
 
 /// [`simulate`] for each policy and worker count, as a [`Report`].

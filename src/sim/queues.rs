@@ -9,7 +9,6 @@ use crate::runtime::private::{self, Claim};
 use crate::runtime::registry::group_routing::helps;
 use crate::runtime::search::Found;
 
-use super::Policy;
 use super::engine::{JobId, Sim};
 
 /// Worker `w`'s pass over `sim`.
@@ -78,29 +77,13 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn mostly_idle(&mut self) -> bool {
-        if self.sim.policy == Policy::RayonLike {
-            return false;
-        }
         self.sim.acc += self.sim.cost.idle_word_ns;
         let idle = self.sim.sleep.idle();
         2 * idle.armed_total() >= idle.num_workers()
     }
 
     fn awake_bits(&mut self, from: usize, end: usize) -> (u64, usize) {
-        // Rayon looks at every victim; locus skips idle ones, a load of an
-        // idle word per 64 workers.
-        if self.sim.policy == Policy::RayonLike {
-            let stop = end.min(from + 64);
-            let span = stop - from;
-            return (
-                if span == 64 {
-                    u64::MAX
-                } else {
-                    (1 << span) - 1
-                },
-                stop,
-            );
-        }
+        // Locus skips idle victims: a load of an idle word per 64 workers.
         self.sim.acc += self.sim.cost.idle_word_ns;
         self.sim.sleep.idle().awake_bits(from, end)
     }
@@ -120,8 +103,6 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn steal_from(&mut self, v: usize, batch: bool) -> Found<JobId> {
-        // Rayon steals one job at a time.
-        let batch = batch && self.sim.policy != Policy::RayonLike;
         let stealer = &self.sim.stealers[v];
         let s = if batch {
             stealer.steal_batch_and_pop(self.sim.deque(self.w))

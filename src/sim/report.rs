@@ -46,8 +46,10 @@ pub struct Counts {
     pub failed_searches: u64,
     /// Parks.
     pub parks: u64,
-    /// Search passes.
+    /// Search passes (rayon-like: `find_work` rounds).
     pub passes: u64,
+    /// Workers that ran at least one job taken from a queue.
+    pub workers_ran: u64,
     /// Each run of a group job: (group, worker).
     pub group_runs: Vec<(u32, u32)>,
     /// Each feed of an `Auto` group's tracker: (group, the tracker's
@@ -259,7 +261,7 @@ impl Report {
                 "{}\n    {{\"policy\": {}, \"workers\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
                  \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
                  \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \
-                 \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"events\": {}}}",
+                 \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}}}",
                 if i == 0 { "" } else { "," },
                 json_str(r.policy.name()),
                 r.workers,
@@ -275,6 +277,7 @@ impl Report {
                 k.claim_words,
                 k.claim_calls,
                 k.parks,
+                k.workers_ran,
                 k.events,
             );
         }

@@ -56,7 +56,9 @@ impl Sim<'_> {
         let split = self.splits.len() as u32;
         // `bridge`: one LLC and no replay is the adaptive tree at once;
         // `first_split_cold`: fewer than two pieces too.
-        let pieces = if !spec.replay && layout.llc_ranges().len() < 2 {
+        // Rayon-like: rayon's bridge never cuts by domain.
+        let rayon = self.rayon.is_some();
+        let pieces = if rayon || (!spec.replay && layout.llc_ranges().len() < 2) {
             Vec::new()
         } else {
             let depth = split_depth(spec.replay, self.policy.cluster_aware());

@@ -58,7 +58,7 @@ impl Sim<'_> {
                             let jb = self.new_job(b, group, w as u32, None, Kind::Half);
                             self.jobs[jb as usize].piece = piece;
                             if self.policy == Policy::RayonLike {
-                                self.workers[w].overflow += 1;
+                                // `join_context`: `b` on the deque at once.
                                 self.push(w, jb);
                             } else {
                                 self.push_private(w, jb);
@@ -88,7 +88,7 @@ impl Sim<'_> {
                 }
                 Stage::AfterIter { split } => self.end_iter(w, split),
                 Stage::AfterA { b } => {
-                    if self.pop_private(w) {
+                    if self.policy != Policy::RayonLike && self.pop_private(w) {
                         self.run_b_inline(w, b);
                     } else {
                         self.workers[w].frames[top].stage = Stage::TakeBack { b };
@@ -167,6 +167,9 @@ impl Sim<'_> {
     /// Enters the search: a new [`Search`], whose first step (its
     /// uncounted pass) runs now.
     fn start_search(&mut self, w: usize) {
+        if self.rayon.is_some() {
+            return self.rayon_start_looking(w);
+        }
         self.end_crossing(w);
         let llc = self.workers[w].llc;
         self.search(w, Search::new(w, llc));
