@@ -4,7 +4,7 @@
 //! cargo run --release --features sim --example simulate -- \
 //!     --machine (DIR|TARBALL|XML|SPEC) --workload fib:28 \
 //!     [--policy hierarchical,flat,cluster-off,rayon-like] [--workers 2,8,all] \
-//!     [--cost FILE] [--json FILE]
+//!     [--cost FILE] [--runs N [--seed S] [--perturb PCT]] [--json FILE]
 //! ```
 //!
 //! `--machine`: a sysfs snapshot directory, an hwloc `.tar.bz2` snapshot
@@ -17,14 +17,24 @@
 //! given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`. Prints a
 //! table (for iterators also a line per run: pieces, their work in their
 //! LLC, replay); `--json` also writes the report as JSON.
+//!
+//! Error bars: `--runs N` simulates each policy and worker count N times,
+//! run `i` with seed `S + i` (`--seed`, default 0) for the policies'
+//! random choices and every cost parameter scaled by its own factor drawn
+//! from `1 ± PCT/100` (`--perturb`, default 10 with `--runs` above 1,
+//! else 0). Each table cell is then `median [min-max]` over the runs; the
+//! JSON has every run and a `summary` with each column's median, min and
+//! max. The `÷rayon` column is each run's makespan over the rayon-like
+//! run with the same seed (same costs), when rayon-like is simulated.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use locus::sim::{self, CostModel, Policy};
+use locus::sim::{self, CostModel, Policy, Repeat};
 
 const USAGE: &str = "usage: simulate --machine (DIR|TARBALL|XML|SPEC) --workload SPEC \
-[--policy hierarchical,flat,cluster-off,rayon-like] [--workers N,N,...|all] [--cost FILE] [--json FILE]";
+[--policy hierarchical,flat,cluster-off,rayon-like] [--workers N,N,...|all] [--cost FILE] \
+[--runs N] [--seed S] [--perturb PCT] [--json FILE]";
 
 struct Args {
     machine: String,
@@ -32,6 +42,7 @@ struct Args {
     policies: Vec<Policy>,
     workers: Vec<Option<usize>>,
     cost: CostModel,
+    repeat: Repeat,
     json: Option<String>,
 }
 
@@ -42,8 +53,10 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         policies: Policy::ALL.to_vec(),
         workers: vec![None],
         cost: CostModel::default(),
+        repeat: Repeat::ONCE,
         json: None,
     };
+    let mut perturb = None;
     while let Some(flag) = argv.next() {
         let mut value = || {
             argv.next()
@@ -73,10 +86,34 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--cost" => a.cost = CostModel::from_file(value()?).map_err(|e| e.to_string())?,
             "--json" => a.json = Some(value()?),
+            "--runs" => {
+                a.repeat.runs = value()?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| "--runs: expected a number of runs, 1 or more".to_string())?
+            }
+            "--seed" => {
+                a.repeat.seed = value()?
+                    .parse()
+                    .map_err(|_| "--seed: expected a whole number".to_string())?
+            }
+            "--perturb" => {
+                perturb = Some(
+                    value()?
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|p| (0.0..100.0).contains(p))
+                        .ok_or_else(|| {
+                            "--perturb: expected a percentage from 0 to under 100".to_string()
+                        })?,
+                )
+            }
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
+    a.repeat.perturb_pct = perturb.unwrap_or(if a.repeat.runs > 1 { 10.0 } else { 0.0 });
     if a.machine.is_empty() || a.workload.is_empty() {
         return Err(format!("--machine and --workload are required\n{USAGE}"));
     }
@@ -99,13 +136,14 @@ fn run() -> Result<(), String> {
     let topology = sim::load_machine(&a.machine, &scratch).map_err(|e| e.to_string())?;
     let workload = sim::parse_workload(&a.workload).map_err(|e| e.to_string())?;
     let t = Instant::now();
-    let report = sim::report(
+    let report = sim::report_repeated(
         &a.machine,
         &topology,
         &*workload,
         &a.policies,
         &a.workers,
         &a.cost,
+        a.repeat,
     )
     .map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();

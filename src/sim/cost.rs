@@ -140,6 +140,31 @@ impl CostModel {
         bytes as f64 / bw
     }
 
+    /// This model with every parameter scaled by its own factor, drawn
+    /// uniformly from `1 ± pct / 100` by `seed` (the same seed gives the
+    /// same factors); `pct` 0 gives the model unchanged. `pct` is clamped
+    /// to 0..=99, so every cost stays positive.
+    pub fn perturbed(&self, pct: f64, seed: u64) -> CostModel {
+        let pct = if pct.is_finite() {
+            pct.clamp(0.0, 99.0)
+        } else {
+            0.0
+        };
+        let mut m = self.clone();
+        if pct == 0.0 {
+            return m;
+        }
+        for (i, k) in FIELDS.iter().enumerate() {
+            let r = crate::sim::workload::mix(mix_seed(seed) ^ (i as u64 + 1));
+            // 53 random bits as a number in [-1, 1).
+            let u = (r >> 11) as f64 / (1u64 << 52) as f64 - 1.0;
+            if let Some(v) = m.field(k) {
+                *v *= 1.0 + pct / 100.0 * u;
+            }
+        }
+        m
+    }
+
     /// The default model with the `key = value` lines of `text` applied.
     ///
     /// # Errors
@@ -232,6 +257,11 @@ impl CostModel {
     }
 }
 
+/// A seed spread over all bits before it picks the factors.
+fn mix_seed(seed: u64) -> u64 {
+    crate::sim::workload::mix(seed.wrapping_mul(0xD1B5_4A32_D192_ED03))
+}
+
 const FIELDS: &[&str] = &[
     "line_smt_ns",
     "line_cluster_ns",
@@ -287,6 +317,23 @@ mod tests {
         assert_eq!(m.wake_ns, 2500.0);
         assert_eq!(m.line_llc_ns, 33.0);
         assert_eq!(CostModel::parse(&m.to_text()).unwrap(), m);
+    }
+
+    #[test]
+    fn perturbed_costs_stay_within_the_band() {
+        let m = CostModel::default();
+        assert_eq!(m.perturbed(0.0, 3), m);
+        let p = m.perturbed(10.0, 3);
+        assert_eq!(p, m.perturbed(10.0, 3), "same seed, same costs");
+        assert_ne!(p, m.perturbed(10.0, 4));
+        let (mut a, mut b) = (m.clone(), p.clone());
+        let mut changed = 0;
+        for k in FIELDS {
+            let (x, y) = (*a.field(k).unwrap(), *b.field(k).unwrap());
+            assert!((y - x).abs() <= 0.1 * x + 1e-9, "{k}: {x} -> {y}");
+            changed += usize::from(x != y);
+        }
+        assert!(changed > FIELDS.len() / 2);
     }
 
     #[test]

@@ -88,6 +88,7 @@ mod queues;
 mod rayon_like;
 mod report;
 mod split;
+mod spread;
 mod worker;
 mod workload;
 
@@ -102,6 +103,7 @@ use crate::topology::Topology;
 pub use cost::{CostError, CostModel, Reach};
 pub use machine::{MachineError, load as load_machine};
 pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
+pub use spread::{Repeat, Spread};
 pub use workload::{
     Body, Fib, Iter, IterRange, IterSpec, Node, RandomTree, Root, SpawnStorm, Stream, Task,
     Workload, WorkloadError, parse as parse_workload, work_span,
@@ -213,12 +215,30 @@ pub fn simulate(
     workers: Option<usize>,
     cost: &CostModel,
 ) -> Result<Run, SimError> {
+    simulate_seeded(topology, workload, policy, workers, cost, 0)
+}
+
+/// [`simulate`] with the policies' random choices drawn from `seed` (0:
+/// the pool's own seeds; see [`Repeat`]).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_seeded(
+    topology: &Topology,
+    workload: &dyn Workload,
+    policy: Policy,
+    workers: Option<usize>,
+    cost: &CostModel,
+    seed: u64,
+) -> Result<Run, SimError> {
     let layout = layout(topology, policy, workers)?;
     for g in workload.groups() {
         crate::groups::GroupPlan::new(&layout, g)
             .map_err(|e| SimError(format!("workload group: {e}")))?;
     }
-    Ok(engine::Sim::new(layout, cost, policy, workload, 0).run())
+    let mut run = engine::Sim::new(layout, cost, policy, workload, seed).run();
+    run.seed = seed;
+    Ok(run)
 }
 
 /// [`simulate`] for each policy and worker count, as a [`Report`].
@@ -233,10 +253,39 @@ pub fn report(
     workers: &[Option<usize>],
     cost: &CostModel,
 ) -> Result<Report, SimError> {
+    report_repeated(
+        machine,
+        topology,
+        workload,
+        policies,
+        workers,
+        cost,
+        Repeat::ONCE,
+    )
+}
+
+/// [`report`] with each policy and worker count simulated `repeat.runs`
+/// times, with the seeds and perturbed costs of [`Repeat`]; the report's
+/// table and JSON show each column's median and range.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn report_repeated(
+    machine: &str,
+    topology: &Topology,
+    workload: &dyn Workload,
+    policies: &[Policy],
+    workers: &[Option<usize>],
+    cost: &CostModel,
+    repeat: Repeat,
+) -> Result<Report, SimError> {
     let mut runs = Vec::new();
+    let costs = repeat.costs(cost);
     for &n in workers {
         for &p in policies {
-            runs.push(simulate(topology, workload, p, n, cost)?);
+            for (seed, c) in &costs {
+                runs.push(simulate_seeded(topology, workload, p, n, c, *seed)?);
+            }
         }
     }
     let l = layout(topology, Policy::Hierarchical, None)?;
@@ -250,5 +299,6 @@ pub fn report(
         ),
         workload: workload.name(),
         runs,
+        repeat,
     })
 }

@@ -8,6 +8,7 @@ use crate::layout::TierKind;
 use crate::runtime::idle::Distance;
 
 use super::Policy;
+use super::spread::{self, Repeat};
 
 /// One feed of an `Auto` group's tracker: (group, the tracker's counts by
 /// LLC after the feed, preference before, after).
@@ -131,6 +132,8 @@ pub struct Run {
     pub policy: Policy,
     /// Workers.
     pub workers: usize,
+    /// The seed of its random choices and perturbed costs ([`Repeat`]).
+    pub seed: u64,
     /// Everything counted.
     pub counts: Counts,
 }
@@ -140,6 +143,7 @@ impl Run {
         Run {
             policy,
             workers,
+            seed: 0,
             counts: counts.clone(),
         }
     }
@@ -160,8 +164,10 @@ pub struct Report {
     pub shape: (usize, usize, usize, usize),
     /// The workload's name.
     pub workload: String,
-    /// The runs.
+    /// The runs: per worker count, per policy, per repeat.
     pub runs: Vec<Run>,
+    /// How each simulation was repeated.
+    pub repeat: Repeat,
 }
 
 fn pct(part: u64, total: u64) -> String {
@@ -180,38 +186,25 @@ impl Report {
             "{} on {} ({w} PUs, {l} LLCs, {n} NUMA nodes, {c} clusters)\n",
             self.workload, self.machine
         );
-        let _ = writeln!(
-            s,
-            "{:<13}{:>8}{:>14}{:>7}{:>10}{:>8}{:>10}{:>8}{:>10}{:>11}",
-            "policy",
-            "workers",
-            "makespan",
-            "util",
-            "steals",
-            "in-LLC",
-            "wakeups",
-            "in-LLC",
-            "LLC moves",
-            "words/job"
-        );
-        for r in &self.runs {
-            let k = &r.counts;
+        let rp = self.repeat;
+        if rp.runs > 1 {
             let _ = writeln!(
                 s,
-                "{:<13}{:>8}{:>11.3} ms{:>6.0}%{:>10}{:>8}{:>10}{:>8}{:>10}{:>11.1}",
-                r.policy.name(),
-                r.workers,
-                k.makespan_ns as f64 / 1e6,
-                100.0 * r.utilisation(),
-                k.steals_total(),
-                pct(k.steals_within_llc(), k.steals_total()),
-                k.wakeups_total(),
-                pct(k.wakeups_within_llc(), k.wakeups_total()),
-                k.llc_moves,
-                k.claim_words as f64 / k.jobs.max(1) as f64,
+                "median [min-max] of {} runs: seeds {}..={}, each cost within ±{}%",
+                rp.runs,
+                rp.seed,
+                rp.seed.wrapping_add(rp.runs as u64 - 1),
+                rp.perturb_pct
             );
         }
-        for r in self.runs.iter().filter(|r| !r.counts.iters.is_empty()) {
+        spread::table_lines(self, &mut s);
+        // Iterator lines: the first repeat's runs.
+        let first = self.runs.first().map_or(0, |r| r.seed);
+        for r in self
+            .runs
+            .iter()
+            .filter(|r| r.seed == first && !r.counts.iters.is_empty())
+        {
             for (i, it) in r.counts.iters.iter().enumerate() {
                 let _ = write!(s, "{} {} iterator run {i}: ", r.policy.name(), r.workers);
                 if it.pieces.is_empty() {
@@ -249,6 +242,12 @@ impl Report {
             json_str(&self.machine)
         );
         let _ = writeln!(s, "  \"workload\": {},", json_str(&self.workload));
+        let rp = self.repeat;
+        let _ = writeln!(
+            s,
+            "  \"repeat\": {{\"runs\": {}, \"seed\": {}, \"perturb_pct\": {}}},",
+            rp.runs, rp.seed, rp.perturb_pct
+        );
         s.push_str("  \"runs\": [");
         for (i, r) in self.runs.iter().enumerate() {
             let k = &r.counts;
@@ -258,13 +257,14 @@ impl Report {
                 .collect();
             let _ = write!(
                 s,
-                "{}\n    {{\"policy\": {}, \"workers\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
+                "{}\n    {{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
                  \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
                  \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \
                  \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}}}",
                 if i == 0 { "" } else { "," },
                 json_str(r.policy.name()),
                 r.workers,
+                r.seed,
                 k.makespan_ns,
                 r.utilisation(),
                 k.jobs,
@@ -281,7 +281,9 @@ impl Report {
                 k.events,
             );
         }
-        s.push_str("\n  ]\n}\n");
+        s.push_str("\n  ],\n");
+        spread::json_summary(self, &mut s);
+        s.push_str("\n}\n");
         s
     }
 }

@@ -908,3 +908,35 @@ fn range_workloads_take_a_grain_and_a_leaf_time() {
         assert!(parse_workload(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn repeated_reports_show_median_and_range_per_column() {
+    let t = machine("llc:2 core:4");
+    let w = Fib { n: 14, ns: 10 };
+    let repeat = Repeat {
+        runs: 3,
+        seed: 1,
+        perturb_pct: 10.0,
+    };
+    let pols = [Policy::Hierarchical, Policy::RayonLike];
+    let r = report_repeated("m", &t, &w, &pols, &[None], &CostModel::default(), repeat).unwrap();
+    assert_eq!(r.runs.len(), 6);
+    assert_eq!(
+        r.runs.iter().map(|x| x.seed).collect::<Vec<_>>(),
+        [1, 2, 3, 1, 2, 3]
+    );
+    // Perturbed costs and other seeds change the runs.
+    assert_ne!(r.runs[0].counts, r.runs[1].counts);
+    let table = r.table();
+    assert!(table.contains("median [min-max] of 3 runs"), "{table}");
+    let rayon_row = table.lines().find(|l| l.starts_with("rayon-like")).unwrap();
+    // The rayon-like row's ratio to itself is 1 in every run.
+    assert!(rayon_row.contains("1.00 [1.00-1.00]"), "{table}");
+    let json = r.json();
+    assert!(json.contains("\"summary\": ["), "{json}");
+    assert!(json.contains("\"makespan_ms\": {\"median\": "), "{json}");
+    assert!(json.contains("\"seeds\": [1, 2, 3]"), "{json}");
+    // One run, seed 0: the plain single-run report.
+    let once = report("m", &t, &w, &pols, &[None], &CostModel::default()).unwrap();
+    assert!(!once.table().contains('['), "{}", once.table());
+}
