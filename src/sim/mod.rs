@@ -77,9 +77,14 @@
 //!     --machine 'package:2 llc:12 core:8' --workload fib:28 --policy hierarchical,flat
 //! ```
 //!
-//! Determinism: the same machine, workload, policy, worker count and cost
-//! model give the same report, byte for byte (no wall clock, no hash-order
-//! dependence, the workers' random seeds fixed as in the pool).
+//! Error bars: [`report_repeated`] (`--runs N [--seed S] [--perturb PCT]`)
+//! repeats each simulation with other seeds for the policies' random
+//! choices and every cost perturbed by up to a percentage ([`Repeat`]);
+//! each column is then the median and range (min to max) of the repeats.
+//!
+//! Determinism: the same machine, workload, policy, worker count, cost
+//! model and seed give the same report, byte for byte (no wall clock, no
+//! hash-order dependence; seed 0 is the pool's own workers' seeds).
 
 mod cost;
 mod engine;
