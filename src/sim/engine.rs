@@ -4,8 +4,8 @@
 //! atomic (the simulator does not model races; a steal never reports
 //! contention).
 //!
-//! What each event calls, and the runtime function it mirrors, is in the
-//! table of the [module docs](super).
+//! What each event calls of the runtime's code is in the table of the
+//! [module docs](super).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

@@ -19,9 +19,9 @@
 //! and injectors, its private halves the runtime's `PrivateStack`, its
 //! idle state the runtime's `Sleep` and `IdleMasks`. Event by event:
 //!
-//! | event | the runtime function it runs or mirrors |
+//! | event | the runtime code it runs (and, marked *restated*, the steps the simulator still writes itself; see `docs/one-copy.md`) |
 //! |---|---|
-//! | job start, end | `WorkerThread::execute`; the `join` frame of `pool::join::join_on` as a frame of stages (`owner::push_private`, `a`, `owner::pop_private`, then the steps of `owner::take_back`, which `take_back_or_wait` steps too); scopes and a `join` whose `b` was taken wait as `wait_until` does (`owner::promote_all`, then the worker's loop with the latch) |
+//! | job start, end | `WorkerThread::execute`; *restated*: the `join` frame of `pool::join::join_on` as a frame of stages (`owner::push_private`, `a`, `owner::pop_private`, then the steps of `owner::take_back`, which `take_back_or_wait` steps too); scopes and a `join` whose `b` was taken wait as `wait_until` does (`owner::promote_all`, then the worker's loop with the latch) |
 //! | push, local take | `owner::push` (the own deque, then `Sleep::notify`: the nearest-idle claim, `IdleMasks::claim_nearest`, itself), `owner::take_local` and `owner::take_own_group`, the operations the worker threads run, over the simulated worker as an `owner::Owner` |
 //! | join half | `owner::push_private` and `owner::pop_private` (`PrivateStack::push`/`pop`, `private::must_publish`, the promotion rules `pass::promote_at_entry` and `pass::promote_at_exit`) |
 //! | promotion | `owner::promote` / `owner::promote_all` (`PrivateStack::promote_oldest` / `promote_all`, then the fenced notify) |
@@ -34,8 +34,8 @@
 //! | search, park | `search::Search` itself, the state machine the pool's threads and the loom models drive: each `Search::step` is an event (uncounted pass, `Sleep::start_searching`, counted passes with the pauses of `sync::Backoff` while `search::may_spin` allows, `prepare_sleep`, re-check, `cancel_sleep` or park), its pauses charged as spins and yields |
 //! | claim and wake | a claim returned by `Sleep` schedules the woken worker after the wake latency; its next event is the search's step after the park (`Sleep::cancel_sleep`, then a far pass) |
 //! | iterator start ([`Body::Iter`]) | `run_split::bridge` / `first_split_cold`: `run_split::split_depth`, then `hierarchy::first_split` itself on the simulated layout (one LLC without replay, or fewer than two pieces: the whole adaptive tree inline) |
-//! | iterator fan-out | `run_split::run_group`: the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; the frame of `run_aimed` (remote groups pushed, the inline one run, a count latch waited for) |
-//! | aimed push | `Registry::push_aimed`: `Aim::Llc` into the LLC's pack queue with `group_routing::notify_pack`; `Aim::Worker` (replay) as two copies, the worker's targeted queue (`PassQueues::targeted`, first in each pass) and its LLC's pack queue, woken by `aimed::wake_aimed_worker`; the second copy executed is a no-op (`AffineProxy`) |
+//! | iterator fan-out | `run_split::run_group`: the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; *restated*: the frame of `run_aimed` (remote groups pushed, the inline one run, a count latch waited for) |
+//! | aimed push | *restated* `Registry::push_aimed`: `Aim::Llc` into the LLC's pack queue with `group_routing::notify_pack`; `Aim::Worker` (replay) as two copies, the worker's targeted queue (`PassQueues::targeted`, first in each pass) and its LLC's pack queue, woken by `aimed::wake_aimed_worker`; the second copy executed is a no-op (`AffineProxy`) |
 //! | piece | `run_split::run_piece`: records the worker that started it, then the workload's tree of the piece |
 //! | replay | `run_split::replay_targets` (the record of the runtime's own `ReplayCore`, `replay::balance`) before the run, `ReplayCore::record` after it, one handle per simulation |
 //!
