@@ -71,7 +71,7 @@ OPTIONS:
     --threads N          workers per pool (default: one per CPU, or per PU of --topology)
     --topology SPEC      run the locus pools on a virtual topology, e.g. \"llc:4 cluster:2 core:2\"
                          (workers unpinned; the counters show the policy, times cannot)
-    --json FILE          write the full report as JSON (schema: README, \"The benchmark suite\")
+    --json FILE          write the full report as JSON (schema: docs/benchmark-suite.md)
     --markdown FILE      write the report as Markdown
     --svg DIR            write SVG charts into DIR (ratios per scenario, steals/wakeups by distance)
     -h, --help           print this help

@@ -13,9 +13,9 @@
 //! (`cluster_aware(false)`), `locus-flat` (`StealOrder::Flat`, rayon-like
 //! victims), `locus-group` (the scenario's job-group option, where one
 //! applies), `rayon`, `chili` (forkjoin). Each case runs its
-//! configurations in alternation until every median is stable or the time
-//! budget is spent (see `measure`). The table goes to stdout, a progress
-//! bar to stderr (only on a terminal).
+//! configurations in alternation until every median is stable, the time
+//! budget is spent or the round limit is reached (see `measure`). The table
+//! goes to stdout, a progress bar to stderr (only on a terminal).
 //!
 //! # The JSON report (`--json FILE`)
 //!
@@ -172,7 +172,7 @@ mod tests {
 
     /// Runs every scenario at the smallest size on a 2-worker virtual
     /// topology of 2 LLCs, and checks the JSON against the documented
-    /// schema: a schema change must update the docs, README and `.ci/run`.
+    /// schema: a schema change must update the docs, `docs/benchmark-suite.md` and `.ci/run`.
     #[test]
     fn every_scenario_reports_every_configuration_in_the_documented_schema() {
         let env = Env::tiny();
