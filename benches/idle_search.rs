@@ -2,7 +2,7 @@
 //! and their summary tree against a linear scan of one flag per worker.
 //!
 //! Virtual shapes of 64, 256, 1024 and 4096 workers, 16 per LLC, clusters
-//! of 4, LLCs ordered by index distance. The waker is worker 0 (LLC 0); the
+//! of 4 (`locus::IdleSearch`: the masks alone, without threads). The waker is worker 0 (LLC 0); the
 //! only idle workers are three in the farthest LLC, so both searches must go
 //! all the way. One iteration = claim the nearest idle worker + mark it idle
 //! again (so the state is the same for the next iteration).
@@ -24,7 +24,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "common/scan.rs"]
 mod scan;
-use locus::__bench::{IdleMasks, IdleShape};
+use locus::IdleSearch;
 use scan::Scan;
 
 const PER_LLC: usize = 16;
@@ -48,7 +48,7 @@ fn fastest_batches(iters: u64, mut f: impl FnMut() -> usize) -> Duration {
 fn idle_search(c: &mut Criterion) {
     for n in [64usize, 256, 1024, 4096] {
         let far = [n - PER_LLC + 1, n - PER_LLC + 6, n - 1];
-        let masks = IdleMasks::new(IdleShape::uniform(n, PER_LLC, 4));
+        let masks = IdleSearch::uniform(n, PER_LLC, 4);
         let scan = Scan::new(n);
         for &w in &far {
             masks.set_idle(w);
@@ -58,9 +58,7 @@ fn idle_search(c: &mut Criterion) {
         g.bench_function("locus_masks", |b| {
             b.iter_custom(|iters| {
                 fastest_batches(iters, || {
-                    let (w, _) = masks
-                        .claim_nearest(black_box(Some(0)), black_box(0))
-                        .unwrap();
+                    let (w, _) = masks.claim_nearest(black_box(0)).unwrap();
                     masks.set_idle(w);
                     w
                 })

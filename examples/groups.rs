@@ -42,10 +42,17 @@ fn main() {
         .expect("pool");
     let llcs = pool.layout().llc_ranges().len();
     println!(
-        "{} workers, {} LLCs, {} clusters\n",
+        "{} workers, {} LLCs, {} clusters",
         pool.current_num_threads(),
         llcs,
         pool.layout().cluster_ranges().len()
+    );
+    println!(
+        "A virtual machine: its workers are unpinned threads sharing this machine's {} CPUs,\n\
+         so how many jobs other LLCs take over (they help a packed group's LLC while none\n\
+         of its workers is idle, which depends on when the kernel runs them) varies from\n\
+         run to run; where the bulk of each group's jobs goes does not.\n",
+        Topology::detect().allowed().len()
     );
 
     let fixed = pool

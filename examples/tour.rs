@@ -119,7 +119,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     print!("{virt}");
     println!(
         "  No times below: these {} workers share this machine's {} CPUs, so the kernel's\n  \
-         time slicing decides how long they take, not the steal order.",
+         time slicing decides how long they take, not the steal order. For the same reason\n  \
+         the counts vary a lot from run to run (how often a worker runs dry and steals\n  \
+         depends on when the kernel gives it a CPU); the rule they show does not: a\n  \
+         Hierarchical thief tries its cluster, LLC and node before going farther.",
         virt.pus().len(),
         here.allowed().len()
     );

@@ -46,23 +46,10 @@ pub use pool::{
     in_place_scope, in_place_scope_fifo, max_num_threads, scope_fifo, spawn_broadcast, spawn_fifo,
     yield_local, yield_now,
 };
-pub use runtime::idle::Distance;
+pub use runtime::idle::{Distance, IdleSearch};
 pub use runtime::pin::PinStatus;
 pub use runtime::stats::{PoolStats, TIER_KINDS, WorkerStats};
 pub use topology::{CpuSet, Level, Topology, TopologyError};
-
-/// Internals for the `idle_search` benchmark (`benches/idle_search.rs`), the
-/// one hidden module of a normal build.
-///
-/// Why it exists: the benchmark times the idle masks' claim and search
-/// operations alone, without threads, which no public call isolates; and
-/// criterion benches are separate crates that reach only public items.
-/// Tests do not use it (they are unit tests inside the crate). Not part of
-/// the API: hidden from the docs, no stability promise.
-#[doc(hidden)]
-pub mod __bench {
-    pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
-}
 
 /// Internals for the `loom-tests` crate, compiled only under `--cfg loom`
 /// (never in a normal build, so no part of the public API): the protocol

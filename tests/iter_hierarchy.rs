@@ -11,12 +11,12 @@ mod common;
 #[allow(dead_code)]
 mod iter_util;
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use locus::iter::Replay;
-use locus::iter::plumbing::hierarchy::{Domain, SplitDepth, first_split};
 use locus::prelude::*;
 use locus::{ThreadPool, ThreadPoolBuilder, Topology};
 
@@ -52,19 +52,38 @@ fn heavy(i: usize, rounds: u64) -> u64 {
     std::hint::black_box(x)
 }
 
-/// For each piece of the first split of `ran.len()` items: how many of its
-/// items ran in its LLC. `ran[i]` is the worker that ran item `i`.
-fn in_own_llc(pool: &ThreadPool, ran: &[usize], depth: SplitDepth) -> Vec<(usize, usize)> {
+/// The part of `n` items the first split gives each LLC of `pool`, whose
+/// LLCs all have the same workers (every pool of this file): LLC `i` of
+/// `L` gets `n / L` items, one more for the first `n % L`, in LLC order.
+/// The crate's unit test `equal_llcs_get_equal_contiguous_parts` checks
+/// that the split keeps this rule.
+fn llc_parts(pool: &ThreadPool, n: usize) -> Vec<Range<usize>> {
+    let llcs = pool.layout().llc_ranges().len();
+    let (q, r) = (n / llcs, n % llcs);
+    let mut start = 0;
+    (0..llcs)
+        .map(|i| {
+            let end = start + q + usize::from(i < r);
+            let part = start..end;
+            start = end;
+            part
+        })
+        .collect()
+}
+
+/// For each LLC's part of the first split of `ran.len()` items: how many
+/// of its items ran in that LLC. `ran[i]` is the worker that ran item `i`.
+fn in_own_llc(pool: &ThreadPool, ran: &[usize]) -> Vec<(usize, usize)> {
     let layout = pool.layout();
-    first_split(layout, ran.len(), 1, depth)
-        .iter()
-        .map(|p| {
-            let llc = p.domain.llc(layout).unwrap();
-            let home = ran[p.range.clone()]
+    llc_parts(pool, ran.len())
+        .into_iter()
+        .enumerate()
+        .map(|(llc, part)| {
+            let home = ran[part.clone()]
                 .iter()
                 .filter(|&&w| layout.workers()[w].llc == llc)
                 .count();
-            (home, p.range.len())
+            (home, part.len())
         })
         .collect()
 }
@@ -78,7 +97,7 @@ fn locality_per_piece(
     runs: usize,
     item: impl Fn(usize) + Sync,
 ) -> Vec<(usize, usize)> {
-    let mut per_piece = vec![(0, 0); first_split(pool.layout(), n, 1, SplitDepth::Cluster).len()];
+    let mut per_piece = vec![(0, 0); pool.layout().llc_ranges().len()];
     for _ in 0..runs {
         let ran: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(usize::MAX)).collect();
         pool.install(|| {
@@ -88,11 +107,7 @@ fn locality_per_piece(
             })
         });
         let ran: Vec<usize> = ran.into_iter().map(AtomicUsize::into_inner).collect();
-        for (acc, (home, all)) in
-            per_piece
-                .iter_mut()
-                .zip(in_own_llc(pool, &ran, SplitDepth::Cluster))
-        {
+        for (acc, (home, all)) in per_piece.iter_mut().zip(in_own_llc(pool, &ran)) {
             acc.0 += home;
             acc.1 += all;
         }
@@ -323,15 +338,8 @@ fn reduction_combines_inside_an_llc_first() {
             let pool = virtual_pool(spec);
             let llcs = pool.layout().llc_ranges().len();
             const N: usize = 10_000;
-            let pieces = first_split(pool.layout(), N, 1, SplitDepth::Cluster);
             // The first item of each LLC's part.
-            let mut llc_starts: Vec<usize> = Vec::new();
-            for p in &pieces {
-                let l = p.domain.llc(pool.layout()).unwrap();
-                if llc_starts.len() == l {
-                    llc_starts.push(p.range.start);
-                }
-            }
+            let llc_starts: Vec<usize> = llc_parts(&pool, N).iter().map(|p| p.start).collect();
             let llc_of_item = |i: usize| llc_starts.iter().rposition(|&s| s <= i).unwrap();
             let crossings = AtomicUsize::new(0);
             let (lo, hi) = pool.install(|| {
@@ -570,24 +578,4 @@ fn panic_in_a_piece_drops_each_item_once() {
             );
         }
     });
-}
-
-/// The domains of the split on the test pool: one per LLC (no clusters in
-/// the spec), per worker with replay.
-#[test]
-fn split_shapes_of_the_test_pool() {
-    let _serial = measuring();
-    let pool = virtual_pool("llc:4 core:2");
-    let p = first_split(pool.layout(), 512, 1, SplitDepth::Cluster);
-    assert_eq!(p.len(), 4);
-    assert!(
-        p.iter()
-            .enumerate()
-            .all(|(i, p)| p.domain.llc(pool.layout()) == Some(i) && p.range.len() == 128)
-    );
-    let p = first_split(pool.layout(), 256, 1, SplitDepth::Worker);
-    assert_eq!(
-        p.iter().map(|p| p.domain).collect::<Vec<_>>(),
-        (0..8).map(Domain::Worker).collect::<Vec<_>>()
-    );
 }

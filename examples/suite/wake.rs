@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use locus::__bench::{IdleMasks, IdleShape};
+use locus::IdleSearch;
 
 #[path = "../../benches/common/scan.rs"]
 mod scan;
@@ -46,7 +46,7 @@ fn latency(n: usize, settle: Duration, spawn: &dyn Fn(Job)) -> f64 {
 /// workers being three in the farthest LLC from the waker (worker 0).
 fn idle_search(workers: usize, iters: usize, rounds: usize) -> (f64, f64) {
     let far = [workers - PER_LLC + 1, workers - PER_LLC + 6, workers - 1];
-    let masks = IdleMasks::new(IdleShape::uniform(workers, PER_LLC, 4));
+    let masks = IdleSearch::uniform(workers, PER_LLC, 4);
     let scan = Scan::new(workers);
     for &w in &far {
         masks.set_idle(w);
@@ -56,7 +56,7 @@ fn idle_search(workers: usize, iters: usize, rounds: usize) -> (f64, f64) {
     for _ in 0..rounds {
         let t = Instant::now();
         for _ in 0..iters {
-            if let Some((w, _)) = masks.claim_nearest(black_box(Some(0)), black_box(0)) {
+            if let Some((w, _)) = masks.claim_nearest(black_box(0)) {
                 masks.set_idle(w);
             }
         }

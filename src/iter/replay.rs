@@ -6,9 +6,8 @@
 //! caches (and, on NUMA machines, on the node that first touched them).
 //!
 //! A run with a [`Replay`] cuts the iterator down to one piece per worker
-//! (see [`plumbing::hierarchy`](super::plumbing::hierarchy), depth
-//! [`SplitDepth::Worker`](super::plumbing::hierarchy::SplitDepth)) and
-//! records which worker started each piece. The next run of the same
+//! (the first split of [`plumbing`](super::plumbing), down to the workers)
+//! and records which worker started each piece. The next run of the same
 //! length on the same pool sends each piece back to that worker: the
 //! worker is preferred (a copy of the job in its own queue, woken if
 //! idle), its LLC is the fallback (a copy in the LLC's queue, which the

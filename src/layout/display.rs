@@ -8,7 +8,7 @@ use std::fmt;
 use std::ops::Range;
 
 /// From this many workers on, the table has one row per cluster.
-pub const COMPACT_FROM: usize = 128;
+pub(crate) const COMPACT_FROM: usize = 128;
 
 /// Worker ranges as a cpulist-like text: `0-3,8`; `-` when empty.
 pub(super) fn ranges_text(ranges: &[Range<usize>]) -> String {
@@ -67,8 +67,8 @@ fn row(ws: &[WorkerPlace]) -> [String; 8] {
 impl fmt::Display for Layout {
     /// A header, then a table with columns worker, PU, CPUs (pin set; `-`
     /// when not pinned), core, cluster, LLC, node, capacity (dense layout
-    /// ids), then the steal tiers of worker 0. From 128 ([`super::COMPACT_FROM`]) workers
-    /// on, one row per cluster with id ranges.
+    /// ids), then the steal tiers of worker 0. From 128 workers on, one
+    /// row per cluster with id ranges.
     ///
     /// ```
     /// use locus::{Layout, LayoutOptions, Topology};

@@ -84,7 +84,6 @@ mod pinsets;
 mod select;
 mod tiers;
 
-pub use display::COMPACT_FROM;
 pub use options::{LayoutOptions, ParseOptionError, Pinning, StealOrder};
 
 use crate::topology::{CpuSet, Topology};

@@ -141,6 +141,7 @@
 //! after being woken by a claim (it then returns `false`), so its LLC stops
 //! advertising it.
 
+mod probe;
 mod shape;
 
 use std::ops::Range;
@@ -149,9 +150,15 @@ use crossbeam_utils::CachePadded;
 
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
+pub use probe::IdleSearch;
 pub use shape::IdleShape;
 
-/// Where a claimed idle worker is, seen from the waker.
+/// Where a woken worker is, seen from the worker that woke it: in its
+/// cluster, elsewhere in its LLC, or in another LLC. [`WorkerStats::wakeups`]
+/// counts the wakeups a worker received by this distance, and
+/// [`IdleSearch::claim_nearest`] returns it.
+///
+/// [`WorkerStats::wakeups`]: crate::WorkerStats::wakeups
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Distance {
     /// In the waker's own cluster.

@@ -96,20 +96,6 @@ pub struct Piece {
 /// Cuts `len` items along `layout`'s hierarchy down to `depth`: see the
 /// [module docs](self) for the rules. A layout with one LLC and
 /// [`SplitDepth::Llc`] gives one piece.
-///
-/// ```
-/// use locus::iter::plumbing::hierarchy::{first_split, Domain, SplitDepth};
-/// use locus::{Layout, LayoutOptions, Topology};
-///
-/// let t = Topology::synthetic("llc:2 cluster:2 core:2").unwrap();
-/// let l = Layout::new(&t, &LayoutOptions::default()).unwrap();
-/// let p = first_split(&l, 100, 1, SplitDepth::Cluster);
-/// let doms: Vec<Domain> = p.iter().map(|p| p.domain).collect();
-/// assert_eq!(doms, [Domain::Cluster(0), Domain::Cluster(1), Domain::Cluster(2), Domain::Cluster(3)]);
-/// assert_eq!(p[0].range, 0..25);
-/// // Too short to give every LLC 40 items: not cut.
-/// assert_eq!(first_split(&l, 60, 40, SplitDepth::Llc).len(), 1);
-/// ```
 pub fn first_split(layout: &Layout, len: usize, min_len: usize, depth: SplitDepth) -> Vec<Piece> {
     let mut out = Vec::new();
     if layout.workers().is_empty() {
@@ -388,6 +374,45 @@ mod tests {
         let p = first_split(&l, 1200, 1, SplitDepth::Worker);
         let sizes: Vec<usize> = p.iter().map(|p| p.range.len()).collect();
         assert_eq!(sizes, [200, 200, 100, 100, 200, 200, 100, 100]);
+    }
+
+    /// The rule `tests/iter_hierarchy.rs` states on its own to check where
+    /// items ran: on LLCs of equal workers, LLC `i` of `L` gets `len / L`
+    /// items, one more for the first `len % L`, in LLC order; at cluster
+    /// depth the pieces of one LLC cover its part.
+    #[test]
+    fn equal_llcs_get_equal_contiguous_parts() {
+        for spec in [
+            "llc:4 core:2",
+            "llc:2 core:2",
+            "llc:3 core:2",
+            "llc:4 cluster:2 core:2",
+        ] {
+            let l = layout(spec);
+            let llcs = l.llc_ranges().len();
+            for len in [512, 1000, 10_000, 10_001] {
+                let (q, r) = (len / llcs, len % llcs);
+                let mut start = 0;
+                let parts: Vec<(usize, Range<usize>)> = (0..llcs)
+                    .map(|i| {
+                        let end = start + q + usize::from(i < r);
+                        let part = (i, start..end);
+                        start = end;
+                        part
+                    })
+                    .collect();
+                for p in first_split(&l, len, 1, SplitDepth::Cluster) {
+                    let llc = p.domain.llc(&l).unwrap();
+                    assert!(
+                        parts[llc].1.start <= p.range.start && p.range.end <= parts[llc].1.end,
+                        "{spec}, {len} items: piece {p:?} outside LLC {llc}'s part {parts:?}"
+                    );
+                }
+            }
+        }
+        // Too short to give every LLC 40 items: not cut.
+        let l = layout("llc:2 cluster:2 core:2");
+        assert_eq!(first_split(&l, 60, 40, SplitDepth::Llc).len(), 1);
     }
 
     #[test]

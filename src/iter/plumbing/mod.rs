@@ -25,8 +25,9 @@
 //! # The first split
 //!
 //! On a pool with several LLCs, an indexed iterator is first cut along the
-//! cache hierarchy ([`hierarchy::first_split`]): one contiguous piece per
-//! LLC, sized by the summed capacity of its workers, then per cluster.
+//! cache hierarchy: one contiguous piece per LLC, sized by the summed
+//! capacity of its workers (largest remainders first, ties to the lower
+//! LLC), then per cluster.
 //! Each piece starts in its domain: the caller's own piece runs on the
 //! caller, every other is queued to its LLC's pack queue (the queue of
 //! packed job groups: that LLC's workers take it right after their own
@@ -63,7 +64,7 @@
 //! - once `full()` is true, feeding more items is allowed but useless: the
 //!   result will not change, so callers stop early.
 
-pub mod hierarchy;
+pub(crate) mod hierarchy;
 pub(crate) mod run_split;
 mod splitter;
 

@@ -39,8 +39,33 @@ impl IdleShape {
     /// equal capacities, and each LLC's order by index distance (nearer
     /// index first, lower first on ties), as maximal ascending runs: one
     /// run from the first and the last LLC, but one per LLC where the
-    /// order alternates sides, so quadratic in LLCs: for tests and benches).
+    /// order alternates sides, so quadratic in LLCs: for tests and the loom
+    /// models).
+    #[cfg(any(test, loom))]
     pub fn uniform(workers: usize, per_llc: usize, per_cluster: usize) -> IdleShape {
+        let mut shape = IdleShape::uniform_ring(workers, per_llc, per_cluster);
+        let n = shape.llc_ranges.len();
+        shape.llc_order = (0..n)
+            .map(|l| {
+                let mut o: Vec<usize> = (0..n).filter(|&m| m != l).collect();
+                o.sort_by_key(|&m| (m.abs_diff(l), m));
+                let mut runs: Vec<Range<usize>> = Vec::new();
+                for m in o {
+                    match runs.last_mut() {
+                        Some(r) if r.end == m => r.end += 1,
+                        _ => runs.push(m..m + 1),
+                    }
+                }
+                runs
+            })
+            .collect();
+        shape
+    }
+
+    /// The shape of [`uniform`](Self::uniform), but each LLC's order is the
+    /// LLCs after it in index order, then those before it: two runs per
+    /// LLC, so memory linear in the LLCs at any size.
+    pub fn uniform_ring(workers: usize, per_llc: usize, per_cluster: usize) -> IdleShape {
         let per_llc = per_llc.max(1);
         let mut llc_ranges = Vec::new();
         let mut cluster_ranges = Vec::new();
@@ -61,16 +86,10 @@ impl IdleShape {
         let n = llc_ranges.len();
         let llc_order = (0..n)
             .map(|l| {
-                let mut o: Vec<usize> = (0..n).filter(|&m| m != l).collect();
-                o.sort_by_key(|&m| (m.abs_diff(l), m));
-                let mut runs: Vec<Range<usize>> = Vec::new();
-                for m in o {
-                    match runs.last_mut() {
-                        Some(r) if r.end == m => r.end += 1,
-                        _ => runs.push(m..m + 1),
-                    }
-                }
-                runs
+                [l + 1..n, 0..l]
+                    .into_iter()
+                    .filter(|r| !r.is_empty())
+                    .collect()
             })
             .collect();
         IdleShape {
