@@ -21,6 +21,9 @@ pub mod string;
 pub(crate) mod sync;
 #[cfg(test)]
 mod test_support;
+// The test helpers shared with the integration tests name the crate `locus`.
+#[cfg(test)]
+extern crate self as locus;
 pub mod topology;
 pub mod vec;
 

@@ -1,15 +1,15 @@
 //! Helpers for the crate's unit tests of crate-private policy: the pool's
-//! idle masks of a layout, and hwloc's Linux snapshots of real machines
-//! (the integration tests read the same data through `tests/common`, which
-//! unit tests cannot reach).
-//!
-//! The snapshot data is not in this repository: tests that read it are `#[ignore]`d
-//! and run with `cargo test -- --ignored`, which finds it in
-//! `$LOCUS_TEST_TOPOLOGIES` (relative to the crate's root, or absolute),
-//! else in `../shared/topologies`.
+//! idle masks of a layout, hwloc's Linux snapshots of real machines, and
+//! the tests' pools and `fib`. The last two are the integration tests' own
+//! code (`tests/common/fixtures.rs` and `work.rs`, included here).
 
-use std::path::Path;
-use std::process::Command;
+#[path = "../tests/common/fixtures.rs"]
+#[allow(dead_code)]
+mod fixtures;
+/// The tests' pools, `fib` and bounded wait (`locus` is this crate here).
+#[path = "../tests/common/work.rs"]
+#[allow(dead_code)]
+pub(crate) mod work;
 
 use crate::runtime::idle::IdleMasks;
 use crate::runtime::registry::idle_shape;
@@ -28,42 +28,8 @@ pub(crate) fn all_idle(l: &Layout) -> IdleMasks {
 /// Extracts `hwloc-linux/NAME.tar.bz2` into a temporary directory and reads
 /// it; the directory lives as long as the returned guard. Panics (failing
 /// the test) with what to do when the data or `tar` is missing.
-pub(crate) fn snapshot(name: &str) -> (tempfile::TempDir, Topology) {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = match std::env::var_os("LOCUS_TEST_TOPOLOGIES").filter(|v| !v.is_empty()) {
-        Some(v) => manifest.join(v),
-        None => manifest.join("../shared/topologies"),
-    };
-    let tarball = dir.join("hwloc-linux").join(format!("{name}.tar.bz2"));
-    assert!(
-        tarball.is_file(),
-        "missing {}: set LOCUS_TEST_TOPOLOGIES to the directory holding hwloc's test data \
-         (tests/hwloc/linux of https://github.com/open-mpi/hwloc as hwloc-linux/)",
-        tarball.display()
-    );
-    let tmp = tempfile::TempDir::new().expect("temp dir");
-    let out = Command::new("tar")
-        .arg("-xjf")
-        .arg(&tarball)
-        .arg("-C")
-        .arg(tmp.path())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run tar for {}: {e}", tarball.display()));
-    assert!(
-        out.status.success(),
-        "tar -xjf {} failed",
-        tarball.display()
-    );
-    let top = std::fs::read_dir(tmp.path())
-        .expect("read temp dir")
-        .map(|e| e.expect("dir entry").path())
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| panic!("{name}: no directory in the tarball"));
-    let root = if top.join("fsroot").is_dir() {
-        top.join("fsroot")
-    } else {
-        top
-    };
-    let t = Topology::from_sysfs(&root).unwrap_or_else(|e| panic!("{name}: {e}"));
-    (tmp, t)
+pub(crate) fn snapshot(name: &str) -> (fixtures::Snapshot, Topology) {
+    let s = fixtures::extract(name);
+    let t = Topology::from_sysfs(&s.root).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (s, t)
 }

@@ -5,9 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use locus::ThreadPoolBuilder;
 
-fn pool(n: usize) -> locus::ThreadPool {
-    ThreadPoolBuilder::new().num_threads(n).build().unwrap()
-}
+mod common;
+use common::work::pool;
 
 fn sum_join(lo: u64, hi: u64) -> u64 {
     if hi - lo <= 1 {
@@ -416,15 +415,12 @@ fn heap_jobs_of_every_size_run_and_drop_once() {
     assert_eq!(rx.iter().count(), DETACHED);
 }
 
-/// Calls `step` until `flag` is set, for 20 s at most; returns the flag.
-/// (A generous deadline: these tests check that something happens, not
-/// how fast, and must pass on a loaded machine.)
-fn spin_until(flag: &std::sync::atomic::AtomicBool, mut step: impl FnMut()) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !flag.load(Ordering::Acquire) && std::time::Instant::now() < deadline {
-        step();
-    }
-    flag.load(Ordering::Acquire)
+/// How long a test waits for something to happen (not a speed claim:
+/// these tests check that it happens, and must pass on a loaded machine).
+const WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+fn spin_until(flag: &std::sync::atomic::AtomicBool, step: impl FnMut()) -> bool {
+    common::work::spin_until(flag, WAIT, step)
 }
 
 /// `join` keeps its second half private; a worker whose deque runs low

@@ -13,13 +13,7 @@ use locus::{
 };
 
 use common::deadline::within_deadline_or;
-
-fn pool(spec: &str) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .topology(Topology::synthetic(spec).unwrap())
-        .build()
-        .unwrap()
-}
+use common::work::virtual_pool;
 
 fn llc_of(pool: &ThreadPool, w: usize) -> usize {
     pool.layout().workers()[w].llc
@@ -67,7 +61,7 @@ impl Count {
 
 #[test]
 fn bad_affinity_is_a_typed_error() {
-    let p = pool("llc:2 core:2");
+    let p = virtual_pool("llc:2 core:2");
     let e = p
         .group(GroupOptions::new().affinity(Affinity::Llc(2)))
         .unwrap_err();
@@ -88,7 +82,7 @@ fn bad_affinity_is_a_typed_error() {
 
 #[test]
 fn group_api_runs_everything_and_counts_it() {
-    let p = pool("llc:2 cluster:2 core:2");
+    let p = virtual_pool("llc:2 cluster:2 core:2");
     for placement in [Placement::Pack, Placement::Spread] {
         let g = p
             .group(
@@ -156,7 +150,7 @@ fn wait_for_live_groups(p: &ThreadPool, n: usize) -> locus::PoolStats {
 #[test]
 fn groups_created_and_dropped_in_a_loop_are_freed() {
     const ROUNDS: usize = 2_000;
-    let p = pool("llc:2 core:2");
+    let p = virtual_pool("llc:2 core:2");
     for round in 0..ROUNDS {
         let affinity = if round % 2 == 0 {
             Affinity::Auto
@@ -192,7 +186,7 @@ fn groups_created_and_dropped_in_a_loop_are_freed() {
 #[test]
 fn group_jobs_outliving_their_handles_keep_the_state() {
     within_deadline_or("group jobs after the handle", String::new, || {
-        let p = pool("llc:2 core:2");
+        let p = virtual_pool("llc:2 core:2");
         let opts = GroupOptions::new().affinity(Affinity::Llc(0));
         let gate = Arc::new(Gate::default());
 
@@ -228,7 +222,7 @@ fn group_jobs_outliving_their_handles_keep_the_state() {
 
 #[test]
 fn nested_jobs_belong_to_the_group() {
-    let p = pool("llc:2 core:2");
+    let p = virtual_pool("llc:2 core:2");
     let g = p
         .group(GroupOptions::new().affinity(Affinity::Llc(0)))
         .unwrap();
@@ -254,7 +248,7 @@ fn nested_jobs_belong_to_the_group() {
 /// the release, so the test also shows that the neighbour is woken for it).
 #[test]
 fn overloaded_llc_gets_help_from_its_neighbour() {
-    let p = Arc::new(pool("llc:2 core:2"));
+    let p = Arc::new(virtual_pool("llc:2 core:2"));
     let g = p
         .group(GroupOptions::new().affinity(Affinity::Llc(0)))
         .unwrap();
@@ -293,7 +287,7 @@ fn overloaded_llc_gets_help_from_its_neighbour() {
 /// other LLC help.
 #[test]
 fn auto_groups_settle_in_one_llc() {
-    let p = pool("llc:2 core:4");
+    let p = virtual_pool("llc:2 core:4");
     let groups: Vec<_> = (0..2)
         .map(|_| {
             p.group(GroupOptions::new().affinity(Affinity::Auto))
@@ -331,7 +325,7 @@ fn auto_groups_settle_in_one_llc() {
 /// 8 suffice.
 #[test]
 fn spread_jobs_reach_all_eight_clusters() {
-    let p = pool("cluster:8 core:2");
+    let p = virtual_pool("cluster:8 core:2");
     let g = p
         .group(GroupOptions::new().placement(Placement::Spread))
         .unwrap();
@@ -370,7 +364,7 @@ fn spread_jobs_reach_all_eight_clusters() {
 /// or run twice (every job increments its own slot once).
 #[test]
 fn cluster_switch_under_load_loses_nothing() {
-    let p = pool("llc:2 cluster:2 core:2");
+    let p = virtual_pool("llc:2 cluster:2 core:2");
     let spread = p
         .group(GroupOptions::new().placement(Placement::Spread))
         .unwrap();
@@ -458,7 +452,7 @@ fn with_watchdog<R: Send + 'static>(
 /// reference) without a group.
 #[test]
 fn pack_group_blocking_on_a_barrier_uses_every_llc() {
-    let p = Arc::new(pool("llc:2 core:8"));
+    let p = Arc::new(virtual_pool("llc:2 core:8"));
     for llc in [0, 1] {
         let g = p
             .group(GroupOptions::new().affinity(Affinity::Llc(llc)))
@@ -518,7 +512,7 @@ fn pack_group_blocking_on_a_barrier_uses_every_llc() {
 /// count as busy), so the bound is a clear majority, not all.
 #[test]
 fn pack_group_under_light_load_stays_in_its_llc() {
-    let p = Arc::new(pool("llc:2 core:8"));
+    let p = Arc::new(virtual_pool("llc:2 core:8"));
     let g = p
         .group(GroupOptions::new().affinity(Affinity::Llc(1)))
         .unwrap();

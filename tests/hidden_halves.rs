@@ -15,17 +15,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use locus::ThreadPoolBuilder;
+mod common;
+use common::work::pool;
 
 /// How long `a` waits for `b` before the scenario counts as failed.
 const DEADLINE: Duration = Duration::from_secs(30);
 /// Rounds per scenario: the deque-filling race (the other worker may steal
 /// spawns before `join` starts) is won in most rounds, not all.
 const ROUNDS: usize = 5;
-
-fn pool(n: usize) -> locus::ThreadPool {
-    ThreadPoolBuilder::new().num_threads(n).build().unwrap()
-}
 
 /// Aborts the test process if `f` has not returned within 5 minutes: a
 /// hang elsewhere (not in the waits below, which all have deadlines)
@@ -68,16 +65,9 @@ fn round(p: &locus::ThreadPool, a: impl FnOnce() -> bool + Send, b: impl FnOnce(
     saw_b
 }
 
-/// Spins until `flag` is set or the deadline passes; returns the flag.
+/// Spins until `flag` is set or [`DEADLINE`] passes; returns the flag.
 fn spin_until(flag: &AtomicBool) -> bool {
-    let end = Instant::now() + DEADLINE;
-    while !flag.load(Ordering::Acquire) {
-        if Instant::now() > end {
-            return false;
-        }
-        std::hint::spin_loop();
-    }
-    true
+    common::work::spin_until(flag, DEADLINE, std::hint::spin_loop)
 }
 
 /// Runs `ROUNDS` rounds on a fresh 2-worker pool; `one` runs a round.

@@ -24,9 +24,9 @@
 
 mod common;
 
+use common::fixtures::{self, fixture_files, topologies_dir};
 use common::hwloc::{L2, L3, parse_console, parse_xml};
 use common::json::{self, Json};
-use common::snapshot::{self, fixture_files, topologies_dir};
 use locus::{CpuSet, Topology};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -194,7 +194,7 @@ fn run_child(top: &Path, extra_env: &[(String, String)]) -> Result<Json, String>
 /// directory (removed on return), runs a child per case, and `from_sysfs`
 /// for the case named like the snapshot.
 fn read_snapshot(snapshot: &str, tests: &[PathBuf]) -> Vec<Case> {
-    let s = snapshot::extract(snapshot);
+    let s = fixtures::extract(snapshot);
     tests
         .iter()
         .map(|test| {

@@ -15,8 +15,8 @@
 
 mod common;
 
+use common::fixtures::{fixture_files, topologies_dir};
 use common::hwloc::{L2, L3, parse_xml};
-use common::snapshot::{fixture_files, topologies_dir};
 use locus::{CpuSet, Topology};
 use std::path::Path;
 

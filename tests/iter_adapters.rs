@@ -4,6 +4,7 @@
 
 use locus::prelude::*;
 
+mod common;
 mod iter_util;
 
 use iter_util::{data, each_len, pool};

@@ -8,6 +8,7 @@ use std::fmt::Debug;
 
 use locus::prelude::*;
 
+mod common;
 #[allow(dead_code)]
 mod iter_util;
 

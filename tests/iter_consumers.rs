@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use locus::iter::Either;
 use locus::prelude::*;
 
+mod common;
 mod iter_util;
 
 use iter_util::{each_len, pool};

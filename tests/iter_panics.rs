@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use locus::prelude::*;
 
+mod common;
+
+/// The 4-worker pool of the `iter_*` tests.
 fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new()
-        .num_threads(4)
-        .build()
-        .unwrap()
+    common::work::pool(4)
 }
 
 /// Counts live values: created by `new`, destroyed by `drop`.

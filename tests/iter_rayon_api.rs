@@ -12,6 +12,7 @@ use std::ffi::{OsStr, OsString};
 use locus::iter::{Either, split, walk_tree, walk_tree_postfix, walk_tree_prefix};
 use locus::prelude::*;
 
+mod common;
 mod iter_util;
 
 use iter_util::{LENS, each_len, pool};

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedL
 
 use locus::prelude::*;
 
+mod common;
+
+/// The 4-worker pool of the `iter_*` tests.
 fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new()
-        .num_threads(4)
-        .build()
-        .unwrap()
+    common::work::pool(4)
 }
 
 #[test]

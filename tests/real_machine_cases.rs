@@ -7,7 +7,8 @@
 
 mod common;
 
-use common::snapshot::{linux_dir, load_expected, read};
+use common::fixtures::linux_dir;
+use common::snapshot::{load_expected, read};
 use locus::{CpuSet, Topology};
 
 fn set(s: &str) -> CpuSet {

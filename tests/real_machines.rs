@@ -21,9 +21,10 @@
 
 mod common;
 
+use common::fixtures::linux_dir;
 use common::hwloc::{Expected, L2, L3};
 use common::json;
-use common::snapshot::{expected_file, linux_dir, load_expected, read};
+use common::snapshot::{expected_file, load_expected, read};
 use locus::{CpuSet, Topology};
 use std::collections::BTreeMap;
 

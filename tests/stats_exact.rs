@@ -11,13 +11,12 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use locus::{ThreadPool, ThreadPoolBuilder};
+use locus::ThreadPool;
+
+mod common;
+use common::work::{fib, fib_joins, pool};
 
 const ROUNDS: usize = 200;
-
-fn pool(n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new().num_threads(n).build().unwrap()
-}
 
 fn jobs(p: &ThreadPool) -> u64 {
     p.stats().total().jobs_run
@@ -41,23 +40,6 @@ fn check(p: &ThreadPool, what: &str, expect: u64, call: impl Fn(&ThreadPool)) {
         "{what} on {} threads: expected {expect} jobs per call; (round, counted): {misses:?}",
         p.current_num_threads()
     );
-}
-
-fn fib(n: u32) -> u64 {
-    if n < 2 {
-        return n as u64;
-    }
-    let (a, b) = locus::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
-
-/// Joins in `fib(n)`: one per call with `n >= 2`.
-fn fib_joins(n: u32) -> u64 {
-    if n < 2 {
-        0
-    } else {
-        1 + fib_joins(n - 1) + fib_joins(n - 2)
-    }
 }
 
 #[test]

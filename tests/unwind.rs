@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use locus::{GroupOptions, ThreadPool, ThreadPoolBuilder, Topology};
 
+mod common;
+use common::work::virtual_pool;
+
 /// The environment variable that selects a child scenario.
 const SCENARIO_VAR: &str = "LOCUS_UNWIND_SCENARIO";
 /// How long a child may run before the parent calls it hung.
@@ -24,13 +27,6 @@ const CHILD_DEADLINE: Duration = Duration::from_secs(60);
 /// How long a job waits for a condition that the pool's progress
 /// guarantees before the test calls it a hang.
 const WAIT_DEADLINE: Duration = Duration::from_secs(30);
-
-fn pool(spec: &str) -> ThreadPool {
-    ThreadPoolBuilder::new()
-        .topology(Topology::synthetic(spec).unwrap())
-        .build()
-        .unwrap()
-}
 
 /// A panic payload whose `Drop` panics: whoever drops it outside a
 /// `catch_unwind` unwinds.
@@ -106,7 +102,7 @@ fn assert_pool_serves(pool: &ThreadPool) {
 /// and resumes one of them; the other is dropped without unwinding into the
 /// pool.
 fn scope_two_bombs(threads: usize) {
-    let pool = pool(&format!("core:{threads}"));
+    let pool = virtual_pool(&format!("core:{threads}"));
     let started = AtomicUsize::new(0);
     for _ in 0..20 {
         let r = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -136,7 +132,7 @@ fn scope_two_bombs_two_threads() {
 
 /// The scope body and a job both panic with bombs.
 fn scope_body_and_job_bombs() {
-    let pool = pool("core:2");
+    let pool = virtual_pool("core:2");
     for _ in 0..20 {
         let r = panic::catch_unwind(AssertUnwindSafe(|| {
             pool.scope(|s| {
@@ -152,7 +148,7 @@ fn scope_body_and_job_bombs() {
 /// Both halves of a `join` panic with bombs, `b` on another worker: `a`'s
 /// panic reaches the caller; `b`'s is dropped without unwinding.
 fn join_both_bombs() {
-    let pool = pool("core:2");
+    let pool = virtual_pool("core:2");
     for _ in 0..20 {
         let b_started = AtomicBool::new(false);
         let r = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -177,7 +173,7 @@ fn join_both_bombs() {
 /// A detached job panics and the pool has no panic handler: the process
 /// aborts, as rayon's does (the parent checks how it ended).
 fn detached_panic_without_handler() {
-    let pool = pool("core:2");
+    let pool = virtual_pool("core:2");
     pool.spawn(|| panic!("a spawned job panics with no handler"));
     // Not reached when the pool aborts as it must.
     std::thread::sleep(WAIT_DEADLINE);
@@ -499,7 +495,7 @@ fn group_does_not_leak(kind: Unrelated) {
         Unrelated::StolenJoinHalf => 3,
         _ => 2,
     };
-    let pool = pool(&format!("core:{threads}"));
+    let pool = virtual_pool(&format!("core:{threads}"));
     let g = pool.group(GroupOptions::new()).unwrap();
     let y_started = AtomicBool::new(false);
     let a_started = AtomicBool::new(false);
@@ -572,7 +568,7 @@ fn group_does_not_leak_into_a_stolen_join_half() {
 /// while it waits in the group's scope.
 #[test]
 fn group_does_not_leak_into_a_plain_scope_job_on_one_worker() {
-    let pool = pool("core:1");
+    let pool = virtual_pool("core:1");
     let g = pool.group(GroupOptions::new()).unwrap();
     let ran = AtomicUsize::new(0);
     g.scope(|s| {

@@ -5,13 +5,8 @@ use std::sync::{Condvar, Mutex};
 
 use locus::{Layout, ThreadPool, ThreadPoolBuilder, TierKind, Topology};
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = locus::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
+mod common;
+use common::work::fib;
 
 fn tier_kinds(layout: &Layout) -> BTreeSet<TierKind> {
     layout

@@ -4,13 +4,7 @@ use super::*;
 use crate::runtime::stats::TIER_KINDS;
 use crate::topology::Topology;
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = crate::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
+use crate::test_support::work::fib;
 
 /// Every `CROSSING` mark a far steal sets (`WorkerThread::mark_crossing`)
 /// is taken back: once the pool is idle, no LLC counts a crossing worker,

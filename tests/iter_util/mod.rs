@@ -4,10 +4,7 @@
 pub const LENS: &[usize] = &[0, 1, 2, 3, 5, 7, 13, 31, 127, 1009, 10_007];
 
 pub fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new()
-        .num_threads(4)
-        .build()
-        .unwrap()
+    crate::common::work::pool(4)
 }
 
 /// Deterministic pseudo-random numbers (xorshift64*).
