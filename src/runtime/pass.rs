@@ -94,11 +94,6 @@
 //! 3. in an ordinary pass, it leaves the workers of an LLC where some
 //!    worker is counted as searching (`Sleep::searching_in`) to that
 //!    searcher, as `group_routing::helps` leaves that LLC's pack queue.
-//!    (Leaving only workers that hold a single job, the second being for
-//!    the far thief, kept 4.6 points more of the simulator's balanced
-//!    fork-join inside the LLC at 192 workers, but on the tour's virtual
-//!    pool, 32 workers on 2 CPUs, the share of steals inside the thief's
-//!    LLC fell from 37% to 22% over 40 runs: not kept.)
 //! 4. whether a mate is *crossing*: it took a job from another LLC's
 //!    worker and has not split it yet ([`PassQueues::crossed`]; it ends at
 //!    the mate's first `join` or next search). While crossing mates cover
@@ -107,13 +102,10 @@
 //!    still looks at the other LLCs' queues), and searchers spin past the
 //!    spinner cap instead of parking (`search::may_spin`): the crossers'
 //!    halves are for them. The re-check before parking, which comes once
-//!    the spin is over, still looks everywhere. Why: an LLC runs dry all at once, its workers
-//!    within a few hundred nanoseconds of each other, and each crossed on
-//!    its own (over the cap, in its re-check before parking): in the
-//!    simulator at 192 workers in 24 LLCs, a balanced fork-join made about
-//!    three times as many far steals as 24 workers alone on the same tree
-//!    (one per LLC), and 45% of them came within 200 ns of another from the
-//!    same LLC.
+//!    the spin is over, still looks everywhere. Why: an LLC runs dry all
+//!    at once, its workers within a few hundred nanoseconds of each other,
+//!    and without the rule each crossed on its own (over the cap, in its
+//!    re-check before parking).
 //!
 //! Then it steals across the LLC from the victim, of the first
 //! [`FAR_CHOICES`] holding a job in the order of [`far_victims`] (from a
@@ -128,23 +120,18 @@
 //! iterator's first split (`LlcHints::placed`) are not compared by size:
 //! that piece's data was placed in their LLC, and the biggest half of it
 //! is the most data to move; the first of them in the random order is
-//! taken, as before, and only when none of the compared victims is
-//! outside such an LLC. Measured at `FAR_CHOICES`.
+//! taken, and only when none of the compared victims is outside such an
+//! LLC. What was measured for these rules is in
+//! `docs/llc-local-stealing.md`.
 //!
 //! None of this touches the sleep proof: the re-check still looks at
 //! every queue and every private half (rules 3 and 4 and the stop of rule
 //! 2 are for ordinary passes only, which the proof does not use, and
 //! spinning longer only delays a park; the far choice stops early only
 //! with a job or a `Retry`), and rule 1 only adds a look at a queue the
-//! pass looked at already. (Rule 4 in the re-check too measured the same
-//! in the simulator, but a parked worker could then sleep next to a job
-//! whose owner blocks until it runs, for as long as a crossing mate's job
-//! blocks: not kept.) Measured (the
-//! simulator at 192 workers in 24 LLCs: the balanced fork-join 0.961 to
-//! 0.927 ms, the third of three back-to-back iterator calls 78.8 to 93.4%
-//! of its pieces' work in their LLC; the per-piece test of
-//! `tests/iter_hierarchy.rs`: its worst piece from below 80% in 2 to 5
-//! runs of 10 to 82.8% at worst in 20): `CHANGELOG.md`, under Changed.
+//! pass looked at already. Rule 4 does not apply in the re-check: a
+//! parked worker could then sleep next to a job whose owner blocks until
+//! it runs, for as long as a crossing mate's job blocks.
 
 use std::ops::{ControlFlow, Range};
 
@@ -572,9 +559,8 @@ fn rotated_runs(ranges: &[Range<usize>], start: usize) -> impl Iterator<Item = R
 /// the chosen victim is a `Retry`.
 ///
 /// Out of line, as [`cross_llc`] that calls it: inlined into [`pass`] it
-/// made the plain pass of a one-LLC pool (every steal there) bigger:
-/// fib(30) took 4.70 ms instead of 3.60 out of line (`cargo bench --bench
-/// fork_join`, 2 workers, alternating builds; rayon 7.0 in both).
+/// makes the plain pass of a one-LLC pool (every steal there) bigger and
+/// fine-grained `join` measurably slower.
 #[inline(never)]
 fn steal_tier_far<Q: PassQueues>(
     q: &mut Q,
@@ -697,11 +683,6 @@ fn strided(list: &[usize], random: u64) -> impl Iterator<Item = usize> + '_ {
 /// [`FAR_CHOICES`] victims holding a job were mostly workers of one LLC,
 /// whose sizes say the same thing; spread over the tier, they sample
 /// several LLCs, as the "power of d choices" wants independent samples.
-/// Measured in the simulator, `package:2 llc:12 core:8`, the balanced
-/// fork-joins of 2^15 to 2^17 leaves of 1.5 to 3 us: steals inside the
-/// thief's LLC 84.8% against 83.2% on average, makespans 0.983 of
-/// before (geometric mean); over the three machines and 14 workloads of
-/// [`FAR_CHOICES`], makespans 0.995 of before.
 #[inline]
 pub(crate) fn far_victims(
     tier: &Tier,
@@ -730,28 +711,12 @@ fn coprime_stride(total: usize, parts: usize) -> usize {
 
 /// How many victims holding a job a steal across the LLC compares
 /// ([`steal_tier_far`], in the order of [`far_victims`]): the "power of d
-/// choices" of load balancing. Measured in the simulator on the 2x EPYC
-/// spec (`package:2 llc:12 core:8`) and the Kunpeng 920 and 4-socket
-/// Opteron snapshots, over the fork-join range of 2^24 to 2^28 items,
-/// `fib:26`, `fib:28`, `fib:30`, `iter:N:3` at three lengths and three
-/// quicksort-like trees (42 runs), each look at a busy victim charged two
-/// cache-line transfers at its distance (`sim::queues`):
-/// - with the victims in a stride-one order (mostly one LLC's workers),
-///   d = 4 had made makespans 0.988 of the first victim holding a job
-///   (geometric mean), 1.1 points more steals inside the thief's LLC; one
-///   to three choices and six, eight or every victim did worse (every
-///   victim: the looks cost more than the choice buys);
-/// - spread over the LLCs ([`far_victims`]) and with rule 4 of "Before
-///   crossing the LLC", more choices pay: against the code before both,
-///   d = 4 gave makespans 1.014 and 3.6 points more steals in the LLC,
-///   d = 6 1.010 and 3.9, d = 8 1.014 and 4.1, d = 12 1.016 and 4.1; on
-///   the balanced fork-joins of 2^15 to 2^17 leaves of 1.5 to 3 us at 192
-///   workers (the test of `sim::tests`), d = 8 kept 91.3 to 93.3% of
-///   steals in the LLC (d = 4: 88.5 to 91.5%, d = 6 88.7% at worst,
-///   d = 12 90.9%) in the shortest makespans of the four (0.926 ms,
-///   geometric mean, against 0.947 for d = 4).
-///
-/// To be measured on a real multi-LLC machine.
+/// choices" of load balancing. Enough samples, spread over several LLCs,
+/// to find a big job; few enough that looking at them (cache-line
+/// transfers at a far distance) costs less than the choice brings. 8 kept
+/// the most steals inside the LLC in the shortest makespans of the counts
+/// tried in the simulator (`docs/llc-local-stealing.md`); to be measured
+/// on a real multi-LLC machine.
 pub(crate) const FAR_CHOICES: usize = 8;
 
 /// Whether the LLC mates that are *crossing* (`crossing` of them: each
@@ -771,24 +736,9 @@ pub(crate) fn crossing_covers(crossing: usize, searching: impl FnOnce() -> isize
 
 /// How many searching LLC mates one crossing worker keeps from crossing
 /// ([`crossing_covers`]): the halves of its job after three levels of
-/// `join` (2^3). Measured in the simulator over the 42 runs of
-/// [`FAR_CHOICES`] (makespans against the code before rule 4 and the
-/// spread far choice, geometric mean; steals inside the thief's LLC) and
-/// the balanced fork-joins of 2^15 to 2^17 leaves at 192 workers in 24
-/// LLCs (mean and worst share of steals inside the LLC):
-///
-/// | feeds | makespans | in the LLC | fork-joins at 192 workers |
-/// |---|---|---|---|
-/// | 4 | 0.996 | +3.2 points | 90.3%, worst 88.9% |
-/// | 6 | 1.002 | +3.5 points | 90.6%, worst 88.5% |
-/// | 8 | 1.014 | +4.1 points | 92.3%, worst 91.3% |
-/// | 16 | 1.017 | +4.2 points | 92.3%, worst 91.3% |
-/// | unbounded | 1.021 | +4.3 points | 92.3%, worst 91.3% |
-///
-/// On the 2x EPYC spec an LLC has 8 workers, so 8 and more are the same
-/// there; on the Kunpeng 920 (32 an LLC) its fork-joins took 0.98 to 1.03
-/// of before with 8, up to 1.06 with 16 and 1.08 unbounded, for the same
-/// locality. Fewer than 8 leave the issue's 90% on some of the fork-joins.
+/// `join` (2^3). Fewer left some of the simulator's fork-joins at 192
+/// workers under 90% of steals inside the LLC; more cost makespan on LLCs
+/// of 32 workers for the same locality (`docs/llc-local-stealing.md`).
 pub(crate) const CROSSING_FEEDS: isize = 8;
 
 /// The size estimate of a victim's oldest job that a steal across the LLC

@@ -98,15 +98,10 @@ pub enum Reach {
 /// [`Reach::Near`] (the uncounted pass is the first): the 7 spin steps of
 /// `sync::Backoff` and 13 of its 32 yields, a few to tens of microseconds
 /// of looking near before looking everywhere (the re-check before parking
-/// always does). Measured in the simulator (`package:2 llc:12 core:8`, 192
-/// workers, with the local wake of `Sleep::notify`): on the balanced
-/// fork-join of `sim::tests` (2^16 leaves of 2 us), 0 near passes gave
-/// 78% of steals inside the LLC and a makespan of 1.57 ms, 8 gave 79% and
-/// 1.37 ms, 12 gave 81% and 1.19 ms, 20 gave 84% and 1.15 ms, 40 (the
-/// whole spin phase) 81% and 1.27 ms; 20 against 12 on `fib:28` 0.53
-/// against 0.58 ms, on `iter:4194304:3` 0.376 against 0.381 ms. (Before
-/// the entry test of `pass::promote_at_entry`; with it, 20 gives 81% and
-/// 1.14 ms on the fork-join.)
+/// always does). Fewer near passes let a worker cross to another LLC
+/// before its LLC mates' next halves appear; more delay the far look an
+/// empty LLC needs: 20 kept the most steals inside the LLC in the
+/// shortest simulated makespan (`docs/llc-local-stealing.md`).
 pub const NEAR_PASSES: u32 = 20;
 
 /// The reach of pass number `n` of a search (0: the uncounted first pass;
@@ -147,17 +142,7 @@ pub fn max_spinners(threads: usize) -> isize {
 /// LLC. One searcher per LLC is what Linux's scheduler keeps for idle
 /// balancing in each domain; it adds at most one spinner per LLC to the
 /// cap, and like any spinner it parks once its backoff is completed (a
-/// few tens of microseconds). Measured in the simulator, with rule 3 of
-/// `pass` then narrowed to single jobs, over the 2x EPYC spec and the
-/// Kunpeng 920 and 4-socket Opteron snapshots (14 workloads: fork-join trees,
-/// `fib`, back-to-back iterators, quicksort-like trees): makespans 0.996
-/// of before (geometric mean; 0.93 to 1.06), the later iterator runs'
-/// work in their pieces' LLC 92.8 to 98.5% on average and 84.5 to 90.8%
-/// at worst, steals in the thief's LLC 1.9 points more; two searchers
-/// per LLC, 0.993, 97.5% and 75.1%. On the Kunpeng (4 LLCs of 32
-/// workers, a cap of 16) little changes (`fib:32` 1.021 to 1.053 ms, the
-/// other workloads within 3%). As for the cap itself, the simulator does
-/// not model spinners' contention.
+/// few tens of microseconds).
 ///
 /// Why latch waiters may pass the cap: a parked waiter adds a wakeup
 /// latency to the critical path of its `join` tree each time a thief
@@ -165,15 +150,8 @@ pub fn max_spinners(threads: usize) -> isize {
 /// waits on a latch, so under the cap nearly all of them parked and the
 /// join tree unwound one futex wakeup per level of nested steals. Their
 /// number is bounded by the running `join`s, and they stop at their latch.
-/// Measured in the simulator (`package:2 llc:12 core:8`, 192 workers,
-/// `Hierarchical`): `fib:28` 0.520 ms before, 0.183 ms after (`Flat`
-/// 0.301 and 0.182); the balanced fork-join of `sim::tests` 1.345 and
-/// 0.961 ms, of which 0.45 ms had been a tail of ~1,500 wakeups of latch
-/// waiters after the last leaf; `iter:4194304:3` 0.368 and 0.225 ms.
-/// Removing the cap for every searcher changed those by less than the
-/// noise between nearby workloads (the simulator does not model the
-/// contention it exists for), so it stays for workers without a latch.
-/// Rayon caps neither.
+/// The cap stays for workers without a latch, whose spinning passes are
+/// the contention it exists for. Rayon caps neither.
 ///
 /// Why a worker whose LLC mates are *crossing* may pass the cap
 /// (`crossing`: a mate took a job from another LLC's worker and has not
@@ -187,19 +165,9 @@ pub fn max_spinners(threads: usize) -> isize {
 /// the LLC" in `pass`, leaving other LLCs' workers alone meanwhile), they
 /// find the first crosser's halves with their passes a moment later (its
 /// `join`s promote them, since they search). The spin is the backoff's, as
-/// for any spinner (then the re-check and park). Measured in the
-/// simulator with the far choice of `pass::FAR_CHOICES` (this rule and the
-/// spread choice together, against the code before them): at 192 workers
-/// in 24 LLCs (`package:2 llc:12 core:8`), the balanced fork-joins of
-/// 2^15 to 2^17 leaves of 1.5 to 3 us kept 91.3 to 93.3% of steals inside
-/// the thief's LLC, against 80.3 to 85.9%, in the same makespans (1.003
-/// of before, geometric mean); over the 42 runs of `pass::FAR_CHOICES`,
-/// 4.1 points more steals inside the LLC and makespans 1.014 of before,
-/// the worst `fib:30` on the 2x EPYC spec and on the Opteron (1.15 and
-/// 1.09: `fib` has no data to keep near, so only the waiting shows). The
-/// spread choice alone (at 4 choices) gave 0.995 and 0.15 points: this
-/// rule is the trade, locality for about 1.5% of simulated makespan, which
-/// the simulator's refill costs repay only for jobs with working sets.
+/// for any spinner (then the re-check and park). The trade: more steals
+/// inside the LLC for about 1.5% of simulated makespan on work without
+/// data to keep near (`docs/llc-local-stealing.md`).
 #[inline]
 pub fn may_spin(
     waits: bool,
