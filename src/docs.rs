@@ -28,7 +28,8 @@
 ///   to *idle*, `Sleep::cancel_sleep` back to *searching*;
 ///   `Sleep::stop_searching` leaves *searching* for *working*;
 ///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle;
-///   `Sleep::start_searching` enters *searching*, `Sleep::sleep` parks.
+///   `Sleep::start_searching` enters *searching*, `Sleep::sleep` and
+///   `Sleep::park` park.
 ///   `Sleep::born_idle` makes a new worker idle before its thread runs;
 ///   `Sleep::retire` gives that state back for a worker that never runs.
 /// - `Idle` (`src/runtime/sleep.rs`): the token `prepare_sleep` (or
@@ -48,6 +49,7 @@
 ///
 /// [`Sleep`]: #names-used-above
 /// [`Sleep::sleep`]: #names-used-above
+/// [`Sleep::park`]: #names-used-above
 /// [`Sleep::start_searching`]: #names-used-above
 /// [`Idle`]: #names-used-above
 /// [`super::search::search`]: #names-used-above
