@@ -22,7 +22,7 @@ use super::report::{Report, Run};
 
 /// How often to simulate each policy and worker count: `runs` repeats
 /// with seeds `seed`, `seed + 1`, …, each with the costs perturbed by up
-/// to `perturb_pct` percent (see the [module docs](self)).
+/// to `perturb_pct` percent (see the module docs of `src/sim/spread.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Repeat {
     /// Repeats (at least 1).
