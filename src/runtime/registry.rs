@@ -170,6 +170,7 @@ mod aimed;
 mod detached;
 pub(crate) mod group_routing;
 mod lifecycle;
+mod maps;
 mod push;
 
 #[cfg(feature = "sim")]
@@ -340,7 +341,7 @@ impl Registry {
         }
         // The threads this build starts (worker 0 may be the caller).
         let first = usize::from(adopted);
-        lifecycle::check_thread_limit(n - first)?;
+        maps::check_thread_limit(n - first)?;
         let deques: Vec<Worker<JobRef>> = (0..n)
             .map(|_| {
                 if cfg.breadth_first {
