@@ -270,7 +270,9 @@ impl std::error::Error for LayoutError {}
 /// The pool's workers on a [`Topology`]: see the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct Layout {
-    topology: Topology,
+    /// The topology: borrowed when it is the process's detected machine
+    /// (read once per process), so that a build does not copy it.
+    topology: std::borrow::Cow<'static, Topology>,
     options: LayoutOptions,
     workers: Vec<WorkerPlace>,
     core_ranges: Vec<Range<usize>>,
@@ -334,6 +336,24 @@ impl Layout {
     /// assert_eq!(l.workers()[1].cpus.to_string(), "4-7");
     /// ```
     pub fn new(topology: &Topology, opts: &LayoutOptions) -> Result<Layout, LayoutError> {
+        Self::new_keeping(topology, || std::borrow::Cow::Owned(topology.clone()), opts)
+    }
+
+    /// [`Layout::new`] on a topology that lives as long as the process
+    /// (the detected machine): the layout keeps a reference, no copy.
+    pub(crate) fn new_static(
+        topology: &'static Topology,
+        opts: &LayoutOptions,
+    ) -> Result<Layout, LayoutError> {
+        Self::new_keeping(topology, || std::borrow::Cow::Borrowed(topology), opts)
+    }
+
+    /// [`Layout::new`], keeping the topology that `keep` gives.
+    fn new_keeping<'t>(
+        topology: &'t Topology,
+        keep: impl FnOnce() -> std::borrow::Cow<'static, Topology>,
+        opts: &LayoutOptions,
+    ) -> Result<Layout, LayoutError> {
         let pus = topology.pus();
         let allowed: Vec<usize> = (0..pus.len())
             .filter(|&i| topology.allowed().contains(pus[i].os_index))
@@ -356,7 +376,7 @@ impl Layout {
         let mult = select::multiplicities(topology, &allowed, n);
 
         let mut l = Layout {
-            topology: topology.clone(),
+            topology: keep(),
             options: opts.clone(),
             workers: Vec::with_capacity(n),
             core_ranges: Vec::new(),

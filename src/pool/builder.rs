@@ -481,7 +481,11 @@ impl<S> ThreadPoolBuilder<S> {
             cluster_aware,
             virtual_topology,
         };
-        let layout = Layout::new(&topology, &opts)?;
+        // The detected machine is kept by reference, not copied.
+        let layout = match topology {
+            Cow::Borrowed(t) => Layout::new_static(t, &opts)?,
+            Cow::Owned(ref t) => Layout::new(t, &opts)?,
+        };
         let cfg = RegistryConfig {
             layout,
             thread_name: Some(
