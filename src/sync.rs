@@ -57,35 +57,31 @@ mod imp {
 
     /// Spin-then-yield backoff of a searching worker: crossbeam's
     /// `Backoff` (spins of 1, 2, .. 64 pauses, then `yield_now`), but with
-    /// [`SEARCH_YIELDS`] yields before it reports completion instead of 4.
-    ///
-    /// A pool that runs short calls back to back (a parallel iterator of
-    /// ~300 us issued in a loop) goes idle between calls for about the
-    /// time its caller needs to wake up and send the next call. With 4
-    /// yields (~10 us of searching) the workers parked in most of those
-    /// gaps, and each call then paid one or two futex wakeups before both
-    /// workers ran (measured on 2 cores: 1.2 to 1.5 parks per call, the
-    /// second worker's first item 8 us after the call instead of 2-3 us
-    /// for rayon, which searches 32 rounds with a yield each). With 32
-    /// the parks fall to 0.1-0.4 per call. An idle pool still parks after
-    /// ~40 us; a yield lets any other runnable thread have the CPU.
+    /// a number of steps before it reports completion that the search
+    /// chooses (`runtime::backoff`: up to the 7 spins and 32 yields, as
+    /// many yields as rayon's 32 rounds, where crossbeam has 4).
     ///
     /// The rule only: each round returns the [`Pause`] to take, which the
     /// threads take with [`pause`] and the simulator charges as simulated
     /// time (`runtime::search::Search` is driven by both).
-    #[derive(Debug, Clone, Copy, Default)]
+    #[derive(Debug, Clone, Copy)]
     pub(crate) struct Backoff {
         step: u32,
+        /// The step at which it is completed.
+        done: u32,
     }
 
     /// Doubling spins up to `1 << SPIN_LIMIT` pauses (crossbeam's limit).
     const SPIN_LIMIT: u32 = 6;
-    /// Yields after the spins before a search gives up and parks.
-    pub(crate) const SEARCH_YIELDS: u32 = 32;
 
     impl Backoff {
-        pub(crate) fn new() -> Self {
-            Backoff { step: 0 }
+        /// A backoff that completes after `steps` snoozes: the first
+        /// `SPIN_LIMIT + 1` spin, the others yield.
+        pub(crate) fn new(steps: u32) -> Self {
+            Backoff {
+                step: 0,
+                done: steps,
+            }
         }
 
         /// After a lost race: spin, without yielding.
@@ -100,7 +96,7 @@ mod imp {
         /// After a pass that found nothing: spin, then yield.
         pub(crate) fn snooze(&mut self) -> Pause {
             let step = self.step;
-            if step <= SPIN_LIMIT + SEARCH_YIELDS {
+            if step < self.done {
                 self.step = step + 1;
             }
             if step <= SPIN_LIMIT {
@@ -112,11 +108,12 @@ mod imp {
 
         /// Whether the search has spun and yielded enough to park.
         pub(crate) fn is_completed(&self) -> bool {
-            self.step > SPIN_LIMIT + SEARCH_YIELDS
+            self.step >= self.done
         }
 
-        pub(crate) fn reset(&mut self) {
-            self.step = 0;
+        /// Starts over, to complete after `steps` snoozes.
+        pub(crate) fn reset(&mut self, steps: u32) {
+            *self = Backoff::new(steps);
         }
     }
 
@@ -256,7 +253,7 @@ mod imp {
     #[derive(Debug, Clone, Copy, Default)]
     pub(crate) struct Backoff;
     impl Backoff {
-        pub(crate) fn new() -> Self {
+        pub(crate) fn new(_steps: u32) -> Self {
             Backoff
         }
         pub(crate) fn spin(&mut self) -> Pause {
@@ -268,7 +265,7 @@ mod imp {
         pub(crate) fn is_completed(&self) -> bool {
             true
         }
-        pub(crate) fn reset(&mut self) {}
+        pub(crate) fn reset(&mut self, _steps: u32) {}
     }
 
     /// Takes a [`Pause`]: under loom, every pause yields to the model

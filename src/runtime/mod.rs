@@ -2,6 +2,7 @@
 //! latches, jobs, pinning and counters. The public API on top of it is in
 //! [`crate::pool`].
 
+pub(crate) mod backoff;
 pub(crate) mod group_state;
 pub(crate) mod handoff;
 pub(crate) mod idle;

@@ -273,6 +273,16 @@ pub trait Sources {
     /// Between passes: wakes the caller handed to the worker, if any.
     #[inline]
     fn serve_handoff(&mut self) {}
+
+    /// How many backoff steps (spins, then yields) the search may spend
+    /// before it re-checks and parks, for a latch waiter if `waits` (the
+    /// worker's idle governor, `runtime::backoff`; the full budget by
+    /// default).
+    #[inline]
+    fn search_steps(&self, waits: bool) -> u32 {
+        let _ = waits;
+        super::backoff::FULL_STEPS
+    }
 }
 
 /// What the driver of a [`Search`] does after a step.
@@ -330,7 +340,7 @@ impl Search {
             worker,
             llc,
             state: State::Uncounted,
-            backoff: Backoff::new(),
+            backoff: Backoff::new(super::backoff::FULL_STEPS),
             passes: 0,
             woken: false,
         }
@@ -378,6 +388,7 @@ impl Search {
                 }
                 src.sleep().start_searching(self.worker);
                 src.search_opened();
+                self.backoff.reset(src.search_steps(latch.is_some()));
                 self.passes = 1;
                 Step::Again
             }
@@ -396,7 +407,7 @@ impl Search {
                     }
                 }
                 src.search_opened();
-                self.backoff.reset();
+                self.backoff.reset(src.search_steps(latch.is_some()));
                 self.woken = true;
                 self.pass(src, latch)
             }
@@ -451,7 +462,7 @@ impl Search {
         if matches!(recheck, Found::Retry) {
             src.sleep().cancel_sleep(idle);
             src.search_opened();
-            self.backoff.reset();
+            self.backoff.reset(src.search_steps(latch.is_some()));
             self.passes = 1;
             return Step::Again;
         }

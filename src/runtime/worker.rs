@@ -38,6 +38,7 @@ use crossbeam_utils::Backoff;
 
 use crate::layout::Tier;
 
+use super::backoff::IdleGovernor;
 use super::group_state::GroupRef;
 use super::idle::Distance;
 use super::job::JobRef;
@@ -93,6 +94,9 @@ pub(crate) struct WorkerThread {
     /// The idle masks' summary word if there is only one, else null: read
     /// after every private push (`private::must_publish`).
     idle_word: *const crate::sync::AtomicU64,
+    /// How long this worker's searches spin before parking
+    /// (`runtime::backoff`), fed by the search's reports below.
+    governor: IdleGovernor,
 }
 
 /// What one pass over the sources found.
@@ -177,6 +181,7 @@ impl WorkerThread {
                 .idle()
                 .sole_summary_word()
                 .map_or(ptr::null(), |w| w as *const _),
+            governor: IdleGovernor::new(),
             registry,
         };
         (wt, pin)
@@ -951,16 +956,19 @@ impl Sources for &WorkerThread {
 
     #[inline]
     fn failed_search(&mut self) {
+        self.governor.spent();
         self.counters().failed_search();
     }
 
     #[inline]
     fn parked(&mut self) {
+        self.governor.parking();
         self.counters().park();
     }
 
     #[inline]
     fn search_opened(&mut self) {
+        self.governor.opened();
         if self.registry.hands_wakeups() {
             self.info().handoff.open(pin::current_cpu());
         }
@@ -968,6 +976,7 @@ impl Sources for &WorkerThread {
 
     #[inline]
     fn search_closed(&mut self) {
+        self.governor.closed();
         if self.info().handoff.close() {
             std::thread::yield_now();
         }
@@ -978,5 +987,10 @@ impl Sources for &WorkerThread {
         if self.info().handoff.serve() {
             std::thread::yield_now();
         }
+    }
+
+    #[inline]
+    fn search_steps(&self, waits: bool) -> u32 {
+        self.governor.steps(waits)
     }
 }

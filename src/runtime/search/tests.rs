@@ -117,7 +117,7 @@ fn a_dry_search_backs_off_as_the_backoff_says_then_parks_and_resumes_far() {
     assert!(matches!(step, Step::Park));
     assert!(s.idle().is_some(), "a parking search holds its token");
     // The pauses are the backoff's own: doubling spins, then yields.
-    let mut b = Backoff::new();
+    let mut b = Backoff::new(crate::runtime::backoff::FULL_STEPS);
     let mut expected = Vec::new();
     while !b.is_completed() {
         expected.push(b.snooze());

@@ -1,0 +1,256 @@
+//! How long a worker that found nothing keeps searching before it parks:
+//! the idle governor, one per worker.
+//!
+//! A search that found nothing spins ([`SPIN_STEPS`] doubling pause loops)
+//! and then yields up to [`SEARCH_YIELDS`] times (`sync::Backoff`) before
+//! it re-checks and parks. The yields are worth their CPU when work comes back within them:
+//! short parallel calls issued back to back leave the pool idle for about
+//! the time their caller needs to send the next call (tens of
+//! microseconds), and a worker that parked in each such gap made every call
+//! pay a futex wakeup or two. They are wasted when work comes rarely: a
+//! pool fed one small job every millisecond (or every 100 us) woke, ran the
+//! job, yielded tens of microseconds for nothing and parked, each time.
+//!
+//! The governor predicts which case the worker is in from how its recent
+//! idle periods ended, as the kernel's `menu` and `teo` cpuidle governors
+//! pick an idle state from the recent sleep lengths and Go's scheduler
+//! keeps spinning threads only while work keeps turning up. It keeps a
+//! score from 0 to [`MAX_SCORE`]; a search's budget ([`steps`]) is the
+//! pause spins and [`SEARCH_YIELDS`] yields scaled by score /
+//! [`MAX_SCORE`]; at 0 it is [`FLOOR_STEPS`] short spins (15 pauses, about
+//! a microsecond) and then the re-check and the park. Each idle period
+//! moves the score:
+//!
+//! - the search found work while spinning or yielding (it did not park):
+//!   the spin paid, `+2`;
+//! - the worker parked and was woken within [`SHORT_PARK`] (about the
+//!   length of a full budget of yields on an idle machine): a longer spin
+//!   would have caught the work without the park and the wakeup, `+1`;
+//! - the worker parked for longer: the spin before it was wasted, `-2`.
+//!
+//! So a worker whose work arrives in bursts with short gaps keeps the full
+//! budget; one whose gaps are long parks after its pause spins within a
+//! few periods; a worker that parked at once and then sees short parks
+//! grows its budget back. The clock is read only around a park (which
+//! costs a futex wait and wake anyway), never on a search that finds work.
+//!
+//! Invariants: the governor is advice only. It decides how many yields a
+//! search may spend before it re-checks and parks; it never skips the
+//! re-check, the park or any step of the sleep protocol (`runtime::sleep`),
+//! so it cannot lose a wakeup. It is owned by its worker's thread (`Cell`s,
+//! no sharing). Latch waiters (a stolen `join` half, a `scope`) keep the
+//! full budget whatever the score: their wait ends with work already
+//! running elsewhere, and their wakeup latency is on the critical path.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+/// Yields of a full budget, after the pause spins, before a search parks
+/// (rayon searches 32 rounds with a yield each).
+pub const SEARCH_YIELDS: u32 = 32;
+
+/// The spin steps of `sync::Backoff` (1, 2, .. 64 pauses) before it yields.
+pub const SPIN_STEPS: u32 = 7;
+
+/// The backoff steps of a full budget.
+pub const FULL_STEPS: u32 = SPIN_STEPS + SEARCH_YIELDS;
+
+/// The backoff steps at score 0: spins of 1, 2, 4 and 8 pauses. The longer
+/// spins (up to 64 pauses each, several microseconds in all) are for gaps
+/// that a worker at score 0 has not been seeing.
+pub const FLOOR_STEPS: u32 = 4;
+
+/// The governor's score ceiling (full budget).
+pub const MAX_SCORE: u8 = 8;
+
+/// A park shorter than this counts as an idle period a full spin would
+/// have covered.
+pub const SHORT_PARK: Duration = Duration::from_micros(50);
+
+/// The per-worker idle governor (see the module docs).
+#[derive(Debug)]
+pub struct IdleGovernor {
+    score: Cell<u8>,
+    /// When the current park began, until the first hook after it.
+    parked_at: Cell<Option<Instant>>,
+    /// The current search began at a wakeup: what its first pass finds is
+    /// the wakeup's work, not the spin's.
+    woken: Cell<bool>,
+    /// The current search spent its budget without finding work.
+    spent: Cell<bool>,
+}
+
+impl Default for IdleGovernor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl IdleGovernor {
+    /// A governor with the full budget (a new worker behaves as before
+    /// any evidence).
+    pub fn new() -> Self {
+        IdleGovernor {
+            score: Cell::new(MAX_SCORE),
+            parked_at: Cell::new(None),
+            woken: Cell::new(false),
+            spent: Cell::new(false),
+        }
+    }
+
+    /// The backoff steps the next search may spend before parking; a
+    /// latch waiter (`waits`) gets the full budget.
+    #[inline]
+    pub fn steps(&self, waits: bool) -> u32 {
+        if waits {
+            FULL_STEPS
+        } else {
+            steps(self.score.get())
+        }
+    }
+
+    /// The score now.
+    #[cfg(test)]
+    pub fn score(&self) -> u8 {
+        self.score.get()
+    }
+
+    /// A (counted) search starts or resumes after a park.
+    #[inline]
+    pub fn opened(&self) {
+        self.woken.set(self.end_park());
+        self.spent.set(false);
+    }
+
+    /// The search spent its budget and goes idle.
+    #[inline]
+    pub fn spent(&self) {
+        self.spent.set(true);
+    }
+
+    /// The worker parks now.
+    #[inline]
+    pub fn parking(&self) {
+        self.parked_at.set(Some(Instant::now()));
+    }
+
+    /// The search stops (work found, latch set) or goes idle. A search
+    /// that neither began at a wakeup nor spent its budget found its work
+    /// while spinning.
+    #[inline]
+    pub fn closed(&self) {
+        if self.end_park() {
+            return;
+        }
+        if !self.woken.get() && !self.spent.get() {
+            self.score.set(caught(self.score.get()));
+            // Counted once: a second close of the same search (the
+            // re-check path closes twice) changes nothing.
+            self.spent.set(true);
+        }
+    }
+
+    /// Scores a park that just ended, if one did; whether one did.
+    #[inline]
+    fn end_park(&self) -> bool {
+        match self.parked_at.take() {
+            Some(t) => {
+                self.score.set(after_park(self.score.get(), t.elapsed()));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The backoff steps of score `score`.
+#[inline]
+pub fn steps(score: u8) -> u32 {
+    match score.min(MAX_SCORE) {
+        0 => FLOOR_STEPS,
+        s => SPIN_STEPS + SEARCH_YIELDS * u32::from(s) / u32::from(MAX_SCORE),
+    }
+}
+
+/// The score after a search that found work while spinning.
+#[inline]
+pub fn caught(score: u8) -> u8 {
+    score.saturating_add(2).min(MAX_SCORE)
+}
+
+/// The score after a park of `parked`.
+#[inline]
+pub fn after_park(score: u8, parked: Duration) -> u8 {
+    if parked < SHORT_PARK {
+        score.saturating_add(1).min(MAX_SCORE)
+    } else {
+        score.saturating_sub(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_scales_from_short_spins_to_the_full_yields() {
+        assert_eq!(steps(0), FLOOR_STEPS);
+        assert_eq!(steps(1), SPIN_STEPS + SEARCH_YIELDS / 8);
+        assert_eq!(steps(MAX_SCORE / 2), SPIN_STEPS + SEARCH_YIELDS / 2);
+        assert_eq!(steps(MAX_SCORE), FULL_STEPS);
+        assert_eq!(steps(u8::MAX), FULL_STEPS);
+    }
+
+    #[test]
+    fn long_parks_lower_the_score_and_short_ones_raise_it() {
+        let long = SHORT_PARK * 20;
+        let mut s = MAX_SCORE;
+        for _ in 0..MAX_SCORE {
+            s = after_park(s, long);
+        }
+        assert_eq!(s, 0);
+        assert_eq!(after_park(0, long), 0);
+        assert_eq!(after_park(0, Duration::ZERO), 1);
+        assert_eq!(after_park(MAX_SCORE, Duration::ZERO), MAX_SCORE);
+        assert_eq!(caught(0), 2);
+        assert_eq!(caught(MAX_SCORE - 1), MAX_SCORE);
+    }
+
+    #[test]
+    fn a_search_that_finds_work_without_parking_raises_the_score() {
+        let g = IdleGovernor::new();
+        g.score.set(0);
+        g.opened();
+        g.closed();
+        assert_eq!(g.score(), 2);
+        // Closed twice (the re-check path): counted once.
+        g.closed();
+        assert_eq!(g.score(), 2);
+    }
+
+    #[test]
+    fn a_search_that_spent_its_budget_or_began_at_a_wakeup_is_no_catch() {
+        let g = IdleGovernor::new();
+        g.score.set(4);
+        g.opened();
+        g.spent();
+        g.closed();
+        assert_eq!(g.score(), 4);
+        // Parked: the park is scored when the worker resumes, and the
+        // job its first pass finds is the wakeup's, not the spin's.
+        g.parking();
+        g.parked_at.set(Some(Instant::now() - SHORT_PARK * 4));
+        g.opened();
+        assert_eq!(g.score(), 2);
+        g.closed();
+        assert_eq!(g.score(), 2);
+    }
+
+    #[test]
+    fn latch_waiters_keep_the_full_budget() {
+        let g = IdleGovernor::new();
+        g.score.set(0);
+        assert_eq!(g.steps(false), FLOOR_STEPS);
+        assert_eq!(g.steps(true), FULL_STEPS);
+    }
+}
