@@ -349,8 +349,8 @@ impl Layout {
     }
 
     /// [`Layout::new`], keeping the topology that `keep` gives.
-    fn new_keeping<'t>(
-        topology: &'t Topology,
+    fn new_keeping(
+        topology: &Topology,
         keep: impl FnOnce() -> std::borrow::Cow<'static, Topology>,
         opts: &LayoutOptions,
     ) -> Result<Layout, LayoutError> {
