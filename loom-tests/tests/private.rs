@@ -245,7 +245,8 @@ fn parking_worker_gets_a_private_half_of_a_blocked_owner() {
                         }
                         Claim::Empty => {}
                     }
-                    sleep.sleep(idle);
+                    sleep.park(&idle);
+                    sleep.cancel_sleep(idle);
                 }
             })
         };
