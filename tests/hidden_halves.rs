@@ -235,3 +235,34 @@ fn joins_nested_deeper_than_the_private_stack() {
         }
     });
 }
+
+/// A panic in an `a` nested deeper than the private stack holds (its
+/// `join` took the public path): every enclosing `b` still runs once, both
+/// in the private and in the public frames, and the panic reaches the
+/// caller with its own payload.
+#[test]
+fn a_panic_below_the_private_stack_runs_every_b_and_reaches_the_caller() {
+    fn chain(depth: usize, ran: &AtomicUsize) {
+        if depth == 0 {
+            panic!("deepest a");
+        }
+        locus::join(
+            || chain(depth - 1, ran),
+            || {
+                ran.fetch_add(1, Ordering::Relaxed);
+            },
+        );
+    }
+    with_watchdog("deep panic", || {
+        let p = pool(2);
+        for depth in [10, 64, 100] {
+            let ran = AtomicUsize::new(0);
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                p.install(|| chain(depth, &ran))
+            }))
+            .expect_err("the deepest a panicked");
+            assert_eq!(err.downcast_ref::<&str>(), Some(&"deepest a"));
+            assert_eq!(ran.into_inner(), depth, "depth {depth}");
+        }
+    });
+}

@@ -21,12 +21,14 @@
 //! otherwise (stolen or claimed) the caller runs other jobs until `b`'s
 //! latch is set.
 
+use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
+use std::thread;
 
-use crate::runtime::job::StackJob;
-use crate::runtime::latch::{CoreLatch, SpinLatch};
+use crate::runtime::job::JoinJob;
+use crate::runtime::latch::{CoreLatch, JoinLatch};
 use crate::runtime::owner::TakeBack;
-use crate::runtime::unwind::{self, AbortOnUnwind};
+use crate::runtime::unwind::{self, AbortOnUnwindJoin};
 use crate::runtime::worker::WorkerThread;
 
 use super::global;
@@ -91,6 +93,11 @@ where
 }
 
 /// `join_context` on worker `wt`.
+///
+/// The fast path (nobody took `b`) costs a private push and pop, a look at
+/// the idle word after the push and at the `wanted` hint after the pop, and
+/// a counter: everything else (publishing to the deque, waiting, panics,
+/// a full private stack) is out of line (`docs/join-cost.md`).
 pub(crate) fn join_on<A, B, RA, RB>(wt: &WorkerThread, injected: bool, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -100,59 +107,118 @@ where
 {
     // Inside a group job, `b` belongs to the group: if another worker runs
     // it, it runs there as a job of the group (counted in that LLC).
-    let group = wt.group();
-    let job_b = StackJob::new(
-        move |migrated| {
-            if migrated && !group.is_none() {
-                WorkerThread::in_group_here(group, || b(FnContext { migrated }))
-            } else {
-                b(FnContext { migrated })
-            }
-        },
-        SpinLatch::new(wt.registry(), wt.index()),
+    let job_b = JoinJob::new(
+        move |migrated| b(FnContext { migrated }),
+        wt.join_latch(),
+        wt.group(),
     );
     // SAFETY: `job_b` stays in this frame until its latch is set or we took
-    // it back from the deque; every path below waits for one of the two
-    // (including the panic path).
+    // it back; every path below (and in `join_public`) waits for one of
+    // the two (including the panic path).
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    let id = job_b_ref.id();
-    wt.push_private(job_b_ref);
+    if !wt.push_private(job_b_ref) {
+        return join_public(wt, injected, a, &job_b);
+    }
     // Until b is ours again or its latch is set, another worker may run b
     // in this frame: no unwinding out of it (a's panic is caught; see
-    // `runtime::unwind`). Disarmed on every path that leaves the loop.
-    let guard = AbortOnUnwind::new("`join` while its second half may run on another worker");
-
+    // `runtime::unwind`). Disarmed on every path that leaves the frame.
+    let guard = AbortOnUnwindJoin;
     let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
     // b is ours again if it was never promoted or claimed, or if it was
-    // promoted and nobody stole it: then run it here. If a panicked, b
-    // still runs (as in rayon: both closures always run), its own panic is
-    // dropped, and a's is resumed. One call site for that, and the waiting
-    // out of line, so that this frame stays small enough for the compiler
-    // to inline `a` and `b` into it.
-    if wt.pop_private(id) || take_back_or_wait(wt, &job_b.latch.core, id) {
-        guard.disarm();
+    // promoted and nobody stole it: then run it here. The waiting is out
+    // of line, so that this frame stays small enough for the compiler to
+    // inline `a` and `b` into it.
+    let mine =
+        wt.pop_private(job_b_ref.id()) || take_back_or_wait(wt, &job_b.latch.core, job_b_ref.id());
+    guard.disarm();
+    // SAFETY: `mine`: b was taken back (or never published) and not run;
+    // else its latch is set.
+    unsafe { finish(wt, injected, ra, &job_b, mine) }
+}
+
+/// `join` with `b` on the deque at once, as rayon's: the path of a `join`
+/// nested deeper than the private stack holds ([`WorkerThread::push_private`]
+/// refused `b`).
+#[cold]
+#[inline(never)]
+fn join_public<A, F, RA, RB>(
+    wt: &WorkerThread,
+    injected: bool,
+    a: A,
+    job_b: &JoinJob<JoinLatch<'_>, F, RB>,
+) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    F: FnOnce(bool) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // SAFETY: as in `join_on`, which keeps `job_b` until this returns.
+    let job_b_ref = unsafe { job_b.as_job_ref() };
+    wt.join_public_entry();
+    wt.push(job_b_ref);
+    let guard = AbortOnUnwindJoin;
+    let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
+    let mine = take_back_or_wait(wt, &job_b.latch.core, job_b_ref.id());
+    guard.disarm();
+    // SAFETY: as in `join_on`.
+    unsafe { finish(wt, injected, ra, job_b, mine) }
+}
+
+/// The end of a `join` once `a` returned: if `mine`, runs `b` here (also
+/// when `a` panicked: as in rayon, both closures always run; b's own panic
+/// is then dropped and a's resumed); else takes the result another worker
+/// left. One call site for each path, so that `b` is inlined once.
+///
+/// # Safety
+/// `mine`: `job_b` was taken back (or never published) and has not run;
+/// otherwise its latch was observed set.
+#[inline(always)]
+unsafe fn finish<F, RA, RB>(
+    wt: &WorkerThread,
+    injected: bool,
+    ra: thread::Result<RA>,
+    job_b: &JoinJob<JoinLatch<'_>, F, RB>,
+    mine: bool,
+) -> (RA, RB)
+where
+    F: FnOnce(bool) -> RB + Send,
+    RB: Send,
+{
+    if mine {
         wt.count_job();
         return match ra {
-            Ok(ra) => (ra, job_b.run_inline(injected)),
-            Err(p) => {
-                let rb = panic::catch_unwind(AssertUnwindSafe(|| job_b.run_inline(injected)));
-                if let Err(pb) = rb {
-                    unwind::drop_payload(pb);
-                }
-                panic::resume_unwind(p)
-            }
+            // SAFETY: ours, not run yet (the caller's contract).
+            Ok(ra) => (ra, unsafe { job_b.run_inline(injected) }),
+            // SAFETY: as above.
+            Err(p) => b_after_panic(p, || unsafe { job_b.run_inline(injected) }),
         };
     }
-    guard.disarm();
-    match ra {
-        Ok(ra) => (ra, job_b.into_result()),
-        Err(p) => {
+    // SAFETY: the latch is set (the caller's contract).
+    let rb = unsafe { job_b.take_result() };
+    match (ra, rb) {
+        (Ok(ra), Ok(rb)) => (ra, rb),
+        (Err(p), rb) => {
             // a's panic wins; b's outcome is dropped here, not while
             // unwinding (a payload whose `Drop` panics would abort then).
-            job_b.into_job_result().discard();
+            if let Err(pb) = rb {
+                unwind::drop_payload(pb);
+            }
             panic::resume_unwind(p)
         }
+        (Ok(_), Err(pb)) => panic::resume_unwind(pb),
     }
+}
+
+/// `a` panicked with `p`: runs `b` (as rayon does), drops its panic if it
+/// panics too, and resumes `p`.
+#[cold]
+#[inline(never)]
+fn b_after_panic<RB>(p: Box<dyn Any + Send>, b: impl FnOnce() -> RB) -> ! {
+    if let Err(pb) = panic::catch_unwind(AssertUnwindSafe(b)) {
+        unwind::drop_payload(pb);
+    }
+    panic::resume_unwind(p)
 }
 
 /// `b` (the job `id` with latch `latch`) was promoted to the deque or

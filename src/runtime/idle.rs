@@ -588,7 +588,15 @@ impl IdleMasks {
     /// a one-word root (it was `None` for pools of more than a dozen LLCs
     /// or so); the `Option` is kept for the callers.
     pub fn sole_summary_word(&self) -> Option<&AtomicU64> {
-        Some(self.root())
+        Some(self.root_word())
+    }
+
+    /// The summary's root word (see [`Self::sole_summary_word`]), for the
+    /// worker that loads it after every private push and so would rather
+    /// not test an `Option` there.
+    #[inline]
+    pub fn root_word(&self) -> &AtomicU64 {
+        self.root()
     }
 
     /// Whether some idle bit is set: SeqCst loads down the summary tree,

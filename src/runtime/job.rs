@@ -20,8 +20,11 @@
 
 use std::any::Any;
 use std::cell::UnsafeCell;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{self, AssertUnwindSafe};
+use std::thread;
 
+use super::group_state::GroupRef;
 use super::jobmem;
 use super::latch::Latch;
 use super::unwind;
@@ -205,6 +208,107 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
         // SAFETY: setting the latch is the last access to `this`; after it the
         // owner may free the frame. A raw pointer is passed because the
         // latch's memory may be freed while `set` is still running.
+        unsafe { L::set(&raw const this.latch) };
+    }
+}
+
+/// `join`'s second half: a [`StackJob`] stripped to what `join` needs on
+/// its fast path, where the owner takes the half back and runs it inline.
+/// The closure is run exactly once, by the owner ([`JoinJob::run_inline`])
+/// or by the one thread that took its [`JobRef`] (`execute`), so it is
+/// kept without an `Option` (no flag to write, test and clear); the result
+/// is written only by that thread, so it is kept uninitialized until then
+/// (nothing to drop on the inline path).
+///
+/// `join` runs the closure on every path (also when `a` panicked); a job
+/// dropped without running leaks its closure's captures (it cannot happen
+/// but in an abort).
+pub(crate) struct JoinJob<L, F, R> {
+    /// The latch set when another thread ran the job.
+    pub(crate) latch: L,
+    /// The group of the `join`'s caller: a thief runs the closure as a
+    /// job of that group (counted in its own LLC); the owner, inline, is
+    /// in it already.
+    group: GroupRef,
+    func: UnsafeCell<ManuallyDrop<F>>,
+    result: UnsafeCell<MaybeUninit<thread::Result<R>>>,
+}
+
+// SAFETY: as `StackJob`: the closure and result are touched by one thread
+// at a time (the creator before publishing or after taking the job back;
+// the executing thread while it runs; the creator after the latch).
+unsafe impl<L: Sync, F: Send, R: Send> Sync for JoinJob<L, F, R> {}
+
+impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> JoinJob<L, F, R> {
+    /// A new job of group `group`; `func` receives `migrated` (true when
+    /// run by a thread that did not create it).
+    #[inline]
+    pub(crate) fn new(func: F, latch: L, group: GroupRef) -> Self {
+        JoinJob {
+            latch,
+            group,
+            func: UnsafeCell::new(ManuallyDrop::new(func)),
+            result: UnsafeCell::new(MaybeUninit::uninit()),
+        }
+    }
+
+    /// A reference to publish.
+    ///
+    /// # Safety
+    /// As [`StackJob::as_job_ref`]: `self` stays in place until the latch
+    /// is set or the job was taken back and run inline.
+    #[inline]
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: the caller keeps `self` alive and in place.
+        unsafe { JobRef::new(self as *const Self) }
+    }
+
+    /// Runs the closure on the creating thread. The latch is not set.
+    ///
+    /// # Safety
+    /// Once, and only if no other thread runs the job (it was never
+    /// published, or was taken back before anyone took it).
+    #[inline]
+    pub(crate) unsafe fn run_inline(&self, migrated: bool) -> R {
+        // SAFETY: exclusive access and a single call (the caller's
+        // contract): the closure is moved out once.
+        let f = unsafe { ManuallyDrop::take(&mut *self.func.get()) };
+        f(migrated)
+    }
+
+    /// The outcome, value or panic, of the run by another thread.
+    ///
+    /// # Safety
+    /// Once, after the latch was observed set.
+    #[inline]
+    pub(crate) unsafe fn take_result(&self) -> thread::Result<R> {
+        // SAFETY: `execute` wrote the result before setting the latch,
+        // which the caller observed (Acquire); it is read once.
+        unsafe { (*self.result.get()).assume_init_read() }
+    }
+}
+
+impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for JoinJob<L, F, R> {
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: `this` is alive until the latch is set below (module docs);
+        // this thread took the only reference out of a queue, so it has
+        // the cells to itself, and the closure is moved out once.
+        let this = unsafe { &*this };
+        let func = unsafe { ManuallyDrop::take(&mut *this.func.get()) };
+        let group = this.group;
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            if group.is_none() {
+                func(true)
+            } else {
+                WorkerThread::in_group_here(group, || func(true))
+            }
+        }));
+        // SAFETY: as above, still exclusive.
+        unsafe { (*this.result.get()).write(result) };
+        // Before the latch releases the waiter: the counts of the jobs run
+        // for it, this one included (`ThreadPool::stats`).
+        super::worker::publish_counts();
+        // SAFETY: setting the latch is the last access to `this`.
         unsafe { L::set(&raw const this.latch) };
     }
 }

@@ -12,7 +12,10 @@
 //!   owner; the parker keeps a token, so an unpark that lands before the
 //!   owner actually blocks still makes `park` return. If the swap comes
 //!   first, the owner's CAS fails and it does not park.
-//! - [`SpinLatch`]: a `CoreLatch` plus the pool and worker to wake (`join`).
+//! - [`JoinLatch`]: a `CoreLatch` plus the parker of the worker to wake
+//!   (`join`, whose halves are set by workers of the same pool).
+//! - [`SpinLatch`]: a `CoreLatch` plus the pool and worker to wake, kept
+//!   alive by the setter (an `install` from a worker of another pool).
 //! - [`CountLatch`]: a counter; reaching zero sets a `CoreLatch` and wakes
 //!   its owner worker (`scope`, `broadcast`), or, for a thread outside
 //!   every pool (`in_place_scope`), sets a [`LockLatch`] it blocks on.
@@ -110,35 +113,24 @@ impl CoreLatch {
     }
 }
 
-/// The latch of `join`: set by whoever ran the stolen closure; wakes the
-/// owning worker if it sleeps.
+/// The latch of an `install` from a worker of another pool: set by
+/// whoever ran the job; wakes the owning worker if it sleeps. The setter
+/// belongs to another pool than the owner, so it keeps the owner's
+/// registry alive itself while it wakes the owner.
 pub(crate) struct SpinLatch<'r> {
     pub(crate) core: CoreLatch,
     registry: &'r Arc<Registry>,
     target: usize,
-    /// The setter may belong to another pool (install from a worker of
-    /// another pool), so it must keep the owner's registry alive itself.
-    cross: bool,
 }
 
 impl<'r> SpinLatch<'r> {
-    /// A latch owned by worker `target` of `registry`.
-    pub(crate) fn new(registry: &'r Arc<Registry>, target: usize) -> Self {
-        SpinLatch {
-            core: CoreLatch::new(),
-            registry,
-            target,
-            cross: false,
-        }
-    }
-
-    /// A latch whose setter may run on a worker of another pool.
+    /// A latch owned by worker `target` of `registry`, whose setter may run
+    /// on a worker of another pool.
     pub(crate) fn cross(registry: &'r Arc<Registry>, target: usize) -> Self {
         SpinLatch {
             core: CoreLatch::new(),
             registry,
             target,
-            cross: true,
         }
     }
 }
@@ -146,23 +138,52 @@ impl<'r> SpinLatch<'r> {
 impl Latch for SpinLatch<'_> {
     unsafe fn set(this: *const Self) {
         // SAFETY: `this` is valid until the swap inside CoreLatch::set.
-        let (target, cross) = unsafe { ((*this).target, (*this).cross) };
-        // Keep the registry alive past the swap. Without `cross`, the setter
-        // is a worker of this registry and its own Arc keeps it alive.
-        let keep: Option<Arc<Registry>> = if cross {
-            // SAFETY: still before the swap.
-            Some(Arc::clone(unsafe { (*this).registry }))
-        } else {
-            None
-        };
-        // SAFETY: still before the swap; the registry outlives the call (see above).
-        let registry: *const Registry = unsafe { &**(*this).registry };
+        let target = unsafe { (*this).target };
+        // Keep the registry alive past the swap: the setter is a worker of
+        // another pool, whose own Arc does not.
+        // SAFETY: still before the swap.
+        let keep: Arc<Registry> = Arc::clone(unsafe { (*this).registry });
         // SAFETY: `core` is valid; this is the last access to `*this`.
         if unsafe { CoreLatch::set(&raw const (*this).core) } {
-            // SAFETY: the registry is alive (own worker Arc, or `keep`).
-            unsafe { (*registry).sleep.wake_worker(target) };
+            keep.sleep.wake_worker(target);
         }
         drop(keep);
+    }
+}
+
+/// The latch of `join`'s second half: a [`CoreLatch`] and the parker of
+/// the worker that waits for it. Two words to write at every `join`
+/// (`SpinLatch` and the latch before it had four): the half is set only by a worker of the
+/// same pool (`join` halves are stolen and claimed inside their pool), and
+/// that worker's own `Arc` keeps the pool, so the parker, alive while it
+/// sets the latch.
+pub(crate) struct JoinLatch<'r> {
+    pub(crate) core: CoreLatch,
+    parker: &'r Parker,
+}
+
+impl<'r> JoinLatch<'r> {
+    /// A latch whose owner parks on `parker`.
+    #[inline]
+    pub(crate) fn new(parker: &'r Parker) -> Self {
+        JoinLatch {
+            core: CoreLatch::new(),
+            parker,
+        }
+    }
+}
+
+impl Latch for JoinLatch<'_> {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: `this` is valid until the swap inside `CoreLatch::set`;
+        // the parker lives in the pool, which the setter (a worker of the
+        // same pool) keeps alive past the swap.
+        let parker: *const Parker = unsafe { (*this).parker };
+        // SAFETY: `core` is valid; this is the last access to `*this`.
+        if unsafe { CoreLatch::set(&raw const (*this).core) } {
+            // SAFETY: see above.
+            unsafe { (*parker).unpark() };
+        }
     }
 }
 

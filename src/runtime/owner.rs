@@ -128,46 +128,89 @@ pub(crate) fn push<O: Owner>(o: &mut O, job: O::Job) {
 ///   this worker waits for a latch;
 /// - a claim by a worker about to park (`WorkerThread::find_private`),
 ///   which does not depend on this worker reaching its next `join`.
+///
+/// Returns false, recording nothing, when the stack is full (a `join`
+/// nested deeper than [`private::CAPACITY`], or private halves disabled):
+/// the caller then publishes its half on the deque, as rayon does (the
+/// pool's `join_public`; the simulator's frame, with [`push_overflow`]).
+///
+/// The promotion rule at entry and the marks are looked at only when the
+/// `wanted` hint is set ([`PrivateStack::wanted`]: the deque may have
+/// shrunk, or a mark was set), which spares the fast path the deque's
+/// length (three loads of its shared line) and the marks' test.
 #[inline(always)]
-pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) {
+pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     o.private_op();
-    if o.marks() != 0 {
-        end_join_marks(o);
-    }
-    // SAFETY: the worker owns its private stack (the `Owner` contract).
-    if !unsafe { o.private().push(job) } {
-        push_overflow(o, job);
-        return;
+    // The stack and the idle word as plain pointers, read once: through
+    // `o` the compiler reloads them after every store (the cold calls
+    // below take `o`'s address, and the slot store might alias it).
+    let stack: *const PrivateStack<O::Job> = o.private();
+    let sole: Option<*const crate::sync::AtomicU64> = o.sole_idle_word().map(|w| w as *const _);
+    // SAFETY: the worker owns its private stack (the `Owner` contract),
+    // which lives as long as the worker `o` is.
+    if !unsafe { (*stack).push(job) } {
+        return false;
     }
     // After the push and its light fence: the idle check of the sleep
     // proof ("Private `join` halves", rule 2).
-    if private::must_publish(o.sole_idle_word(), || o.sleep().idle()) {
+    // SAFETY: the idle word lives in the pool's sleep state, as long as
+    // the worker.
+    if private::must_publish(sole.map(|w| unsafe { &*w }), || o.sleep().idle()) {
         promote_all(o);
-    } else if pass::promote_at_entry(o.deque().len(), || o.sleep().searching() > 0) {
-        promote(o);
+    }
+    // SAFETY: as above.
+    if unsafe { (*stack).wanted() } {
+        join_entry(o);
+    }
+    true
+}
+
+/// The `wanted` hint was set at a `join`'s entry, after the private push:
+/// the push ends both marks (a mark sets the hint too, so that the fast
+/// path tests one word for both), then the entry rule
+/// ([`pass::promote_at_entry`]) promotes if some worker is searching.
+/// Out of line: with the marks' end called from [`push_private`] inline,
+/// `iter_paired`'s 1M stencil sweeps measured 0.98 to 1.02 of rayon's
+/// time against 0.92 to 0.94 (alternating builds, one LLC, where no mark
+/// but `STARTING` is ever set); out of line, 0.95 against 0.95.
+#[cold]
+#[inline(never)]
+fn join_entry<O: Owner>(o: &mut O) {
+    if o.marks() != 0 {
+        end_marks(o, STARTING | CROSSING);
+    }
+    if o.sleep().searching() > 0 {
+        refill(o, |len| pass::promote_at_entry(len, || true));
     }
 }
 
-/// A `join`'s private push ends both marks. Out of line and without
-/// arguments: with `end_marks(STARTING | CROSSING)` called from
-/// [`push_private`] instead, `iter_paired`'s 1M stencil sweeps measured
-/// 0.98 to 1.02 of rayon's time against 0.92 to 0.94 (alternating builds,
-/// one LLC, where no mark but `STARTING` is ever set); with this, 0.95
-/// against 0.95.
+/// A `join` whose half did not fit in the private stack
+/// ([`push_private`] returned false): ends the marks as a private push
+/// does, counts the half in [`Owner::overflow`] (so that [`pop_private`]
+/// reports it gone) and pushes it on the deque, like rayon's.
 #[cold]
 #[inline(never)]
-fn end_join_marks<O: Owner>(o: &mut O) {
-    end_marks(o, STARTING | CROSSING);
-}
-
-/// A `join` nested deeper than the private stack: its half goes on the
-/// deque at once, like rayon's.
-#[cold]
-#[inline(never)]
-fn push_overflow<O: Owner>(o: &mut O, job: O::Job) {
+#[cfg_attr(not(feature = "sim"), allow(dead_code))]
+pub(crate) fn push_overflow<O: Owner>(o: &mut O, job: O::Job) {
+    if o.marks() != 0 {
+        end_marks(o, STARTING | CROSSING);
+    }
     let n = o.overflow();
     o.set_overflow(n + 1);
     push(o, job);
+}
+
+/// The `wanted` hint is set: promotes the oldest private half if `rule`
+/// (a promotion rule of `pass`, given the deque's length) says so, then
+/// clears the hint unless the deque is still short.
+#[cold]
+#[inline(never)]
+fn refill<O: Owner>(o: &mut O, rule: impl FnOnce(usize) -> bool) {
+    if rule(o.deque().len()) {
+        promote(o);
+    }
+    o.private()
+        .settle(|| pass::promote_at_exit(o.deque().len()));
 }
 
 /// Takes back the newest private `join` half (nested joins took theirs
@@ -182,16 +225,20 @@ pub(crate) fn pop_private<O: Owner>(o: &mut O) -> bool {
         o.set_overflow(overflow - 1);
         return false;
     }
-    // SAFETY: the worker owns its private stack (the `Owner` contract).
-    if unsafe { o.private().pop() } == Popped::Gone {
+    // A plain pointer, read once (see `push_private`).
+    let stack: *const PrivateStack<O::Job> = o.private();
+    // SAFETY: the worker owns its private stack (the `Owner` contract),
+    // which lives as long as the worker `o` is.
+    if unsafe { (*stack).pop() } == Popped::Gone {
         return false;
     }
     // The exit is a second chance to refill the deque after a thief took
     // from it while `a` ran, so a long stretch without joins (a serial
     // partition before the next `join`) does not delay the next
-    // promotion.
-    if pass::promote_at_exit(o.deque().len()) {
-        promote(o);
+    // promotion. Asked only when the hint says the deque may have shrunk.
+    // SAFETY: as above.
+    if unsafe { (*stack).wanted() } {
+        refill(o, pass::promote_at_exit);
     }
     true
 }
@@ -236,6 +283,10 @@ pub(crate) fn promote_all<O: Owner>(o: &mut O) {
 pub(crate) fn take_local<O: Owner>(o: &mut O) -> Option<O::Job> {
     let job = o.deque().pop();
     o.popped(job.is_some());
+    if job.is_some() {
+        // The deque shrank: the next `join` looks at it.
+        o.private().want();
+    }
     job
 }
 
@@ -270,6 +321,8 @@ pub(crate) fn start_piece<O: Owner>(o: &mut O) {
     let marks = o.marks();
     o.set_marks(marks | STARTING);
     o.publish_starting(true);
+    // The next `join` ends it (`join_entry`).
+    o.private().want();
 }
 
 /// Marks the worker as *crossing*: it just took a job from a worker of
@@ -282,6 +335,8 @@ pub(crate) fn mark_crossing<O: Owner>(o: &mut O) {
     if marks & CROSSING == 0 {
         o.set_marks(marks | CROSSING);
         o.count_crossing(true);
+        // The next `join` ends it (`join_entry`).
+        o.private().want();
     }
 }
 

@@ -81,7 +81,7 @@ use std::mem::MaybeUninit;
 use crossbeam_utils::CachePadded;
 
 use crate::sync::{
-    AtomicU64, AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence,
+    AtomicBool, AtomicU64, AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence,
 };
 
 use super::idle::IdleMasks;
@@ -96,7 +96,8 @@ const LOCKED: usize = 1 << (usize::BITS - 1);
 
 /// The two ends, in one cache line: the owner writes `top` and reads
 /// `bottom` on every pop, thieves rarely touch either. With them the
-/// capacity, which the owner reads on every push.
+/// capacity, which the owner reads on every push, and the `wanted` hint,
+/// which it reads on every pop.
 #[derive(Debug)]
 struct Ends {
     top: AtomicUsize,
@@ -104,6 +105,13 @@ struct Ends {
     /// [`CAPACITY`], or 0 where the process has no `membarrier` (then
     /// every half is public at once: see [`PrivateStack::disabled`]).
     cap: usize,
+    /// Set when the owner's deque may have shrunk since the owner last saw
+    /// it hold enough promoted halves (a thief took a job from it, or the
+    /// owner popped one); cleared by the owner once it holds enough again
+    /// (see [`PrivateStack::wanted`]). Not part of the claim protocol: a
+    /// hint that spares the owner a look at its deque's length at every
+    /// `join`.
+    wanted: AtomicBool,
 }
 
 /// One worker's private `join` halves (see the module docs).
@@ -170,6 +178,8 @@ impl<T: Copy> PrivateStack<T> {
                 top: AtomicUsize::new(0),
                 bottom: AtomicUsize::new(0),
                 cap,
+                // The deque starts empty.
+                wanted: AtomicBool::new(true),
             }),
             slots: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
         }
@@ -352,6 +362,38 @@ impl<T: Copy> PrivateStack<T> {
         self.ends.top.load(Ordering::Relaxed).saturating_sub(w)
     }
 
+    /// Owner: whether its deque may hold fewer jobs than the promotion
+    /// rules want (`pass::promote_at_exit`): the one load a `join` pays
+    /// for them while nothing was taken from the deque (a plain load of a
+    /// word in the line the pop reads anyway).
+    #[inline]
+    pub fn wanted(&self) -> bool {
+        self.ends.wanted.load(Ordering::Relaxed)
+    }
+
+    /// Anyone: the owner's deque may have shrunk (a thief took from it, or
+    /// the owner popped a job). A thief's store and the owner's
+    /// [`settle`](Self::settle) are both sequentially consistent, so a
+    /// steal that the owner's look at the deque missed sets the hint
+    /// after the owner cleared it.
+    #[inline]
+    pub fn want(&self) {
+        if !self.ends.wanted.load(Ordering::Relaxed) {
+            self.ends.wanted.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Owner: clears the hint, then calls `short` (the deque's length test,
+    /// read after the clear) and sets the hint again if it says the deque
+    /// is still short.
+    #[inline]
+    pub fn settle(&self, short: impl FnOnce() -> bool) {
+        self.ends.wanted.swap(false, Ordering::SeqCst);
+        if short() {
+            self.ends.wanted.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// A thief: takes the oldest private half, if there is one (T1-T4 of
     /// the module docs). Runs one heavy fence when it tries.
     pub fn try_claim(&self) -> Claim<T> {
@@ -473,6 +515,20 @@ mod tests {
             assert_eq!(s.try_claim(), Claim::Taken(7));
             assert_eq!(s.pop(), Popped::Gone);
         }
+    }
+
+    #[test]
+    fn the_wanted_hint_starts_set_and_clears_only_when_the_deque_is_long_enough() {
+        let s = PrivateStack::<u32>::new();
+        assert!(s.wanted(), "a new worker's deque is empty");
+        s.settle(|| true);
+        assert!(s.wanted(), "still short: kept");
+        s.settle(|| false);
+        assert!(!s.wanted());
+        s.want();
+        assert!(s.wanted(), "a steal or a pop sets it");
+        s.want();
+        assert!(s.wanted());
     }
 
     #[test]

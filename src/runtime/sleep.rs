@@ -384,6 +384,13 @@ impl Sleep {
         self.parkers[worker].unpark();
     }
 
+    /// The parker of `worker`, which [`Self::wake_worker`] unparks: for a
+    /// latch that wakes one worker of this pool without naming the pool
+    /// (`latch::JoinLatch`).
+    pub fn parker(&self, worker: usize) -> &Parker {
+        &self.parkers[worker]
+    }
+
     /// Wakes every worker (shutdown).
     pub fn wake_all(&self) {
         for p in self.parkers.iter() {

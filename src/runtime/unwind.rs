@@ -61,6 +61,26 @@ impl Drop for AbortOnUnwind {
     }
 }
 
+/// [`AbortOnUnwind`] for a `join` frame while its second half may run on
+/// another worker: a type without data, so that arming it stores nothing
+/// (`join` arms one per call, its landing pad alone reads the message).
+#[must_use = "a guard that is dropped at once protects nothing"]
+pub(crate) struct AbortOnUnwindJoin;
+
+impl AbortOnUnwindJoin {
+    /// The frame no longer shares its job: unwinding it is sound again.
+    #[inline]
+    pub(crate) fn disarm(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for AbortOnUnwindJoin {
+    fn drop(&mut self) {
+        abort("`join` while its second half may run on another worker");
+    }
+}
+
 /// Prints why and aborts the process.
 #[cold]
 #[inline(never)]

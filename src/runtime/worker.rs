@@ -44,13 +44,14 @@ use super::idle::Distance;
 use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
+use super::latch::JoinLatch;
 use super::owner::{self, CROSSING, Owner, STARTING};
 use super::pass::{self, PassQueues, Queue};
 use super::pin;
 use super::private::{self, Claim, PrivateStack};
 use super::registry::{Registry, ThreadInfo, group_routing};
 use super::search::{self, Reach, Sources};
-use super::sleep::Idle;
+use super::sleep::{Idle, Parker};
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
 
@@ -84,19 +85,19 @@ pub(crate) struct WorkerThread {
     /// This worker's private `join` halves: `registry.threads[index]
     /// .private`, which this thread owns (see `push_private`).
     private: *const PrivateStack<JobRef>,
-    /// `join` halves pushed on the deque because the private stack was
-    /// full (the newest ones: `pop_private` takes them first).
-    overflow: Cell<usize>,
     /// This worker's marks ([`STARTING`], [`CROSSING`]) as it last
     /// published them: `ThreadInfo::starting`, and its count in
     /// `LlcHints::crossing`. Its first `join` ends both.
     marks: Cell<u8>,
-    /// The idle masks' summary word if there is only one, else null: read
-    /// after every private push (`private::must_publish`).
+    /// The idle masks' summary root word: read after every private push
+    /// (`private::must_publish`).
     idle_word: *const crate::sync::AtomicU64,
     /// How long this worker's searches spin before parking
     /// (`runtime::backoff`), fed by the search's reports below.
     governor: IdleGovernor,
+    /// Its parker in the registry's sleep state, for the latch of every
+    /// `join` ([`WorkerThread::join_latch`]).
+    parker: *const Parker,
 }
 
 /// What one pass over the sources found.
@@ -174,13 +175,9 @@ impl WorkerThread {
             rng: Cell::new(pass::worker_seed(index)),
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,
-            overflow: Cell::new(0),
             marks: Cell::new(0),
-            idle_word: registry
-                .sleep
-                .idle()
-                .sole_summary_word()
-                .map_or(ptr::null(), |w| w as *const _),
+            idle_word: registry.sleep.idle().root_word(),
+            parker: registry.sleep.parker(index),
             governor: IdleGovernor::new(),
             registry,
         };
@@ -246,7 +243,7 @@ impl WorkerThread {
         // worker outlives the caller's frame, which the reference does not
         // outlive (the caller's contract). `WorkerThread` is not `Sync`
         // (cells), so the reference cannot reach another thread.
-        unsafe { CURRENT.with(Cell::get).as_ref() }
+        unsafe { CURRENT.get().as_ref() }
     }
 
     /// Whether this thread is a worker (of any pool).
@@ -356,9 +353,31 @@ impl WorkerThread {
     /// Records the second half of a `join` as *private*
     /// ([`owner::push_private`], where the three ways a private half
     /// becomes stealable are listed).
+    /// Returns false, recording nothing, when the private stack is full:
+    /// the caller publishes its half itself (`pool::join::join_public`).
     #[inline(always)]
-    pub(crate) fn push_private(&self, job: JobRef) {
-        owner::push_private(&mut &*self, job);
+    #[must_use]
+    pub(crate) fn push_private(&self, job: JobRef) -> bool {
+        owner::push_private(&mut &*self, job)
+    }
+
+    /// A `join` whose half did not fit in the private stack: ends the
+    /// marks as a private push does (the half goes on the deque with
+    /// [`Self::push`]).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn join_public_entry(&self) {
+        if self.marks.get() != 0 {
+            owner::end_marks(&mut &*self, STARTING | CROSSING);
+        }
+    }
+
+    /// A latch for a `join` half this worker waits for.
+    #[inline]
+    pub(crate) fn join_latch(&self) -> JoinLatch<'_> {
+        // SAFETY: `parker` points into the registry's sleep state, which
+        // lives as long as the registry this worker holds.
+        JoinLatch::new(unsafe { &*self.parker })
     }
 
     /// [`owner::start_piece`].
@@ -397,11 +416,9 @@ impl WorkerThread {
     /// a thief.
     #[inline(always)]
     pub(crate) fn pop_private(&self, id: *const ()) -> bool {
-        // SAFETY: this thread owns its private stack, which holds `id`
-        // unless it overflowed.
+        // SAFETY: this thread owns its private stack, which holds `id`.
         debug_assert!(
-            self.overflow.get() > 0
-                || unsafe { self.private().newest() }.is_some_and(|j| j.id() == id),
+            unsafe { self.private().newest() }.is_some_and(|j| j.id() == id),
             "private halves out of order"
         );
         let _ = id;
@@ -719,6 +736,8 @@ impl PassQueues for &WorkerThread {
             stealer.steal()
         });
         if let Found::Job(_) = found {
+            // The victim's deque shrank: its next `join` looks at it.
+            self.registry.threads[victim].private.want();
             // Counted by distance, not by tier, so that a `Flat` pool's
             // steals are comparable (`Layout::relation`).
             let kind = self.registry.layout.relation(self.index, victim);
@@ -832,19 +851,22 @@ unsafe impl Owner for &WorkerThread {
 
     #[inline(always)]
     fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64> {
-        // SAFETY: `idle_word` is null or points into the registry's idle
-        // masks, which live as long as the registry this worker holds.
-        unsafe { self.idle_word.as_ref() }
+        // SAFETY: `idle_word` points into the registry's idle masks, which
+        // live as long as the registry this worker holds.
+        Some(unsafe { &*self.idle_word })
     }
 
     #[inline(always)]
     fn overflow(&self) -> usize {
-        self.overflow.get()
+        // The thread's `join` publishes a half that does not fit itself
+        // (`pool::join::join_public`) and never pops it as private: the
+        // count stays zero, and the test in `owner::pop_private` folds away.
+        0
     }
 
     #[inline(always)]
     fn set_overflow(&mut self, n: usize) {
-        self.overflow.set(n);
+        debug_assert_eq!(n, 0, "a thread's join never counts overflow");
     }
 
     #[inline(always)]

@@ -525,9 +525,12 @@ impl<'a> Sim<'a> {
     }
 
     /// `owner::push_private` (rayon-like: not called, `join`'s half goes
-    /// on the deque at once).
+    /// on the deque at once); a half that does not fit goes on the deque
+    /// as `owner::push_overflow` says.
     pub(super) fn push_private(&mut self, w: usize, id: JobId) {
-        owner::push_private(&mut self.owner(w), id);
+        if !owner::push_private(&mut self.owner(w), id) {
+            owner::push_overflow(&mut self.owner(w), id);
+        }
     }
 
     /// `owner::promote_all`.

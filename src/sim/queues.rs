@@ -111,6 +111,9 @@ impl PassQueues for SimPass<'_, '_> {
         };
         let f = Found::from(s);
         if let Found::Job(_) = f {
+            // The victim's deque shrank: its next `join` looks at it
+            // (`PrivateStack::want`, as the thread's steal).
+            self.sim.private[v].want();
             self.sim.stole(self.w, v);
         }
         f
