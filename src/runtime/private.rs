@@ -372,10 +372,13 @@ impl<T: Copy> PrivateStack<T> {
     }
 
     /// Anyone: the owner's deque may have shrunk (a thief took from it, or
-    /// the owner popped a job). A thief's store and the owner's
-    /// [`settle`](Self::settle) are both sequentially consistent, so a
-    /// steal that the owner's look at the deque missed sets the hint
-    /// after the owner cleared it.
+    /// the owner popped a job). Stores only if the hint is clear, so that
+    /// steals do not write the owner's line while it is set; a steal whose
+    /// thief found it set just before the owner's [`settle`](Self::settle)
+    /// cleared it can go unnoticed until the next steal or pop. The hint
+    /// then errs towards fewer promotions, never towards a lost job:
+    /// promotions only feed thieves (a parking worker claims private
+    /// halves itself; `docs/join-cost.md`).
     #[inline]
     pub fn want(&self) {
         if !self.ends.wanted.load(Ordering::Relaxed) {
