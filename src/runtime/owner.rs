@@ -139,6 +139,7 @@ pub(crate) fn push<O: Owner>(o: &mut O, job: O::Job) {
 /// shrunk, or a mark was set), which spares the fast path the deque's
 /// length (three loads of its shared line) and the marks' test.
 #[inline(always)]
+#[must_use]
 pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     o.private_op();
     // The stack and the idle word as plain pointers, read once: through
