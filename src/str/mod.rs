@@ -24,9 +24,11 @@ mod private {
     ///
     /// Every search goes through `str`'s own searches with the pattern as
     /// given (so a `char` is found with `str::find`'s byte search, not a
-    /// decode of every char), and each asks a predicate about a char only
-    /// once per search: the producers in `split` rely on that to ask about
-    /// every char of the string exactly once, as rayon does.
+    /// decode of every char), except the folds of `par_split` for an ASCII
+    /// `char` and for a predicate (`fold_split`: 64 bytes at a time); each
+    /// asks a predicate about a char only once per search: the producers
+    /// in `split` rely on that to ask about every char of the string
+    /// exactly once, as rayon does.
     pub trait Pattern: Sized + Sync + Send {
         /// The byte offset of the first match in `haystack`.
         fn find_in(&self, haystack: &str) -> Option<usize>;
@@ -66,15 +68,7 @@ use private::Pattern;
 /// `$pattern` (an expression of `$self`).
 macro_rules! std_pattern {
     (&$self:ident => $pattern:expr) => {
-        fn find_in(&$self, haystack: &str) -> Option<usize> {
-            haystack.find($pattern)
-        }
-        fn rfind_in(&$self, haystack: &str) -> Option<usize> {
-            haystack.rfind($pattern)
-        }
-        fn is_suffix_of(&$self, haystack: &str) -> bool {
-            haystack.ends_with($pattern)
-        }
+        std_searches!(&$self => $pattern);
         fn fold_splits<'ch, F: Folder<&'ch str>>(
             &$self,
             haystack: &'ch str,
@@ -86,6 +80,21 @@ macro_rules! std_pattern {
                 pieces.next_back();
             }
             folder.consume_iter(pieces)
+        }
+    };
+}
+
+/// [`std_pattern`] without `fold_splits`.
+macro_rules! std_searches {
+    (&$self:ident => $pattern:expr) => {
+        fn find_in(&$self, haystack: &str) -> Option<usize> {
+            haystack.find($pattern)
+        }
+        fn rfind_in(&$self, haystack: &str) -> Option<usize> {
+            haystack.rfind($pattern)
+        }
+        fn is_suffix_of(&$self, haystack: &str) -> bool {
+            haystack.ends_with($pattern)
         }
         fn fold_inclusive_splits<'ch, F: Folder<&'ch str>>(
             &$self,
@@ -108,8 +117,26 @@ macro_rules! std_pattern {
     };
 }
 
+/// An ASCII `char` splits 64 bytes at a time ([`AsciiSplit`]): words a
+/// few bytes long cost `str::split` a `memchr` start-up each.
 impl Pattern for char {
-    std_pattern!(&self => *self);
+    std_searches!(&self => *self);
+    fn fold_splits<'ch, F: Folder<&'ch str>>(
+        &self,
+        haystack: &'ch str,
+        folder: F,
+        skip_last: bool,
+    ) -> F {
+        if self.is_ascii() {
+            folder.consume_iter(AsciiSplit::new(haystack, *self as u8, skip_last))
+        } else {
+            let mut pieces = haystack.split(*self);
+            if skip_last {
+                pieces.next_back();
+            }
+            folder.consume_iter(pieces)
+        }
+    }
 }
 impl Pattern for &[char] {
     std_pattern!(&self => *self);
@@ -120,8 +147,18 @@ impl<const N: usize> Pattern for [char; N] {
 impl<const N: usize> Pattern for &[char; N] {
     std_pattern!(&self => *self);
 }
+/// A predicate splits in one pass that decodes only non-ASCII chars
+/// ([`fold_pred_splits`]).
 impl<Pred: Fn(char) -> bool + Sync + Send> Pattern for Pred {
-    std_pattern!(&self => self);
+    std_searches!(&self => self);
+    fn fold_splits<'ch, F: Folder<&'ch str>>(
+        &self,
+        haystack: &'ch str,
+        folder: F,
+        skip_last: bool,
+    ) -> F {
+        fold_pred_splits(haystack, self, folder, skip_last)
+    }
 }
 
 /// Parallel iterators over the characters and pieces of a string.
@@ -348,8 +385,10 @@ macro_rules! str_iter {
     };
 }
 
+mod fold_split;
 mod split;
 
+use fold_split::{AsciiSplit, fold_pred_splits};
 use split::SplitMode;
 pub use split::{
     Lines, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
