@@ -4,15 +4,16 @@
 //! - **An ASCII `char`** ([`AsciiSplit`]): `str::split(char)` finds each
 //!   separator with a fresh `memchr`, whose start-up cost dominates when
 //!   pieces are a few bytes long (words). Here each block of 64 bytes is
-//!   compared at once into a bit mask (a loop the compiler vectorizes),
+//!   compared at once (a loop the compiler vectorizes) into a bit mask,
 //!   and the pieces are cut at the mask's set bits. An ASCII byte never
 //!   occurs inside the encoding of another char, so every position of the
 //!   separator, and the one after it, is a char boundary: the pieces are
 //!   exactly those of `str::split`.
-//! - **A predicate** ([`fold_pred_splits`]): one pass over the bytes that
-//!   decodes only non-ASCII chars, asking the predicate about every char
-//!   once and in order, as `str::split` does (the call-count tests rely
-//!   on it).
+//! - **A predicate** ([`fold_pred_splits`]): the same blocks where they
+//!   are ASCII (the predicate asked about each byte as a char, in order,
+//!   into the mask); a block with another char is decoded char by char.
+//!   Every char is asked about once and in order, as `str::split` does
+//!   (the call-count tests rely on it).
 
 use crate::iter::plumbing::Folder;
 
@@ -66,7 +67,8 @@ impl<'a> AsciiSplit<'a> {
     }
 }
 
-/// The bit mask of the bytes of `chunk` (at most 64) equal to `sep`.
+/// Bit `k` set for each byte `k` of `chunk` (at most 64 bytes) equal to
+/// `sep`.
 #[inline(always)]
 fn mask_of(chunk: &[u8], sep: u8) -> u64 {
     let mut mask = 0;
@@ -74,6 +76,34 @@ fn mask_of(chunk: &[u8], sep: u8) -> u64 {
         mask |= u64::from(b == sep) << i;
     }
     mask
+}
+
+/// [`mask_of`] for a whole block: one byte per answer first (a loop the
+/// compiler vectorizes), then gathered eight at a time.
+#[inline(always)]
+fn block_mask(block: &[u8; BLOCK], sep: u8) -> u64 {
+    let mut hits = [0u8; BLOCK];
+    for (hit, &b) in hits.iter_mut().zip(block) {
+        *hit = u8::from(b == sep);
+    }
+    gather_block(&hits)
+}
+
+/// Bit `k` set for each byte `k` of `hits` (each 0 or 1) that is 1.
+#[inline(always)]
+fn gather_block(hits: &[u8; BLOCK]) -> u64 {
+    let mut mask = 0;
+    for (k, word) in hits.chunks_exact(8).enumerate() {
+        mask |= gather(u64::from_le_bytes(word.try_into().expect("8 bytes"))) << (8 * k);
+    }
+    mask
+}
+
+/// The low bits of the eight bytes of `ones` (each 0 or 1), byte `k` to
+/// bit `k`.
+#[inline(always)]
+fn gather(ones: u64) -> u64 {
+    ones.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 impl<'a> Iterator for AsciiSplit<'a> {
@@ -99,7 +129,7 @@ impl<'a> Iterator for AsciiSplit<'a> {
             }
             self.block = self.next;
             self.mask = match bytes[self.block..].first_chunk::<BLOCK>() {
-                Some(chunk) => mask_of(chunk, self.sep),
+                Some(chunk) => block_mask(chunk, self.sep),
                 None => mask_of(&bytes[self.block..], self.sep),
             };
             self.next = self.block + BLOCK;
@@ -131,10 +161,13 @@ pub(super) fn fold_pred_splits<'ch, F: Folder<&'ch str>>(
     while pos < bytes.len() {
         let block = &bytes[pos..bytes.len().min(pos + BLOCK)];
         if block.iter().fold(0, |acc, &b| acc | b).is_ascii() {
-            let mut mask = 0u64;
-            for (i, &b) in block.iter().enumerate() {
-                mask |= u64::from(pred(char::from(b))) << i;
+            // Ask about the block's bytes (as chars) in order, one byte
+            // each, then gather the answers into a bit mask.
+            let mut hits = [0u8; BLOCK];
+            for (hit, &b) in hits.iter_mut().zip(block) {
+                *hit = u8::from(pred(char::from(b)));
             }
+            let mut mask = gather_block(&hits);
             while mask != 0 {
                 let at = pos + mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -148,18 +181,20 @@ pub(super) fn fold_pred_splits<'ch, F: Folder<&'ch str>>(
         } else {
             // Char by char to the first boundary at or after the block's
             // end.
-            let end = pos + block.len();
-            while pos < end {
-                let c = haystack[pos..].chars().next().expect("`pos` is a char boundary");
+            let mut end = pos + block.len();
+            while !haystack.is_char_boundary(end) {
+                end += 1;
+            }
+            for (i, c) in haystack[pos..end].char_indices() {
                 if pred(c) {
-                    folder = folder.consume(piece(start, pos));
+                    folder = folder.consume(piece(start, pos + i));
                     if folder.full() {
                         return folder;
                     }
-                    start = pos + c.len_utf8();
+                    start = pos + i + c.len_utf8();
                 }
-                pos += c.len_utf8();
             }
+            pos = end;
         }
     }
     if skip_last {
@@ -215,13 +250,23 @@ mod tests {
             cases.push(s.clone());
             cases.push(format!(" {s}"));
             cases.push(format!("{s} "));
+            // ASCII blocks, and one char of two bytes across a block end.
+            let ascii: String = (0..len)
+                .map(|i| if i % 5 == 0 { ' ' } else { 'q' })
+                .collect();
+            cases.push(format!("{ascii}é {ascii}"));
+            cases.push(format!("{}é{ascii}", &ascii[..63]));
         }
         for s in &cases {
             let expected: Vec<&str> = s.split(' ').collect();
             let got: Vec<&str> = AsciiSplit::new(s, b' ', false).collect();
             assert_eq!(got, expected, "{s:?}");
             let got: Vec<&str> = AsciiSplit::new(s, b' ', true).collect();
-            assert_eq!(got, expected[..expected.len() - 1], "{s:?} without the last");
+            assert_eq!(
+                got,
+                expected[..expected.len() - 1],
+                "{s:?} without the last"
+            );
             // A predicate, also on a non-ASCII separator, and its calls.
             for sep in [' ', 'é'] {
                 let expected: Vec<&str> = s.split(sep).collect();
