@@ -40,7 +40,11 @@
 //! busy pool's pass (the hot path of every steal) does not pay for the
 //! bits. The far choice's order is strided over LLCs: there the awake
 //! victims are listed a word at a time and compared in that order (more
-//! than 64 of them: the idle ones are skipped one load at a time). The
+//! than 64 of them: the tier is walked past the idle ones a word at a
+//! time from a random start, without the stride; testing each victim's
+//! bit in the strided order cost a load per worker of the tier, in every
+//! far pass of every searcher, which made a pool of many small LLCs pay
+//! N loads per pass: `docs/first-broadcast.md`). The
 //! claims of private halves in the re-check skip idle victims too. What
 //! this is for: a pool's first calls, while its workers wake one at a time
 //! and each spins a backoff of passes before it parks again, paid N passes
@@ -135,8 +139,6 @@
 
 use std::ops::{ControlFlow, Range};
 
-use either::Either;
-
 use crate::layout::{Tier, TierKind};
 
 use super::search::{Found, Reach};
@@ -214,7 +216,7 @@ pub(crate) trait PassQueues {
     fn rechecking(&mut self) -> bool;
 
     /// Whether at least half of the pool's workers are idle (a hint, one
-    /// load): the far choice then skips idle victims one by one. The
+    /// load): the steal tiers then skip idle victims a word at a time. The
     /// default says no.
     #[inline]
     fn mostly_idle(&mut self) -> bool {
@@ -574,45 +576,46 @@ fn steal_tier_far<Q: PassQueues>(
         return Found::Nothing;
     }
     let random = q.random();
-    // While most workers are idle, only the awake ones can hold a job: they
-    // are listed a word of idle bits at a time and compared in the same
-    // strided order; if there are too many to list, the full order skips
-    // the idle ones one load at a time (module docs, "Idle workers").
-    let listed = if mostly_idle {
-        awake_victims(q, me, tier)
-    } else {
-        None
-    };
-    let one_by_one = mostly_idle && listed.is_none();
-    let victims = match &listed {
-        Some((list, n)) => Either::Left(strided(&list[..*n], random)),
-        None => Either::Right(far_victims(tier, total, random).filter(move |&v| v != me)),
-    };
-    // (victim, size, deque length) of the biggest so far.
+    // (victim, size, deque length) of the biggest so far, and how many
+    // victims holding a job were compared.
     let mut best: Option<(usize, usize, usize)> = None;
     let mut choices = 0;
-    for victim in victims {
-        if one_by_one && q.awake_bits(victim, victim + 1).0 == 0 {
-            continue; // idle: nothing to take
+    let mut consider = |q: &mut Q, victim: usize| {
+        compare_far(q, victim, leave_searched, &mut best, &mut choices);
+        choices == FAR_CHOICES
+    };
+    // While most workers are idle, only the awake ones can hold a job: they
+    // are listed a word of idle bits at a time and compared in the same
+    // strided order; if there are too many to list, the tier is walked
+    // past the idle ones a word at a time from a random start, as
+    // [`steal_tier_awake`] does (module docs, "Idle workers").
+    if !mostly_idle {
+        for victim in far_victims(tier, total, random).filter(|&v| v != me) {
+            if consider(q, victim) {
+                break;
+            }
         }
-        let len = q.victim_len(victim);
-        if len == 0 {
-            continue;
+    } else if let Some((list, n)) = awake_victims(q, me, tier) {
+        for victim in strided(&list[..n], random) {
+            if consider(q, victim) {
+                break;
+            }
         }
-        if leave_searched && q.llc_searched(victim) {
-            continue;
-        }
-        let size = if q.victim_placed(victim) {
-            0
-        } else {
-            far_size(len, q.victim_private(victim))
-        };
-        if best.is_none_or(|(_, s, _)| size > s) {
-            best = Some((victim, size, len));
-        }
-        choices += 1;
-        if choices == FAR_CHOICES {
-            break;
+    } else {
+        let start = (random % total as u64) as usize;
+        'walk: for run in rotated_runs(&tier.ranges, start) {
+            let mut from = run.start;
+            while from < run.end {
+                let (mut awake, stop) = q.awake_bits(from, run.end);
+                while awake != 0 {
+                    let victim = from + awake.trailing_zeros() as usize;
+                    awake &= awake - 1;
+                    if victim != me && consider(q, victim) {
+                        break 'walk;
+                    }
+                }
+                from = stop;
+            }
         }
     }
     match best {
@@ -625,6 +628,33 @@ fn steal_tier_far<Q: PassQueues>(
         },
         None => Found::Nothing,
     }
+}
+
+/// One victim of a far steal ([`steal_tier_far`]): if it holds a job (and,
+/// with `leave_searched`, no worker of its LLC searches), counts it in
+/// `choices` and keeps it in `best` (victim, size, deque length) if it
+/// looks biggest so far.
+#[inline]
+fn compare_far<Q: PassQueues>(
+    q: &mut Q,
+    victim: usize,
+    leave_searched: bool,
+    best: &mut Option<(usize, usize, usize)>,
+    choices: &mut usize,
+) {
+    let len = q.victim_len(victim);
+    if len == 0 || (leave_searched && q.llc_searched(victim)) {
+        return;
+    }
+    let size = if q.victim_placed(victim) {
+        0
+    } else {
+        far_size(len, q.victim_private(victim))
+    };
+    if best.is_none_or(|(_, s, _)| size > s) {
+        *best = Some((victim, size, len));
+    }
+    *choices += 1;
 }
 
 /// How many awake victims a far steal lists ([`awake_victims`]) before it
