@@ -51,8 +51,11 @@ use super::pivot::{self, Looks};
 use super::small;
 
 /// A partition whose sides are both at most this long sorts them without
-/// `join`: below it the cost of a possible steal outweighs the work.
-const SEQUENTIAL: usize = 2048;
+/// `join`: below it the cost of a possible steal outweighs the work. Under
+/// Miri it is smaller, so that tests of a few hundred elements reach the
+/// parallel path (Miri runs them some thousand times slower; see
+/// `docs/sanitizers.md`).
+const SEQUENTIAL: usize = if cfg!(miri) { 256 } else { 2048 };
 
 /// What a piece knows from the partitions above it.
 #[derive(Clone, Copy)]

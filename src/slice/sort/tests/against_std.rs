@@ -216,7 +216,7 @@ fn zero_sized_types() {
             DROPS.fetch_add(1, Relaxed);
         }
     }
-    let len = 10_000;
+    let len = or_miri(10_000, 600);
     let sorts: [fn(&mut [Zst]); 7] = [
         |v| par_sort(v),
         |v| par_sort_by(v, |a, b| a.cmp(b)),

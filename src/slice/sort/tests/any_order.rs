@@ -17,7 +17,7 @@ use std::cmp::Ordering;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-use super::pool;
+use super::{or_miri, pool};
 use crate::slice::sort::*;
 
 /// The bound on comparator calls this file checks: `C * n * log2(n)`.
@@ -296,7 +296,11 @@ fn bound(n: usize) -> usize {
 
 #[test]
 fn any_comparator_no_panic_every_element_once() {
-    for n in [0, 1, 2, 3, 7, 8, 20, 21, 32, 33, 64, 100, 257, 2049, 5000] {
+    let sizes = or_miri(
+        &[0, 1, 2, 3, 7, 8, 20, 21, 32, 33, 64, 100, 257, 2049, 5000][..],
+        &[0, 1, 2, 8, 21, 33, 600][..],
+    );
+    for &n in sizes {
         for entry in ENTRIES {
             for answer in ANSWERS {
                 run(n, entry, answer, usize::MAX);
@@ -307,7 +311,7 @@ fn any_comparator_no_panic_every_element_once() {
 
 #[test]
 fn any_comparator_n_log_n_calls() {
-    for n in [4000, 32_000] {
+    for &n in or_miri(&[4000, 32_000][..], &[300][..]) {
         for entry in ENTRIES {
             for answer in ANSWERS {
                 let calls = run(n, entry, answer, usize::MAX);
@@ -341,7 +345,7 @@ fn always_less_at_100k_is_n_log_n() {
 fn any_comparator_panicking_at_call_k() {
     // Hashed answers are the same in every run, so a dry run tells how many
     // calls there are to aim at.
-    for n in [100, 5000] {
+    for &n in or_miri(&[100, 5000][..], &[100, 600][..]) {
         for entry in ENTRIES {
             for answer in [Answer::Less, Answer::Greater, Answer::Hashed] {
                 let total = run(n, entry, answer, usize::MAX);

@@ -49,6 +49,14 @@ impl Rng {
     }
 }
 
+/// `native` in an ordinary test run, `miri` under Miri, which interprets
+/// the tests some thousand times slower: there the sizes are cut to a few
+/// hundred elements, above the sorts' parallel cut-offs, which are smaller
+/// under Miri too (`docs/sanitizers.md`, "What runs").
+pub(super) const fn or_miri<T: Copy>(native: T, miri: T) -> T {
+    if cfg!(miri) { miri } else { native }
+}
+
 pub(super) const LENGTHS: &[usize] = &[
     0, 1, 2, 3, 7, 13, 31, 127, 1021, 2048, 2049, 4096, 4099, 8191, 10_007, 65_537, 100_000,
 ];
