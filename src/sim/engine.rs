@@ -68,6 +68,8 @@ pub(super) struct Job {
     /// The root of a piece of a first split, counted in its worker's LLC's
     /// `Sim::placed` while it runs (`WorkerThread::run_placed`).
     pub(super) placed: bool,
+    /// It runs on another worker than its creator (`Start::migrated`).
+    pub(super) migrated: bool,
 }
 
 /// Pieces `pieces` of first split `split`, grouped at `level`.
@@ -401,6 +403,7 @@ impl<'a> Sim<'a> {
             copies: 0,
             taken: false,
             placed: false,
+            migrated: false,
         };
         match self.free.pop() {
             Some(id) => {
@@ -547,6 +550,15 @@ impl<'a> Sim<'a> {
         let node = self.jobs[id as usize].node;
         let fanout = self.jobs[id as usize].fanout.is_some();
         let wl = self.workload;
+        let workers = self.workers.len();
+        let start = super::workload::Start {
+            migrated: self.jobs[id as usize].migrated,
+            workers,
+            budget: match self.jobs[id as usize].piece {
+                Some((s, i)) => self.splits[s as usize].piece_workers(&self.layout, i as usize),
+                None => workers,
+            },
+        };
         self.tasks.entry(id).or_insert_with(|| {
             if fanout {
                 // A fan-out's own work is its pushes, charged as they go.
@@ -557,7 +569,7 @@ impl<'a> Sim<'a> {
                     body: super::workload::Body::Leaf,
                 }
             } else {
-                wl.task(&node)
+                wl.task_in(&node, start)
             }
         })
     }
@@ -580,6 +592,8 @@ impl<'a> Sim<'a> {
         }
         self.counts.jobs += 1;
         self.ran[w] = true;
+        let j = &mut self.jobs[id as usize];
+        j.migrated = j.home != u32::MAX && j.home as usize != w;
         self.record_group_run(w, id);
         self.workers[w].frames.push(Frame {
             job: id,

@@ -41,6 +41,9 @@ pub struct Counts {
     pub llc_moves: u64,
     /// Private `join` halves promoted to the deque.
     pub promotions: u64,
+    /// Tasks that ended without a body (an iterator's leaves, fib's
+    /// `n < 2` calls).
+    pub leaves: u64,
     /// Private halves claimed by a worker about to park.
     pub private_claims: u64,
     /// Searches that found nothing and went idle.
@@ -260,7 +263,8 @@ impl Report {
                 "{}\n    {{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
                  \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
                  \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \
-                 \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}}}",
+                 \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}, \
+                 \"promotions\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
                 if i == 0 { "" } else { "," },
                 json_str(r.policy.name()),
                 r.workers,
@@ -279,6 +283,10 @@ impl Report {
                 k.parks,
                 k.workers_ran,
                 k.events,
+                k.promotions,
+                k.private_claims,
+                k.failed_searches,
+                k.leaves,
             );
         }
         s.push_str("\n  ],\n");

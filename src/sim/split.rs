@@ -46,6 +46,16 @@ pub(super) struct SplitRun {
     pub(super) stats: IterStats,
 }
 
+impl SplitRun {
+    /// The workers of piece `i`'s domain: its adaptive tree's budget
+    /// (`run_split::run_piece`).
+    pub(super) fn piece_workers(&self, layout: &crate::Layout, i: usize) -> usize {
+        self.pieces
+            .get(i)
+            .map_or(1, |p| p.domain.workers(layout).len())
+    }
+}
+
 impl Sim<'_> {
     /// `bridge_producer_consumer` on worker `w`, in the frame of `job`:
     /// the first split where the runtime makes one, else the whole

@@ -656,7 +656,6 @@ fn worst_piece_in_llc(it: &IterStats) -> f64 {
 fn iter_workload(len: u64, runs: u64, replay: bool) -> Iter {
     Iter {
         len,
-        grain: 1024,
         ns: 2,
         runs,
         replay,

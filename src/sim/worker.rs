@@ -38,7 +38,9 @@ impl Sim<'_> {
                 Stage::Start => {
                     let own = self.task(job).work_ns;
                     self.piece_work(w, job, own);
-                    let work = own as f64 + self.refill(w, job);
+                    // The workloads state work in the model's reference
+                    // ns; `work_scale` is this machine's speed (cost.rs).
+                    let work = own as f64 * self.cost.work_scale + self.refill(w, job);
                     self.counts.busy_ns += work.round() as u64;
                     self.acc += work;
                     self.workers[w].frames[top].stage = Stage::Body;
@@ -52,7 +54,10 @@ impl Sim<'_> {
                     let body = self.task(job).body.clone();
                     let group = self.jobs[job as usize].group;
                     match body {
-                        Body::Leaf => self.workers[w].frames[top].stage = Stage::Finish,
+                        Body::Leaf => {
+                            self.counts.leaves += 1;
+                            self.workers[w].frames[top].stage = Stage::Finish;
+                        }
                         Body::Join(a, b) => {
                             let piece = self.jobs[job as usize].piece;
                             let jb = self.new_job(b, group, w as u32, None, Kind::Half);

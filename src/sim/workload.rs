@@ -100,6 +100,38 @@ pub trait Workload {
     }
     /// The task of `node`.
     fn task(&self, node: &Node) -> Task;
+    /// The task of `node` as the pool starts it ([`Start`]): the same as
+    /// [`Workload::task`] unless the task's shape depends on where it runs
+    /// (an iterator's adaptive split budget).
+    fn task_in(&self, node: &Node, start: Start) -> Task {
+        let _ = start;
+        self.task(node)
+    }
+}
+
+/// What the pool knows when a task starts, for [`Workload::task_in`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Start {
+    /// The task runs on another worker than the one that created it (a
+    /// stolen `join` half: rayon's `FnContext::migrated`).
+    pub migrated: bool,
+    /// The pool's workers (`current_num_threads`).
+    pub workers: usize,
+    /// The split budget a new adaptive tree here starts with: the workers
+    /// of the piece's domain inside a first split (`run_split::run_piece`),
+    /// else the pool's (`run_split::budget` with demand).
+    pub budget: usize,
+}
+
+impl Default for Start {
+    /// Not migrated, one worker.
+    fn default() -> Self {
+        Start {
+            migrated: false,
+            workers: 1,
+            budget: 1,
+        }
+    }
 }
 
 /// Total work T1 and span T∞ (critical path) of the tree under `node`, in
@@ -205,9 +237,9 @@ impl Workload for RandomTree {
     }
 }
 
-/// An iterator over `len` items, halved down to pieces of `grain` items
-/// (`ns` each item), as the adaptive bridge splits a range, without the
-/// first split (`range:ITEMS`; [`Iter`] has it).
+/// A balanced `join` tree over `len` items, halved down to leaves of
+/// `grain` items (`ns` each item): a fixed grain, not the adaptive budget
+/// of the pool's iterators ([`Iter`] has that, and the first split).
 #[derive(Debug, Clone)]
 pub struct IterRange {
     /// Items.
@@ -257,18 +289,65 @@ fn halves(node: &Node, grain: u64, ns: u64, persistent: bool) -> Task {
     }
 }
 
+/// The adaptive split tree of an indexed iterator's items
+/// `node.a..node.a + node.b` (`min_len` 1), as `split_indexed` with the
+/// budget rule of `iter::plumbing::splitter` cuts it: a piece's root
+/// (`node.c == 1`) starts with `start.budget` splits; a split halves the
+/// budget, which passes to both halves (`node.c` is the budget plus 2); a
+/// half that runs on another worker than its creator (`start.migrated`)
+/// renews it to at least the pool's workers; with no budget left the piece
+/// is a leaf. 5 ns a split, `ns` an item, 8 bytes of persistent data an
+/// item (named by its first item). Not modelled: the lazy budget of a tree
+/// started while every worker is busy (`run_split::budget`); the
+/// simulator's iterators start with demand.
+fn adaptive(node: &Node, start: Start, ns: u64) -> Task {
+    let (lo, len) = (node.a, node.b);
+    let mut splits = if node.c == 1 {
+        start.budget as u64
+    } else {
+        node.c - 2
+    };
+    let split = len / 2 >= 1
+        && if start.migrated {
+            splits = (splits / 2).max(start.workers as u64);
+            true
+        } else if splits > 0 {
+            splits /= 2;
+            true
+        } else {
+            false
+        };
+    if !split {
+        return Task {
+            work_ns: len * ns,
+            footprint: len * 8,
+            data: Some(lo),
+            body: Body::Leaf,
+        };
+    }
+    let h = len / 2;
+    Task {
+        work_ns: 5,
+        footprint: 0,
+        data: None,
+        body: Body::Join(
+            Node::new(lo, h, splits + 2),
+            Node::new(lo + h, len - h, splits + 2),
+        ),
+    }
+}
+
 /// `runs` runs, one after the other, of an indexed iterator over `len`
 /// items (`ns` each, 8 bytes of persistent data each: item `i` is the same
 /// data in every run) as the pool runs one: the first split
-/// ([`Body::Iter`]), then each piece halved down to `grain` items, as the
-/// adaptive bridge splits a range. With `replay`, every run uses the same
-/// affinity replay handle (`with_replay`).
+/// ([`Body::Iter`]), then each piece split adaptively ([`Start::budget`]:
+/// about as many leaves as the piece's workers, more where halves are
+/// stolen), as `split_indexed` splits it. With `replay`, every run uses
+/// the same affinity replay handle (`with_replay`).
 #[derive(Debug, Clone)]
 pub struct Iter {
     /// Items.
     pub len: u64,
-    /// Items per leaf.
-    pub grain: u64,
     /// Work per item.
     pub ns: u64,
     /// Runs of the iterator, in sequence.
@@ -286,8 +365,11 @@ impl Workload for Iter {
         one_root(Node::new(0, 0, 0))
     }
     fn task(&self, node: &Node) -> Task {
-        if node.c == 1 {
-            return halves(node, self.grain, self.ns, true);
+        self.task_in(node, Start::default())
+    }
+    fn task_in(&self, node: &Node, start: Start) -> Task {
+        if node.c >= 1 {
+            return adaptive(node, start, self.ns);
         }
         let run = node.a;
         Task {
@@ -427,8 +509,7 @@ impl fmt::Display for WorkloadError {
 
 impl std::error::Error for WorkloadError {}
 
-/// Items a leaf of the named `tree`, `range` and `iter` workloads
-/// ([`parse`]) holds unless the spec says otherwise.
+/// Items a leaf of the named `tree` and `range` workloads ([`parse`]) holds unless the spec says otherwise.
 const GRAIN: u64 = 1024;
 
 /// Nanoseconds an item of the named `range` and `iter` workloads costs
@@ -437,15 +518,15 @@ const ITEM_NS: u64 = 2;
 
 /// The workload `spec` names: `fib:N`, `tree:ITEMS[:SEED]`,
 /// `range:ITEMS[:GRAIN:NS]` ([`IterRange`]; leaves of 1,024 items of 2 ns
-/// unless given), `iter:ITEMS[:RUNS]` ([`Iter`]),
-/// `iter-replay:ITEMS[:RUNS]` ([`Iter`] with replay, 4 runs unless
-/// given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`.
+/// unless given), `iter:ITEMS[:RUNS[:NS]]` ([`Iter`]; 2 ns an item unless
+/// given), `iter-replay:ITEMS[:RUNS[:NS]]` ([`Iter`] with replay, 4 runs
+/// unless given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`.
 ///
 /// # Errors
 /// An unknown name or a number that does not parse; the message lists the
 /// accepted forms.
 pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
-    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS[:GRAIN:NS], iter:ITEMS[:RUNS], iter-replay:ITEMS[:RUNS], \
+    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS[:GRAIN:NS], iter:ITEMS[:RUNS[:NS]], iter-replay:ITEMS[:RUNS[:NS]], \
                          spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
     let parts: Vec<&str> = spec.split(':').collect();
     let bad = || WorkloadError(format!("workload `{spec}`: expected one of {FORMS}"));
@@ -475,12 +556,11 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
             grain: num(2, Some(GRAIN))?.max(1),
             ns: num(3, Some(ITEM_NS))?,
         }),
-        "iter" | "iter-replay" if (2..=3).contains(&parts.len()) => {
+        "iter" | "iter-replay" if (2..=4).contains(&parts.len()) => {
             let replay = parts[0] == "iter-replay";
             Box::new(Iter {
                 len: num(1, None)?,
-                grain: GRAIN,
-                ns: ITEM_NS,
+                ns: num(3, Some(ITEM_NS))?,
                 runs: num(2, Some(if replay { 4 } else { 1 }))?.max(1),
                 replay,
             })
