@@ -18,6 +18,12 @@
 //! table (for iterators also a line per run: pieces, their work in their
 //! LLC, replay); `--json` also writes the report as JSON.
 //!
+//! Costs: `CostModel::calibrated()`, the constants fitted on this crate's
+//! CI machine by `python3 scripts/calibrate.py fit` (src/sim/calibrated.cost
+//! cites the run; docs/calibration.md the method), over the published
+//! figures for what that machine does not have; `--cost FILE` applies its
+//! `key = value` lines on top.
+//!
 //! Error bars: `--runs N` simulates each policy and worker count N times,
 //! run `i` with seed `S + i` (`--seed`, default 0) for the policies'
 //! random choices and every cost parameter scaled by its own factor drawn
@@ -52,7 +58,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         workload: String::new(),
         policies: Policy::ALL.to_vec(),
         workers: vec![None],
-        cost: CostModel::default(),
+        cost: CostModel::calibrated(),
         repeat: Repeat::ONCE,
         json: None,
     };
@@ -84,7 +90,14 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
                     })
                     .collect::<Result<_, _>>()?
             }
-            "--cost" => a.cost = CostModel::from_file(value()?).map_err(|e| e.to_string())?,
+            "--cost" => {
+                let path = value()?;
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("--cost: cannot read {path}: {e}"))?;
+                a.cost = CostModel::calibrated()
+                    .with(&text)
+                    .map_err(|e| format!("--cost {path}: {e}"))?
+            }
             "--json" => a.json = Some(value()?),
             "--runs" => {
                 a.repeat.runs = value()?
