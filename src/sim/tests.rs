@@ -129,9 +129,24 @@ fn one_llc_hierarchical_and_flat_same_locality() {
 }
 
 /// The real pool and the simulated one, 2 workers each, the same `join`
-/// and spawn workloads: steal and wakeup counts within a factor of 2 (wakeups
-/// compared with a floor of 4, steals of 8: a handful either way is noise
-/// on a loaded machine).
+/// and spawn workloads of sleeping leaves: steal and wakeup counts within
+/// bands that say why they are that wide (no floor: every band fails when
+/// the simulator makes no steal or twice the real wakeups).
+///
+/// - Join tree (32 leaves of 500 µs): the second worker must steal the
+///   other half at least once in both. A real leaf sleeps 500 µs plus the
+///   timer's slack and a wakeup (tens of µs, varying), so one worker
+///   finishes first and steals down the other's remaining tree: each
+///   steal takes the oldest half of what the victim has left, so at most
+///   one per level (5 levels) in each direction; the simulated leaves take
+///   exactly 500 µs, so the halves end together. Band: simulated >= 1 and
+///   real in simulated..=simulated + 10.
+/// - 60 spawns: the spawning worker pushes all 60 while the other steals
+///   one at a time; which worker's sleep ends first decides each next
+///   job, so about half are stolen. Band: within a factor of 2.
+/// - Wakeups, both: the root's wakeup of a worker and that worker's wakeup
+///   of the other, then both stay busy until the end. Band: equal, give
+///   or take one (a worker that parked for a moment between two leaves).
 #[test]
 fn simulated_two_workers_agree_with_the_real_pool() {
     // A fork-join tree whose 32 leaves sleep 500 µs: as fib, but the
@@ -165,11 +180,10 @@ fn simulated_two_workers_agree_with_the_real_pool() {
             + s.external_wakeups.iter().sum::<u64>();
         (steals, wakeups)
     };
-    let within = |what: &str, real: u64, sim: u64, floor: u64| {
-        let (r, s) = (real.max(floor) as f64, sim.max(floor) as f64);
+    let band = |what: &str, real: u64, sim: u64, lo: u64, hi: u64| {
         assert!(
-            r / s <= 2.0 && s / r <= 2.0,
-            "{what}: real {real}, simulated {sim}"
+            (lo..=hi).contains(&real),
+            "{what}: real {real} outside {lo}..={hi} (simulated {sim}; the bands' reasons are above)"
         );
     };
     type Case = (&'static str, Box<dyn Workload>, Box<dyn Fn() + Sync>);
@@ -216,8 +230,21 @@ fn simulated_two_workers_agree_with_the_real_pool() {
             s.counts.steals_total(),
             s.counts.wakeups_total()
         );
-        within(&format!("{name} steals"), rs, s.counts.steals_total(), 8);
-        within(&format!("{name} wakeups"), rw, s.counts.wakeups_total(), 4);
+        let (ss, sw) = (s.counts.steals_total(), s.counts.wakeups_total());
+        assert!(ss >= 1, "{name}: the simulated second worker never stole");
+        let (lo, hi) = if name == "join tree" {
+            (ss, ss + 10)
+        } else {
+            (ss.div_ceil(2), 2 * ss)
+        };
+        band(&format!("{name} steals"), rs, ss, lo, hi);
+        band(
+            &format!("{name} wakeups"),
+            rw,
+            sw,
+            sw.saturating_sub(1),
+            sw + 1,
+        );
     }
 }
 
