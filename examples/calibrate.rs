@@ -199,7 +199,10 @@ struct Runs {
 
 impl Runs {
     fn json(&self, workers: &[usize], extra: &str) -> String {
-        let mut s = format!("{{\"serial\": {}{extra}, \"workers\": {{", times(&self.serial));
+        let mut s = format!(
+            "{{\"serial\": {}{extra}, \"workers\": {{",
+            times(&self.serial)
+        );
         for (i, n) in workers.iter().enumerate() {
             s += &format!(
                 "{}\"{n}\": {{\"locus\": {}, \"rayon\": {}, \"locus_counts\": {}, \
@@ -328,7 +331,14 @@ fn membarrier() -> bool {
     let call = |cmd: libc::c_long| {
         // SAFETY: membarrier takes (cmd, flags, cpu_id) integers and
         // touches no memory of ours.
-        unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as libc::c_long, 0 as libc::c_long) == 0 }
+        unsafe {
+            libc::syscall(
+                libc::SYS_membarrier,
+                cmd,
+                0 as libc::c_long,
+                0 as libc::c_long,
+            ) == 0
+        }
     };
     static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *REGISTERED.get_or_init(|| call(REGISTER_PRIVATE_EXPEDITED)) && call(PRIVATE_EXPEDITED)

@@ -388,7 +388,11 @@ mod tests {
     fn the_calibrated_file_parses_and_moves_the_defaults() {
         let m = CostModel::published().with(CALIBRATED).unwrap();
         assert_eq!(m, CostModel::calibrated());
-        assert!(CALIBRATED.lines().any(|l| l.contains("scripts/calibrate.py fit")));
+        assert!(
+            CALIBRATED
+                .lines()
+                .any(|l| l.contains("scripts/calibrate.py fit"))
+        );
         assert_ne!(m.work_scale, CostModel::published().work_scale);
     }
 
