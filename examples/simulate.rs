@@ -11,9 +11,10 @@
 //! (extracted to a temporary directory), an hwloc XML file (with
 //! `--features sim,hwloc`) or a synthetic spec such as
 //! `'package:2 llc:12 core:8'`. `--workload`: `fib:N`, `tree:ITEMS[:SEED]`,
-//! `range:ITEMS[:GRAIN:NS]` (an iterator split adaptively only), `iter:ITEMS[:RUNS]`
-//! (an indexed iterator through the runtime's first split),
-//! `iter-replay:ITEMS[:RUNS]` (the same with affinity replay, 4 runs unless
+//! `range:ITEMS[:GRAIN:NS]` (a balanced `join` tree of a fixed grain),
+//! `iter:ITEMS[:RUNS[:NS]]` (an indexed iterator through the runtime's
+//! first split, its pieces split with the adaptive budget),
+//! `iter-replay:ITEMS[:RUNS[:NS]]` (the same with affinity replay, 4 runs unless
 //! given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`. Prints a
 //! table (for iterators also a line per run: pieces, their work in their
 //! LLC, replay); `--json` also writes the report as JSON.
