@@ -148,6 +148,8 @@ pub(super) struct SimWorker {
     pub(super) overflow: usize,
     /// A pending event is in the heap.
     pub(super) scheduled: bool,
+    /// The fraction of a ns of cost not yet on the clock (`after_cost`).
+    pub(super) carry: f64,
 }
 
 /// Per group: its plan and the runtime's learning state, on simulated time.
@@ -237,6 +239,7 @@ impl<'a> Sim<'a> {
                     cluster: p.cluster,
                     overflow: 0,
                     scheduled: false,
+                    carry: 0.0,
                 }
             })
             .collect();
@@ -375,10 +378,16 @@ impl<'a> Sim<'a> {
     }
 
     /// Schedules `w`'s next step after the cost accumulated by this event.
+    /// The clock counts whole ns; the fraction left over is carried to
+    /// `w`'s next event, so that events of a few ns (a private push, a
+    /// call of fib's work: 1 to 3 ns on the calibration machine) add up
+    /// to their true sum instead of each being rounded.
     pub(super) fn after_cost(&mut self, w: usize) {
-        let dt = self.acc.round() as u64;
+        let t = self.acc + self.workers[w].carry;
+        let dt = t.floor();
+        self.workers[w].carry = t - dt;
         self.acc = 0.0;
-        self.schedule(w, self.now + dt);
+        self.schedule(w, self.now + dt as u64);
     }
 
     pub(super) fn new_job(
