@@ -23,7 +23,8 @@
 //! CI machine by `python3 scripts/calibrate.py fit` (src/sim/calibrated.cost
 //! cites the run; docs/calibration.md the method), over the published
 //! figures for what that machine does not have; `--cost FILE` applies its
-//! `key = value` lines on top.
+//! `key = value` lines on top; `--cost published` takes the published
+//! figures alone (`CostModel::published`, the model before the fit).
 //!
 //! Error bars: `--runs N` simulates each policy and worker count N times,
 //! run `i` with seed `S + i` (`--seed`, default 0) for the policies'
@@ -93,6 +94,10 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--cost" => {
                 let path = value()?;
+                if path == "published" {
+                    a.cost = CostModel::published();
+                    continue;
+                }
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| format!("--cost: cannot read {path}: {e}"))?;
                 a.cost = CostModel::calibrated()
