@@ -586,7 +586,9 @@ impl IdleMasks {
     /// reference to it, loads it, and calls [`Self::any_bit_set`] only when
     /// it is non-zero. Always `Some` since the summary became a tree with
     /// a one-word root (it was `None` for pools of more than a dozen LLCs
-    /// or so); the `Option` is kept for the callers.
+    /// or so); the `Option` is kept for the callers (the simulator, the
+    /// loom models and tests; the worker thread uses the root directly).
+    #[cfg(any(test, loom, feature = "sim"))]
     pub fn sole_summary_word(&self) -> Option<&AtomicU64> {
         Some(self.root_word())
     }
