@@ -236,8 +236,12 @@ impl RayonSleep {
     /// (the idle workers are clearly not enough), else only as many as
     /// jobs exceed the awake idle workers. Returns the woken.
     pub(super) fn new_jobs(&mut self, num_jobs: usize, queue_was_empty: bool) -> Vec<usize> {
-        self.words += 1;
+        // `increment_jobs_event_counter_if` loads the counters and writes
+        // them only when the JEC is sleepy: the load of a line the pusher
+        // usually holds is part of the push (`push_ns`); only the
+        // read-modify-write is a counter word touched.
         if self.jec_sleepy() {
+            self.words += 1;
             self.jec += 1;
         }
         if self.sleeping == 0 {
