@@ -11,36 +11,15 @@
 
 mod common;
 
+#[path = "common/fib.rs"]
+mod fib;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use fib::{fib_chili, fib_locus, fib_rayon};
 use std::hint::black_box;
 
 #[path = "common/pools.rs"]
 mod pools;
 use pools::{pools, threads};
-
-fn fib_locus(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = locus::join(|| fib_locus(n - 1), || fib_locus(n - 2));
-    a + b
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
-}
-
-fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = s.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
-    a + b
-}
 
 fn fib_serial(n: u64) -> u64 {
     if n < 2 {

@@ -24,6 +24,9 @@
 //! Times are nanoseconds of wall clock. Nothing here asserts: the script
 //! compares.
 
+#[path = "../benches/common/fib.rs"]
+mod fib;
+use fib::{fib_locus, fib_rayon};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -74,22 +77,6 @@ fn parse() -> Result<Args, String> {
         }
     }
     Ok(a)
-}
-
-fn fib_locus(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = locus::join(|| fib_locus(n - 1), || fib_locus(n - 2));
-    a + b
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
 }
 
 /// The same recursion without `join`; the calls go through an opaque
