@@ -17,7 +17,6 @@ mod builder;
 mod deprecated;
 mod env;
 mod error;
-pub(crate) mod fifo;
 pub(crate) mod global;
 mod job_group;
 mod join;

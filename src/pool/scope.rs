@@ -34,8 +34,8 @@ use crate::runtime::unwind::{self, AbortOnUnwind};
 use crate::runtime::worker::WorkerThread;
 
 use super::BroadcastContext;
-use super::fifo::JobFifo;
 use super::global;
+use crate::runtime::fifo::JobFifo;
 
 /// The variance marker of [`Scope`]: invariant in `'scope`.
 type ScopeMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
