@@ -16,7 +16,6 @@ mod broadcast;
 mod builder;
 mod deprecated;
 mod env;
-mod error;
 pub(crate) mod global;
 mod job_group;
 mod join;
@@ -29,11 +28,11 @@ mod yield_now;
 use std::fmt;
 use std::sync::Arc;
 
+pub use crate::runtime::error::{BuildError, ThreadPoolBuildError};
 pub use broadcast::{BroadcastContext, DomainContext, broadcast, spawn_broadcast};
 pub use builder::ThreadPoolBuilder;
 #[allow(deprecated)]
 pub use deprecated::{Configuration, initialize};
-pub use error::{BuildError, ThreadPoolBuildError};
 pub use job_group::{JobGroup, outside_group};
 pub use join::{FnContext, join, join_context};
 pub use scope::{Scope, ScopeFifo, in_place_scope, in_place_scope_fifo, scope, scope_fifo};

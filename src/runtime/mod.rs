@@ -3,6 +3,7 @@
 //! [`crate::pool`].
 
 pub(crate) mod backoff;
+pub(crate) mod error;
 pub(crate) mod fifo;
 pub(crate) mod group_state;
 pub(crate) mod handoff;

@@ -148,7 +148,7 @@ use crossbeam_deque::{Injector, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 
 use crate::layout::{Layout, Pinning};
-use crate::pool::BuildError;
+use crate::runtime::error::BuildError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use super::group_state::{GroupList, GroupRef};

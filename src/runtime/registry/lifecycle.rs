@@ -10,7 +10,8 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{Ordering as StdOrdering, fence as std_fence};
 
-use crate::pool::{BuildError, ShutdownError};
+use crate::pool::ShutdownError;
+use crate::runtime::error::BuildError;
 use crate::runtime::latch::BlockingLatch;
 use crate::runtime::pin::PinStatus;
 use crate::runtime::worker::WorkerThread;

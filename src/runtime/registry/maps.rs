@@ -27,7 +27,7 @@
 //! [`BuildError::Spawn`]. When the files cannot be read, nothing is
 //! checked.
 
-use crate::pool::BuildError;
+use crate::runtime::error::BuildError;
 
 /// Memory mappings one thread costs on Linux with glibc and Rust's std: its
 /// stack and guard page, and the signal stack std maps for every thread

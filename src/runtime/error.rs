@@ -1,4 +1,5 @@
-//! [`BuildError`]: why a pool could not be built.
+//! [`BuildError`]: why a pool could not be built (defined here, below the
+//! registry that returns it; re-exported as `locus::BuildError`).
 
 use std::fmt;
 use std::io;
