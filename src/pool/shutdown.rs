@@ -2,44 +2,10 @@
 //! threads to exit, for the callers that must (dropping a [`ThreadPool`]
 //! never waits, as in rayon).
 
-use std::fmt;
 use std::mem::ManuallyDrop;
 
 use super::ThreadPool;
-
-/// Why [`ThreadPool::shutdown_and_wait`] returned without waiting. The
-/// pool's handle was dropped all the same (as by `drop`), and the workers
-/// exit on their own once the pool shut down and ran everything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ShutdownError {
-    /// Job groups of the pool ([`crate::JobGroup`], clones included) still
-    /// exist: they keep the pool running, and it shuts down when the last
-    /// of them is dropped. Drop them before calling `shutdown_and_wait`.
-    GroupsAlive,
-    /// Called on a worker thread of a locus pool: on one of this pool it
-    /// would wait for itself, and on one of another pool it could wait
-    /// for a job of this pool that waits for that pool (an `install` into
-    /// it). Call it from a thread outside every pool.
-    OnWorker,
-}
-
-impl fmt::Display for ShutdownError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ShutdownError::GroupsAlive => f.write_str(
-                "job groups of the pool still exist and keep it running: drop every JobGroup \
-                 before ThreadPool::shutdown_and_wait to wait for the workers",
-            ),
-            ShutdownError::OnWorker => f.write_str(
-                "ThreadPool::shutdown_and_wait was called on a worker thread, where waiting \
-                 could deadlock: call it from a thread outside every pool",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ShutdownError {}
+use crate::runtime::error::ShutdownError;
 
 impl ThreadPool {
     /// Drops the pool and waits until its workers have exited: they run

@@ -10,8 +10,7 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{Ordering as StdOrdering, fence as std_fence};
 
-use crate::pool::ShutdownError;
-use crate::runtime::error::BuildError;
+use crate::runtime::error::{BuildError, ShutdownError};
 use crate::runtime::latch::BlockingLatch;
 use crate::runtime::pin::PinStatus;
 use crate::runtime::worker::WorkerThread;
