@@ -33,8 +33,9 @@ use crate::runtime::worker::WorkerThread;
 use crate::topology::{CpuSet, Source};
 
 use super::env::{self, Lookup};
-use super::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
+use super::thread_builder::{CustomSpawn, DefaultSpawn, ThreadSpawn};
 use super::{BuildError, ThreadPool};
+use crate::runtime::thread_builder::ThreadBuilder;
 
 type NameFn = Box<dyn FnMut(usize) -> String>;
 type IndexFn = Arc<dyn Fn(usize) + Send + Sync>;

@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 pub use crate::runtime::error::ShutdownError;
 pub use crate::runtime::error::{BuildError, ThreadPoolBuildError};
+pub use crate::runtime::thread_builder::ThreadBuilder;
 pub use broadcast::{BroadcastContext, DomainContext, broadcast, spawn_broadcast};
 pub use builder::ThreadPoolBuilder;
 #[allow(deprecated)]
@@ -38,7 +39,6 @@ pub use job_group::{JobGroup, outside_group};
 pub use join::{FnContext, join, join_context};
 pub use scope::{Scope, ScopeFifo, in_place_scope, in_place_scope_fifo, scope, scope_fifo};
 pub use spawn::{spawn, spawn_fifo};
-pub use thread_builder::ThreadBuilder;
 pub use yield_now::{Yield, current_thread_has_pending_tasks, yield_local, yield_now};
 
 use crate::Level;

@@ -19,6 +19,7 @@ pub(crate) mod registry;
 pub(crate) mod search;
 pub(crate) mod sleep;
 pub(crate) mod stats;
+pub(crate) mod thread_builder;
 pub(crate) mod unwind;
 pub(crate) mod worker;
 

@@ -163,8 +163,8 @@ use super::sleep::{Idle, Sleep};
 use super::stats::{Counters, ExternalCounters, PoolStats};
 use super::unwind::{self, AbortOnUnwind};
 use super::worker::{self, WorkerThread};
-use crate::pool::thread_builder::ThreadBuilder;
 use crate::runtime::fifo::JobFifo;
+use crate::runtime::thread_builder::ThreadBuilder;
 
 mod aimed;
 mod detached;
