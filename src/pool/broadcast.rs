@@ -75,7 +75,7 @@ pub fn spawn_broadcast<OP>(op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
-    global::current_registry().spawn_broadcast(op)
+    global::current_registry().spawn_broadcast(move |index, n| op(BroadcastContext::new(index, n)))
 }
 
 /// `broadcast` with the caller on worker `wt`.

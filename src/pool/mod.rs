@@ -187,7 +187,8 @@ impl ThreadPool {
     where
         OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
     {
-        self.registry.spawn_broadcast(op)
+        self.registry
+            .spawn_broadcast(move |index, n| op(BroadcastContext::new(index, n)))
     }
 
     /// [`yield_now`], if the current thread is a worker of this pool

@@ -7,7 +7,6 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::pool::BroadcastContext;
 use crate::runtime::group_state::GroupRef;
 use crate::runtime::job::HeapJob;
 use crate::runtime::worker::WorkerThread;
@@ -88,11 +87,13 @@ impl Registry {
         })
     }
 
-    /// `spawn_broadcast`: runs `op` once on every worker, as detached jobs
-    /// (each counted, its panic handled as a detached job's).
+    /// `spawn_broadcast`: runs `op(index, num_threads)` once on every
+    /// worker, as detached jobs (each counted, its panic handled as a
+    /// detached job's). `pool` wraps the two numbers into the public
+    /// `BroadcastContext`, so the runtime does not depend on it.
     pub(crate) fn spawn_broadcast<OP>(self: &Arc<Self>, op: OP)
     where
-        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+        OP: Fn(usize, usize) + Send + Sync + 'static,
     {
         let n = self.num_threads();
         self.detached.fetch_add(n, Ordering::SeqCst);
@@ -100,7 +101,7 @@ impl Registry {
         self.with_current_worker(|wt| {
             for index in 0..n {
                 let op = Arc::clone(&op);
-                let body = self.detached_body(move || op(BroadcastContext::new(index, n)));
+                let body = self.detached_body(move || op(index, n));
                 self.push_targeted(index, HeapJob::into_job_ref(body, wt));
             }
         })
