@@ -14,8 +14,8 @@ use std::sync::Arc;
 use crossbeam_deque::{Injector, Stealer, Worker};
 
 use crate::groups::{AffinityTracker, GroupPlan};
+use crate::iter::plumbing::replay_record::ReplayCore;
 use crate::iter::plumbing::run_split::Level;
-use crate::iter::replay::ReplayCore;
 use crate::layout::Layout;
 use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};

@@ -37,7 +37,7 @@
 //! | iterator fan-out | `run_split::run_group`: the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; *restated*: the frame of `run_aimed` (remote groups pushed, the inline one run, a count latch waited for) |
 //! | aimed push | *restated* `Registry::push_aimed`: `Aim::Llc` into the LLC's pack queue with `group_routing::notify_pack`; `Aim::Worker` (replay) as two copies, the worker's targeted queue (`PassQueues::targeted`, first in each pass) and its LLC's pack queue, woken by `aimed::wake_aimed_worker`; the second copy executed is a no-op (`AffineProxy`) |
 //! | piece | `run_split::run_piece`: records the worker that started it, then the workload's tree of the piece |
-//! | replay | `run_split::replay_targets` (the record of the runtime's own `ReplayCore`, `replay::balance`) before the run, `ReplayCore::record` after it, one handle per simulation |
+//! | replay | `run_split::replay_targets` (the record of the runtime's own `ReplayCore`, `replay_record::balance`) before the run, `ReplayCore::record` after it, one handle per simulation |
 //!
 //! Not modelled: races (an event's look at the queues is atomic, so a
 //! steal never reports contention); the adaptive splitter inside a piece

@@ -20,8 +20,8 @@
 use std::sync::Arc;
 
 use crate::iter::plumbing::hierarchy::{Piece, first_split};
+use crate::iter::plumbing::replay_record::ReplayKey;
 use crate::iter::plumbing::run_split::{Ctx, Level, replay_targets, split_depth};
-use crate::iter::replay::ReplayKey;
 use crate::runtime::owner;
 use crate::runtime::registry::group_routing::notify_pack;
 use crate::runtime::registry::{Aim, wake_aimed_worker};

@@ -65,6 +65,7 @@
 //!   result will not change, so callers stop early.
 
 pub(crate) mod hierarchy;
+pub(crate) mod replay_record;
 pub(crate) mod run_split;
 mod splitter;
 

@@ -31,7 +31,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::iter::replay::{self, ReplayCore, ReplayKey};
+use super::replay_record::{self as replay, ReplayCore, ReplayKey};
 use crate::layout::Layout;
 use crate::runtime::job::JobResult;
 use crate::runtime::registry::{Aim, Registry, run_aimed};
