@@ -31,7 +31,7 @@ use super::Policy;
 use super::cost::{CostModel, Reach};
 use super::rayon_like::RayonSleep;
 use super::report::{Counts, Run};
-use super::split::SplitRun;
+use super::split_run::SplitRun;
 use super::workload::{Node, Task, Workload};
 
 /// A job's index in the arena.

@@ -93,6 +93,7 @@ mod queues;
 mod rayon_like;
 mod report;
 mod split;
+mod split_run;
 mod spread;
 mod worker;
 mod workload;

@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use crate::iter::plumbing::hierarchy::{Piece, first_split};
+use crate::iter::plumbing::hierarchy::first_split;
 use crate::iter::plumbing::replay_record::ReplayKey;
 use crate::iter::plumbing::run_split::{Ctx, Level, replay_targets, split_depth};
 use crate::runtime::owner;
@@ -28,33 +28,8 @@ use crate::runtime::registry::{Aim, wake_aimed_worker};
 
 use super::engine::{Fanout, Frame, JobId, Kind, Sim, Stage};
 use super::report::{IterStats, PieceStats};
+use super::split_run::SplitRun;
 use super::workload::{Body, IterSpec, Node};
-
-/// One iterator run's first split.
-pub(super) struct SplitRun {
-    pieces: Vec<Piece>,
-    /// Replay: each piece's target worker.
-    targets: Option<Vec<usize>>,
-    /// The worker that started each piece.
-    ran: Vec<usize>,
-    /// Replay: the record's key.
-    key: Option<ReplayKey>,
-    /// The tag of piece nodes ([`IterSpec::piece`]).
-    tag: u64,
-    /// What follows the iterator.
-    then: Option<Node>,
-    pub(super) stats: IterStats,
-}
-
-impl SplitRun {
-    /// The workers of piece `i`'s domain: its adaptive tree's budget
-    /// (`run_split::run_piece`).
-    pub(super) fn piece_workers(&self, layout: &crate::Layout, i: usize) -> usize {
-        self.pieces
-            .get(i)
-            .map_or(1, |p| p.domain.workers(layout).len())
-    }
-}
 
 impl Sim<'_> {
     /// `bridge_producer_consumer` on worker `w`, in the frame of `job`:
