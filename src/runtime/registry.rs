@@ -29,8 +29,10 @@
 //! closure run on a worker); `push` the push path (deque, injectors,
 //! targeted queues); `group_routing` where group jobs go and whom they
 //! wake; `detached` the `spawn` family and its count; `aimed` the pieces
-//! of parallel iterators aimed at a domain or worker; `lifecycle` the
-//! start gate, user handles and build checks.
+//! of parallel iterators aimed at a domain or worker; `shared` the
+//! interface (`SharedQueues`) over which the injection, the group push and
+//! the aimed push are written once for the pool and the simulator;
+//! `lifecycle` the start gate, user handles and build checks.
 //!
 //! # Lifetime: handles, termination, exit
 //!
@@ -171,10 +173,11 @@ mod detached;
 pub(crate) mod group_routing;
 mod lifecycle;
 mod maps;
-mod push;
+pub(crate) mod push;
+pub(crate) mod shared;
 
 #[cfg(feature = "sim")]
-pub(crate) use aimed::wake_aimed_worker;
+pub(crate) use aimed::push_aimed_to;
 pub(crate) use aimed::{Aim, run_aimed};
 
 use lifecycle::StartGate;

@@ -21,8 +21,10 @@ use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
 use crate::runtime::owner::{self, Owner};
 use crate::runtime::private::PrivateStack;
-use crate::runtime::registry::group_routing::{GroupQueues, busy_per_llc, push_to};
+use crate::runtime::registry::group_routing::{busy_per_llc, push_to};
 use crate::runtime::registry::idle_shape;
+use crate::runtime::registry::push::inject_to;
+use crate::runtime::registry::shared::SharedQueues;
 use crate::runtime::search::Search;
 use crate::runtime::sleep::Sleep;
 use crate::runtime::{pass, search};
@@ -485,17 +487,14 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// `Registry::inject`: the next LLC's injector (round robin; one
-    /// injector for rayon-like), then the fenced notify.
+    /// `Registry::inject` (`push::inject_to`, with no caller CPU: the next
+    /// LLC's injector, round robin, then the fenced notify); rayon-like has
+    /// one injector.
     fn inject_plain(&mut self, id: JobId) {
         if self.rayon.is_some() {
             return self.rayon_inject(id);
         }
-        let llcs = self.injectors.len();
-        let llc = self.round_robin % llcs;
-        self.round_robin += 1;
-        self.injectors[llc].push(id);
-        self.notify(None, llc);
+        inject_to(&mut self.shared(None), id, None);
     }
 
     /// `Registry::push_group`: the plan's destination, then `push_to` (its
@@ -513,7 +512,7 @@ impl<'a> Sim<'a> {
             from,
             self.policy.cluster_aware(),
         );
-        push_to(&mut SimGroupPush { sim: self, from }, dest, id);
+        push_to(&mut self.shared(from), dest, id);
     }
 
     fn push_from(&mut self, id: JobId, from: Option<usize>) {
@@ -521,6 +520,12 @@ impl<'a> Sim<'a> {
             Some(w) => self.push(w, id),
             None => self.inject_plain(id),
         }
+    }
+
+    /// The simulated pool as a push from worker `from` (none: from
+    /// outside) sees its shared queues.
+    pub(super) fn shared(&mut self, from: Option<usize>) -> SimShared<'_, 'a> {
+        SimShared { sim: self, from }
     }
 
     /// Worker `w` as the runtime's operations on its own queues see it.
@@ -838,18 +843,23 @@ unsafe impl Owner for SimOwner<'_, '_> {
     }
 }
 
-/// The simulated pool as a group push from `from` sees it
-/// (`group_routing::push_to`).
-struct SimGroupPush<'s, 'a> {
+/// The simulated pool as a push from `from` into its shared queues sees
+/// it (`registry::shared::SharedQueues`): the pushes charge their costs in
+/// the hooks.
+pub(super) struct SimShared<'s, 'a> {
     sim: &'s mut Sim<'a>,
     from: Option<usize>,
 }
 
-impl GroupQueues for SimGroupPush<'_, '_> {
+impl SharedQueues for SimShared<'_, '_> {
     type Job = JobId;
 
     fn sleep(&self) -> &Sleep {
         &self.sim.sleep
+    }
+
+    fn layout(&self) -> &Layout {
+        &self.sim.layout
     }
 
     fn pack(&self, llc: usize) -> &Injector<JobId> {
@@ -864,8 +874,17 @@ impl GroupQueues for SimGroupPush<'_, '_> {
         &self.sim.injectors[llc]
     }
 
+    fn pusher(&self) -> Option<usize> {
+        self.from
+    }
+
     fn pusher_llc(&self) -> Option<usize> {
         self.from.map(|w| self.sim.workers[w].llc)
+    }
+
+    fn next_round_robin(&mut self) -> usize {
+        self.sim.round_robin += 1;
+        self.sim.round_robin - 1
     }
 
     fn push_ordinary(&mut self, job: JobId) {
@@ -880,6 +899,27 @@ impl GroupQueues for SimGroupPush<'_, '_> {
     fn routed(&mut self) {
         self.sim.acc += self.sim.cost.push_ns + self.sim.cost.fence_ns;
     }
+
+    /// The notify's fence (the push is the injecting thread's, outside the
+    /// pool).
+    fn injected(&mut self) {
+        self.sim.acc += self.sim.cost.fence_ns;
+    }
+
+    /// The job's count of copies; the copy is the job itself.
+    fn two_copies(&mut self, job: JobId) -> JobId {
+        self.sim.jobs[job as usize].copies = 2;
+        job
+    }
+
+    /// The second push.
+    fn queue_targeted(&mut self, w: usize, job: JobId) {
+        self.sim.targeted[w].push_back(job);
+        self.sim.acc += self.sim.cost.push_ns;
+    }
+
+    /// Charged with the push (`routed`).
+    fn fence(&mut self) {}
 
     fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
         self.sim.counting(|s| op(&s.sleep))

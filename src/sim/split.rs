@@ -6,7 +6,8 @@
 //! the others are aimed by `Ctx::aims`: `Aim::Llc` into the LLC's pack
 //! queue with `notify_pack`'s wakeup, `Aim::Worker` (replay) as two
 //! copies, one in the worker's targeted queue and one in its LLC's pack
-//! queue, with `wake_aimed_worker`'s wakeup (`Registry::push_aimed`). A
+//! queue, with the claim of that worker or the pack queue's wakeup: the
+//! pool's own push, `aimed::push_aimed_to` (`Registry::push_aimed`). A
 //! replayed run's aims come from `run_split::replay_targets` over the
 //! runtime's own `ReplayCore` record, and the run is recorded there when it
 //! returns, as `run_top` does.
@@ -23,8 +24,7 @@ use crate::iter::plumbing::hierarchy::first_split;
 use crate::iter::plumbing::replay_record::ReplayKey;
 use crate::iter::plumbing::run_split::{Ctx, Level, replay_targets, split_depth};
 use crate::runtime::owner;
-use crate::runtime::registry::group_routing::notify_pack;
-use crate::runtime::registry::{Aim, wake_aimed_worker};
+use crate::runtime::registry::{Aim, push_aimed_to};
 
 use super::engine::{Fanout, Frame, JobId, Kind, Sim, Stage};
 use super::report::{IterStats, PieceStats};
@@ -199,26 +199,9 @@ impl Sim<'_> {
         }
     }
 
-    /// `Registry::push_aimed` from worker `from`.
+    /// `Registry::push_aimed` from worker `from` (`aimed::push_aimed_to`).
     fn push_aimed(&mut self, from: usize, aim: Aim, id: JobId) {
-        let from_llc = self.workers[from].llc;
-        self.acc += self.cost.push_ns + self.cost.fence_ns;
-        let hit = match aim {
-            Aim::Here => unreachable!("inline groups are not pushed"),
-            Aim::Llc { llc, wake_from } => {
-                self.group_llc[llc].push(id);
-                self.counting(|s| notify_pack(&s.sleep, llc, wake_from, Some(from_llc)))
-            }
-            Aim::Worker(t) => {
-                let llc = self.workers[t].llc;
-                self.jobs[id as usize].copies = 2;
-                self.targeted[t].push_back(id);
-                self.group_llc[llc].push(id);
-                self.acc += self.cost.push_ns;
-                self.counting(|s| wake_aimed_worker(&s.sleep, &s.layout, t, from))
-            }
-        };
-        self.woke(hit);
+        push_aimed_to(&mut self.shared(Some(from)), aim, id);
     }
 
     /// `run_top` after the pieces returned: the replay record, then what

@@ -16,7 +16,7 @@
 //!   ([`crate::groups::policy::may_help_by`]: that LLC overloaded, or saturated while
 //!   the helper is idle). So a piece stays in its LLC while that LLC has a
 //!   worker to run it, and never waits for ever on an LLC whose workers
-//!   all block. The wakeup is the pack queue's ([`Registry::notify_pack`]),
+//!   all block. The wakeup is the pack queue's ([`notify_pack`]),
 //!   the cluster of `wake_from` first.
 //! - [`Aim::Worker`]: worker `w` is preferred, its LLC is the fallback.
 //!   One job, two *copies* (a heap proxy referenced twice, as oneTBB's
@@ -48,10 +48,11 @@ use crate::runtime::job::{Job, JobRef, JobResult, StackJob};
 use crate::runtime::latch::{CountLatch, LatchRef};
 use crate::runtime::unwind::AbortOnUnwind;
 use crate::runtime::worker::WorkerThread;
-use crate::sync::{AtomicBool, AtomicUsize, Ordering, fence};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use super::Registry;
 use super::group_routing::notify_pack;
+use super::shared::SharedQueues;
 use crate::layout::Layout;
 use crate::runtime::sleep::Sleep;
 
@@ -169,56 +170,72 @@ impl Job for AffineProxy {
 
 impl Registry {
     /// Pushes `job` from worker `from` where `aim` says and wakes a worker
-    /// for it (module docs). `aim` must not be [`Aim::Here`].
+    /// for it ([`push_aimed_to`]). `aim` must not be [`Aim::Here`].
     pub(crate) fn push_aimed(&self, aim: Aim, job: JobRef, from: &WorkerThread) {
-        let woken = match aim {
-            Aim::Here => unreachable!("inline tasks are not pushed"),
-            Aim::Llc { llc, wake_from } => {
-                self.group_llc[llc].push(job);
-                self.notify_pack(llc, wake_from, Some(from))
-            }
-            Aim::Worker(w) => {
-                let llc = self.layout.workers()[w].llc;
-                let proxy = Box::into_raw(Box::new(AffineProxy {
-                    job,
-                    taken: AtomicBool::new(false),
-                    copies: AtomicUsize::new(2),
-                }));
-                // SAFETY: the proxy lives until both copies were executed
-                // (`AffineProxy::execute`); each copy is queued once.
-                let copy = unsafe { JobRef::new(proxy.cast_const()) };
-                let t = &self.threads[w];
-                t.targeted.lock().push_back(copy);
-                t.has_targeted.store(true, Ordering::SeqCst);
-                self.group_llc[llc].push(copy);
-                // The pusher's fence of the sleep protocol, then the wakeup
-                // (module docs).
-                fence(Ordering::SeqCst);
-                wake_aimed_worker(&self.sleep, &self.layout, w, from.index())
-            }
-        };
-        if let Some((_, d)) = woken {
-            self.counters[from.index()].wakeup(d);
-        }
+        push_aimed_to(&mut (self, Some(from)), aim, job);
     }
 }
 
-/// The wakeup of an [`Aim::Worker`] push of worker `from`, once both copies
-/// are queued and the pusher's fence is done: a claim of `w` itself if it
-/// is idle, else the wakeup of `w`'s LLC's pack queue, `w`'s cluster first
-/// (module docs). Pure over the sleep state, so the simulator (`sim`)
-/// calls it too.
-pub(crate) fn wake_aimed_worker(
+/// `job` as two copies of one heap proxy (module docs, [`Aim::Worker`]).
+pub(super) fn two_copies(job: JobRef) -> JobRef {
+    let proxy = Box::into_raw(Box::new(AffineProxy {
+        job,
+        taken: AtomicBool::new(false),
+        copies: AtomicUsize::new(2),
+    }));
+    // SAFETY: the proxy lives until both copies were executed
+    // (`AffineProxy::execute`); the caller queues the copy twice.
+    unsafe { JobRef::new(proxy.cast_const()) }
+}
+
+/// Pushes `job` from the pushing worker of `q` where `aim` says and wakes a
+/// worker for it (module docs): the pool's [`Registry::push_aimed`] and the
+/// simulator's fan-out both run it. `aim` must not be [`Aim::Here`], and
+/// the pusher must be a worker of the pool.
+#[inline]
+pub(crate) fn push_aimed_to<Q: SharedQueues>(q: &mut Q, aim: Aim, job: Q::Job) {
+    let from = q.pusher().expect("aimed jobs are pushed by a worker");
+    q.routed();
+    let woken = match aim {
+        Aim::Here => unreachable!("inline tasks are not pushed"),
+        Aim::Llc { llc, wake_from } => {
+            q.pack(llc).push(job);
+            let from_llc = q.pusher_llc();
+            q.idle_op(|s| notify_pack(s, llc, wake_from, from_llc))
+        }
+        Aim::Worker(w) => {
+            let ws = q.layout().workers();
+            let (llc, from_llc) = (ws[w].llc, ws[from].llc);
+            let d = distance(q.layout(), from, w);
+            let copy = q.two_copies(job);
+            q.queue_targeted(w, copy);
+            q.pack(llc).push(copy);
+            // The pusher's fence of the sleep protocol, then the wakeup
+            // (module docs).
+            q.fence();
+            q.idle_op(|s| wake_aimed_worker(s, w, d, llc, from_llc))
+        }
+    };
+    if let Some(hit) = woken {
+        q.woke(hit);
+    }
+}
+
+/// The wakeup of an [`Aim::Worker`] push of a worker of LLC `from_llc`,
+/// once both copies are queued and the pusher's fence is done: a claim of
+/// `w` itself (at distance `d` from the pusher) if it is idle, else the
+/// wakeup of `w`'s LLC `llc`'s pack queue, `w`'s cluster first (module
+/// docs).
+fn wake_aimed_worker(
     sleep: &Sleep,
-    layout: &Layout,
     w: usize,
-    from: usize,
+    d: Distance,
+    llc: usize,
+    from_llc: usize,
 ) -> Option<(usize, Distance)> {
-    let ws = layout.workers();
-    let llc = ws[w].llc;
     sleep
-        .wake_if_idle(w, distance(layout, from, w))
-        .or_else(|| notify_pack(sleep, llc, Some(w), Some(ws[from].llc)))
+        .wake_if_idle(w, d)
+        .or_else(|| notify_pack(sleep, llc, Some(w), Some(from_llc)))
 }
 
 /// How far worker `b` is from worker `a`, as wakeups are counted.

@@ -18,6 +18,7 @@ use crate::runtime::worker::WorkerThread;
 use crate::sync::Ordering;
 
 use super::Registry;
+use super::shared::SharedQueues;
 
 impl Registry {
     /// A new group, listed in the pool's stats until it is freed.
@@ -79,19 +80,6 @@ impl Registry {
         if !self.spread_used.load(Ordering::Relaxed) {
             self.spread_used.store(true, Ordering::SeqCst);
         }
-    }
-
-    /// The wakeup after a push into LLC `llc`'s pack queue (a group job, or
-    /// a piece of a parallel iterator aimed at `llc`): a worker of `llc`,
-    /// the cluster of `wake_from` first, else a helper if the help rule
-    /// would let one take the job. See `sleep`, "Queues of one LLC".
-    pub(crate) fn notify_pack(
-        &self,
-        llc: usize,
-        wake_from: Option<usize>,
-        from: Option<&WorkerThread>,
-    ) -> Option<(usize, Distance)> {
-        notify_pack(&self.sleep, llc, wake_from, from.map(|wt| wt.llc()))
     }
 }
 
@@ -176,54 +164,10 @@ pub(crate) fn notify_pack(
     })
 }
 
-/// The pool's shared queues as a group push sees them ([`push_to`]): the
-/// registry with the pushing thread, and the simulated pool with its
-/// pushing worker, which charges the push's costs in the hooks.
-pub(crate) trait GroupQueues {
-    /// A job as the queues hold it.
-    type Job;
-
-    /// The pool's sleep state.
-    fn sleep(&self) -> &Sleep;
-
-    /// LLC `llc`'s pack-group queue.
-    fn pack(&self, llc: usize) -> &crossbeam_deque::Injector<Self::Job>;
-
-    /// Cluster `cluster`'s spread-group queue.
-    fn spread(&self, cluster: usize) -> &crossbeam_deque::Injector<Self::Job>;
-
-    /// LLC `llc`'s injector.
-    fn injector(&self, llc: usize) -> &crossbeam_deque::Injector<Self::Job>;
-
-    /// The pushing worker's LLC (none: from outside the pool).
-    fn pusher_llc(&self) -> Option<usize>;
-
-    /// A job that the plan leaves to the ordinary push path: the pushing
-    /// worker's deque, else an injector (`Registry::push_from`).
-    fn push_ordinary(&mut self, job: Self::Job);
-
-    /// Records that spread queues are in use, before the push
-    /// (`Registry::mark_spread_used`).
-    fn mark_spread_used(&mut self);
-
-    /// Counts a job routed to a group queue or an LLC's injector.
-    fn routed(&mut self);
-
-    /// Runs the wakeup `op` on the sleep state (the simulator counts the
-    /// idle-mask words it touches).
-    #[inline]
-    fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
-        op(self.sleep())
-    }
-
-    /// Counts the wakeup the push made.
-    fn woke(&mut self, hit: (usize, Distance));
-}
-
 /// Pushes `job` to `dest`, the group plan's answer, and makes the wakeup
 /// the sleep protocol requires for that queue ([`wake_for`]).
 #[inline]
-pub(crate) fn push_to<Q: GroupQueues>(q: &mut Q, dest: Destination, job: Q::Job) {
+pub(crate) fn push_to<Q: SharedQueues>(q: &mut Q, dest: Destination, job: Q::Job) {
     if dest != Destination::Ordinary {
         q.routed();
     }
@@ -239,62 +183,6 @@ pub(crate) fn push_to<Q: GroupQueues>(q: &mut Q, dest: Destination, job: Q::Job)
     let from_llc = q.pusher_llc();
     if let Some(hit) = q.idle_op(|s| wake_for(s, dest, from_llc)) {
         q.woke(hit);
-    }
-}
-
-/// The registry and the pushing thread (its worker of this pool, if it is
-/// one).
-impl GroupQueues for (&Registry, Option<&WorkerThread>) {
-    type Job = JobRef;
-
-    #[inline]
-    fn sleep(&self) -> &Sleep {
-        &self.0.sleep
-    }
-
-    #[inline]
-    fn pack(&self, llc: usize) -> &crossbeam_deque::Injector<JobRef> {
-        &self.0.group_llc[llc]
-    }
-
-    #[inline]
-    fn spread(&self, cluster: usize) -> &crossbeam_deque::Injector<JobRef> {
-        &self.0.group_cluster[cluster]
-    }
-
-    #[inline]
-    fn injector(&self, llc: usize) -> &crossbeam_deque::Injector<JobRef> {
-        &self.0.injectors[llc]
-    }
-
-    #[inline]
-    fn pusher_llc(&self) -> Option<usize> {
-        self.1.map(|wt| wt.llc())
-    }
-
-    #[inline]
-    fn push_ordinary(&mut self, job: JobRef) {
-        self.0.push_from(job, self.1);
-    }
-
-    #[inline]
-    fn mark_spread_used(&mut self) {
-        self.0.mark_spread_used();
-    }
-
-    #[inline]
-    fn routed(&mut self) {
-        if self.1.is_none() {
-            self.0.external.injected();
-        }
-    }
-
-    #[inline]
-    fn woke(&mut self, (_, d): (usize, Distance)) {
-        match self.1 {
-            Some(wt) => self.0.counters[wt.index()].wakeup(d),
-            None => self.0.external.wakeup(d),
-        }
     }
 }
 

@@ -19,6 +19,7 @@ use crate::runtime::worker::WorkerThread;
 use crate::sync::Ordering;
 
 use super::Registry;
+use super::shared::SharedQueues;
 
 impl Registry {
     /// Pushes onto `from`'s deque (a worker of this pool, see
@@ -55,31 +56,22 @@ impl Registry {
         self.inject_from(job, self.caller_cpu());
     }
 
-    /// [`Registry::inject`] from a thread on OS CPU `cpu`: the injector of
-    /// that CPU's LLC, else the next one round robin.
+    /// [`Registry::inject`] from a thread on OS CPU `cpu` ([`inject_to`]).
     fn inject_from(&self, job: JobRef, cpu: Option<usize>) {
-        let llcs = self.injectors.len();
-        let llc = cpu
-            .and_then(|c| self.layout.llc_of_cpu(c))
-            .filter(|&l| l < llcs)
-            .unwrap_or_else(|| {
-                self.round_robin
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                    % llcs
-            });
-        self.injectors[llc].push(job);
-        self.external.injected();
-        if let Some((_, d)) = self.sleep.notify(None, llc) {
-            self.external.wakeup(d);
-        }
+        inject_to(&mut (self, None), job, cpu);
     }
 
     /// Queues a job only worker `index` may run, and wakes it.
     pub(crate) fn push_targeted(&self, index: usize, job: JobRef) {
+        self.queue_targeted(index, job);
+        self.sleep.wake_worker(index);
+    }
+
+    /// Queues a job in worker `index`'s targeted queue, without a wakeup.
+    pub(super) fn queue_targeted(&self, index: usize, job: JobRef) {
         let t = &self.threads[index];
         t.targeted.lock().push_back(job);
         t.has_targeted.store(true, Ordering::SeqCst);
-        self.sleep.wake_worker(index);
     }
 
     /// Takes a job from worker `index`'s targeted queue.
@@ -94,5 +86,24 @@ impl Registry {
             t.has_targeted.store(false, Ordering::SeqCst);
         }
         job
+    }
+}
+
+/// Pushes `job` from outside the pool, from a thread on OS CPU `cpu`, into
+/// the injector of that CPU's LLC, else the next one round robin, and makes
+/// the fenced notify (`Sleep::notify`) of that LLC. The pool's
+/// [`Registry::inject`] and the simulator's injection (which has no caller
+/// CPU) both run it.
+#[inline]
+pub(crate) fn inject_to<Q: SharedQueues>(q: &mut Q, job: Q::Job, cpu: Option<usize>) {
+    let llcs = q.layout().llc_ranges().len();
+    let llc = cpu
+        .and_then(|c| q.layout().llc_of_cpu(c))
+        .filter(|&l| l < llcs)
+        .unwrap_or_else(|| q.next_round_robin() % llcs);
+    q.injector(llc).push(job);
+    q.injected();
+    if let Some(hit) = q.idle_op(|s| s.notify(None, llc)) {
+        q.woke(hit);
     }
 }
