@@ -1,7 +1,8 @@
 //! An indexed iterator's run on the simulated pool, with the runtime's
 //! own first-split code (`iter::plumbing::run_split`): the pieces of
 //! [`first_split`] for the depth of `run_split::split_depth`, grouped per
-//! LLC, then per cluster, then one by one (`Ctx::groups`), each level a
+//! LLC, then per cluster, then one by one (`Ctx::groups`; each step the
+//! decision of `run_group`, `Ctx::fan_out`), each level a
 //! fan-out where the group that holds the running worker runs inline and
 //! the others are aimed by `Ctx::aims`: `Aim::Llc` into the LLC's pack
 //! queue with `notify_pack`'s wakeup, `Aim::Worker` (replay) as two
@@ -20,9 +21,9 @@
 
 use std::sync::Arc;
 
-use crate::iter::plumbing::hierarchy::first_split;
+use crate::iter::plumbing::hierarchy::{Piece, first_split};
 use crate::iter::plumbing::replay_record::ReplayKey;
-use crate::iter::plumbing::run_split::{Ctx, Level, replay_targets, split_depth};
+use crate::iter::plumbing::run_split::{Ctx, FanOut, Level, replay_targets, split_depth};
 use crate::runtime::owner;
 use crate::runtime::registry::{Aim, push_aimed_to};
 
@@ -127,28 +128,6 @@ impl Sim<'_> {
             .clone()
             .expect("a fan-out job");
         let run = &self.splits[f.split as usize];
-        if f.pieces.len() == 1 {
-            // `run_piece`: record who started it, then its tree inline.
-            let i = f.pieces.start;
-            let p = &run.pieces[i];
-            let node = Node::new(p.range.start as u64, p.range.len() as u64, run.tag);
-            self.splits[f.split as usize].ran[i] = w;
-            let now = self.now;
-            let st = &mut self.splits[f.split as usize].stats.pieces[i];
-            st.ran_on = w;
-            st.started_ns = now;
-            let id = self.new_job(node, None, w as u32, None, Kind::Inline);
-            self.jobs[id as usize].piece = Some((f.split, i as u32));
-            // `run_placed`.
-            self.jobs[id as usize].placed = true;
-            self.placed[self.workers[w].llc] += 1;
-            self.workers[w].frames[top].stage = Stage::Finish;
-            self.workers[w].frames.push(Frame {
-                job: id,
-                stage: Stage::Start,
-            });
-            return;
-        }
         let ctx = Ctx {
             layout: &self.layout,
             pieces: &run.pieces,
@@ -156,17 +135,39 @@ impl Sim<'_> {
             ran: &[],
             clusters: self.policy.cluster_aware(),
         };
-        let groups = ctx.groups(f.pieces.clone(), f.level);
-        if groups.len() == 1 {
-            let below = f.level.below();
-            self.jobs[job as usize]
-                .fanout
-                .as_mut()
-                .expect("a fan-out job")
-                .level = below;
-            return;
-        }
-        let aims = ctx.aims(w, &groups, f.level);
+        let (groups, aims) = match ctx.fan_out(w, f.pieces.clone(), f.level) {
+            FanOut::Piece(i) => {
+                // `run_piece`: record who started it, then its tree inline.
+                let p = &run.pieces[i];
+                let node = Node::new(p.range.start as u64, p.range.len() as u64, run.tag);
+                self.splits[f.split as usize].ran[i] = w;
+                let now = self.now;
+                let st = &mut self.splits[f.split as usize].stats.pieces[i];
+                st.ran_on = w;
+                st.started_ns = now;
+                let id = self.new_job(node, None, w as u32, None, Kind::Inline);
+                self.jobs[id as usize].piece = Some((f.split, i as u32));
+                // `run_placed`.
+                self.jobs[id as usize].placed = true;
+                self.placed[self.workers[w].llc] += 1;
+                self.workers[w].frames[top].stage = Stage::Finish;
+                self.workers[w].frames.push(Frame {
+                    job: id,
+                    stage: Stage::Start,
+                });
+                return;
+            }
+            FanOut::Below => {
+                let below = f.level.below();
+                self.jobs[job as usize]
+                    .fanout
+                    .as_mut()
+                    .expect("a fan-out job")
+                    .level = below;
+                return;
+            }
+            FanOut::Aimed { groups, aims } => (groups, aims),
+        };
         let below = f.level.below();
         let mut inline = None;
         let mut remote = 0;

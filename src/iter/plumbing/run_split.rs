@@ -374,6 +374,38 @@ impl Ctx<'_> {
             })
             .collect()
     }
+
+    /// What [`run_group`] does with pieces `idx` at `level` on worker `me`:
+    /// the decision the pool's recursion and the simulator's fan-out frame
+    /// (`sim`) both take.
+    pub(crate) fn fan_out(&self, me: usize, idx: Range<usize>, level: Level) -> FanOut {
+        if idx.len() == 1 {
+            return FanOut::Piece(idx.start);
+        }
+        let groups = self.groups(idx, level);
+        if groups.len() == 1 {
+            return FanOut::Below;
+        }
+        let aims = self.aims(me, &groups, level);
+        FanOut::Aimed { groups, aims }
+    }
+}
+
+/// One step of [`run_group`] ([`Ctx::fan_out`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FanOut {
+    /// A single piece, `i`: run it ([`run_piece`]).
+    Piece(usize),
+    /// A single group at this level: the same pieces a level below.
+    Below,
+    /// Groups of pieces, each with its aim ([`Ctx::aims`]), run by
+    /// `run_aimed` a level below.
+    Aimed {
+        /// The groups, in order.
+        groups: Vec<Range<usize>>,
+        /// Where each runs.
+        aims: Vec<Aim>,
+    },
 }
 
 /// Runs pieces `idx` (the items of `producer`/`consumer`) on `wt` and the
@@ -390,13 +422,11 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if idx.len() == 1 {
-        return run_piece(wt, ctx, idx.start, producer, consumer);
-    }
-    let groups = ctx.groups(idx.clone(), level);
-    if groups.len() == 1 {
-        return run_group(wt, ctx, idx, level.below(), producer, consumer);
-    }
+    let (groups, aims) = match ctx.fan_out(wt.index(), idx.clone(), level) {
+        FanOut::Piece(i) => return run_piece(wt, ctx, i, producer, consumer),
+        FanOut::Below => return run_group(wt, ctx, idx, level.below(), producer, consumer),
+        FanOut::Aimed { groups, aims } => (groups, aims),
+    };
     let base = ctx.pieces[idx.start].range.start;
     let cuts: Vec<usize> = groups
         .iter()
@@ -406,7 +436,6 @@ where
     let mut reducers = Vec::with_capacity(groups.len() - 1);
     cut(producer, consumer, &cuts, 0, &mut parts, &mut reducers);
     let below = level.below();
-    let aims = ctx.aims(wt.index(), &groups, level);
     let tasks: Vec<_> = groups
         .into_iter()
         .zip(parts)
