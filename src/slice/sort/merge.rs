@@ -47,7 +47,7 @@ const CHUNK: usize = stable::MAX_LEN;
 
 /// Merges with at most this many elements run sequentially (under Miri
 /// fewer, as [`stable::MAX_LEN`]: `docs/sanitizers.md`).
-const SEQUENTIAL_MERGE: usize = if cfg!(miri) { 512 } else { 4096 };
+const SEQUENTIAL_MERGE: usize = if cfg!(miri) { 64 } else { 4096 };
 
 /// Sorts `v` by `compare`, stably, in parallel.
 pub(super) fn sort<T, F>(v: &mut [T], compare: &F)

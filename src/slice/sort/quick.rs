@@ -52,10 +52,10 @@ use super::small;
 
 /// A partition whose sides are both at most this long sorts them without
 /// `join`: below it the cost of a possible steal outweighs the work. Under
-/// Miri it is smaller, so that tests of a few hundred elements reach the
+/// Miri it is smaller, so that tests of 100 elements reach the
 /// parallel path (Miri runs them some thousand times slower; see
 /// `docs/sanitizers.md`).
-const SEQUENTIAL: usize = if cfg!(miri) { 256 } else { 2048 };
+const SEQUENTIAL: usize = if cfg!(miri) { 40 } else { 2048 };
 
 /// What a piece knows from the partitions above it.
 #[derive(Clone, Copy)]

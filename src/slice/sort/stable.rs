@@ -50,8 +50,8 @@ const MAX_QUICK_SIZE: usize = 32;
 /// The longest slice [`sort`] and [`merge_sort`] take: they keep the
 /// boundaries of their runs in an array on the stack. Under Miri it is
 /// smaller, so that the parallel merge sort's leaves and merges are
-/// reached by tests of a few hundred elements (`docs/sanitizers.md`).
-pub(super) const MAX_LEN: usize = if cfg!(miri) { 512 } else { 4096 };
+/// reached by tests of 100 elements (`docs/sanitizers.md`).
+pub(super) const MAX_LEN: usize = if cfg!(miri) { 64 } else { 4096 };
 
 /// Runs of a slice of at most [`MAX_LEN`] elements, plus one boundary.
 const MAX_BOUNDARIES: usize = MAX_LEN / MIN_RUN + 2;

@@ -325,6 +325,25 @@ fn any_comparator_n_log_n_calls() {
     }
 }
 
+/// [`any_comparator_n_log_n_calls`] cut for Miri (`.ci/sanitizers`): 100
+/// elements, above the sorts' parallel cut-offs under Miri, every entry
+/// point with a comparator that always answers `Less` and one with hashed
+/// answers.
+#[test]
+fn any_comparator_n_log_n_calls_at_100() {
+    let n = 100;
+    for entry in ENTRIES {
+        for answer in [Answer::Less, Answer::Hashed] {
+            let calls = run(n, entry, answer, usize::MAX);
+            assert!(
+                calls <= bound(n),
+                "{entry:?}, {answer:?}, n {n}: {calls} calls, above {}",
+                bound(n)
+            );
+        }
+    }
+}
+
 #[test]
 fn always_less_at_100k_is_n_log_n() {
     // The case that never finished before: 100,000 elements, always `Less`.

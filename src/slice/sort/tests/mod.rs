@@ -50,9 +50,9 @@ impl Rng {
 }
 
 /// `native` in an ordinary test run, `miri` under Miri, which interprets
-/// the tests some thousand times slower: there the sizes are cut to a few
-/// hundred elements, above the sorts' parallel cut-offs, which are smaller
-/// under Miri too (`docs/sanitizers.md`, "What runs").
+/// the tests some thousand times slower: there the sizes are cut to 100 to
+/// a few hundred elements, above the sorts' parallel cut-offs, which are
+/// smaller under Miri too (`docs/sanitizers.md`, "What runs").
 pub(super) const fn or_miri<T: Copy>(native: T, miri: T) -> T {
     if cfg!(miri) { miri } else { native }
 }

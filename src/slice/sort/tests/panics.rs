@@ -236,3 +236,18 @@ fn panics_keep_every_element_once() {
         }
     }
 }
+
+/// [`panics_keep_every_element_once`] cut for Miri (`.ci/sanitizers`): 100
+/// elements, above the sorts' parallel cut-offs under Miri, every variant,
+/// a panic at a third of the calls and panics at every call from the
+/// middle on (both halves of a split then panic).
+#[test]
+fn panics_keep_every_element_once_at_100() {
+    let (len, keys) = (100, 10);
+    for variant in VARIANTS {
+        let total = run_probe(len, keys, variant, usize::MAX, false, 9);
+        assert!(total > 0);
+        run_probe(len, keys, variant, total / 3, false, 9);
+        run_probe(len, keys, variant, total / 2, true, 9);
+    }
+}

@@ -214,6 +214,25 @@ fn partitions_split_around_the_pivot() {
     }
 }
 
+/// [`partitions_split_around_the_pivot`] cut for Miri (`.ci/sanitizers`):
+/// the lengths that reach each kernel's edges (1 to 3; 129, one block
+/// and a bit; 260, more than two blocks of the block kernel), keys with
+/// many duplicates and distinct keys, every pivot position and
+/// `keep_order`; 128-byte elements (the block kernel always) with distinct
+/// keys.
+#[test]
+fn partitions_split_around_the_pivot_few_inputs() {
+    let mut rng = Rng::new(14);
+    for len in [1, 2, 3, 129, 260] {
+        let dups: Vec<u64> = pairs(&mut rng, len, 3).iter().map(|p| p.0).collect();
+        check_partition(&dups, "keys below 3");
+        let distinct: Vec<u64> = pairs(&mut rng, len, u64::MAX).iter().map(|p| p.0).collect();
+        check_partition(&distinct, "distinct keys");
+        let big: Vec<[u64; 16]> = distinct.iter().map(|&k| [k; 16]).collect();
+        check_partition(&big, "distinct keys, 128-byte elements");
+    }
+}
+
 #[test]
 fn partition_equal_splits_off_the_minimum() {
     let mut rng = Rng::new(5);
