@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use crate::iter::plumbing::hierarchy::{Piece, first_split};
+use crate::iter::plumbing::hierarchy::first_split;
 use crate::iter::plumbing::replay_record::ReplayKey;
 use crate::iter::plumbing::run_split::{Ctx, FanOut, Level, replay_targets, split_depth};
 use crate::runtime::owner;
