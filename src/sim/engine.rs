@@ -34,7 +34,7 @@ use super::cost::{CostModel, Reach};
 use super::rayon_like::RayonSleep;
 use super::report::{Counts, Run};
 use super::split_run::SplitRun;
-use super::workload::{Node, Task, Workload};
+use super::workload::{Node, Task, Touch, Workload};
 
 /// A job's index in the arena.
 pub(super) type JobId = u32;
@@ -648,7 +648,9 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The refill of `id`'s working set on `w`.
+    /// The refill of `id`'s working set on `w`: its footprint from where
+    /// its data was last touched, then each of its [`Touch`]es from where
+    /// that data was last touched.
     pub(super) fn refill(&mut self, w: usize, id: JobId) -> f64 {
         let (footprint, data) = {
             let t = self.task(id);
@@ -658,12 +660,41 @@ impl<'a> Sim<'a> {
             Some(d) => self.data_home.insert(d, w as u32),
             None => Some(self.jobs[id as usize].home).filter(|&h| h != u32::MAX),
         };
-        let Some(from) = from else { return 0.0 };
-        let from = from as usize;
-        if self.workers[from].llc != self.workers[w].llc && footprint > 0 {
+        let mut ns = match from {
+            Some(from) => self.move_bytes(from as usize, w, footprint),
+            None => 0.0,
+        };
+        let node = self.jobs[id as usize].node;
+        for touch in self.workload.touches(&node) {
+            ns += self.touch(w, touch);
+        }
+        ns
+    }
+
+    /// Moving `bytes` last touched on worker `from` to worker `w`.
+    fn move_bytes(&mut self, from: usize, w: usize, bytes: u64) -> f64 {
+        if self.workers[from].llc != self.workers[w].llc && bytes > 0 {
             self.counts.llc_moves += 1;
         }
-        self.cost.refill(self.reach(from, w), footprint)
+        self.cost.refill(self.reach(from, w), bytes)
+    }
+
+    /// Worker `w` touches named data: a read moves it from where it was
+    /// last written (nothing the first time: it starts in memory near
+    /// its first toucher); a write makes `w` its holder.
+    fn touch(&mut self, w: usize, touch: Touch) -> f64 {
+        let from = if touch.write {
+            self.data_home.insert(touch.id, w as u32)
+        } else {
+            match self.data_home.get(&touch.id) {
+                Some(&home) => Some(home),
+                None => self.data_home.insert(touch.id, w as u32),
+            }
+        };
+        match from {
+            Some(from) => self.move_bytes(from as usize, w, touch.bytes),
+            None => 0.0,
+        }
     }
 
     /// Finishes job `id` on `w`: sets its latch (waking its waiter if it

@@ -113,7 +113,7 @@ pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
 pub use spread::{Repeat, Spread};
 pub use workload::{
     Body, Fib, Iter, IterRange, IterSpec, Node, RandomTree, Root, SpawnStorm, Start, Stream, Task,
-    Workload, WorkloadError, parse as parse_workload, work_span,
+    Touch, Workload, WorkloadError, parse as parse_workload, work_span,
 };
 
 /// The policy a simulated pool runs: see the [module docs](self#policies).

@@ -77,6 +77,23 @@ pub struct Task {
     pub body: Body,
 }
 
+/// A piece of named data a task reads or writes, besides its
+/// [`Task::footprint`] ([`Workload::touches`]): a block of a matrix, a row
+/// band of a grid, a run of a sort. The cost model charges moving its
+/// bytes to the task's worker from where the data is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Touch {
+    /// The data's identity: the same `id` is the same bytes in every task
+    /// and every run of the workload (the same namespace as
+    /// [`Task::data`]).
+    pub id: u64,
+    /// Bytes of it the task touches.
+    pub bytes: u64,
+    /// Whether the task writes it (a write makes the task's worker the
+    /// data's only holder).
+    pub write: bool,
+}
+
 /// A task started from outside the pool at a given time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
@@ -106,6 +123,12 @@ pub trait Workload {
     fn task_in(&self, node: &Node, start: Start) -> Task {
         let _ = start;
         self.task(node)
+    }
+    /// The named data the task of `node` touches besides its footprint
+    /// (read when its own work starts); none by default.
+    fn touches(&self, node: &Node) -> Vec<Touch> {
+        let _ = node;
+        Vec::new()
     }
 }
 
