@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{CpuSet, Domain, Level, Topology, TopologyError, build};
+use super::{CpuSet, Domain, Level, Pu, Topology, TopologyError, build};
 
 impl Topology {
     /// This topology limited to the PUs of `cpus`: PUs outside it, and
@@ -40,6 +40,55 @@ impl Topology {
     /// assert!(t.restrict(&CpuSet::new()).is_err());
     /// ```
     pub fn restrict(&self, cpus: &CpuSet) -> Result<Topology, TopologyError> {
+        let (kept_set, allowed) = self.kept_and_allowed(cpus)?;
+        let order = build::level_order(self.package_inside_numa);
+        let Renumbered {
+            mut pus,
+            domains,
+            new_idx,
+        } = self.renumber(&kept_set, &order);
+        rescale_capacities(&mut pus);
+        let clip = |sets: &[CpuSet]| -> Vec<CpuSet> {
+            sets.iter()
+                .map(|s| s.intersection(&kept_set))
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let numa_rows = new_idx[&Level::Numa]
+            .iter()
+            .zip(&self.numa_rows)
+            .filter(|(n, _)| n.is_some())
+            .map(|(_, r)| *r)
+            .collect();
+        let mut seen = self.seen;
+        let cores = &domains[&Level::Core];
+        seen.smt = cores.iter().any(|c| c.cpuset.len() > 1);
+        seen.capacity = pus.iter().any(|p| p.capacity != pus[0].capacity);
+        let notes = self.restrict_notes(cpus, &kept_set, &order, &domains);
+        Ok(Topology {
+            source: self.source.clone(),
+            pus,
+            domains,
+            package_inside_numa: self.package_inside_numa,
+            l2_sets: clip(&self.l2_sets),
+            l3_sets: clip(&self.l3_sets),
+            numa_nodes: self
+                .numa_nodes
+                .iter()
+                .map(|(id, s)| (*id, s.intersection(&kept_set)))
+                .collect(),
+            numa_rows,
+            distances: self.distances.clone(),
+            allowed,
+            cpu_quota: self.cpu_quota,
+            seen,
+            notes,
+        })
+    }
+
+    /// The online PUs of `cpus` and the allowed ones among them, or why
+    /// `cpus` cannot restrict this topology.
+    fn kept_and_allowed(&self, cpus: &CpuSet) -> Result<(CpuSet, CpuSet), TopologyError> {
         let err = |message: String| TopologyError::Restrict {
             cpus: cpus.clone(),
             message,
@@ -61,29 +110,25 @@ impl Topology {
                 self.allowed
             )));
         }
-        let order = build::level_order(self.package_inside_numa);
-        // New index of each kept domain, per level; built in PU order, so
-        // dense and increasing.
+        Ok((kept_set, allowed))
+    }
+
+    /// The PUs of `kept_set` in depth-first order with their domains
+    /// renumbered densely, level by level in `order` (outermost first, so a
+    /// domain's parent is numbered before it).
+    fn renumber(&self, kept_set: &CpuSet, order: &[Level]) -> Renumbered {
         let mut new_idx: BTreeMap<Level, Vec<Option<usize>>> = BTreeMap::new();
         let mut domains: BTreeMap<Level, Vec<Domain>> = BTreeMap::new();
-        for &l in &order {
+        for &l in order {
             new_idx.insert(l, vec![None; self.domains(l).len()]);
             domains.insert(l, Vec::new());
         }
-        let of = |p: &super::Pu, l: Level| match l {
-            Level::Core => p.core,
-            Level::Cluster => p.cluster,
-            Level::Llc => p.llc,
-            Level::Numa => p.numa,
-            Level::Package => p.package,
-            Level::Machine => 0,
-        };
         let mut pus = Vec::with_capacity(kept_set.len());
         for p in self.pus.iter().filter(|p| kept_set.contains(p.os_index)) {
             let pos = pus.len();
             let mut q = p.clone();
             for (k, &l) in order.iter().enumerate() {
-                let old = of(p, l);
+                let old = domain_of(p, l);
                 let d = match new_idx[&l][old] {
                     Some(d) => d,
                     None => {
@@ -97,7 +142,7 @@ impl Topology {
                         let src = &self.domains(l)[old];
                         let list = domains.get_mut(&l).expect("every level");
                         list.push(Domain {
-                            cpuset: src.cpuset.intersection(&kept_set),
+                            cpuset: src.cpuset.intersection(kept_set),
                             pus: pos..pos,
                             parent,
                             os_index: src.os_index,
@@ -107,40 +152,29 @@ impl Topology {
                     }
                 };
                 domains.get_mut(&l).expect("every level")[d].pus.end = pos + 1;
-                match l {
-                    Level::Core => q.core = d,
-                    Level::Cluster => q.cluster = d,
-                    Level::Llc => q.llc = d,
-                    Level::Numa => q.numa = d,
-                    Level::Package => q.package = d,
-                    Level::Machine => {}
-                }
+                set_domain(&mut q, l, d);
             }
             pus.push(q);
         }
-        let max_cap = pus.iter().map(|p| p.capacity).max().unwrap_or(1024).max(1);
-        for p in &mut pus {
-            p.capacity = ((p.capacity as u64 * 1024) / max_cap as u64) as u32;
+        Renumbered {
+            pus,
+            domains,
+            new_idx,
         }
-        let clip = |sets: &[CpuSet]| -> Vec<CpuSet> {
-            sets.iter()
-                .map(|s| s.intersection(&kept_set))
-                .filter(|s| !s.is_empty())
-                .collect()
-        };
-        let numa_rows = new_idx[&Level::Numa]
-            .iter()
-            .zip(&self.numa_rows)
-            .filter(|(n, _)| n.is_some())
-            .map(|(_, r)| *r)
-            .collect();
-        let mut seen = self.seen;
-        let cores = &domains[&Level::Core];
-        seen.smt = cores.iter().any(|c| c.cpuset.len() > 1);
-        seen.capacity = pus.iter().any(|p| p.capacity != pus[0].capacity);
+    }
+
+    /// This topology's notes, then what restricting it to `cpus` kept,
+    /// ignored and dropped.
+    fn restrict_notes(
+        &self,
+        cpus: &CpuSet,
+        kept_set: &CpuSet,
+        order: &[Level],
+        domains: &BTreeMap<Level, Vec<Domain>>,
+    ) -> Vec<String> {
         let mut notes = self.notes.clone();
         notes.push(format!("restricted to CPUs {kept_set}"));
-        let ignored = cpus.difference(&online);
+        let ignored = cpus.difference(&self.online());
         if !ignored.is_empty() {
             notes.push(format!(
                 "CPUs {ignored} asked for are not online PUs of the topology: ignored"
@@ -155,25 +189,7 @@ impl Topology {
                 ));
             }
         }
-        Ok(Topology {
-            source: self.source.clone(),
-            pus,
-            domains,
-            package_inside_numa: self.package_inside_numa,
-            l2_sets: clip(&self.l2_sets),
-            l3_sets: clip(&self.l3_sets),
-            numa_nodes: self
-                .numa_nodes
-                .iter()
-                .map(|(id, s)| (*id, s.intersection(&kept_set)))
-                .collect(),
-            numa_rows,
-            distances: self.distances.clone(),
-            allowed,
-            cpu_quota: self.cpu_quota,
-            seen,
-            notes,
-        })
+        notes
     }
 
     /// The allowed CPUs of NUMA domain `node` (an index into
@@ -252,5 +268,45 @@ impl Topology {
         self.notes
             .push(format!("{why}: workers confined to CPUs {cpus}"));
         self.allowed = cpus;
+    }
+}
+
+/// The kept PUs of a restriction, their domains per level and, per level,
+/// the new index of each old domain (`None`: dropped).
+struct Renumbered {
+    pus: Vec<Pu>,
+    domains: BTreeMap<Level, Vec<Domain>>,
+    new_idx: BTreeMap<Level, Vec<Option<usize>>>,
+}
+
+/// The index of `p`'s domain at level `l`.
+fn domain_of(p: &Pu, l: Level) -> usize {
+    match l {
+        Level::Core => p.core,
+        Level::Cluster => p.cluster,
+        Level::Llc => p.llc,
+        Level::Numa => p.numa,
+        Level::Package => p.package,
+        Level::Machine => 0,
+    }
+}
+
+/// Sets the index of `p`'s domain at level `l` to `d`.
+fn set_domain(p: &mut Pu, l: Level, d: usize) {
+    match l {
+        Level::Core => p.core = d,
+        Level::Cluster => p.cluster = d,
+        Level::Llc => p.llc = d,
+        Level::Numa => p.numa = d,
+        Level::Package => p.package = d,
+        Level::Machine => {}
+    }
+}
+
+/// Rescales capacities so that the biggest kept PU has 1024.
+fn rescale_capacities(pus: &mut [Pu]) {
+    let max_cap = pus.iter().map(|p| p.capacity).max().unwrap_or(1024).max(1);
+    for p in pus {
+        p.capacity = ((p.capacity as u64 * 1024) / max_cap as u64) as u32;
     }
 }
