@@ -308,6 +308,38 @@ fn extend_ranges(
     ranges.len() - 1
 }
 
+/// Where the dense LLCs of a layout are in its topology.
+struct DenseLlcs {
+    /// Topology NUMA domain and package of each dense LLC.
+    place: Vec<(usize, usize)>,
+    /// Dense LLC of each topology LLC (`usize::MAX`: no worker in it).
+    dense_of_llc: Vec<usize>,
+}
+
+/// The positions in [`Topology::pus`] of the allowed PUs.
+fn allowed_positions(topology: &Topology) -> Result<Vec<usize>, LayoutError> {
+    let pus = topology.pus();
+    let allowed: Vec<usize> = (0..pus.len())
+        .filter(|&i| topology.allowed().contains(pus[i].os_index))
+        .collect();
+    if allowed.is_empty() {
+        return Err(LayoutError::NoAllowedCpu {
+            source: topology.source().to_string(),
+        });
+    }
+    Ok(allowed)
+}
+
+/// The number of workers `opts` asks for, with `allowed` PUs.
+fn worker_count(opts: &LayoutOptions, allowed: usize) -> Result<usize, LayoutError> {
+    match opts.num_threads {
+        None => Ok(allowed),
+        Some(0) => Err(LayoutError::ZeroThreads { allowed }),
+        Some(n) if n > MAX_WORKERS => Err(LayoutError::TooManyThreads { requested: n }),
+        Some(n) => Ok(n),
+    }
+}
+
 impl Layout {
     /// Lays out workers on `topology`.
     ///
@@ -354,27 +386,9 @@ impl Layout {
         keep: impl FnOnce() -> std::borrow::Cow<'static, Topology>,
         opts: &LayoutOptions,
     ) -> Result<Layout, LayoutError> {
-        let pus = topology.pus();
-        let allowed: Vec<usize> = (0..pus.len())
-            .filter(|&i| topology.allowed().contains(pus[i].os_index))
-            .collect();
-        if allowed.is_empty() {
-            return Err(LayoutError::NoAllowedCpu {
-                source: topology.source().to_string(),
-            });
-        }
-        let n = match opts.num_threads {
-            None => allowed.len(),
-            Some(0) => {
-                return Err(LayoutError::ZeroThreads {
-                    allowed: allowed.len(),
-                });
-            }
-            Some(n) if n > MAX_WORKERS => return Err(LayoutError::TooManyThreads { requested: n }),
-            Some(n) => n,
-        };
+        let allowed = allowed_positions(topology)?;
+        let n = worker_count(opts, allowed.len())?;
         let mult = select::multiplicities(topology, &allowed, n);
-
         let mut l = Layout {
             topology: keep(),
             options: opts.clone(),
@@ -390,38 +404,58 @@ impl Layout {
             other_tiers: Vec::new(),
             llc_by_cpu: Vec::new(),
         };
-        let pinning = if opts.virtual_topology {
+        let llcs = l.place_workers(topology, &allowed, &mult);
+        let tiers = tiers::all(&l, opts.cluster_aware);
+        for (w, t) in l.workers.iter_mut().zip(tiers) {
+            w.tiers = t;
+        }
+        l.other_tiers = tiers::all(&l, !opts.cluster_aware);
+        l.order_llcs(topology, &llcs);
+        Ok(l)
+    }
+
+    /// Appends the workers: `mult[i]` on the PU at position `allowed[i]`,
+    /// in that order, with their dense domain ranges and pin sets. Returns
+    /// where the dense LLCs are in the topology.
+    fn place_workers(
+        &mut self,
+        topology: &Topology,
+        allowed: &[usize],
+        mult: &[usize],
+    ) -> DenseLlcs {
+        let pus = topology.pus();
+        let pinning = if self.options.virtual_topology {
             Pinning::None
         } else {
-            opts.pinning
+            self.options.pinning
         };
-        let pin_sets = pinsets::pin_sets(topology, &allowed, &mult, pinning);
+        let pin_sets = pinsets::pin_sets(topology, allowed, mult, pinning);
         let mut last = [None; 5];
-        // Topology NUMA domain and package of each dense LLC.
-        let mut llc_place: Vec<(usize, usize)> = Vec::new();
-        // Dense LLC of each topology LLC (`usize::MAX`: no worker in it).
-        let mut dense_of_llc = vec![usize::MAX; topology.llcs().len()];
-        for ((&pos, &k), cpus) in allowed.iter().zip(&mult).zip(pin_sets) {
+        let mut llcs = DenseLlcs {
+            place: Vec::new(),
+            dense_of_llc: vec![usize::MAX; topology.llcs().len()],
+        };
+        for ((&pos, &k), cpus) in allowed.iter().zip(mult).zip(pin_sets) {
             if k == 0 {
                 continue;
             }
             let pu = &pus[pos];
             // The pin set is shared by the PU's workers.
             for _ in 0..k {
-                let w = l.workers.len();
-                let core = extend_ranges(&mut l.core_ranges, &mut last[0], pu.core, w);
-                let cluster = extend_ranges(&mut l.cluster_ranges, &mut last[1], pu.cluster, w);
-                let llc = extend_ranges(&mut l.llc_ranges, &mut last[2], pu.llc, w);
-                let numa = extend_ranges(&mut l.numa_ranges, &mut last[3], pu.numa, w);
-                let package = extend_ranges(&mut l.package_ranges, &mut last[4], pu.package, w);
-                if llc == llc_place.len() {
-                    dense_of_llc[pu.llc] = llc;
-                    llc_place.push((pu.numa, pu.package));
+                let w = self.workers.len();
+                let core = extend_ranges(&mut self.core_ranges, &mut last[0], pu.core, w);
+                let cluster = extend_ranges(&mut self.cluster_ranges, &mut last[1], pu.cluster, w);
+                let llc = extend_ranges(&mut self.llc_ranges, &mut last[2], pu.llc, w);
+                let numa = extend_ranges(&mut self.numa_ranges, &mut last[3], pu.numa, w);
+                let package = extend_ranges(&mut self.package_ranges, &mut last[4], pu.package, w);
+                if llc == llcs.place.len() {
+                    llcs.dense_of_llc[pu.llc] = llc;
+                    llcs.place.push((pu.numa, pu.package));
                 }
-                if numa == l.numa_topo.len() {
-                    l.numa_topo.push(pu.numa);
+                if numa == self.numa_topo.len() {
+                    self.numa_topo.push(pu.numa);
                 }
-                l.workers.push(WorkerPlace {
+                self.workers.push(WorkerPlace {
                     index: w,
                     pu: pu.os_index,
                     cpus: cpus.clone(),
@@ -435,29 +469,26 @@ impl Layout {
                 });
             }
         }
+        llcs
+    }
 
-        // Steal tiers.
-        let tiers = tiers::all(&l, opts.cluster_aware);
-        for (w, t) in l.workers.iter_mut().zip(tiers) {
-            w.tiers = t;
-        }
-        l.other_tiers = tiers::all(&l, !opts.cluster_aware);
-
-        // LLC orders and the CPU -> LLC map.
-        let mut orders = order::LlcOrders::new(topology, &llc_place);
-        l.llc_runs = llc_place
+    /// The LLC orders and the CPU -> LLC map.
+    fn order_llcs(&mut self, topology: &Topology, llcs: &DenseLlcs) {
+        let pus = topology.pus();
+        let mut orders = order::LlcOrders::new(topology, &llcs.place);
+        self.llc_runs = llcs
+            .place
             .iter()
             .enumerate()
             .map(|(b, &(na, pa))| orders.others(b, na, pa))
             .collect();
-        l.llc_lists = vec![OnceLock::new(); llc_place.len()];
+        self.llc_lists = vec![OnceLock::new(); llcs.place.len()];
         let max_os = pus.iter().map(|p| p.os_index).max().unwrap_or(0);
-        l.llc_by_cpu = vec![usize::MAX; max_os + 1];
+        self.llc_by_cpu = vec![usize::MAX; max_os + 1];
         for p in pus {
-            let own = Some(dense_of_llc[p.llc]).filter(|&d| d != usize::MAX);
-            l.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| orders.nearest(p.numa, p.package));
+            let own = Some(llcs.dense_of_llc[p.llc]).filter(|&d| d != usize::MAX);
+            self.llc_by_cpu[p.os_index] = own.unwrap_or_else(|| orders.nearest(p.numa, p.package));
         }
-        Ok(l)
     }
 
     /// How near worker `b` is to worker `a`, as the tier kind it would have
