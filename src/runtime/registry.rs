@@ -230,6 +230,27 @@ pub(crate) struct ThreadInfo {
     pub(crate) fifo: JobFifo,
 }
 
+impl ThreadInfo {
+    /// The state of a worker that steals from `stealer`'s deque, with
+    /// private `join` halves or without (see `private`).
+    fn new(stealer: Stealer<JobRef>, private_halves: bool) -> ThreadInfo {
+        ThreadInfo {
+            stealer,
+            private: if private_halves {
+                PrivateStack::new()
+            } else {
+                PrivateStack::disabled()
+            },
+            targeted: crate::sync::Mutex::new(VecDeque::new()),
+            has_targeted: AtomicBool::new(false),
+            starting: StdAtomicBool::new(false),
+            handoff: Handoff::new(),
+            exit_handler_ran: StdAtomicBool::new(false),
+            fifo: JobFifo::new(),
+        }
+    }
+}
+
 /// What the workers of one LLC tell the search passes, as counts (hints:
 /// a late count only makes one pass choose differently).
 #[derive(Default)]
@@ -328,17 +349,25 @@ impl Registry {
     /// A panic of the `thread_name` closure is resumed here (as in rayon),
     /// once every thread already started has stopped and was joined.
     pub(crate) fn new(
-        mut cfg: RegistryConfig,
+        cfg: RegistryConfig,
         spawn: &mut SpawnFn<'_>,
     ) -> Result<Arc<Registry>, BuildError> {
+        let RegistryConfig {
+            layout,
+            thread_name,
+            stack_size,
+            start_handler,
+            exit_handler,
+            panic_handler,
+            use_current_thread: adopted,
+            breadth_first,
+        } = cfg;
         // Before any worker runs: the private `join` halves' fences, and
         // without them no private halves (see `private`).
         // `breadth_first` wants every `join` half on the deque (rayon's
         // order), so it keeps none private.
-        let private_halves = crate::sync::init_asymmetric_fences() && !cfg.breadth_first;
-        let layout = cfg.layout;
+        let private_halves = crate::sync::init_asymmetric_fences() && !breadth_first;
         let n = layout.workers().len();
-        let adopted = cfg.use_current_thread;
         if adopted && WorkerThread::on_worker_thread() {
             return Err(BuildError::CurrentThreadInPool);
         }
@@ -347,7 +376,7 @@ impl Registry {
         maps::check_thread_limit(n - first)?;
         let deques: Vec<Worker<JobRef>> = (0..n)
             .map(|_| {
-                if cfg.breadth_first {
+                if breadth_first {
                     Worker::new_fifo()
                 } else {
                     Worker::new_lifo()
@@ -356,60 +385,70 @@ impl Registry {
             .collect();
         let threads = deques
             .iter()
-            .map(|d| {
-                CachePadded::new(ThreadInfo {
-                    stealer: d.stealer(),
-                    private: if private_halves {
-                        PrivateStack::new()
-                    } else {
-                        PrivateStack::disabled()
-                    },
-                    targeted: crate::sync::Mutex::new(VecDeque::new()),
-                    has_targeted: AtomicBool::new(false),
-                    starting: StdAtomicBool::new(false),
-                    handoff: Handoff::new(),
-                    exit_handler_ran: StdAtomicBool::new(false),
-                    fifo: JobFifo::new(),
-                })
-            })
+            .map(|d| CachePadded::new(ThreadInfo::new(d.stealer(), private_halves)))
             .collect();
+        let registry = Arc::new(Registry::with_threads(
+            layout,
+            threads,
+            n - first,
+            start_handler,
+            exit_handler,
+            panic_handler,
+        ));
+        let mut deques = deques.into_iter();
+        let own_deque = if adopted { deques.next() } else { None };
+        let names = Names {
+            thread_name,
+            stack_size,
+        };
+        start_threads(&registry, (first..n).zip(deques), names, spawn)?;
+        if let Some(deque) = own_deque {
+            // Nothing can fail any more: the caller becomes worker 0.
+            let pin = worker::adopt_current_thread(Arc::clone(&registry), 0, deque);
+            registry.adopted_worker_ready(pin);
+        }
+        registry.open_start_gate();
+        Ok(registry)
+    }
+
+    /// The shared state of a pool of `threads` on `layout`, before any of
+    /// its threads starts; `exit_pending` is the number of threads the
+    /// build starts.
+    fn with_threads(
+        layout: Layout,
+        threads: Box<[CachePadded<ThreadInfo>]>,
+        exit_pending: usize,
+        start_handler: Option<IndexHandler>,
+        exit_handler: Option<IndexHandler>,
+        panic_handler: Option<PanicHandler>,
+    ) -> Registry {
+        let n = threads.len();
         let llcs = layout.llc_ranges().len();
-        let shape = idle_shape(&layout);
         let opts = layout.options();
         let inject_by_cpu = opts.pinning != Pinning::None && !opts.virtual_topology;
-        let masks = IdleMasks::new(shape);
+        let masks = IdleMasks::new(idle_shape(&layout));
         masks.set_cluster_aware(opts.cluster_aware);
         let clusters = layout.cluster_ranges().len();
-        let registry = Arc::new(Registry {
+        Registry {
             sleep: Sleep::new(masks, n),
-            group_llc: (0..llcs)
-                .map(|_| CachePadded::new(Injector::new()))
-                .collect(),
-            group_cluster: (0..clusters)
-                .map(|_| CachePadded::new(Injector::new()))
-                .collect(),
+            group_llc: padded(llcs, Injector::new),
+            group_cluster: padded(clusters, Injector::new),
             cluster_aware: StdAtomicBool::new(opts.cluster_aware),
             spread_used: AtomicBool::new(false),
             groups: GroupList::new(llcs),
             threads,
-            injectors: (0..llcs)
-                .map(|_| CachePadded::new(Injector::new()))
-                .collect(),
+            injectors: padded(llcs, Injector::new),
             depots: layout
                 .llc_ranges()
                 .iter()
                 .map(|r| CachePadded::new(Depot::new(r.len())))
                 .collect(),
-            llc_hints: (0..llcs)
-                .map(|_| CachePadded::new(LlcHints::default()))
-                .collect(),
-            counters: (0..n)
-                .map(|_| CachePadded::new(Counters::default()))
-                .collect(),
+            llc_hints: padded(llcs, LlcHints::default),
+            counters: padded(n, Counters::default),
             external: CachePadded::new(ExternalCounters::default()),
             terminating: AtomicBool::new(false),
             detached: AtomicUsize::new(0),
-            exit_pending: AtomicUsize::new(n - first),
+            exit_pending: AtomicUsize::new(exit_pending),
             user_handles: StdAtomicUsize::new(1),
             round_robin: StdAtomicUsize::new(0),
             inject_by_cpu,
@@ -418,51 +457,38 @@ impl Registry {
             } else {
                 Box::default()
             },
-            start_handler: cfg.start_handler.take(),
-            exit_handler: cfg.exit_handler.take(),
-            panic_handler: cfg.panic_handler.take(),
+            start_handler,
+            exit_handler,
+            panic_handler,
             pins: parking_lot::Mutex::new(vec![PinStatus::Pending; n]),
             start: StartGate::default(),
             handles: parking_lot::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
             layout,
-        });
-        let mut deques = deques.into_iter();
-        let own_deque = if adopted { deques.next() } else { None };
-        for (index, deque) in (first..n).zip(deques) {
-            let name = match cfg.thread_name.as_mut() {
-                Some(f) => match thread_name(f, index) {
-                    Ok(Ok(name)) => Some(name),
-                    Ok(Err(e)) => return Err(registry.abort_start(e)),
-                    Err(payload) => {
-                        // rayon lets this panic out of `build`: so do we,
-                        // once the threads started have stopped (the error
-                        // `abort_start` hands back has nobody to go to).
-                        let stopped = BuildError::ThreadName {
-                            index,
-                            reason: "the closure panicked".into(),
-                        };
-                        drop(registry.abort_start(stopped));
-                        panic::resume_unwind(payload)
-                    }
-                },
-                None => None,
-            };
-            // Before the thread exists, and so before any push (see "Born
-            // idle" in `sleep`): its first act will be to park.
-            let idle = registry.sleep.born_idle(index);
-            let thread = ThreadBuilder::new(&registry, index, deque, idle, name, cfg.stack_size);
-            if let Err(error) = lifecycle::call_spawn(spawn, thread) {
-                return Err(registry.abort_start(BuildError::Spawn { index, error }));
+        }
+    }
+
+    /// Worker `index`'s name from the `thread_name` closure `f`. A name
+    /// with a NUL byte stops the threads already started and is the error;
+    /// a panic of `f` stops them and is resumed (rayon lets it out of
+    /// `build`; the error `abort_start` hands back has nobody to go to).
+    fn worker_name(
+        &self,
+        f: &mut Box<dyn FnMut(usize) -> String>,
+        index: usize,
+    ) -> Result<String, BuildError> {
+        match thread_name(f, index) {
+            Ok(Ok(name)) => Ok(name),
+            Ok(Err(e)) => Err(self.abort_start(e)),
+            Err(payload) => {
+                let stopped = BuildError::ThreadName {
+                    index,
+                    reason: "the closure panicked".into(),
+                };
+                drop(self.abort_start(stopped));
+                panic::resume_unwind(payload)
             }
         }
-        if let Some(deque) = own_deque {
-            // Nothing can fail any more: the caller becomes worker 0.
-            let pin = worker::adopt_current_thread(Arc::clone(&registry), 0, deque);
-            registry.adopted_worker_ready(pin);
-        }
-        registry.open_start_gate();
-        Ok(registry)
     }
 
     /// Waits until every worker thread has started (it reported at the
@@ -750,6 +776,41 @@ impl Registry {
     pub(crate) fn hands_wakeups(&self) -> bool {
         self.inject_by_cpu
     }
+}
+
+/// How a build names its threads and sizes their stacks.
+struct Names {
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
+}
+
+/// Starts a thread for each `(index, deque)` of `workers` through `spawn`.
+/// On an error every thread already started is stopped and joined first.
+fn start_threads(
+    registry: &Arc<Registry>,
+    workers: impl Iterator<Item = (usize, Worker<JobRef>)>,
+    mut names: Names,
+    spawn: &mut SpawnFn<'_>,
+) -> Result<(), BuildError> {
+    for (index, deque) in workers {
+        let name = match names.thread_name.as_mut() {
+            Some(f) => Some(registry.worker_name(f, index)?),
+            None => None,
+        };
+        // Before the thread exists, and so before any push (see "Born
+        // idle" in `sleep`): its first act will be to park.
+        let idle = registry.sleep.born_idle(index);
+        let thread = ThreadBuilder::new(registry, index, deque, idle, name, names.stack_size);
+        if let Err(error) = lifecycle::call_spawn(spawn, thread) {
+            return Err(registry.abort_start(BuildError::Spawn { index, error }));
+        }
+    }
+    Ok(())
+}
+
+/// `count` cache-padded values made by `make`.
+fn padded<T>(count: usize, mut make: impl FnMut() -> T) -> Box<[CachePadded<T>]> {
+    (0..count).map(|_| CachePadded::new(make())).collect()
 }
 
 /// Calls the `thread_name` closure for worker `index`: `Err` with the
