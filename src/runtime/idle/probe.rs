@@ -46,7 +46,7 @@ impl IdleSearch {
     /// (at least 1) with clusters of `per_cluster` (`0`: no clusters),
     /// every worker busy.
     pub fn uniform(workers: usize, per_llc: usize, per_cluster: usize) -> IdleSearch {
-        let workers = workers.clamp(1, crate::max_num_threads());
+        let workers = workers.clamp(1, crate::layout::MAX_WORKERS);
         IdleSearch {
             masks: IdleMasks::new(IdleShape::uniform_ring(
                 workers,
