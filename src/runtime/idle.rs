@@ -129,7 +129,7 @@
 //! once per idle period (a woken worker that sleeps again does not re-arm).
 //! A claim reads its own LLC's word, then per run of its order a few words
 //! per level; [`IdleMasks::any_idle`] and the `join` path's check
-//! ([`IdleMasks::sole_summary_word`]) read the root alone.
+//! ([`IdleMasks::root_word`]) read the root alone.
 //!
 //! # Contract
 //!
@@ -584,18 +584,7 @@ impl IdleMasks {
     /// The summary's root word, non-zero iff some worker is armed: a caller
     /// that asks [`Self::any_unclaimed`] very often (every `join`) keeps a
     /// reference to it, loads it, and calls [`Self::any_bit_set`] only when
-    /// it is non-zero. Always `Some` since the summary became a tree with
-    /// a one-word root (it was `None` for pools of more than a dozen LLCs
-    /// or so); the `Option` is kept for the callers (the simulator, the
-    /// loom models and tests; the worker thread uses the root directly).
-    #[cfg(any(test, loom, feature = "sim"))]
-    pub fn sole_summary_word(&self) -> Option<&AtomicU64> {
-        Some(self.root_word())
-    }
-
-    /// The summary's root word (see [`Self::sole_summary_word`]), for the
-    /// worker that loads it after every private push and so would rather
-    /// not test an `Option` there.
+    /// it is non-zero.
     #[inline]
     pub fn root_word(&self) -> &AtomicU64 {
         self.root()

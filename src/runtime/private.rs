@@ -436,7 +436,7 @@ impl<T: Copy> PrivateStack<T> {
 /// these reads after the push): whether it must publish all its private
 /// halves because some worker is idle and unclaimed, so it may have parked
 /// without seeing them (rule 2 of "Private `join` halves" in `sleep`).
-/// `sole` is `idle().sole_summary_word()`, kept by the caller: in most
+/// `sole` is `idle().root_word()`, kept by the caller: in most
 /// pools this is one load of a word that stays zero while all work, and
 /// `idle` is only called when it is not.
 #[inline(always)]

@@ -805,7 +805,7 @@ unsafe impl Owner for SimOwner<'_, '_> {
     }
 
     fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64> {
-        self.sim.sleep.idle().sole_summary_word()
+        Some(self.sim.sleep.idle().root_word())
     }
 
     fn overflow(&self) -> usize {
