@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 use super::Policy;
 use super::cost::CostModel;
-use super::report::{Report, Run};
+use super::report::{Counts, Report, Run};
 
 /// How often to simulate each policy and worker count: `runs` repeats
 /// with seeds `seed`, `seed + 1`, …, each with the costs perturbed by up
@@ -85,82 +85,107 @@ impl Spread {
     }
 }
 
-/// A column of the table: its heading, its JSON key, its value for a run
-/// (given the rayon-like run of the same seed and worker count), and how
-/// a value is printed.
+/// A column of the table: its heading, its JSON key and what it shows.
 struct Column {
     head: &'static str,
     key: &'static str,
-    value: fn(&Run, Option<&Run>) -> Option<f64>,
-    show: fn(f64) -> String,
+    value: Value,
 }
 
-fn share(part: u64, total: u64) -> Option<f64> {
-    (total > 0).then(|| 100.0 * part as f64 / total as f64)
+/// What a column shows of a run.
+enum Value {
+    /// A count, as a whole number.
+    Count(fn(&Counts) -> u64),
+    /// The percentage `part / total` of two counts (none when `total` is 0).
+    Share(fn(&Counts) -> u64, fn(&Counts) -> u64),
+    /// A value of the run (given the rayon-like run of the same seed and
+    /// worker count), and how it is printed.
+    Other(fn(&Run, Option<&Run>) -> Option<f64>, fn(f64) -> String),
+}
+
+impl Column {
+    /// The column's value for run `r`, `ray` the rayon-like run of its
+    /// seed and worker count.
+    fn value(&self, r: &Run, ray: Option<&Run>) -> Option<f64> {
+        match self.value {
+            Value::Count(count) => Some(count(&r.counts) as f64),
+            Value::Share(part, total) => {
+                let total = total(&r.counts);
+                (total > 0).then(|| 100.0 * part(&r.counts) as f64 / total as f64)
+            }
+            Value::Other(value, _) => value(r, ray),
+        }
+    }
+
+    /// A value of the column, printed.
+    fn show(&self, v: f64) -> String {
+        match self.value {
+            Value::Count(_) => format!("{v:.0}"),
+            Value::Share(..) => format!("{v:.1}%"),
+            Value::Other(_, show) => show(v),
+        }
+    }
 }
 
 const COLUMNS: &[Column] = &[
     Column {
         head: "makespan ms",
         key: "makespan_ms",
-        value: |r, _| Some(r.counts.makespan_ns as f64 / 1e6),
-        show: |v| format!("{v:.3}"),
+        value: Value::Other(
+            |r, _| Some(r.counts.makespan_ns as f64 / 1e6),
+            |v| format!("{v:.3}"),
+        ),
     },
     Column {
         head: "÷rayon",
         key: "makespan_over_rayon_like",
-        value: |r, ray| {
-            ray.map(|y| r.counts.makespan_ns as f64 / y.counts.makespan_ns.max(1) as f64)
-        },
-        show: |v| format!("{v:.2}"),
+        value: Value::Other(
+            |r, ray| ray.map(|y| r.counts.makespan_ns as f64 / y.counts.makespan_ns.max(1) as f64),
+            |v| format!("{v:.2}"),
+        ),
     },
     Column {
         head: "util",
         key: "utilisation_pct",
-        value: |r, _| Some(100.0 * r.utilisation()),
-        show: |v| format!("{v:.0}%"),
+        value: Value::Other(|r, _| Some(100.0 * r.utilisation()), |v| format!("{v:.0}%")),
     },
     Column {
         head: "steals",
         key: "steals",
-        value: |r, _| Some(r.counts.steals_total() as f64),
-        show: |v| format!("{v:.0}"),
+        value: Value::Count(Counts::steals_total),
     },
     Column {
         head: "in-LLC",
         key: "steals_within_llc_pct",
-        value: |r, _| share(r.counts.steals_within_llc(), r.counts.steals_total()),
-        show: |v| format!("{v:.1}%"),
+        value: Value::Share(Counts::steals_within_llc, Counts::steals_total),
     },
     Column {
         head: "wakeups",
         key: "wakeups",
-        value: |r, _| Some(r.counts.wakeups_total() as f64),
-        show: |v| format!("{v:.0}"),
+        value: Value::Count(Counts::wakeups_total),
     },
     Column {
         head: "in-LLC",
         key: "wakeups_within_llc_pct",
-        value: |r, _| share(r.counts.wakeups_within_llc(), r.counts.wakeups_total()),
-        show: |v| format!("{v:.1}%"),
+        value: Value::Share(Counts::wakeups_within_llc, Counts::wakeups_total),
     },
     Column {
         head: "ran",
         key: "workers_ran",
-        value: |r, _| Some(r.counts.workers_ran as f64),
-        show: |v| format!("{v:.0}"),
+        value: Value::Count(|c| c.workers_ran),
     },
     Column {
         head: "LLC moves",
         key: "llc_moves",
-        value: |r, _| Some(r.counts.llc_moves as f64),
-        show: |v| format!("{v:.0}"),
+        value: Value::Count(|c| c.llc_moves),
     },
     Column {
         head: "words/job",
         key: "words_per_job",
-        value: |r, _| Some(r.counts.claim_words as f64 / r.counts.jobs.max(1) as f64),
-        show: |v| format!("{v:.1}"),
+        value: Value::Other(
+            |r, _| Some(r.counts.claim_words as f64 / r.counts.jobs.max(1) as f64),
+            |v| format!("{v:.1}"),
+        ),
     },
 ];
 
@@ -186,14 +211,14 @@ fn groups(report: &Report) -> Vec<Vec<(&Run, Option<&Run>)>> {
 
 /// Column `c`'s spread over one group.
 fn spread(c: &Column, g: &[(&Run, Option<&Run>)]) -> Option<Spread> {
-    let v: Vec<f64> = g.iter().filter_map(|(r, y)| (c.value)(r, *y)).collect();
+    let v: Vec<f64> = g.iter().filter_map(|(r, y)| c.value(r, *y)).collect();
     Spread::of(&v)
 }
 
 /// Whether column `c` has a value in any run (the ratio column only when
 /// the report has rayon-like runs).
 fn shown(c: &Column, gs: &[Vec<(&Run, Option<&Run>)>]) -> bool {
-    gs.iter().flatten().any(|(r, y)| (c.value)(r, *y).is_some())
+    gs.iter().flatten().any(|(r, y)| c.value(r, *y).is_some())
 }
 
 /// The table's lines: a heading and one line per policy and worker
@@ -213,12 +238,12 @@ pub(super) fn table_lines(report: &Report, s: &mut String) {
         for c in &cols {
             row.push(match spread(c, g) {
                 None => "-".into(),
-                Some(sp) if g.len() == 1 => (c.show)(sp.median),
+                Some(sp) if g.len() == 1 => c.show(sp.median),
                 Some(sp) => format!(
                     "{} [{}-{}]",
-                    (c.show)(sp.median),
-                    (c.show)(sp.min),
-                    (c.show)(sp.max)
+                    c.show(sp.median),
+                    c.show(sp.min),
+                    c.show(sp.max)
                 ),
             });
         }
