@@ -141,8 +141,9 @@ fn notes(r: &Report, out: &mut String, bullet: &str) {
 
 const LEGEND: &str = "vs rayon: above 1.00x is better than rayon measured in the same rounds \
 (rates: this/rayon; times: rayon/this). spread: half the interquartile range. samples: * = \
-the median was still moving when the rounds stopped, at the time budget or at the round limit \
-(--quick: 3.5 s per scenario or 7 rounds per case; full run: 30 s or 40 rounds).";
+the median was still moving when the rounds stopped: at the round limit where samples is 7 \
+(--quick) or 40 (full run), else at the time budget (3.5 s per scenario with --quick, 30 s in a \
+full run).";
 
 /// The plain-text table and notes printed on stdout.
 pub fn text(r: &Report) -> String {
