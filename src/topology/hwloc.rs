@@ -208,62 +208,23 @@ fn gather(topo: &hwlocality::Topology) -> Facts {
     let mut notes = Vec::new();
     let pu_objs: Vec<&TopologyObject> = topo.objects_with_type(ObjectType::PU).collect();
     let online: CpuSet = pu_objs.iter().filter_map(|p| p.os_index()).collect();
-    let set_of =
-        |o: &TopologyObject| -> Option<CpuSet> { o.cpuset().map(|s| convert(&s, &online)) };
-
-    // NUMA nodes, by OS index, with their locality.
-    let mut numa: Vec<(usize, CpuSet, bool)> = topo
-        .objects_with_type(ObjectType::NUMANode)
-        .filter_map(|n| {
-            let os = n.os_index()?;
-            let normal = matches!(subtype(n).as_deref(), None | Some("DRAM"));
-            Some((os, set_of(n).unwrap_or_default(), normal))
-        })
-        .collect();
-    numa.sort_by_key(|n| n.0);
-    numa.dedup_by_key(|n| n.0);
+    let numa = numa_nodes(topo, &online);
     let node_of = |os: usize| -> Option<usize> {
         numa.iter()
             .filter(|(_, set, _)| set.contains(os))
             .min_by_key(|(id, set, normal)| (set.len(), !normal, *id))
             .map(|n| n.0)
     };
-
     let kinds = capacities(topo, &online, &mut notes);
     let capacity_of = |os: usize| kinds.iter().find(|(set, _)| set.contains(os)).map(|k| k.1);
-
-    let mut saw_cluster = false;
-    let mut pus = Vec::with_capacity(pu_objs.len());
-    for pu in &pu_objs {
-        let Some(os) = pu.os_index() else { continue };
-        let of_type = |t: ObjectType| {
-            ancestor(pu, |o| o.object_type() == t && is_data_cache(o))
-                .and_then(set_of)
-                .map(Arc::new)
-        };
-        let cluster = ancestor(pu, |o| {
-            o.object_type() == ObjectType::Group
-                && matches!(subtype(o).as_deref(), Some("Cluster" | "Module"))
+    let pus: Vec<PuFacts> = pu_objs
+        .iter()
+        .filter_map(|pu| {
+            let os = pu.os_index()?;
+            Some(pu_facts(pu, os, &online, node_of(os), capacity_of(os)))
         })
-        .and_then(set_of)
-        .map(Arc::new);
-        saw_cluster |= cluster.is_some();
-        let package = ancestor(pu, |o| o.object_type() == ObjectType::Package).map(|p| {
-            p.os_index()
-                .unwrap_or(NO_OS_PACKAGE_BASE + p.logical_index())
-        });
-        pus.push(PuFacts {
-            os,
-            core: of_type(ObjectType::Core),
-            cluster,
-            l2: of_type(ObjectType::L2Cache),
-            l3: of_type(ObjectType::L3Cache),
-            node: node_of(os),
-            package,
-            capacity: capacity_of(os),
-        });
-    }
-
+        .collect();
+    let saw_cluster = pus.iter().any(|p| p.cluster.is_some());
     // Node CPU lists as sysfs gives them: the PUs assigned to the node.
     let nodes: Vec<(usize, CpuSet)> = numa
         .iter()
@@ -286,6 +247,63 @@ fn gather(topo: &hwlocality::Topology) -> Facts {
         allowed,
         saw_cluster,
         notes,
+    }
+}
+
+/// The CPUs of `o`, limited to the `online` PUs.
+fn set_of(o: &TopologyObject, online: &CpuSet) -> Option<CpuSet> {
+    o.cpuset().map(|s| convert(&s, online))
+}
+
+/// The NUMA nodes by OS index, with their CPUs and whether they are
+/// normal memory (no subtype, or DRAM).
+fn numa_nodes(topo: &hwlocality::Topology, online: &CpuSet) -> Vec<(usize, CpuSet, bool)> {
+    let mut numa: Vec<(usize, CpuSet, bool)> = topo
+        .objects_with_type(ObjectType::NUMANode)
+        .filter_map(|n| {
+            let os = n.os_index()?;
+            let normal = matches!(subtype(n).as_deref(), None | Some("DRAM"));
+            Some((os, set_of(n, online).unwrap_or_default(), normal))
+        })
+        .collect();
+    numa.sort_by_key(|n| n.0);
+    numa.dedup_by_key(|n| n.0);
+    numa
+}
+
+/// What hwloc says of PU `pu` (OS index `os`): its core, cluster, caches
+/// and package from its ancestors, with its `node` and `capacity`.
+fn pu_facts(
+    pu: &TopologyObject,
+    os: usize,
+    online: &CpuSet,
+    node: Option<usize>,
+    capacity: Option<u32>,
+) -> PuFacts {
+    let of_type = |t: ObjectType| {
+        ancestor(pu, |o| o.object_type() == t && is_data_cache(o))
+            .and_then(|o| set_of(o, online))
+            .map(Arc::new)
+    };
+    let cluster = ancestor(pu, |o| {
+        o.object_type() == ObjectType::Group
+            && matches!(subtype(o).as_deref(), Some("Cluster" | "Module"))
+    })
+    .and_then(|o| set_of(o, online))
+    .map(Arc::new);
+    let package = ancestor(pu, |o| o.object_type() == ObjectType::Package).map(|p| {
+        p.os_index()
+            .unwrap_or(NO_OS_PACKAGE_BASE + p.logical_index())
+    });
+    PuFacts {
+        os,
+        core: of_type(ObjectType::Core),
+        cluster,
+        l2: of_type(ObjectType::L2Cache),
+        l3: of_type(ObjectType::L3Cache),
+        node,
+        package,
+        capacity,
     }
 }
 

@@ -55,7 +55,6 @@ pub(crate) fn check_matrix(rows: &[Option<Vec<u32>>], n: usize) -> Result<Vec<Ve
 /// Reads the nodes and distances, and sets `node` of every PU that links to one.
 pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> Numa {
     let dir_ids = tree.numbered_entries(NODE_DIR, "node");
-    let node_dir = |id: usize| PathBuf::from(format!("{NODE_DIR}/node{id}"));
     let mut nodes: BTreeMap<usize, CpuSet> = BTreeMap::new();
     for &id in &dir_ids {
         let set = tree
@@ -66,9 +65,27 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> Numa {
             .unwrap_or_default();
         nodes.insert(id, set);
     }
+    link_pus(tree, pus, &mut nodes);
+    let distances = if nodes.is_empty() {
+        None
+    } else {
+        distances(tree, &nodes, &dir_ids)
+    };
+    Numa {
+        nodes: nodes.into_iter().collect(),
+        distances,
+    }
+}
 
-    // cpuN/nodeM links, unless the node lists overlap (buggy firmware: the
-    // links are as wrong as the lists).
+/// The directory of node `id`.
+fn node_dir(id: usize) -> PathBuf {
+    PathBuf::from(format!("{NODE_DIR}/node{id}"))
+}
+
+/// Sets `node` of every PU from its `cpuN/nodeM` link, unless the node
+/// lists overlap (buggy firmware: the links are as wrong as the lists); a
+/// node linked to that has no directory is added to `nodes`, empty.
+fn link_pus(tree: &mut Tree<'_>, pus: &mut [PuFacts], nodes: &mut BTreeMap<usize, CpuSet>) {
     let mut seen = CpuSet::new();
     let mut overlap = false;
     for set in nodes.values() {
@@ -106,43 +123,43 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) -> Numa {
         ));
         nodes.insert(*id, CpuSet::new());
     }
+}
 
-    let distances = if nodes.is_empty() {
-        None
-    } else {
-        let rows: Vec<Option<Vec<u32>>> = nodes
-            .keys()
-            .map(|&id| {
-                if !dir_ids.contains(&id) {
-                    return None;
-                }
-                tree.read(node_dir(id).join("distance"))
-                    .and_then(|t| parse_distances(&t))
-            })
-            .collect();
-        match check_matrix(&rows, nodes.len()) {
-            Ok(m) => Some(m),
-            Err(i) => {
-                let id = nodes.keys().nth(i).copied().unwrap_or(0);
-                let file = tree.path(node_dir(id).join("distance"));
-                if dir_ids.contains(&id) && tree.exists(node_dir(id).join("distance")) {
-                    tree.note(format!(
-                        "malformed {}: expected {} positive distances; NUMA distances ignored",
-                        file.display(),
-                        nodes.len()
-                    ));
-                } else {
-                    tree.note(format!(
-                        "no NUMA distances for node {id}: distances ignored"
-                    ));
-                }
-                None
+/// The distance matrix of `nodes` (those of `dir_ids` have a directory),
+/// or `None` with a note naming the first node without a good row.
+fn distances(
+    tree: &mut Tree<'_>,
+    nodes: &BTreeMap<usize, CpuSet>,
+    dir_ids: &[usize],
+) -> Option<Vec<Vec<u32>>> {
+    let rows: Vec<Option<Vec<u32>>> = nodes
+        .keys()
+        .map(|&id| {
+            if !dir_ids.contains(&id) {
+                return None;
             }
+            tree.read(node_dir(id).join("distance"))
+                .and_then(|t| parse_distances(&t))
+        })
+        .collect();
+    match check_matrix(&rows, nodes.len()) {
+        Ok(m) => Some(m),
+        Err(i) => {
+            let id = nodes.keys().nth(i).copied().unwrap_or(0);
+            let file = tree.path(node_dir(id).join("distance"));
+            if dir_ids.contains(&id) && tree.exists(node_dir(id).join("distance")) {
+                tree.note(format!(
+                    "malformed {}: expected {} positive distances; NUMA distances ignored",
+                    file.display(),
+                    nodes.len()
+                ));
+            } else {
+                tree.note(format!(
+                    "no NUMA distances for node {id}: distances ignored"
+                ));
+            }
+            None
         }
-    };
-    Numa {
-        nodes: nodes.into_iter().collect(),
-        distances,
     }
 }
 
