@@ -420,67 +420,16 @@ impl<S> ThreadPoolBuilder<S> {
             Some(n) => Some(n),
             None => env::num_threads(env)?.map(|(n, _)| n),
         };
-        let pinning = match self.settings.pinning {
-            Some(p) => p,
-            None => {
-                const ACCEPTED: &str = "cluster, core, cpu, none";
-                match env::locus_var(env, "LOCUS_PINNING", ACCEPTED)? {
-                    None => Pinning::default(),
-                    Some(v) => v.parse().map_err(|_| BuildError::Env {
-                        var: "LOCUS_PINNING",
-                        value: v.clone(),
-                        accepted: ACCEPTED,
-                    })?,
-                }
-            }
-        };
-        let cluster_aware = match self.settings.cluster_aware {
-            Some(c) => c,
-            None => match env::locus_var(env, "LOCUS_CLUSTER", "0, 1")?.as_deref() {
-                None => true,
-                Some(v) => match v.trim() {
-                    "1" => true,
-                    "0" => false,
-                    _ => {
-                        return Err(BuildError::Env {
-                            var: "LOCUS_CLUSTER",
-                            value: v.to_string(),
-                            accepted: "0, 1",
-                        });
-                    }
-                },
-            },
-        };
-        let topology: Cow<'static, Topology> = match self.settings.topology {
-            Some(t) => Cow::Owned(t),
-            None => match env::locus_var(env, "LOCUS_TOPOLOGY", TOPOLOGY_ACCEPTED)? {
-                Some(spec) => Cow::Owned(Topology::synthetic(spec.trim())?),
-                None => Topology::detect_for_pool(WorkerThread::on_worker_thread()),
-            },
-        };
+        let pinning = pinning(self.settings.pinning, env)?;
+        let cluster_aware = cluster_aware(self.settings.cluster_aware, env)?;
+        let topology = topology(self.settings.topology, env)?;
         let topology = confine(topology, self.settings.cpus, env)?;
-        // The default under a CPU quota (see `num_threads`), and at most
-        // `max_num_threads` workers however they were asked for (rayon's
-        // soft limit).
-        let num_threads = num_threads
-            .or_else(|| {
-                let cap = crate::topology::quota_workers(topology.cpu_quota()?);
-                (cap < topology.allowed().len()).then_some(cap)
-            })
-            .or_else(|| (topology.allowed().len() > MAX_WORKERS).then_some(MAX_WORKERS))
-            .map(|n| n.min(MAX_WORKERS));
-        let virtual_topology = match topology.source() {
-            Source::Synthetic(_) => true,
-            Source::Sysfs(root) => root != std::path::Path::new("/"),
-            Source::Hwloc(xml) => xml.is_some(),
-            Source::Flat(_) => false,
-        };
         let opts = LayoutOptions {
-            num_threads,
+            num_threads: worker_count(num_threads, &topology),
             pinning,
             steal_order: self.settings.steal_order.unwrap_or_default(),
             cluster_aware,
-            virtual_topology,
+            virtual_topology: is_virtual(topology.source()),
         };
         // The detected machine is kept by reference, not copied.
         let layout = match topology {
@@ -502,6 +451,80 @@ impl<S> ThreadPoolBuilder<S> {
             breadth_first: self.settings.breadth_first,
         };
         Ok((cfg, self.spawn_handler))
+    }
+}
+
+/// The pinning set on the builder, else `LOCUS_PINNING`, else the default.
+fn pinning(set: Option<Pinning>, env: &Lookup<'_>) -> Result<Pinning, BuildError> {
+    if let Some(p) = set {
+        return Ok(p);
+    }
+    const ACCEPTED: &str = "cluster, core, cpu, none";
+    match env::locus_var(env, "LOCUS_PINNING", ACCEPTED)? {
+        None => Ok(Pinning::default()),
+        Some(v) => v.parse().map_err(|_| BuildError::Env {
+            var: "LOCUS_PINNING",
+            value: v.clone(),
+            accepted: ACCEPTED,
+        }),
+    }
+}
+
+/// Cluster awareness set on the builder, else `LOCUS_CLUSTER`, else on.
+fn cluster_aware(set: Option<bool>, env: &Lookup<'_>) -> Result<bool, BuildError> {
+    if let Some(c) = set {
+        return Ok(c);
+    }
+    match env::locus_var(env, "LOCUS_CLUSTER", "0, 1")?.as_deref() {
+        None => Ok(true),
+        Some(v) => match v.trim() {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(BuildError::Env {
+                var: "LOCUS_CLUSTER",
+                value: v.to_string(),
+                accepted: "0, 1",
+            }),
+        },
+    }
+}
+
+/// The topology set on the builder, else `LOCUS_TOPOLOGY`'s, else this
+/// machine's.
+fn topology(set: Option<Topology>, env: &Lookup<'_>) -> Result<Cow<'static, Topology>, BuildError> {
+    if let Some(t) = set {
+        return Ok(Cow::Owned(t));
+    }
+    Ok(
+        match env::locus_var(env, "LOCUS_TOPOLOGY", TOPOLOGY_ACCEPTED)? {
+            Some(spec) => Cow::Owned(Topology::synthetic(spec.trim())?),
+            None => Topology::detect_for_pool(WorkerThread::on_worker_thread()),
+        },
+    )
+}
+
+/// The worker count to lay out: the one asked for, else the default under
+/// a CPU quota (see `num_threads`), and at most `max_num_threads` workers
+/// however they were asked for (rayon's soft limit). `None`: one per
+/// allowed PU.
+fn worker_count(asked: Option<usize>, topology: &Topology) -> Option<usize> {
+    asked
+        .or_else(|| {
+            let cap = crate::topology::quota_workers(topology.cpu_quota()?);
+            (cap < topology.allowed().len()).then_some(cap)
+        })
+        .or_else(|| (topology.allowed().len() > MAX_WORKERS).then_some(MAX_WORKERS))
+        .map(|n| n.min(MAX_WORKERS))
+}
+
+/// Whether a topology from `source` is not the running machine (its
+/// workers are then not pinned).
+fn is_virtual(source: &Source) -> bool {
+    match source {
+        Source::Synthetic(_) => true,
+        Source::Sysfs(root) => root != std::path::Path::new("/"),
+        Source::Hwloc(xml) => xml.is_some(),
+        Source::Flat(_) => false,
     }
 }
 
