@@ -328,6 +328,51 @@ fn summary_tree(sizes: Vec<usize>) -> Box<[Level]> {
     }
 }
 
+/// Capacity classes, largest first: a class starts at its largest
+/// capacity and takes every smaller one down to 7/8 of it, so 1024 and
+/// 1000 are one class, 1024 and 512 two (per-core jitter in reported
+/// capacities must not multiply the passes of a search).
+fn capacity_classes(capacity: &[u32]) -> Vec<u32> {
+    let mut caps: Vec<u32> = capacity.to_vec();
+    caps.sort_unstable_by(|a, b| b.cmp(a));
+    caps.dedup();
+    let mut classes: Vec<u32> = Vec::new();
+    for c in caps {
+        if classes
+            .last()
+            .is_none_or(|&top| u64::from(c) * 8 < u64::from(top) * 7)
+        {
+            classes.push(c);
+        }
+    }
+    classes
+}
+
+/// Each worker's core mask (the field `core_mask`): the bits of its core's
+/// workers in its idle word, 0 when the core crosses a word boundary, and
+/// its own bit when no core range holds it.
+fn core_masks(core_ranges: &[Range<usize>], llcs: &[LlcInfo], worker_llc: &[u32]) -> Vec<u64> {
+    let mut core_mask: Vec<u64> = (0..worker_llc.len())
+        .map(|w| {
+            let l = &llcs[worker_llc[w] as usize];
+            1u64 << ((w - l.range.start) % 64)
+        })
+        .collect();
+    for r in core_ranges {
+        let l = &llcs[worker_llc[r.start] as usize];
+        let (lo, hi) = (r.start - l.range.start, r.end - l.range.start);
+        let mask = if lo / 64 == (hi - 1) / 64 {
+            bits(lo % 64, (hi - 1) % 64 + 1)
+        } else {
+            0
+        };
+        for w in r.clone() {
+            core_mask[w] = mask;
+        }
+    }
+    core_mask
+}
+
 impl IdleMasks {
     /// Builds the masks, all workers busy.
     ///
@@ -341,22 +386,7 @@ impl IdleMasks {
         }
         let n = shape.capacity.len();
 
-        // Capacity classes, largest first: a class starts at its largest
-        // capacity and takes every smaller one down to 7/8 of it, so 1024 and
-        // 1000 are one class, 1024 and 512 two (per-core jitter in reported
-        // capacities must not multiply the passes of a search).
-        let mut caps: Vec<u32> = shape.capacity.clone();
-        caps.sort_unstable_by(|a, b| b.cmp(a));
-        caps.dedup();
-        let mut classes: Vec<u32> = Vec::new();
-        for c in caps {
-            if classes
-                .last()
-                .is_none_or(|&top| u64::from(c) * 8 < u64::from(top) * 7)
-            {
-                classes.push(c);
-            }
-        }
+        let classes = capacity_classes(&shape.capacity);
 
         let mut llcs = Vec::with_capacity(shape.llc_ranges.len());
         let mut worker_llc = vec![0u32; n];
@@ -389,24 +419,7 @@ impl IdleMasks {
                 worker_cluster[w] = c as u32;
             }
         }
-        let mut core_mask: Vec<u64> = (0..n)
-            .map(|w| {
-                let l = &llcs[worker_llc[w] as usize];
-                1u64 << ((w - l.range.start) % 64)
-            })
-            .collect();
-        for r in &shape.core_ranges {
-            let l = &llcs[worker_llc[r.start] as usize];
-            let (lo, hi) = (r.start - l.range.start, r.end - l.range.start);
-            let mask = if lo / 64 == (hi - 1) / 64 {
-                bits(lo % 64, (hi - 1) % 64 + 1)
-            } else {
-                0
-            };
-            for w in r.clone() {
-                core_mask[w] = mask;
-            }
-        }
+        let core_mask = core_masks(&shape.core_ranges, &llcs, &worker_llc);
         let smt = shape.core_ranges.iter().any(|r| r.len() > 1);
         let sizes: Vec<usize> = shape.llc_ranges.iter().map(|r| r.len()).collect();
         IdleMasks {
