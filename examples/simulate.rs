@@ -10,12 +10,16 @@
 //! `--machine`: a sysfs snapshot directory, an hwloc `.tar.bz2` snapshot
 //! (extracted to a temporary directory), an hwloc XML file (with
 //! `--features sim,hwloc`) or a synthetic spec such as
-//! `'package:2 llc:12 core:8'`. `--workload`: `fib:N`, `tree:ITEMS[:SEED]`,
+//! `'package:2 llc:12 core:8'`. `--workload`: `fib:N` and `spawn:JOBS[:NS]`
+//! (scheduling overhead only: no data), the kernels with data (`stencil`,
+//! `stencil-replay`, `matmul`, `mergesort`, `triad`, `reduce`, `pipeline`,
+//! each with default sizes and an optional size; `--help` lists them),
+//! `tree:ITEMS[:SEED]`,
 //! `range:ITEMS[:GRAIN:NS]` (a balanced `join` tree of a fixed grain),
 //! `iter:ITEMS[:RUNS[:NS]]` (an indexed iterator through the runtime's
 //! first split, its pieces split with the adaptive budget),
 //! `iter-replay:ITEMS[:RUNS[:NS]]` (the same with affinity replay, 4 runs unless
-//! given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`. Prints a
+//! given), `stream:CHUNKS:BYTES[:spread|pack]`. Prints a
 //! table (for iterators also a line per run: pieces, their work in their
 //! LLC, replay); `--json` also writes the report as JSON.
 //!
@@ -42,7 +46,23 @@ use locus::sim::{self, CostModel, Policy, Repeat};
 
 const USAGE: &str = "usage: simulate --machine (DIR|TARBALL|XML|SPEC) --workload SPEC \
 [--policy hierarchical,flat,cluster-off,rayon-like] [--workers N,N,...|all] [--cost FILE] \
-[--runs N] [--seed S] [--perturb PCT] [--json FILE]";
+[--runs N] [--seed S] [--perturb PCT] [--json FILE]
+
+workloads (sizes in brackets are optional):
+  scheduling overhead only (no data):
+    fib:N                      fib(N) with join, 10 ns a call
+    spawn:JOBS[:NS]            one scope spawning JOBS tasks of NS ns (1000)
+  kernels with data (default sizes; src/sim/kernels.rs cites the work figures):
+    stencil[:N[:SWEEPS]]       5-point Jacobi sweeps over an N x N grid (2048, 8 sweeps)
+    stencil-replay[:N[:SWEEPS]]  the same, every sweep with one affinity replay handle
+    matmul[:N]                 blocked C = A B, N x N f64, 64 x 64 blocks (2048)
+    mergesort[:N]              parallel merge sort of N u64 (4194304)
+    triad[:N[:ITERS]]          STREAM triad over three arrays of N f64 (4194304, 10)
+    reduce[:N[:RUNS]]          tree reduction of N f64, RUNS times (8388608, 8)
+    pipeline[:ITEMS[:STAGES]]  stages as packed job groups (512 items, 4 stages)
+  synthetic shapes:
+    tree:ITEMS[:SEED]  range:ITEMS[:GRAIN:NS]  iter:ITEMS[:RUNS[:NS]]
+    iter-replay:ITEMS[:RUNS[:NS]]  stream:CHUNKS:BYTES[:spread|pack]";
 
 struct Args {
     machine: String,

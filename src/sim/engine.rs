@@ -72,6 +72,8 @@ pub(super) struct Job {
     pub(super) placed: bool,
     /// It runs on another worker than its creator (`Start::migrated`).
     pub(super) migrated: bool,
+    /// The task after its `join` ([`Body::JoinThen`]) was started.
+    pub(super) then_started: bool,
 }
 
 /// Pieces `pieces` of first split `split`, grouped at `level`.
@@ -415,6 +417,7 @@ impl<'a> Sim<'a> {
             taken: false,
             placed: false,
             migrated: false,
+            then_started: false,
         };
         match self.free.pop() {
             Some(id) => {

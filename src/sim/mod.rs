@@ -89,6 +89,7 @@
 
 mod cost;
 mod engine;
+mod kernels;
 mod machine;
 mod queues;
 mod rayon_like;
@@ -100,6 +101,8 @@ mod worker;
 mod workload;
 
 #[cfg(test)]
+mod kernel_tests;
+#[cfg(test)]
 mod tests;
 
 use std::fmt;
@@ -108,6 +111,7 @@ use crate::layout::{Layout, LayoutOptions, StealOrder};
 use crate::topology::Topology;
 
 pub use cost::{CostError, CostModel, Reach};
+pub use kernels::{Matmul, Mergesort, Pipeline, Reduce, Stencil, Triad};
 pub use machine::{MachineError, load as load_machine};
 pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
 pub use spread::{Repeat, Spread};

@@ -58,7 +58,7 @@ impl Sim<'_> {
                             self.counts.leaves += 1;
                             self.workers[w].frames[top].stage = Stage::Finish;
                         }
-                        Body::Join(a, b) => {
+                        Body::Join(a, b) | Body::JoinThen(a, b, _) => {
                             let piece = self.jobs[job as usize].piece;
                             let jb = self.new_job(b, group, w as u32, None, Kind::Half);
                             self.jobs[jb as usize].piece = piece;
@@ -133,6 +133,21 @@ impl Sim<'_> {
                     return self.start_search(w);
                 }
                 Stage::Finish => {
+                    if let Body::JoinThen(_, _, then) = self.task(job).body
+                        && !self.jobs[job as usize].then_started
+                    {
+                        // Both halves returned: what follows the `join`,
+                        // inline in the frame, which finishes after it.
+                        self.jobs[job as usize].then_started = true;
+                        let group = self.jobs[job as usize].group;
+                        let id = self.new_job(then, group, w as u32, None, Kind::Inline);
+                        self.jobs[id as usize].piece = self.jobs[job as usize].piece;
+                        self.workers[w].frames.push(Frame {
+                            job: id,
+                            stage: Stage::Start,
+                        });
+                        continue;
+                    }
                     if self.jobs[job as usize].fanout.is_some() {
                         owner::end_marks(&mut self.owner(w), owner::STARTING);
                     }

@@ -34,6 +34,10 @@ pub enum Body {
     Leaf,
     /// `join(a, b)`: `b` is recorded as a private half, `a` runs inline.
     Join(Node, Node),
+    /// `join(a, b)`, then the third task inline in the same frame once both
+    /// halves returned (a merge after its two sorts, the next run of a
+    /// loop).
+    JoinThen(Node, Node, Node),
     /// A scope: spawns every task (in the task's group, if any) and waits
     /// for all of them.
     Scope(Vec<Node>),
@@ -167,6 +171,12 @@ pub fn work_span(w: &dyn Workload, node: &Node) -> (u64, u64) {
             let (wa, sa) = work_span(w, &a);
             let (wb, sb) = work_span(w, &b);
             (t.work_ns + wa + wb, t.work_ns + sa.max(sb))
+        }
+        Body::JoinThen(a, b, then) => {
+            let (wa, sa) = work_span(w, &a);
+            let (wb, sb) = work_span(w, &b);
+            let (wt, st) = work_span(w, &then);
+            (t.work_ns + wa + wb + wt, t.work_ns + sa.max(sb) + st)
         }
         Body::Scope(kids) => kids.iter().fold((t.work_ns, t.work_ns), |(w1, s), k| {
             let (wk, sk) = work_span(w, k);
@@ -539,11 +549,16 @@ const GRAIN: u64 = 1024;
 /// unless the spec says otherwise.
 const ITEM_NS: u64 = 2;
 
-/// The workload `spec` names: `fib:N`, `tree:ITEMS[:SEED]`,
+/// The workload `spec` names: `fib:N` (scheduling overhead only: no
+/// data), `tree:ITEMS[:SEED]`,
 /// `range:ITEMS[:GRAIN:NS]` ([`IterRange`]; leaves of 1,024 items of 2 ns
 /// unless given), `iter:ITEMS[:RUNS[:NS]]` ([`Iter`]; 2 ns an item unless
 /// given), `iter-replay:ITEMS[:RUNS[:NS]]` ([`Iter`] with replay, 4 runs
-/// unless given), `spawn:JOBS[:NS]`, `stream:CHUNKS:BYTES[:spread|pack]`.
+/// unless given), `spawn:JOBS[:NS]` (scheduling overhead only),
+/// `stream:CHUNKS:BYTES[:spread|pack]`, and the kernels with data, each
+/// with default sizes: `stencil[:N[:SWEEPS]]`, `stencil-replay[:N[:SWEEPS]]`,
+/// `matmul[:N]`, `mergesort[:N]`, `triad[:N[:ITERS]]`, `reduce[:N[:RUNS]]`,
+/// `pipeline[:ITEMS[:STAGES]]` (see `kernels`).
 ///
 /// # Errors
 /// An unknown name or a number that does not parse; the message lists the
@@ -552,7 +567,15 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
     const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS[:GRAIN:NS], iter:ITEMS[:RUNS[:NS]], iter-replay:ITEMS[:RUNS[:NS]], \
                          spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
     let parts: Vec<&str> = spec.split(':').collect();
-    let bad = || WorkloadError(format!("workload `{spec}`: expected one of {FORMS}"));
+    let bad = || {
+        WorkloadError(format!(
+            "workload `{spec}`: expected one of {FORMS}, {}",
+            super::kernels::FORMS
+        ))
+    };
+    if let Some(made) = super::kernels::parse(&parts) {
+        return made.map_err(|e| WorkloadError(format!("workload `{spec}`: {e}")));
+    }
     let num = |i: usize, default: Option<u64>| -> Result<u64, WorkloadError> {
         match parts.get(i) {
             Some(s) => s.parse().map_err(|_| bad()),
