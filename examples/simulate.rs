@@ -4,7 +4,7 @@
 //! cargo run --release --features sim --example simulate -- \
 //!     --machine (DIR|TARBALL|XML|SPEC) --workload fib:28 \
 //!     [--policy hierarchical,flat,cluster-off,rayon-like] [--workers 2,8,all] \
-//!     [--cost FILE] [--runs N [--seed S] [--perturb PCT]] [--json FILE]
+//!     [--cost CLASS|FILE[,FILE]] [--runs N [--seed S] [--perturb PCT]] [--json FILE]
 //! ```
 //!
 //! `--machine`: a sysfs snapshot directory, an hwloc `.tar.bz2` snapshot
@@ -28,7 +28,11 @@
 //! cites the run; docs/calibration.md the method), over the published
 //! figures for what that machine does not have; `--cost FILE` applies its
 //! `key = value` lines on top; `--cost published` takes the published
-//! figures alone (`CostModel::published`, the model before the fit).
+//! figures alone (`CostModel::published`, the model before the fit);
+//! `--cost epyc` (or `kunpeng`, `xeon`, `laptop`) takes a machine class's
+//! memory hierarchy (caches, their sizes, DRAM: `src/sim/classes/*.cost`,
+//! every number with its source) over the calibrated overheads. Items
+//! separated by commas apply in order: `--cost epyc,mine.cost`.
 //!
 //! Error bars: `--runs N` simulates each policy and worker count N times,
 //! run `i` with seed `S + i` (`--seed`, default 0) for the policies'
@@ -45,7 +49,7 @@ use std::time::Instant;
 use locus::sim::{self, CostModel, Policy, Repeat};
 
 const USAGE: &str = "usage: simulate --machine (DIR|TARBALL|XML|SPEC) --workload SPEC \
-[--policy hierarchical,flat,cluster-off,rayon-like] [--workers N,N,...|all] [--cost FILE] \
+[--policy hierarchical,flat,cluster-off,rayon-like] [--workers N,N,...|all] [--cost CLASS|FILE[,FILE]] \
 [--runs N] [--seed S] [--perturb PCT] [--json FILE]
 
 workloads (sizes in brackets are optional):
@@ -72,6 +76,31 @@ struct Args {
     cost: CostModel,
     repeat: Repeat,
     json: Option<String>,
+}
+
+/// The `--cost` argument: comma-separated items applied in order over the
+/// calibrated model; `published` and a machine class name
+/// (`CostModel::class_names`) replace the model, a file applies its lines
+/// on top.
+fn cost(spec: &str) -> Result<CostModel, String> {
+    let mut m = CostModel::calibrated();
+    for item in spec.split(',') {
+        if item == "published" {
+            m = CostModel::published();
+        } else if let Some(c) = CostModel::class(item) {
+            m = c;
+        } else {
+            let text = std::fs::read_to_string(item).map_err(|e| {
+                let classes: Vec<_> = CostModel::class_names().collect();
+                format!(
+                    "--cost: `{item}` is not published, a machine class ({}) or a readable file: {e}",
+                    classes.join(", ")
+                )
+            })?;
+            m = m.with(&text).map_err(|e| format!("--cost {item}: {e}"))?;
+        }
+    }
+    Ok(m)
 }
 
 fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -112,18 +141,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
                     })
                     .collect::<Result<_, _>>()?
             }
-            "--cost" => {
-                let path = value()?;
-                if path == "published" {
-                    a.cost = CostModel::published();
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("--cost: cannot read {path}: {e}"))?;
-                a.cost = CostModel::calibrated()
-                    .with(&text)
-                    .map_err(|e| format!("--cost {path}: {e}"))?
-            }
+            "--cost" => a.cost = cost(&value()?)?,
             "--json" => a.json = Some(value()?),
             "--runs" => {
                 a.repeat.runs = value()?

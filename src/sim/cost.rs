@@ -60,6 +60,26 @@ pub struct CostModel {
     /// Refill bandwidth from another node at distance 20 (scaled by 20 /
     /// distance).
     pub bw_remote: f64,
+    /// Transfer bandwidth from an SMT sibling's or a cluster mate's cache
+    /// (the shared L1/L2 of a core or cluster).
+    pub bw_cluster: f64,
+    /// Capacity of each cluster-level cache in bytes: the L2 a cluster
+    /// shares, or a core's own L2 where clusters are cores (see
+    /// [`super::cache`]).
+    pub l2_bytes: f64,
+    /// Capacity of each LLC in bytes.
+    pub llc_bytes: f64,
+    /// Latency of a read that misses every cache, from DRAM of the own
+    /// NUMA node.
+    pub dram_ns: f64,
+    /// The same from DRAM of a node at distance 20; other distances
+    /// interpolate linearly from `dram_ns` at 10.
+    pub dram_remote_ns: f64,
+    /// One core's read bandwidth from DRAM of its own node (the
+    /// memory-level parallelism of its outstanding misses).
+    pub bw_dram: f64,
+    /// The same from a node at distance 20 (scaled by 20 / distance).
+    pub bw_dram_remote: f64,
     /// Cache lines a job carries to its thief (its record and captures).
     pub job_lines: f64,
     /// A successful steal besides its line transfers (the CAS on the
@@ -97,6 +117,15 @@ pub struct CostModel {
 /// The fitted constants of this crate's CI machine (see the module docs).
 const CALIBRATED: &str = include_str!("calibrated.cost");
 
+/// The machine classes' memory hierarchies (`classes/*.cost`, each
+/// number with its source in the file's comments), by name.
+const CLASSES: &[(&str, &str)] = &[
+    ("epyc", include_str!("classes/epyc.cost")),
+    ("kunpeng", include_str!("classes/kunpeng.cost")),
+    ("xeon", include_str!("classes/xeon.cost")),
+    ("laptop", include_str!("classes/laptop.cost")),
+];
+
 impl Default for CostModel {
     /// [`CostModel::published`].
     fn default() -> Self {
@@ -113,6 +142,26 @@ impl CostModel {
             .expect("calibrated.cost parses (a unit test checks it)")
     }
 
+    /// The names of the machine classes [`CostModel::class`] knows.
+    pub fn class_names() -> impl Iterator<Item = &'static str> {
+        CLASSES.iter().map(|(n, _)| *n)
+    }
+
+    /// The machine class `name` (`epyc`, `kunpeng`, `xeon`, `laptop`):
+    /// [`CostModel::calibrated`] (the scheduling overheads measured on
+    /// this crate's CI machine, the only ones measured) with the class's
+    /// memory hierarchy from `src/sim/classes/NAME.cost` (cache-line
+    /// transfers, bandwidths, cache capacities, DRAM, each number with
+    /// its source in the file). `None` for an unknown name.
+    pub fn class(name: &str) -> Option<CostModel> {
+        let (_, text) = CLASSES.iter().find(|(n, _)| *n == name)?;
+        Some(
+            CostModel::calibrated()
+                .with(text)
+                .expect("the class files parse (a unit test checks them)"),
+        )
+    }
+
     /// The published figures alone (see the module docs), work at the
     /// reference speed.
     pub fn published() -> Self {
@@ -125,6 +174,13 @@ impl CostModel {
             bw_llc: 50.0,
             bw_node: 20.0,
             bw_remote: 10.0,
+            bw_cluster: 100.0,
+            l2_bytes: 1048576.0,
+            llc_bytes: 33554432.0,
+            dram_ns: 110.0,
+            dram_remote_ns: 200.0,
+            bw_dram: 15.0,
+            bw_dram_remote: 8.0,
             job_lines: 2.0,
             steal_ns: 25.0,
             probe_ns: 2.0,
@@ -167,15 +223,46 @@ impl CostModel {
         }
     }
 
-    /// Refilling `bytes` of working set over `reach`.
+    /// Refilling `bytes` of working set over `reach`: the bandwidth term
+    /// alone ([`CostModel::transfer`] adds the latency).
     pub fn refill(&self, reach: Reach, bytes: u64) -> f64 {
         let bw = match reach {
             Reach::Same => return 0.0,
-            Reach::At(TierKind::Smt | TierKind::Cluster | TierKind::Llc, _) => self.bw_llc,
+            Reach::At(TierKind::Smt | TierKind::Cluster, _) => self.bw_cluster,
+            Reach::At(TierKind::Llc, _) => self.bw_llc,
             Reach::At(_, d) if d <= 10 => self.bw_node,
             Reach::At(_, d) => self.bw_remote * 20.0 / d as f64,
         };
         bytes as f64 / bw
+    }
+
+    /// Moving `bytes` (many lines) from a cache over `reach`: one line's
+    /// latency, then the bytes at the tier's bandwidth. The misses of a
+    /// block overlap (memory-level parallelism: a core keeps 10 to 20
+    /// misses in flight, which the per-core bandwidths measure), so a
+    /// block costs latency + bytes / bandwidth, not lines × latency.
+    pub fn transfer(&self, reach: Reach, bytes: u64) -> f64 {
+        if bytes == 0 {
+            return 0.0;
+        }
+        self.line(reach) + self.refill(reach, bytes)
+    }
+
+    /// Reading `bytes` that no cache holds from DRAM at NUMA `distance`
+    /// (10: the own node): latency plus bytes at the core's DRAM
+    /// bandwidth, both as [`CostModel::transfer`].
+    pub fn dram(&self, distance: u32, bytes: u64) -> f64 {
+        if bytes == 0 {
+            return 0.0;
+        }
+        let d = distance.max(10) as f64;
+        let latency = self.dram_ns + (self.dram_remote_ns - self.dram_ns) * (d - 10.0) / 10.0;
+        let bw = if d <= 10.0 {
+            self.bw_dram
+        } else {
+            (self.bw_dram_remote * 20.0 / d).min(self.bw_dram)
+        };
+        latency.max(0.0) + bytes as f64 / bw
     }
 
     /// This model with every parameter scaled by its own factor, drawn
@@ -244,10 +331,21 @@ impl CostModel {
             })?;
             *slot = value;
         }
-        if m.bw_llc == 0.0 || m.bw_node == 0.0 || m.bw_remote == 0.0 {
+        if [
+            m.bw_llc,
+            m.bw_node,
+            m.bw_remote,
+            m.bw_cluster,
+            m.bw_dram,
+            m.bw_dram_remote,
+        ]
+        .contains(&0.0)
+        {
             return Err(CostError {
                 line: 0,
-                message: "bandwidths (bw_llc, bw_node, bw_remote) must be positive".into(),
+                message: "bandwidths (bw_llc, bw_node, bw_remote, bw_cluster, bw_dram, \
+                          bw_dram_remote) must be positive"
+                    .into(),
             });
         }
         Ok(self)
@@ -285,6 +383,13 @@ impl CostModel {
             "bw_llc" => &mut self.bw_llc,
             "bw_node" => &mut self.bw_node,
             "bw_remote" => &mut self.bw_remote,
+            "bw_cluster" => &mut self.bw_cluster,
+            "l2_bytes" => &mut self.l2_bytes,
+            "llc_bytes" => &mut self.llc_bytes,
+            "dram_ns" => &mut self.dram_ns,
+            "dram_remote_ns" => &mut self.dram_remote_ns,
+            "bw_dram" => &mut self.bw_dram,
+            "bw_dram_remote" => &mut self.bw_dram_remote,
             "job_lines" => &mut self.job_lines,
             "steal_ns" => &mut self.steal_ns,
             "probe_ns" => &mut self.probe_ns,
@@ -318,6 +423,13 @@ const FIELDS: &[&str] = &[
     "bw_llc",
     "bw_node",
     "bw_remote",
+    "bw_cluster",
+    "l2_bytes",
+    "llc_bytes",
+    "dram_ns",
+    "dram_remote_ns",
+    "bw_dram",
+    "bw_dram_remote",
     "job_lines",
     "steal_ns",
     "probe_ns",
@@ -394,6 +506,26 @@ mod tests {
                 .any(|l| l.contains("scripts/calibrate.py fit"))
         );
         assert_ne!(m.work_scale, CostModel::published().work_scale);
+    }
+
+    #[test]
+    fn the_class_files_parse_and_differ() {
+        let names: Vec<_> = CostModel::class_names().collect();
+        assert_eq!(names, ["epyc", "kunpeng", "xeon", "laptop"]);
+        for n in &names {
+            let m = CostModel::class(n).unwrap();
+            assert_ne!(m, CostModel::calibrated(), "{n} sets its hierarchy");
+            assert!(m.llc_bytes > m.l2_bytes, "{n}");
+            assert!(m.dram_remote_ns > m.dram_ns, "{n}");
+            // Costs grow with distance.
+            let at = |k, d| m.transfer(Reach::At(k, d), 1 << 16);
+            assert!(at(TierKind::Smt, 10) <= at(TierKind::Cluster, 10), "{n}");
+            assert!(at(TierKind::Cluster, 10) <= at(TierKind::Llc, 10), "{n}");
+            assert!(at(TierKind::Llc, 10) < at(TierKind::Numa, 10), "{n}");
+            assert!(at(TierKind::Numa, 10) < at(TierKind::Remote, 20), "{n}");
+            assert!(m.dram(10, 1 << 16) < m.dram(20, 1 << 16), "{n}");
+        }
+        assert!(CostModel::class("vax").is_none());
     }
 
     #[test]

@@ -30,11 +30,12 @@ use crate::runtime::sleep::Sleep;
 use crate::runtime::{pass, search};
 
 use super::Policy;
+use super::cache::Caches;
 use super::cost::{CostModel, Reach};
 use super::rayon_like::RayonSleep;
 use super::report::{Counts, Run};
 use super::split_run::SplitRun;
-use super::workload::{Node, Task, Touch, Workload};
+use super::workload::{Node, Task, Workload};
 
 /// A job's index in the arena.
 pub(super) type JobId = u32;
@@ -201,7 +202,8 @@ pub(super) struct Sim<'a> {
     pub(super) jobs: Vec<Job>,
     pub(super) free: Vec<JobId>,
     pub(super) tasks: HashMap<JobId, Task>,
-    pub(super) data_home: HashMap<u64, u32>,
+    /// The cache model's caches and blocks (`cache`).
+    pub(super) caches: Caches,
     pub(super) heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
     pub(super) now: u64,
     pub(super) seq: u64,
@@ -267,6 +269,7 @@ impl<'a> Sim<'a> {
             .collect();
         let nllc = layout.llc_ranges().len();
         let ncl = layout.cluster_ranges().len();
+        let caches = Caches::new(&layout, cost);
         Sim {
             layout: Arc::new(layout),
             max_spinners: search::max_spinners(n),
@@ -302,7 +305,7 @@ impl<'a> Sim<'a> {
             jobs: Vec::new(),
             free: Vec::new(),
             tasks: HashMap::new(),
-            data_home: HashMap::new(),
+            caches,
             heap: BinaryHeap::new(),
             now: 0,
             seq: 0,
@@ -648,55 +651,6 @@ impl<'a> Sim<'a> {
             self.counts
                 .group_feeds
                 .push((g, st.tracker.counts(), before, st.preferred));
-        }
-    }
-
-    /// The refill of `id`'s working set on `w`: its footprint from where
-    /// its data was last touched, then each of its [`Touch`]es from where
-    /// that data was last touched.
-    pub(super) fn refill(&mut self, w: usize, id: JobId) -> f64 {
-        let (footprint, data) = {
-            let t = self.task(id);
-            (t.footprint, t.data)
-        };
-        let from = match data {
-            Some(d) => self.data_home.insert(d, w as u32),
-            None => Some(self.jobs[id as usize].home).filter(|&h| h != u32::MAX),
-        };
-        let mut ns = match from {
-            Some(from) => self.move_bytes(from as usize, w, footprint),
-            None => 0.0,
-        };
-        let node = self.jobs[id as usize].node;
-        for touch in self.workload.touches(&node) {
-            ns += self.touch(w, touch);
-        }
-        ns
-    }
-
-    /// Moving `bytes` last touched on worker `from` to worker `w`.
-    fn move_bytes(&mut self, from: usize, w: usize, bytes: u64) -> f64 {
-        if self.workers[from].llc != self.workers[w].llc && bytes > 0 {
-            self.counts.llc_moves += 1;
-        }
-        self.cost.refill(self.reach(from, w), bytes)
-    }
-
-    /// Worker `w` touches named data: a read moves it from where it was
-    /// last written (nothing the first time: it starts in memory near
-    /// its first toucher); a write makes `w` its holder.
-    fn touch(&mut self, w: usize, touch: Touch) -> f64 {
-        let from = if touch.write {
-            self.data_home.insert(touch.id, w as u32)
-        } else {
-            match self.data_home.get(&touch.id) {
-                Some(&home) => Some(home),
-                None => self.data_home.insert(touch.id, w as u32),
-            }
-        };
-        match from {
-            Some(from) => self.move_bytes(from as usize, w, touch.bytes),
-            None => 0.0,
         }
     }
 

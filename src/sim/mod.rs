@@ -87,6 +87,7 @@
 //! model and seed give the same report, byte for byte (no wall clock, no
 //! hash-order dependence; seed 0 is the pool's own workers' seeds).
 
+mod cache;
 mod cost;
 mod engine;
 mod kernels;
@@ -110,6 +111,7 @@ use std::fmt;
 use crate::layout::{Layout, LayoutOptions, StealOrder};
 use crate::topology::Topology;
 
+pub use cache::BYTE_TIERS;
 pub use cost::{CostError, CostModel, Reach};
 pub use kernels::{Matmul, Mergesort, Pipeline, Reduce, Stencil, Triad};
 pub use machine::{MachineError, load as load_machine};

@@ -72,7 +72,7 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn victim_len(&mut self, v: usize) -> usize {
-        self.sim.acc += self.sim.cost.probe_ns;
+        self.sim.acc += self.sim.victim_look(self.w, v);
         self.sim.stealers[v].len()
     }
 
@@ -89,11 +89,9 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn victim_private(&mut self, v: usize) -> usize {
-        // A busy victim's owner writes its deque's ends and its private
-        // stack's ends as it runs `join`s: the look at its length (charged
-        // as a cheap look in `victim_len`) and this one are two cache-line
-        // transfers at the victim's distance.
-        self.sim.acc += 2.0 * self.sim.cost.line(self.sim.reach(v, self.w));
+        // The private stack's ends, as the deque's in `victim_len`: a line
+        // at the victim's distance while its owner runs (`victim_look`).
+        self.sim.acc += self.sim.victim_look(self.w, v);
         self.sim.private[v].private_count()
     }
 
@@ -163,7 +161,7 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn shows_private(&mut self, v: usize) -> bool {
-        self.sim.acc += self.sim.cost.probe_ns;
+        self.sim.acc += self.sim.victim_look(self.w, v);
         self.sim.private[v].has_private() || self.sim.starting[v]
     }
 

@@ -25,7 +25,8 @@
 //! Costs: every access to the counters word or to a worker's sleep state
 //! (its mutex) is charged as one idle-mask word (`idle_word_ns`), as
 //! locus's idle-mask accesses are, and counted in the same `claim_words`;
-//! a round's looks at empty deques are `probe_ns` each; a yield is
+//! a round's look at a deque is a victim look (`Sim::victim_look`:
+//! `probe_ns`, plus a line at the victim's distance while it runs); a yield is
 //! `yield_ns`; a wakeup reaches the woken worker after `wake_ns`.
 //!
 //! Invariants (checked in debug builds): `sleeping <= inactive <=
@@ -485,7 +486,7 @@ impl Sim<'_> {
         }
         let start = self.rayon().next_usize(w, n);
         for v in (start..n).chain(0..start).filter(|&v| v != w) {
-            self.acc += self.cost.probe_ns;
+            self.acc += self.victim_look(w, v);
             if self.stealers[v].is_empty() {
                 continue;
             }

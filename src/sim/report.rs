@@ -37,8 +37,13 @@ pub struct Counts {
     pub claim_words: u64,
     /// Calls that touched idle masks.
     pub claim_calls: u64,
-    /// Jobs whose working set was last touched in another LLC.
+    /// Reads and writes of task data served from another LLC's cache.
     pub llc_moves: u64,
+    /// Bytes of task data by where they came from, indexed as
+    /// [`BYTE_TIERS`](super::BYTE_TIERS): a cache at each relation, DRAM
+    /// of the own node or another, or the worker's own caches (the cache
+    /// model, `sim::cache`). The entries add up to every byte touched.
+    pub bytes_by_tier: [u64; 9],
     /// Private `join` halves promoted to the deque.
     pub promotions: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
@@ -104,6 +109,17 @@ pub struct PieceStats {
 }
 
 impl Counts {
+    /// Bytes of task data read from another LLC's cache (`same-node`,
+    /// `same-package`, `other-node` of [`Counts::bytes_by_tier`]).
+    pub fn bytes_across_llc(&self) -> u64 {
+        self.bytes_by_tier[3..6].iter().sum()
+    }
+
+    /// Bytes of task data read from DRAM (the own node's or another's).
+    pub fn bytes_from_dram(&self) -> u64 {
+        self.bytes_by_tier[6..8].iter().sum()
+    }
+
     /// All steals.
     pub fn steals_total(&self) -> u64 {
         self.steals.iter().sum()
@@ -258,11 +274,16 @@ impl Report {
                 .iter()
                 .map(|&t| format!("\"{}\": {}", t.name(), k.steals[t as usize]))
                 .collect();
+            let bytes: Vec<String> = super::BYTE_TIERS
+                .iter()
+                .zip(k.bytes_by_tier)
+                .map(|(t, b)| format!("\"{t}\": {b}"))
+                .collect();
             let _ = write!(
                 s,
                 "{}\n    {{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
                  \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
-                 \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \
+                 \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \
                  \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}, \
                  \"promotions\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
                 if i == 0 { "" } else { "," },
@@ -278,6 +299,7 @@ impl Report {
                 k.wakeups_total(),
                 k.wakeups_within_llc(),
                 k.llc_moves,
+                bytes.join(", "),
                 k.claim_words,
                 k.claim_calls,
                 k.parks,

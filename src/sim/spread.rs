@@ -180,6 +180,18 @@ const COLUMNS: &[Column] = &[
         value: Value::Count(|c| c.llc_moves),
     },
     Column {
+        head: "x-LLC MB",
+        key: "bytes_across_llc_mb",
+        value: |r, _| Some(r.counts.bytes_across_llc() as f64 / 1e6),
+        show: |v| format!("{v:.1}"),
+    },
+    Column {
+        head: "DRAM MB",
+        key: "bytes_from_dram_mb",
+        value: |r, _| Some(r.counts.bytes_from_dram() as f64 / 1e6),
+        show: |v| format!("{v:.1}"),
+    },
+    Column {
         head: "words/job",
         key: "words_per_job",
         value: Value::Other(

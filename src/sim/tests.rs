@@ -959,3 +959,83 @@ fn repeated_reports_show_median_and_range_per_column() {
     let once = report("m", &t, &w, &pols, &[None], &CostModel::default()).unwrap();
     assert!(!once.table().contains('['), "{}", once.table());
 }
+
+/// Sweeps over named blocks: each root a scope of `blocks` tasks, task `i`
+/// writing block `i` of `bytes` (a data workload without editing the
+/// workload list).
+struct Sweeps {
+    sweeps: u64,
+    blocks: u64,
+    bytes: u64,
+}
+
+impl Workload for Sweeps {
+    fn name(&self) -> String {
+        "sweeps".into()
+    }
+    fn roots(&self) -> Vec<Root> {
+        (0..self.sweeps)
+            .map(|s| Root {
+                at_ns: s * 1_000_000,
+                node: Node::new(0, s, 0),
+                group: None,
+            })
+            .collect()
+    }
+    fn task(&self, node: &Node) -> Task {
+        let body = if node.a == 0 {
+            Body::Scope((0..self.blocks).map(|i| Node::new(1, i, 0)).collect())
+        } else {
+            Body::Leaf
+        };
+        Task {
+            work_ns: 1000,
+            footprint: 0,
+            data: None,
+            body,
+        }
+    }
+    fn touches(&self, node: &Node) -> Vec<Touch> {
+        if node.a == 0 {
+            return Vec::new();
+        }
+        vec![Touch {
+            id: node.b,
+            bytes: self.bytes,
+            write: true,
+        }]
+    }
+}
+
+#[test]
+fn data_bytes_by_tier_add_up_and_reach_the_json() {
+    let w = Sweeps {
+        sweeps: 3,
+        blocks: 64,
+        bytes: 64 * 1024,
+    };
+    let t = machine("numa:2 llc:2 cluster:2 core:2");
+    let r = report("m", &t, &w, &Policy::ALL, &[None], &CostModel::default()).unwrap();
+    for run in &r.runs {
+        let k = &run.counts;
+        assert_eq!(
+            k.bytes_by_tier.iter().sum::<u64>(),
+            3 * 64 * 64 * 1024,
+            "{}: {:?}",
+            run.policy,
+            k.bytes_by_tier
+        );
+        // The first sweep's first touches come from DRAM.
+        assert!(
+            k.bytes_from_dram() >= 64 * 64 * 1024,
+            "{:?}",
+            k.bytes_by_tier
+        );
+    }
+    let json = r.json();
+    assert!(
+        json.contains("\"bytes_by_tier\": {\"same-core\": "),
+        "{json}"
+    );
+    assert!(json.contains("\"dram-local\": "));
+}

@@ -1,0 +1,549 @@
+//! The cache model: where a task's data is when it starts, what moving it
+//! costs, and the bytes moved per tier.
+//!
+//! # The model
+//!
+//! - **Caches**: one cluster-level cache per cluster of the layout (the L2
+//!   a cluster shares; where the topology has no cluster level a cluster is
+//!   a core, so this is the core's own L2, shared by its SMT siblings) and
+//!   one cache per LLC. Their capacities are [`CostModel::l2_bytes`] and
+//!   [`CostModel::llc_bytes`]: the topology reads which PUs share a cache,
+//!   not how big it is, so the size comes from the machine class's cost
+//!   file (`--cost epyc`, ...; `src/sim/classes/`) or `--cost FILE`.
+//! - **Granularity**: a block of named data ([`Touch::id`], [`Task::data`]
+//!   of the workload), with the bytes a task touches of it, not a cache
+//!   line. Each cache keeps blocks in LRU order and evicts the least
+//!   recently used ones until a new block fits; a block larger than a
+//!   cache is not kept in it (it streams through). Lines, sets and
+//!   associativity are not modelled: a tractable granularity that still
+//!   makes data go cold once a worker's or an LLC's blocks outgrow it.
+//! - **A read** of a block by worker `w` costs, from the nearest place
+//!   that has it: nothing from `w`'s own cache (or an SMT sibling's or
+//!   cluster mate's line transfer when one of them touched it last); the
+//!   LLC's transfer from `w`'s LLC or another cluster's cache in it; the
+//!   transfer at the holder's relation and NUMA distance from another LLC
+//!   (another LLC of the node, another node, another package); or, if no
+//!   cache holds it (or DRAM is cheaper), DRAM of the block's home node at
+//!   its NUMA distance ([`CostModel::dram`]). A transfer of many lines
+//!   costs one latency plus bytes over the tier's bandwidth
+//!   ([`CostModel::transfer`]: memory-level parallelism). The block is
+//!   then in `w`'s cluster cache and LLC (evicting others there).
+//! - **First touch** gives a block its NUMA home, the first toucher's
+//!   node, as Linux's default policy places a page; the first read comes
+//!   from that DRAM.
+//! - **A write** reads the block as above (read for ownership), then
+//!   invalidates every other copy: the writer's caches hold the only one.
+//!   A task's own [`Task::data`] is read and written (the engine's former
+//!   rule: the task's worker becomes its holder).
+//! - **Anonymous footprints** ([`Task::footprint`] with no
+//!   [`Task::data`]: the working set the creating task produced) move from
+//!   the creator's caches at the creator's relation and distance; they
+//!   are not kept in the LRU lists (they have no identity to find again).
+//! - **A victim look** ([`Sim::victim_look`]): a steal pass reading a
+//!   busy victim's deque or private-stack ends reads lines its owner keeps
+//!   writing: one line transfer at the victim's relation and distance on
+//!   top of the look's own cost (`probe_ns`). An idle victim's lines have
+//!   not changed since the thief last read them: the look costs
+//!   `probe_ns` alone. The only place a victim look is priced.
+//!
+//! Counted ([`Counts::bytes_by_tier`], indexed as [`BYTE_TIERS`]): the
+//! bytes each read or write took from each tier; the bytes a worker found
+//! in its own caches count as `own-cache`, so the tiers add up to every
+//! byte touched.
+//!
+//! Not modelled: write-backs of dirty blocks to DRAM; contention (a
+//! node's DRAM bandwidth or a link shared by many cores: every core gets
+//! its own per-core bandwidth); prefetching beyond what the per-core
+//! bandwidths measured; victim (non-inclusive) LLCs such as AMD's, whose
+//! L3 holds what L2s evict (here both keep a read block); partial hits
+//! (a block is in a cache or not); NUMA distances beyond 20 scale the
+//! remote latencies and bandwidths linearly, as the cost file says.
+//!
+//! Sources of the default numbers: `cost.rs` (the published figures) and
+//! `classes/*.cost` (one file per machine class, each number with its
+//! source); docs/cache-model.md says what was chosen and why.
+//!
+//! [`Task::data`]: super::workload::Task::data
+//! [`Task::footprint`]: super::workload::Task::footprint
+//! [`Counts::bytes_by_tier`]: super::report::Counts::bytes_by_tier
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::layout::{Layout, TierKind};
+
+use super::cost::{CostModel, Reach};
+use super::engine::{JobId, Mode, Sim};
+use super::report::Counts;
+use super::workload::Touch;
+
+/// The names of [`Counts::bytes_by_tier`]'s entries: a cache at each
+/// relation ([`TierKind`] as `usize`: `same-core` to `other-node`), DRAM
+/// of the own node, DRAM of another node, and bytes found in the worker's
+/// own caches (nothing moved).
+///
+/// [`Counts::bytes_by_tier`]: super::report::Counts::bytes_by_tier
+pub const BYTE_TIERS: [&str; 9] = [
+    "same-core",
+    "same-cluster",
+    "same-llc",
+    "same-node",
+    "same-package",
+    "other-node",
+    "dram-local",
+    "dram-remote",
+    "own-cache",
+];
+const DRAM_LOCAL: usize = 6;
+const DRAM_REMOTE: usize = 7;
+const OWN: usize = 8;
+
+/// One cache's blocks in LRU order.
+#[derive(Debug, Default)]
+struct Lru {
+    capacity: u64,
+    used: u64,
+    /// Block id -> (its last use, its bytes here).
+    blocks: HashMap<u64, (u64, u64)>,
+    /// Last use -> block id: the first entry is the least recently used.
+    order: BTreeMap<u64, u64>,
+}
+
+impl Lru {
+    fn new(capacity: f64) -> Lru {
+        Lru {
+            capacity: capacity.max(0.0) as u64,
+            ..Lru::default()
+        }
+    }
+
+    fn remove(&mut self, id: u64) {
+        if let Some((stamp, bytes)) = self.blocks.remove(&id) {
+            self.order.remove(&stamp);
+            self.used -= bytes;
+        }
+    }
+
+    /// Makes block `id` of `bytes` the most recently used, evicting the
+    /// least recently used blocks until it fits (their ids pushed on
+    /// `evicted`). Returns whether it is kept (a block larger than the
+    /// cache is not).
+    fn put(&mut self, id: u64, bytes: u64, stamp: u64, evicted: &mut Vec<u64>) -> bool {
+        self.remove(id);
+        if bytes > self.capacity {
+            return false;
+        }
+        while self.used + bytes > self.capacity {
+            let (_, old) = self.order.pop_first().expect("used > 0 means a block");
+            let (_, b) = self.blocks.remove(&old).expect("order and blocks agree");
+            self.used -= b;
+            evicted.push(old);
+        }
+        self.blocks.insert(id, (stamp, bytes));
+        self.order.insert(stamp, id);
+        self.used += bytes;
+        true
+    }
+}
+
+/// What the model knows of one block.
+#[derive(Debug)]
+struct Block {
+    /// Its NUMA home: the node (dense index) of its first toucher.
+    home: usize,
+    /// The worker that touched it last.
+    last: usize,
+    /// The caches holding a copy (indexes into `Caches::caches`).
+    holders: Vec<u32>,
+}
+
+/// Every cache of a simulated machine and every block's state.
+#[derive(Debug)]
+pub(super) struct Caches {
+    /// The cluster caches (`0..clusters`), then the LLCs.
+    caches: Vec<Lru>,
+    /// A worker of each cache, to find its relation to a reader.
+    member: Vec<usize>,
+    clusters: usize,
+    blocks: HashMap<u64, Block>,
+    stamp: u64,
+    evicted: Vec<u64>,
+}
+
+impl Caches {
+    pub(super) fn new(layout: &Layout, cost: &CostModel) -> Caches {
+        let clusters = layout.cluster_ranges();
+        let llcs = layout.llc_ranges();
+        let caches = clusters
+            .iter()
+            .map(|_| Lru::new(cost.l2_bytes))
+            .chain(llcs.iter().map(|_| Lru::new(cost.llc_bytes)))
+            .collect();
+        let member = clusters.iter().chain(llcs).map(|r| r.start).collect();
+        Caches {
+            caches,
+            member,
+            clusters: clusters.len(),
+            blocks: HashMap::new(),
+            stamp: 0,
+            evicted: Vec::new(),
+        }
+    }
+
+    /// Worker `w` reads (or writes) `bytes` of block `id`: the cost of
+    /// getting them to `w`, counted in `counts`, and the caches updated.
+    pub(super) fn access(
+        &mut self,
+        layout: &Layout,
+        cost: &CostModel,
+        w: usize,
+        (id, bytes, write): (u64, u64, bool),
+        counts: &mut Counts,
+    ) -> f64 {
+        if bytes == 0 {
+            return 0.0;
+        }
+        let p = &layout.workers()[w];
+        let (own_l2, own_llc) = (p.cluster as u32, (self.clusters + p.llc) as u32);
+        let block = self.blocks.entry(id).or_insert_with(|| Block {
+            home: p.numa,
+            last: w,
+            holders: Vec::new(),
+        });
+        let (tier, ns) = source(layout, cost, &self.member, w, block, bytes, own_l2, own_llc);
+        counts.bytes_by_tier[tier] += bytes;
+        if matches!(tier, 3..=5) {
+            counts.llc_moves += 1;
+        }
+        block.last = w;
+        if write {
+            for c in std::mem::take(&mut block.holders) {
+                if c != own_l2 && c != own_llc {
+                    self.caches[c as usize].remove(id);
+                }
+            }
+        }
+        block.holders.retain(|&c| c != own_l2 && c != own_llc);
+        for c in [own_l2, own_llc] {
+            self.stamp += 1;
+            if self.caches[c as usize].put(id, bytes, self.stamp, &mut self.evicted) {
+                self.blocks
+                    .get_mut(&id)
+                    .expect("inserted above")
+                    .holders
+                    .push(c);
+            }
+            for old in self.evicted.drain(..) {
+                if let Some(b) = self.blocks.get_mut(&old) {
+                    b.holders.retain(|&h| h != c);
+                }
+            }
+        }
+        ns
+    }
+}
+
+/// Where worker `w` gets `bytes` of `block` from, and the cost: the
+/// cheapest of its holders and its home's DRAM.
+#[allow(clippy::too_many_arguments)]
+fn source(
+    layout: &Layout,
+    cost: &CostModel,
+    member: &[usize],
+    w: usize,
+    block: &Block,
+    bytes: u64,
+    own_l2: u32,
+    own_llc: u32,
+) -> (usize, f64) {
+    if block.holders.contains(&own_l2) {
+        // In the own cluster cache: free unless a sibling or cluster mate
+        // wrote or read it last (its line comes over from that core).
+        return match (block.last != w).then(|| layout.relation(w, block.last)) {
+            Some(k @ (TierKind::Smt | TierKind::Cluster)) => {
+                (k as usize, cost.transfer(Reach::At(k, 10), bytes))
+            }
+            _ => (OWN, 0.0),
+        };
+    }
+    if block.holders.contains(&own_llc) {
+        return (
+            TierKind::Llc as usize,
+            cost.transfer(Reach::At(TierKind::Llc, 10), bytes),
+        );
+    }
+    let here = layout.workers()[w].numa;
+    let distance = |node| layout.topology().numa_distance(here, node);
+    let home = if block.home == here {
+        DRAM_LOCAL
+    } else {
+        DRAM_REMOTE
+    };
+    let mut best = (home, cost.dram(distance(block.home), bytes));
+    for &c in &block.holders {
+        let m = member[c as usize];
+        let reach = Reach::At(layout.relation(w, m), distance(layout.workers()[m].numa));
+        let ns = cost.transfer(reach, bytes);
+        if ns < best.1 {
+            let Reach::At(k, _) = reach else {
+                unreachable!()
+            };
+            best = (k as usize, ns);
+        }
+    }
+    best
+}
+
+impl Sim<'_> {
+    /// The refill of `id`'s working set on `w`: its footprint (its own
+    /// data, read and written, or the anonymous working set its creator
+    /// left), then each of its [`Touch`]es, priced by the cache model.
+    pub(super) fn refill(&mut self, w: usize, id: JobId) -> f64 {
+        let (footprint, data) = {
+            let t = self.task(id);
+            (t.footprint, t.data)
+        };
+        let mut ns = match data {
+            Some(d) => self.touch(
+                w,
+                Touch {
+                    id: d,
+                    bytes: footprint,
+                    write: true,
+                },
+            ),
+            None => match self.jobs[id as usize].home {
+                u32::MAX => 0.0,
+                from => self.anonymous(from as usize, w, footprint),
+            },
+        };
+        let node = self.jobs[id as usize].node;
+        for touch in self.workload.touches(&node) {
+            ns += self.touch(w, touch);
+        }
+        ns
+    }
+
+    /// Moving an anonymous working set of `bytes` from its creator `from`
+    /// to `w`.
+    fn anonymous(&mut self, from: usize, w: usize, bytes: u64) -> f64 {
+        if bytes == 0 {
+            return 0.0;
+        }
+        let reach = self.reach(from, w);
+        let tier = match reach {
+            Reach::Same => OWN,
+            Reach::At(k, _) => k as usize,
+        };
+        self.counts.bytes_by_tier[tier] += bytes;
+        if matches!(tier, 3..=5) {
+            self.counts.llc_moves += 1;
+        }
+        self.cost.transfer(reach, bytes)
+    }
+
+    /// Worker `w` reads or writes named data.
+    fn touch(&mut self, w: usize, t: Touch) -> f64 {
+        self.caches.access(
+            &self.layout,
+            self.cost,
+            w,
+            (t.id, t.bytes, t.write),
+            &mut self.counts,
+        )
+    }
+
+    /// What thief `w`'s look at victim `v`'s deque or private stack costs
+    /// (see the module docs): `probe_ns`, plus a line transfer at the
+    /// victim's distance when the victim is running (its owner writes
+    /// those lines as it pushes and pops).
+    pub(super) fn victim_look(&self, w: usize, v: usize) -> f64 {
+        let busy = v != w && matches!(self.workers[v].mode, Mode::Run);
+        let line = if busy {
+            self.cost.line(self.reach(v, w))
+        } else {
+            0.0
+        };
+        self.cost.probe_ns + line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{Fib, Policy, layout};
+    use crate::topology::Topology;
+
+    const MIB: u64 = 1 << 20;
+
+    fn machine(spec: &str) -> Layout {
+        layout(
+            &Topology::synthetic(spec).unwrap(),
+            Policy::Hierarchical,
+            None,
+        )
+        .unwrap()
+    }
+
+    /// Caches of `l2` and `llc` bytes on `spec`.
+    fn caches(spec: &str, l2: u64, llc: u64) -> (Layout, CostModel, Caches, Counts) {
+        let l = machine(spec);
+        let mut cost = CostModel::published();
+        cost.l2_bytes = l2 as f64;
+        cost.llc_bytes = llc as f64;
+        let c = Caches::new(&l, &cost);
+        (l, cost, c, Counts::default())
+    }
+
+    #[test]
+    fn eviction_makes_a_reread_come_from_dram() {
+        let (l, cost, mut c, mut k) = caches("core:2", MIB, 4 * MIB);
+        let read = |c: &mut Caches, k: &mut Counts, id| c.access(&l, &cost, 0, (id, MIB, false), k);
+        let first = read(&mut c, &mut k, 1);
+        assert_eq!(
+            first,
+            cost.dram(10, MIB),
+            "first touch: from its home's DRAM"
+        );
+        assert_eq!(read(&mut c, &mut k, 1), 0.0, "then in the own cache");
+        // Four more blocks: block 1 is the least recently used in the LLC
+        // (and long gone from the 1 MiB L2).
+        for id in 2..=5 {
+            read(&mut c, &mut k, id);
+        }
+        assert_eq!(
+            read(&mut c, &mut k, 1),
+            cost.dram(10, MIB),
+            "evicted: DRAM again"
+        );
+        assert_eq!(k.bytes_by_tier[DRAM_LOCAL], 6 * MIB);
+        // Block 5 left the L2 for block 1 but is still in the LLC.
+        let ns = read(&mut c, &mut k, 5);
+        assert_eq!(ns, cost.transfer(Reach::At(TierKind::Llc, 10), MIB));
+        assert_eq!(k.bytes_by_tier[TierKind::Llc as usize], MIB);
+    }
+
+    #[test]
+    fn a_block_larger_than_a_cache_streams_through_it() {
+        let (l, cost, mut c, mut k) = caches("core:1", MIB, 4 * MIB);
+        c.access(&l, &cost, 0, (7, 8 * MIB, false), &mut k);
+        let again = c.access(&l, &cost, 0, (7, 8 * MIB, false), &mut k);
+        assert_eq!(again, cost.dram(10, 8 * MIB));
+    }
+
+    #[test]
+    fn a_write_leaves_the_writer_the_only_copy() {
+        let (l, cost, mut c, mut k) = caches("llc:2 core:1", MIB, 8 * MIB);
+        c.access(&l, &cost, 0, (1, 4096, false), &mut k);
+        c.access(&l, &cost, 1, (1, 4096, false), &mut k);
+        // Both hold a copy: a read again is free on either side.
+        assert_eq!(c.access(&l, &cost, 1, (1, 4096, false), &mut k), 0.0);
+        assert_eq!(c.access(&l, &cost, 0, (1, 4096, false), &mut k), 0.0);
+        // Worker 0 writes: worker 1's copy is gone, it reads from
+        // worker 0's LLC.
+        assert_eq!(c.access(&l, &cost, 0, (1, 4096, true), &mut k), 0.0);
+        let ns = c.access(&l, &cost, 1, (1, 4096, false), &mut k);
+        let far = Reach::At(l.relation(1, 0), 10);
+        assert_eq!(ns, cost.transfer(far, 4096));
+        // Its first read and this one came from the other LLC.
+        assert_eq!(k.bytes_by_tier[l.relation(1, 0) as usize], 2 * 4096);
+        assert_eq!(k.llc_moves, 2);
+    }
+
+    #[test]
+    fn first_touch_gives_the_numa_home() {
+        // No cache keeps anything: every read comes from the home's DRAM.
+        let (l, cost, mut c, mut k) = caches("numa:2 core:2", 0, 0);
+        let (near, far) = (2, 0);
+        assert_ne!(l.workers()[near].numa, l.workers()[far].numa);
+        c.access(&l, &cost, near, (9, MIB, true), &mut k);
+        assert_eq!(k.bytes_by_tier[DRAM_LOCAL], MIB);
+        let d = l.topology().numa_distance(0, 1);
+        assert!(d > 10);
+        assert_eq!(
+            c.access(&l, &cost, far, (9, MIB, false), &mut k),
+            cost.dram(d, MIB)
+        );
+        assert_eq!(k.bytes_by_tier[DRAM_REMOTE], MIB);
+        assert_eq!(
+            c.access(&l, &cost, near, (9, MIB, false), &mut k),
+            cost.dram(10, MIB)
+        );
+    }
+
+    #[test]
+    fn cost_grows_with_distance() {
+        let (l, cost, mut c, mut k) = caches("numa:2 llc:2 cluster:2 core:2 smt:2", MIB, 32 * MIB);
+        // Worker 0 writes a block per reader; each reader then reads its own.
+        let mut last = 0.0;
+        for (id, reader) in [1usize, 2, 4, 8, 16].into_iter().enumerate() {
+            let id = id as u64 + 100;
+            c.access(&l, &cost, 0, (id, 256 * 1024, true), &mut k);
+            let ns = c.access(&l, &cost, reader, (id, 256 * 1024, false), &mut k);
+            assert!(
+                ns > last,
+                "reader {reader} ({:?}): {ns} after {last}",
+                l.relation(0, reader)
+            );
+            last = ns;
+        }
+        let kinds = [
+            TierKind::Smt,
+            TierKind::Cluster,
+            TierKind::Llc,
+            TierKind::Numa,
+        ];
+        for kind in kinds {
+            assert_eq!(k.bytes_by_tier[kind as usize], 256 * 1024, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn byte_counters_add_up_to_every_byte_touched() {
+        let (l, cost, mut c, mut k) = caches("numa:2 llc:2 cluster:2 core:2", 256 * 1024, MIB);
+        let mut touched = 0;
+        let mut r = 1u64;
+        for _ in 0..5000 {
+            r = crate::sim::workload::mix(r);
+            let (w, id, bytes) = (
+                (r % 16) as usize,
+                (r >> 8) % 40,
+                4096 * (1 + (r >> 20) % 64),
+            );
+            c.access(&l, &cost, w, (id, bytes, r >> 40 & 3 == 0), &mut k);
+            touched += bytes;
+        }
+        assert_eq!(k.bytes_by_tier.iter().sum::<u64>(), touched);
+        for (t, b) in BYTE_TIERS.iter().zip(k.bytes_by_tier) {
+            // No SMT, one package: no sibling and no other package.
+            if !["same-core", "other-node"].contains(t) {
+                assert!(b > 0, "{t}: {:?}", k.bytes_by_tier);
+            }
+        }
+        // Every cache's bytes stay within its capacity, and its blocks
+        // know they are there.
+        for (i, lru) in c.caches.iter().enumerate() {
+            assert!(lru.used <= lru.capacity);
+            assert_eq!(lru.used, lru.blocks.values().map(|b| b.1).sum::<u64>());
+            for id in lru.blocks.keys() {
+                assert!(c.blocks[id].holders.contains(&(i as u32)));
+            }
+        }
+    }
+
+    #[test]
+    fn a_victim_look_costs_a_line_at_its_distance_while_it_runs() {
+        let l = machine("numa:2 llc:2 cluster:2 core:2");
+        let cost = CostModel::published();
+        let fib = Fib { n: 3, ns: 1 };
+        let mut sim = Sim::new(l, &cost, Policy::Hierarchical, &fib, 0);
+        // A new simulation's workers are all running.
+        let looks: Vec<f64> = [1, 2, 4, 8].map(|v| sim.victim_look(0, v)).to_vec();
+        assert!(looks.windows(2).all(|p| p[0] < p[1]), "{looks:?}");
+        assert_eq!(looks[0], cost.probe_ns + cost.line_cluster_ns);
+        // A parked victim's lines did not change: the look alone.
+        let idle = sim.sleep.born_idle(8);
+        let llc = sim.workers[8].llc;
+        sim.workers[8].mode = Mode::Parked(crate::runtime::search::Search::born(8, llc, idle));
+        assert_eq!(sim.victim_look(0, 8), cost.probe_ns);
+    }
+}
