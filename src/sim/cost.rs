@@ -15,6 +15,19 @@
 //!      about 15 ns inside a 4-core cluster, 40 ns inside a die);
 //!    - refill bandwidth: per-core STREAM-like figures (about 50 GB/s from
 //!      the own L3, 20 from another die of the node, 10 from another node);
+//!    - caches and DRAM (the cache model, [`super::cache`]): 1 MiB of L2
+//!      per core and 32 MiB per LLC (a Zen 4 core and CCX, AMD's Zen 4
+//!      optimization guide); a transfer from an SMT sibling's or cluster
+//!      mate's L2 at 100 GB/s (a core's L2 read bandwidth, 32 B a cycle at
+//!      3 GHz); local DRAM about 110 ns (AnandTech's Rome review: about
+//!      122 ns full random at NPS1), another socket's about 200 ns at
+//!      distance 20 (Velten et al., "Memory Performance of AMD EPYC Rome and
+//!      Intel Cascade Lake SP Server Processors", ICPE 2022); one core's
+//!      DRAM bandwidth 15 GB/s locally and 8 remotely, rounded down from
+//!      the per-core figures of the same paper (a core's misses in flight,
+//!      not the socket's bandwidth). Per machine class:
+//!      [`CostModel::class`] (`src/sim/classes/*.cost`, each number with
+//!      its source);
 //!    - wakeup: a futex wake to the woken thread running, 2 to 10 µs
 //!      depending on C-states (the Linux scheduler's wakeup-latency
 //!      measurements);
