@@ -182,14 +182,18 @@ const COLUMNS: &[Column] = &[
     Column {
         head: "x-LLC MB",
         key: "bytes_across_llc_mb",
-        value: |r, _| Some(r.counts.bytes_across_llc() as f64 / 1e6),
-        show: |v| format!("{v:.1}"),
+        value: Value::Other(
+            |r, _| Some(r.counts.bytes_across_llc() as f64 / 1e6),
+            |v| format!("{v:.1}"),
+        ),
     },
     Column {
         head: "DRAM MB",
         key: "bytes_from_dram_mb",
-        value: |r, _| Some(r.counts.bytes_from_dram() as f64 / 1e6),
-        show: |v| format!("{v:.1}"),
+        value: Value::Other(
+            |r, _| Some(r.counts.bytes_from_dram() as f64 / 1e6),
+            |v| format!("{v:.1}"),
+        ),
     },
     Column {
         head: "words/job",
