@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""The tables and the chart of docs/simulator-results.md (issue 29, item 3).
+
+    python3 scripts/sim_results.py run [--runs 5] [--out DIR] [--only MACHINE,...]
+                                       [--workloads SPEC,...] [--cost COST]
+    python3 scripts/sim_results.py render [--out DIR] [--md FILE] [--svg FILE]
+
+`run` simulates every workload on every machine class under the policies
+hierarchical, flat and rayon-like with `--runs N` (seeds 0..N-1, every cost
+within +-10%), one JSON report per machine and workload in DIR (default
+target/sim-results; an existing report is kept, so an interrupted run
+resumes). It needs the release build of the `simulate` example
+(`cargo build --release --features sim --example simulate`) and hwloc's
+snapshots in ../shared/topologies (or $LOCUS_TEST_TOPOLOGIES).
+
+`render` reads the reports and prints Markdown tables (makespan, the
+paired ratio to rayon-like, bytes read across LLCs, share of steals in the
+thief's LLC: median [min-max] over the runs) to FILE or stdout, and writes
+the SVG chart of the hierarchical/flat and hierarchical/rayon-like
+makespan ratios (docs/simulator-results.svg). Standard library only.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+POLICIES = ["hierarchical", "flat", "rayon-like"]
+
+
+def topologies():
+    return os.environ.get("LOCUS_TEST_TOPOLOGIES", "../shared/topologies")
+
+
+# (key, label, --machine, --cost)
+def machines():
+    t = os.path.join(topologies(), "hwloc-linux")
+    return [
+        ("kunpeng", "Kunpeng 920: 128 cores, 4 LLCs, 32 clusters of 4 (hwloc `128arm-2pa2n8cluster4co`)",
+         os.path.join(t, "128arm-2pa2n8cluster4co.tar.bz2"), "kunpeng"),
+        ("epyc96", "EPYC 9654-like: 96 cores, 12 CCX (`llc:12 core:8`)", "llc:12 core:8", "epyc"),
+        ("epyc192", "2x EPYC 9654-like: 192 cores, 24 CCX, 2 nodes (`package:2 llc:12 core:8`)",
+         "package:2 llc:12 core:8", "epyc"),
+        ("xeon", "2x Xeon Gold 6230: 80 PUs, 2 LLCs, 4 NUMA nodes (SNC2; hwloc `memorysidecaches`)",
+         os.path.join(t, "memorysidecaches.tar.bz2"), "xeon"),
+        ("laptop", "Core i7-1370P: 6 P (SMT) + 8 E cores, 20 PUs, 1 LLC (hwloc `20em64t-hybrid-1p6c2t+2ca4co1t`)",
+         os.path.join(t, "20em64t-hybrid-1p6c2t+2ca4co1t.tar.bz2"), "laptop"),
+    ]
+
+
+# (spec, label, overhead only)
+WORKLOADS = [
+    ("fib:28", "fib:28 (scheduling overhead only)", True),
+    ("spawn:100000", "spawn:100000 (scheduling overhead only)", True),
+    ("stencil", "stencil (2048 x 2048, 8 sweeps)", False),
+    ("stencil-replay", "stencil-replay (the same, with replay)", False),
+    ("matmul", "matmul (2048 x 2048, 64 x 64 blocks)", False),
+    ("mergesort", "mergesort (4 Mi elements)", False),
+    ("triad", "triad (3 x 4 Mi f64, 10 iterations)", False),
+    ("reduce", "reduce (8 Mi f64, 8 runs)", False),
+    ("pipeline", "pipeline (512 items, 4 packed stages)", False),
+]
+
+# The tiers of `sim::BYTE_TIERS` that are another LLC's cache.
+ACROSS_LLC = ["same-node", "same-package", "other-node"]
+
+
+def path(out, m, w):
+    return os.path.join(out, f"{m}__{w.replace(':', '_')}.json")
+
+
+def run(args):
+    exe = "target/release/examples/simulate"
+    if not os.path.exists(exe):
+        sys.exit(f"{exe} missing: cargo build --release --features sim --example simulate")
+    os.makedirs(args.out, exist_ok=True)
+    only = set(args.only.split(",")) if args.only else None
+    wl_only = set(args.workloads.split(",")) if args.workloads else None
+    for key, _, machine, cost in machines():
+        if only and key not in only:
+            continue
+        cost = args.cost or cost
+        for spec, _, _ in WORKLOADS:
+            if wl_only and spec not in wl_only:
+                continue
+            p = path(args.out, key, spec)
+            if os.path.exists(p):
+                continue
+            cmd = [exe, "--machine", machine, "--workload", spec, "--policy", ",".join(POLICIES),
+                   "--runs", str(args.runs), "--cost", cost, "--json", p + ".tmp"]
+            print(" ".join(repr(c) if " " in c else c for c in cmd), flush=True)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            os.replace(p + ".tmp", p)
+
+
+def spread(xs, fmt):
+    xs = sorted(xs)
+    return f"{fmt(statistics.median(xs))} [{fmt(xs[0])}–{fmt(xs[-1])}]"
+
+
+def cells(report):
+    """Per policy: lists over the runs of makespan (ms), ratio to the same
+    seed's rayon-like run, MB read across LLCs, MB from DRAM, share of steals
+    in the thief's LLC, LLC moves."""
+    runs = report["runs"]
+    rayon = {r["seed"]: r["makespan_ns"] for r in runs if r["policy"] == "rayon-like"}
+    flat = {r["seed"]: r["makespan_ns"] for r in runs if r["policy"] == "flat"}
+    out = {}
+    for r in runs:
+        c = out.setdefault(r["policy"], {k: [] for k in ["ms", "rayon", "flat", "xllc", "dram", "inllc", "moves"]})
+        c["ms"].append(r["makespan_ns"] / 1e6)
+        c["rayon"].append(r["makespan_ns"] / rayon[r["seed"]])
+        c["flat"].append(r["makespan_ns"] / flat[r["seed"]])
+        tiers = r.get("bytes_by_tier")
+        if tiers is not None:
+            c["xllc"].append(sum(tiers.get(t, 0) for t in ACROSS_LLC) / 1e6)
+            c["dram"].append(sum(v for k, v in tiers.items() if "dram" in k) / 1e6)
+        st = r["steals"]
+        c["inllc"].append(100.0 * st["within_llc"] / st["total"] if st["total"] else None)
+        c["moves"].append(r["llc_moves"])
+    return out
+
+
+def num(x):
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.3g}"
+
+
+def render(args):
+    reports = {}
+    for key, _, _, _ in machines():
+        for spec, _, _ in WORKLOADS:
+            p = path(args.out, key, spec)
+            if os.path.exists(p):
+                with open(p) as f:
+                    reports[(key, spec)] = cells(json.load(f))
+    lines = []
+    for spec, label, _ in WORKLOADS:
+        rows = [(k, lab) for k, lab, _, _ in machines() if (k, spec) in reports]
+        if not rows:
+            continue
+        lines += [f"### {label}", "",
+                  "| machine | policy | makespan (ms) | ÷ rayon-like | MB across LLCs | MB from DRAM | steals in the thief's LLC |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        for k, lab in rows:
+            c = reports[(k, spec)]
+            for i, pol in enumerate(POLICIES):
+                x = c[pol]
+                inllc = [v for v in x["inllc"] if v is not None]
+                lines.append("| {} | {} | {} | {} | {} | {} | {} |".format(
+                    lab if i == 0 else "", pol,
+                    spread(x["ms"], lambda v: f"{v:.3g}" if v < 10 else f"{v:.1f}"),
+                    spread(x["rayon"], lambda v: f"{v:.2f}"),
+                    spread(x["xllc"], num) if x["xllc"] else "n/a",
+                    spread(x["dram"], num) if x["dram"] else "n/a",
+                    spread(inllc, lambda v: f"{v:.0f}%") if inllc else "no steals"))
+        lines.append("")
+    text = "\n".join(lines)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(text + "\n")
+    else:
+        print(text)
+    if args.svg:
+        with open(args.svg, "w") as f:
+            f.write(svg(reports))
+
+
+def svg(reports):
+    """Grouped bars: per workload (rows) and machine (bars), the median
+    hierarchical/flat and hierarchical/rayon-like makespan ratios on a log
+    scale around 1 (left of 1: hierarchical faster)."""
+    short = {"kunpeng": "Kunpeng 920, 128", "epyc96": "EPYC 12 CCX, 96", "epyc192": "2x EPYC 24 CCX, 192",
+             "xeon": "2x Xeon 6230, 80", "laptop": "i7-1370P laptop, 20"}
+    ms = [(k, short[k]) for k, _, _, _ in machines()]
+    wls = [(s, lab.split(" (")[0]) for s, lab, _ in WORKLOADS]
+    colours = {"flat": "#4c78a8", "rayon": "#f58518"}
+    bar, gap, left, width = 7, 6, 250, 420
+    lo, hi = 0.25, 4.0
+    import math
+
+    def x(v):
+        v = min(max(v, lo), hi)
+        return left + width * (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo))
+
+    rows = []
+    y = 60
+    for s, wname in wls:
+        present = [(k, mname) for k, mname in ms if (k, s) in reports]
+        if not present:
+            continue
+        rows.append(f'<text x="10" y="{y + 10}" font-weight="bold">{wname}</text>')
+        y += 16
+        for k, mname in present:
+            c = reports[(k, s)]["hierarchical"]
+            rows.append(f'<text x="30" y="{y + 2 * bar - 1}" font-size="10">{mname}</text>')
+            for j, (what, vals) in enumerate([("flat", c["flat"]), ("rayon", c["rayon"])]):
+                med = statistics.median(vals)
+                x0, x1 = sorted([x(1.0), x(med)])
+                yy = y + j * bar
+                rows.append(f'<rect x="{x0:.1f}" y="{yy}" width="{max(x1 - x0, 0.5):.1f}" height="{bar - 1}" '
+                            f'fill="{colours[what]}"><title>{wname} on {mname}: hierarchical / {what} = {med:.2f} '
+                            f'(median; range {min(vals):.2f} to {max(vals):.2f})</title></rect>')
+                lx = x1 + 3 if med >= 1 else x0 - 3
+                anchor = "start" if med >= 1 else "end"
+                rows.append(f'<text x="{lx:.1f}" y="{yy + bar - 1}" font-size="8" text-anchor="{anchor}">{med:.2f}</text>')
+            y += 2 * bar + 3
+        y += gap + 12
+    ticks = []
+    for v in [0.25, 0.5, 0.8, 1.0, 1.25, 2.0, 4.0]:
+        ticks.append(f'<line x1="{x(v):.1f}" y1="45" x2="{x(v):.1f}" y2="{y}" stroke="#ccc" '
+                     f'stroke-dasharray="{"" if v == 1.0 else "2,2"}"/>')
+        ticks.append(f'<text x="{x(v):.1f}" y="40" font-size="10" text-anchor="middle">{v:g}</text>')
+    h = y + 10
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 60}" height="{h}" '
+            f'font-family="sans-serif" font-size="11">\n'
+            f'<rect width="100%" height="100%" fill="white"/>\n'
+            f'<text x="10" y="16" font-weight="bold">Simulated makespan ratios, hierarchical over '
+            f'<tspan fill="{colours["flat"]}">flat</tspan> and over '
+            f'<tspan fill="{colours["rayon"]}">rayon-like</tspan> (median of the runs; log scale; '
+            f'below 1: hierarchical faster)</text>\n')
+    return head + "\n".join(ticks + rows) + "\n</svg>\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--runs", type=int, default=5)
+    r.add_argument("--out", default="target/sim-results")
+    r.add_argument("--only", default="", help="machines (keys), comma-separated")
+    r.add_argument("--workloads", default="", help="workload specs, comma-separated")
+    r.add_argument("--cost", default="", help="one --cost for every machine instead of its class")
+    d = sub.add_parser("render")
+    d.add_argument("--out", default="target/sim-results")
+    d.add_argument("--md", default="")
+    d.add_argument("--svg", default="")
+    a = ap.parse_args()
+    run(a) if a.cmd == "run" else render(a)
+
+
+if __name__ == "__main__":
+    main()
