@@ -15,7 +15,7 @@
 //!      about 15 ns inside a 4-core cluster, 40 ns inside a die);
 //!    - refill bandwidth: per-core STREAM-like figures (about 50 GB/s from
 //!      the own L3, 20 from another die of the node, 10 from another node);
-//!    - caches and DRAM (the cache model, [`super::cache`]): 1 MiB of L2
+//!    - caches and DRAM (the cache model, `sim::cache`): 1 MiB of L2
 //!      per core and 32 MiB per LLC (a Zen 4 core and CCX, AMD's Zen 4
 //!      optimization guide); a transfer from an SMT sibling's or cluster
 //!      mate's L2 at 100 GB/s (a core's L2 read bandwidth, 32 B a cycle at
@@ -78,7 +78,7 @@ pub struct CostModel {
     pub bw_cluster: f64,
     /// Capacity of each cluster-level cache in bytes: the L2 a cluster
     /// shares, or a core's own L2 where clusters are cores (see
-    /// [`super::cache`]).
+    /// `sim::cache`).
     pub l2_bytes: f64,
     /// Capacity of each LLC in bytes.
     pub llc_bytes: f64,
