@@ -11,12 +11,11 @@
 //! This module is the magazine layer of Bonwick and Adams ("Magazines and
 //! Vmem", USENIX 2001) in its simplest form, over the global allocator:
 //!
-//! - A *block* is [`BLOCK_SIZE`] bytes aligned to [`BLOCK_SIZE`] (one
-//!   cache line, so two jobs never share a line), allocated with the one
-//!   layout [`block_layout`]. Any thread may use or free any block.
-//!   128-byte blocks (`CachePadded`'s granule, against the adjacent-line
-//!   prefetcher) were measured too: 100k scope spawns took 7.8 ms instead
-//!   of 6.2 ms (rayon 12.2 ms), for no gain elsewhere.
+//! - A *block* is [`BLOCK_SIZE`] bytes aligned to [`BLOCK_ALIGN`] (the
+//!   allocator's natural alignment: an over-aligned layout sends every
+//!   allocation that misses the magazines through `memalign`, see
+//!   `docs/spawn-cost.md`), allocated with the one layout
+//!   [`block_layout`]. Any thread may use or free any block.
 //! - A *magazine* is a stack of at most [`MAGAZINE`] free blocks.
 //! - Each worker holds two magazines, `loaded` and `previous`
 //!   ([`JobCache`]); only that worker's thread touches them, so the fast
@@ -49,9 +48,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
-/// Bytes (and alignment) per block: one cache line on the machines we
-/// target.
+/// Bytes per block: room for a scope job's closure and its captures.
 pub(crate) const BLOCK_SIZE: usize = 64;
+
+/// Alignment of a block: the global allocator's own (16 on 64-bit
+/// targets), so that a block from it is a plain `malloc`. A 64-byte
+/// alignment made glibc serve every block through `memalign`, which
+/// splits and later consolidates chunks: half of the time of 100k scope
+/// spawns went there (`docs/spawn-cost.md`).
+pub(crate) const BLOCK_ALIGN: usize = 16;
 
 /// Blocks per magazine: the depot lock is taken once per this many
 /// allocations or frees at most.
@@ -61,13 +66,13 @@ pub(crate) const MAGAZINE: usize = 32;
 #[inline]
 pub(crate) fn block_layout() -> Layout {
     // A power of two, and the size is a multiple of the alignment.
-    Layout::from_size_align(BLOCK_SIZE, BLOCK_SIZE).expect("valid block layout")
+    Layout::from_size_align(BLOCK_SIZE, BLOCK_ALIGN).expect("valid block layout")
 }
 
 /// Whether a value of type `T` fits a block.
 #[inline]
 pub(crate) const fn fits<T>() -> bool {
-    size_of::<T>() <= BLOCK_SIZE && align_of::<T>() <= BLOCK_SIZE && size_of::<T>() > 0
+    size_of::<T>() <= BLOCK_SIZE && align_of::<T>() <= BLOCK_ALIGN && size_of::<T>() > 0
 }
 
 /// A block from the global allocator (aborts on out-of-memory, as `Box`).
@@ -313,7 +318,7 @@ mod tests {
         let set: HashSet<_> = first.iter().copied().collect();
         assert_eq!(set.len(), 10, "distinct blocks");
         assert!(
-            first.iter().all(|b| b.as_ptr() as usize % BLOCK_SIZE == 0),
+            first.iter().all(|b| b.as_ptr() as usize % BLOCK_ALIGN == 0),
             "aligned"
         );
         free_all(&cache, &depot, first);
@@ -366,5 +371,9 @@ mod tests {
         #[repr(align(512))]
         struct Wide(#[allow(dead_code)] u8);
         assert!(!fits::<Wide>());
+        // Small but more aligned than a block: boxed instead.
+        #[repr(align(32))]
+        struct Aligned(#[allow(dead_code)] u8);
+        assert!(!fits::<Aligned>());
     }
 }

@@ -1,0 +1,163 @@
+//! `Scope::spawn` against rayon in alternating pairs, wall time and CPU.
+//!
+//! ```text
+//! cargo bench --bench spawn_paired [-- [FILTER] [--pairs N]]
+//! ```
+//!
+//! Cases: one scope with 100 000 tiny `spawn`s (`scope_spawn/100k`), the
+//! same with `spawn_fifo` (`scope_spawn_fifo/100k`), and a short scope of
+//! 1 000 spawns (`scope_spawn/1k`). Each pair times a batch of locus calls
+//! and a batch of rayon calls (the order alternates), so a disturbance of
+//! the loaded machine falls on both sides of most pairs. Per case it
+//! prints the medians per call, the median of the per-pair wall ratios
+//! locus/rayon with its quartiles, and the median per-pair ratio of
+//! process CPU time (`getrusage`: every thread, so the other pool's
+//! workers winding down after their batch count too, on both sides).
+//! `benches/spawn_wake.rs` has the criterion group of the 100k case.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+#[path = "common/pools.rs"]
+mod pools;
+use pools::pools;
+
+/// The time one batch of calls should take.
+const BATCH: Duration = Duration::from_millis(60);
+
+/// The warm-up per case, alternating the two libraries.
+const WARM_UP: Duration = Duration::from_millis(400);
+
+/// User + system CPU time of the whole process.
+fn cpu_now() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF
+    // is a valid target.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// `$n` tiny jobs spawned with `$spawn` in one `$scope` of `$pool` (the
+/// same text for locus and rayon, whose scope types differ).
+macro_rules! spawn_n {
+    ($pool:expr, $scope:ident, $spawn:ident, $n:expr) => {{
+        let count = AtomicUsize::new(0);
+        $pool.$scope(|s| {
+            for _ in 0..$n {
+                s.$spawn(|_| {
+                    count.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(count.into_inner(), $n);
+    }};
+}
+
+/// The median of a sorted slice.
+fn median<T: Copy>(v: &[T]) -> T {
+    v[v.len() / 2]
+}
+
+/// Times `locus` and `rayon` in `pairs` alternating pairs of batches and
+/// prints the case.
+fn measure(name: &str, pairs: usize, mut locus: impl FnMut(), mut rayon: impl FnMut()) {
+    let batch = |f: &mut dyn FnMut(), n: u32| {
+        let (t, c) = (Instant::now(), cpu_now());
+        for _ in 0..n {
+            f();
+        }
+        (t.elapsed(), cpu_now() - c)
+    };
+    let start = Instant::now();
+    let (mut calls, mut spent) = (0u32, Duration::ZERO);
+    while start.elapsed() < WARM_UP || calls < 3 {
+        spent += batch(&mut locus, 1).0 + batch(&mut rayon, 1).0;
+        calls += 1;
+    }
+    let per_call = spent / (2 * calls);
+    let n = ((BATCH.as_secs_f64() / per_call.as_secs_f64().max(1e-9)).ceil() as u32).max(1);
+    let (mut lt, mut rt, mut wall, mut cpu) = (vec![], vec![], vec![], vec![]);
+    for i in 0..pairs {
+        let ((lw, lc), (rw, rc)) = if i % 2 == 0 {
+            let l = batch(&mut locus, n);
+            (l, batch(&mut rayon, n))
+        } else {
+            let r = batch(&mut rayon, n);
+            (batch(&mut locus, n), r)
+        };
+        lt.push(lw / n);
+        rt.push(rw / n);
+        wall.push(lw.as_secs_f64() / rw.as_secs_f64());
+        cpu.push(lc.as_secs_f64() / rc.as_secs_f64().max(1e-9));
+    }
+    lt.sort();
+    rt.sort();
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    let q = |v: &[f64], k: usize| v[(k * (v.len() - 1)) / 4];
+    println!(
+        "{name:<22} locus {:>9.2?} rayon {:>9.2?} wall ratio {:.2} (quartiles {:.2} to {:.2}) cpu ratio {:.2} (quartiles {:.2} to {:.2}), {pairs} pairs of {n} calls",
+        median(&lt),
+        median(&rt),
+        q(&wall, 2),
+        q(&wall, 1),
+        q(&wall, 3),
+        q(&cpu, 2),
+        q(&cpu, 1),
+        q(&cpu, 3),
+    );
+}
+
+fn main() {
+    let (mut filter, mut pairs) = (None, 20usize);
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--bench" => {}
+            "--pairs" => match args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0) {
+                Some(n) => pairs = n,
+                None => {
+                    eprintln!("spawn_paired: --pairs needs a positive number");
+                    std::process::exit(2);
+                }
+            },
+            o if o.starts_with('-') => eprintln!("spawn_paired: ignoring {o}"),
+            f => filter = Some(f.to_string()),
+        }
+    }
+    let wants = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
+    let (lp, rp) = pools();
+    println!(
+        "locus / rayon, {} threads each, alternating pairs of batches",
+        pools::threads()
+    );
+    if wants("scope_spawn/100k") {
+        measure(
+            "scope_spawn/100k",
+            pairs,
+            || spawn_n!(lp, scope, spawn, black_box(100_000)),
+            || spawn_n!(rp, scope, spawn, black_box(100_000)),
+        );
+    }
+    if wants("scope_spawn_fifo/100k") {
+        measure(
+            "scope_spawn_fifo/100k",
+            pairs,
+            || spawn_n!(lp, scope_fifo, spawn_fifo, black_box(100_000)),
+            || spawn_n!(rp, scope_fifo, spawn_fifo, black_box(100_000)),
+        );
+    }
+    if wants("scope_spawn/1k") {
+        measure(
+            "scope_spawn/1k",
+            pairs,
+            || spawn_n!(lp, scope, spawn, black_box(1_000)),
+            || spawn_n!(rp, scope, spawn, black_box(1_000)),
+        );
+    }
+}
