@@ -154,9 +154,12 @@ struct DepotInner {
 }
 
 impl Depot {
-    /// A depot for an LLC of `workers` workers: it keeps up to two full
-    /// magazines per worker (at least 4), enough for every worker of the
-    /// LLC to refill twice without the global allocator.
+    /// A depot for an LLC of `workers` workers: it keeps up to 16 full
+    /// magazines per worker (at least 32): 32 KB of blocks per worker, so
+    /// that a scope of up to `512 * workers` spawns (1 024 at least) finds
+    /// its blocks here on its next call instead of in the global allocator
+    /// (with two per worker, 1k spawns in a 2-thread pool took 1.3 times
+    /// rayon's CPU; see `docs/spawn-cost.md`).
     pub(crate) fn new(workers: usize) -> Self {
         Depot {
             inner: Mutex::new(DepotInner {
@@ -164,7 +167,7 @@ impl Depot {
                 empty: Vec::new(),
             }),
             full_hint: AtomicUsize::new(0),
-            cap: (2 * workers).max(4),
+            cap: (16 * workers).max(32),
         }
     }
 
@@ -356,7 +359,7 @@ mod tests {
     fn depot_keeps_at_most_cap_magazines() {
         let depot = Depot::new(1);
         let cache = JobCache::new();
-        let n = 20 * MAGAZINE;
+        let n = (depot.cap + 4) * MAGAZINE;
         free_all(&cache, &depot, (0..n).map(|_| alloc_global()));
         let d = depot.inner.lock();
         assert_eq!(d.full.len(), depot.cap);
