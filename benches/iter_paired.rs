@@ -17,7 +17,9 @@
 //! `FILTER` keeps the cases whose name contains it; `--pairs` sets the
 //! number of pairs per case (default 60). Per case it prints each
 //! library's median time per call and the median of the per-pair ratios
-//! locus/rayon with its quartiles; at the end the geometric mean of the
+//! locus/rayon with its quartiles, and the median per-pair ratio of the
+//! process's CPU time (`cpu`: the machine's other load does not enter it,
+//! the workers' spinning does); at the end the geometric mean of the
 //! median ratios and how many are above 1.0 and 1.10 (the goals of
 //! issue 9: at most 1.0 each, none above 1.10, geometric mean at most
 //! 0.95).
@@ -42,6 +44,20 @@ use pools::pools;
 #[macro_use]
 #[path = "common/iter_cases.rs"]
 mod iter_cases;
+
+/// User + system CPU time of the whole process (every thread of both
+/// pools: a pool's workers winding down after its batch count too).
+fn cpu_now() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF
+    // is a valid target.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
 
 /// The time one batch of calls should take.
 const BATCH: Duration = Duration::from_millis(10);
@@ -88,6 +104,8 @@ struct Case {
     rayon: Duration,
     /// Quartiles of the per-pair ratios locus/rayon: first, median, third.
     ratio: [f64; 3],
+    /// Median of the per-pair ratios of process CPU time.
+    cpu: f64,
 }
 
 /// The run's options and the cases measured so far.
@@ -148,13 +166,14 @@ impl Paired {
         mut locus: impl FnMut() -> A,
         mut rayon: impl FnMut() -> B,
     ) {
-        let batch = |f: &mut dyn FnMut(), n: u32| {
-            let t = Instant::now();
+        let batch_cpu = |f: &mut dyn FnMut(), n: u32| {
+            let (t, c) = (Instant::now(), cpu_now());
             for _ in 0..n {
                 f();
             }
-            t.elapsed()
+            (t.elapsed(), cpu_now() - c)
         };
+        let batch = |f: &mut dyn FnMut(), n: u32| batch_cpu(f, n).0;
         let mut l = || {
             black_box(locus());
         };
@@ -171,31 +190,34 @@ impl Paired {
         let per_call = spent / (2 * calls);
         let n = (BATCH.as_secs_f64() / per_call.as_secs_f64().max(1e-9)).ceil() as u32;
         let n = n.max(1);
-        let (mut lt, mut rt, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut lt, mut rt, mut ratios, mut cpu) = (vec![], vec![], vec![], vec![]);
         for i in 0..self.pairs {
-            let (a, b) = if i % 2 == 0 {
-                let a = batch(&mut l, n);
-                (a, batch(&mut r, n))
+            let ((a, ac), (b, bc)) = if i % 2 == 0 {
+                let a = batch_cpu(&mut l, n);
+                (a, batch_cpu(&mut r, n))
             } else {
-                let b = batch(&mut r, n);
-                (batch(&mut l, n), b)
+                let b = batch_cpu(&mut r, n);
+                (batch_cpu(&mut l, n), b)
             };
             lt.push(a / n);
             rt.push(b / n);
             ratios.push(a.as_secs_f64() / b.as_secs_f64());
+            cpu.push(ac.as_secs_f64() / bc.as_secs_f64().max(1e-9));
         }
         lt.sort();
         rt.sort();
         ratios.sort_by(f64::total_cmp);
+        cpu.sort_by(f64::total_cmp);
         let q = |k: usize| ratios[(k * (ratios.len() - 1)) / 4];
         let case = Case {
             name,
             locus: lt[lt.len() / 2],
             rayon: rt[rt.len() / 2],
             ratio: [q(1), q(2), q(3)],
+            cpu: cpu[cpu.len() / 2],
         };
         println!(
-            "{:<26} locus {:>10.1?} rayon {:>10.1?} ratio {:.2} (quartiles {:.2} to {:.2}, {} pairs of {} calls)",
+            "{:<26} locus {:>10.1?} rayon {:>10.1?} ratio {:.2} (quartiles {:.2} to {:.2}, {} pairs of {} calls) cpu {:.2}",
             case.name,
             case.locus,
             case.rayon,
@@ -203,7 +225,8 @@ impl Paired {
             case.ratio[0],
             case.ratio[2],
             self.pairs,
-            n
+            n,
+            case.cpu
         );
         self.cases.push(case);
     }
@@ -229,10 +252,12 @@ impl Paired {
             .filter(|c| !c.name.starts_with("par_bridge"))
             .map(|c| c.ratio[1])
             .collect();
+        let cpus: Vec<f64> = self.cases.iter().map(|c| c.cpu).collect();
         print!(
-            "{} cases: geometric mean of the median ratios {:.2}",
+            "{} cases: geometric mean of the median ratios {:.2} (cpu {:.2})",
             ratios.len(),
-            geo(&ratios)
+            geo(&ratios),
+            geo(&cpus)
         );
         if !rest.is_empty() && rest.len() < ratios.len() {
             print!(" ({:.2} without par_bridge)", geo(&rest));
