@@ -5,8 +5,13 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
-/// How long a test body may run before it counts as hung.
-pub const DEADLINE: Duration = Duration::from_secs(60);
+/// How long a test body may run before it counts as hung. Generous on
+/// purpose: the slowest body (a `find_last` over a nested octillion in a
+/// debug build) needs 10 to 20 s of CPU, as much as rayon needs for the
+/// same search, and a test must still pass when a loaded 2-core machine
+/// gives it a small share of a core. A real hang never finishes, so a long
+/// deadline only delays its report.
+pub const DEADLINE: Duration = Duration::from_secs(300);
 
 /// Runs `f` on its own thread and returns its result; panics if it has not
 /// finished within [`DEADLINE`] (the thread is left behind), and resumes
