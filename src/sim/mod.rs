@@ -37,13 +37,13 @@
 //! | iterator start ([`Body::Iter`]) | `run_split::bridge` / `first_split_cold`: `run_split::split_depth`, then `hierarchy::first_split` itself on the simulated layout (one LLC without replay, or fewer than two pieces: the whole adaptive tree inline) |
 //! | iterator fan-out | `run_split::run_group`'s step, `Ctx::fan_out`: one piece (run it), one group (a level below), or the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; *restated*: the frame of `run_aimed` (remote groups pushed, the inline one run, a count latch waited for) |
 //! | aimed push | `aimed::push_aimed_to`, the pool's `Registry::push_aimed`, over the simulated pool as its `SharedQueues`: `Aim::Llc` into the LLC's pack queue with `group_routing::notify_pack`; `Aim::Worker` (replay) as two copies, the worker's targeted queue (`PassQueues::targeted`, first in each pass) and its LLC's pack queue, then the fence and the claim of the worker or the pack queue's wakeup; the second copy executed is a no-op (`AffineProxy`; the simulator counts a job's copies) |
-//! | piece | `run_split::run_piece`: records the worker that started it, then the workload's tree of the piece |
+//! | piece | `run_split::run_piece`: records the worker that started it, then the workload's tree of the piece; an iterator's piece (`iter:`, `iter-replay:`) splits by the runtime's own splitter, `LengthSplitter` (the budget rule of `iter::plumbing::splitter`: the piece's domain's workers, halved at each split, renewed when a half migrates) |
 //! | replay | `run_split::replay_targets` (the record of the runtime's own `ReplayCore`, `replay_record::balance`) before the run, `ReplayCore::record` after it, one handle per simulation |
 //!
 //! Not modelled: races (an event's look at the queues is atomic, so a
-//! steal never reports contention); the adaptive splitter inside a piece
-//! (the workloads' pieces halve down to a grain, where the runtime splits
-//! with a budget of the piece's workers); nested iterators and iterators
+//! steal never reports contention); the lazy split budget of an iterator
+//! started while every worker is busy (the simulator's iterators start
+//! with demand); nested iterators and iterators
 //! inside job groups (both split adaptively in the runtime); yields and
 //! broadcasts; the real pool's own clock (`Auto` groups decay on simulated
 //! time); the handoff of a blocked caller's wakeup to the worker searching

@@ -8,6 +8,7 @@
 use std::fmt;
 
 use crate::groups::{Affinity, GroupOptions, Placement};
+use crate::iter::plumbing::splitter::LengthSplitter;
 
 /// A task's key, meaning what its workload says (for fib: `a` is `n`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -323,34 +324,25 @@ fn halves(node: &Node, grain: u64, ns: u64, persistent: bool) -> Task {
 }
 
 /// The adaptive split tree of an indexed iterator's items
-/// `node.a..node.a + node.b` (`min_len` 1), as `split_indexed` with the
-/// budget rule of `iter::plumbing::splitter` cuts it: a piece's root
-/// (`node.c == 1`) starts with `start.budget` splits; a split halves the
-/// budget, which passes to both halves (`node.c` is the budget plus 2); a
-/// half that runs on another worker than its creator (`start.migrated`)
-/// renews it to at least the pool's workers; with no budget left the piece
-/// is a leaf. 5 ns a split, `ns` an item, 8 bytes of persistent data an
-/// item (named by its first item). Not modelled: the lazy budget of a tree
-/// started while every worker is busy (`run_split::budget`); the
-/// simulator's iterators start with demand.
+/// `node.a..node.a + node.b` (`min_len` 1), cut by the pool's own
+/// splitter (`iter::plumbing::splitter::LengthSplitter`, the budget rule
+/// `split_indexed` asks): a piece's root (`node.c == 1`) starts with
+/// `start.budget` splits; the budget left after a split passes to both
+/// halves (`node.c` is it plus 2); a half that runs on another worker
+/// than its creator (`start.migrated`) renews it to at least the pool's
+/// workers; with no budget left the piece is a leaf. 5 ns a split, `ns`
+/// an item, 8 bytes of persistent data an item (named by its first item).
+/// Not modelled: the lazy budget of a tree started while every worker is
+/// busy (`run_split::budget`); the simulator's iterators start with
+/// demand, so the splitter never asks for it.
 fn adaptive(node: &Node, start: Start, ns: u64) -> Task {
     let (lo, len) = (node.a, node.b);
-    let mut splits = if node.c == 1 {
-        start.budget as u64
+    let mut splitter = if node.c == 1 {
+        LengthSplitter::new(1, usize::MAX, len as usize, start.budget)
     } else {
-        node.c - 2
+        LengthSplitter::resume(1, (node.c - 2) as usize)
     };
-    let split = len / 2 >= 1
-        && if start.migrated {
-            splits = (splits / 2).max(start.workers as u64);
-            true
-        } else if splits > 0 {
-            splits /= 2;
-            true
-        } else {
-            false
-        };
-    if !split {
+    if !splitter.try_split_in(len as usize, start.migrated, start.workers, || false) {
         return Task {
             work_ns: len * ns,
             footprint: len * 8,
@@ -358,6 +350,7 @@ fn adaptive(node: &Node, start: Start, ns: u64) -> Task {
             body: Body::Leaf,
         };
     }
+    let splits = splitter.splits() as u64;
     let h = len / 2;
     Task {
         work_ns: 5,

@@ -67,7 +67,7 @@
 pub(crate) mod hierarchy;
 pub(crate) mod replay_record;
 pub(crate) mod run_split;
-mod splitter;
+pub(crate) mod splitter;
 
 use crate::iter::IndexedParallelIterator;
 use run_split::NestedGuard;

@@ -81,15 +81,29 @@ impl Splitter {
     /// budget ran out.
     #[inline]
     fn try_split_with(&mut self, migrated: bool, demand: impl FnOnce() -> bool) -> bool {
+        self.decide(migrated, crate::current_num_threads, demand)
+    }
+
+    /// The budget rule itself, one copy for the pool and the simulator
+    /// (whose pieces split by it, `sim::workload`): with the pool's thread
+    /// count (`threads`, asked only when a migrated half renews the budget
+    /// or a lazy one ran out) and the demand test given.
+    #[inline]
+    fn decide(
+        &mut self,
+        migrated: bool,
+        threads: impl FnOnce() -> usize,
+        demand: impl FnOnce() -> bool,
+    ) -> bool {
         if migrated {
-            self.splits = (self.splits / 2).max(crate::current_num_threads());
+            self.splits = (self.splits / 2).max(threads());
             true
         } else if self.splits > 0 {
             self.splits /= 2;
             true
         } else if self.lazy && demand() {
             self.lazy = false;
-            self.splits = (crate::current_num_threads() / 2).max(1);
+            self.splits = (threads() / 2).max(1);
             true
         } else {
             false
@@ -100,7 +114,7 @@ impl Splitter {
 /// The split budget of one piece of an indexed iterator, with its length
 /// bounds.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct LengthSplitter {
+pub(crate) struct LengthSplitter {
     inner: Splitter,
     min: usize,
 }
@@ -110,7 +124,7 @@ impl LengthSplitter {
     /// with a split budget of `budget` (rayon's: the pool's thread count;
     /// a piece of the first split: its domain's workers), raised so that
     /// no leaf is longer than `max`.
-    pub(super) fn new(min: usize, max: usize, len: usize, budget: usize) -> Self {
+    pub(crate) fn new(min: usize, max: usize, len: usize, budget: usize) -> Self {
         // Enough splits that the leaves are at most `max` long (a tree of
         // `len / max` leaves needs about as many splits in its budget).
         let needed = len / max.max(1);
@@ -146,6 +160,43 @@ impl LengthSplitter {
     #[inline]
     pub(super) fn try_split(&mut self, len: usize, migrated: bool) -> bool {
         len / 2 >= self.min && self.inner.try_split(migrated)
+    }
+
+    /// The budget left: what a piece hands to both its halves when it
+    /// splits (the simulator keeps it in a task's key between the halves'
+    /// starts).
+    #[cfg(feature = "sim")]
+    pub(crate) fn splits(&self) -> usize {
+        self.inner.splits
+    }
+
+    /// A half's splitter as its parent left it: `splits` of budget, pieces
+    /// of at least `min` items, not nested, not lazy (the simulator's,
+    /// with [`LengthSplitter::splits`]).
+    #[cfg(feature = "sim")]
+    pub(crate) fn resume(min: usize, splits: usize) -> Self {
+        LengthSplitter {
+            inner: Splitter {
+                splits,
+                nested: false,
+                lazy: false,
+            },
+            min: min.max(1),
+        }
+    }
+
+    /// [`LengthSplitter::try_split`] in a pool that is not the current
+    /// thread's: `threads` workers, `demand` its demand test (the
+    /// simulator's pieces, which split by this rule).
+    #[cfg(feature = "sim")]
+    pub(crate) fn try_split_in(
+        &mut self,
+        len: usize,
+        migrated: bool,
+        threads: usize,
+        demand: impl FnOnce() -> bool,
+    ) -> bool {
+        len / 2 >= self.min && self.inner.decide(migrated, || threads, demand)
     }
 }
 
