@@ -8,8 +8,9 @@
 //! which pays nothing for the genericity (one instantiation, inlined as
 //! the methods were), and the simulated worker (`sim`), whose hooks charge
 //! the costs of its cost model to simulated time. The rules these
-//! operations apply are in `private` (`must_publish`), `pass`
-//! (`promote_at_entry`, `promote_at_exit`) and `sleep` (`Sleep::notify`);
+//! operations apply are in `private` (`must_publish` and the promotion
+//! rules `promote_at_entry`, `promote_at_exit`) and `sleep`
+//! (`Sleep::notify`);
 //! what the sleep proof asks of them is in "Private `join` halves" of
 //! [`super::sleep`].
 //!
@@ -20,7 +21,6 @@
 
 use crossbeam_deque::{Injector, Steal, Worker};
 
-use super::pass;
 use super::private::{self, Popped, PrivateStack};
 use super::sleep::Sleep;
 
@@ -120,7 +120,7 @@ pub(crate) fn push<O: Owner>(o: &mut O, job: O::Job) {
 /// runs it unless it is promoted or claimed (see [`super::private`]).
 /// Private halves become stealable in three ways:
 /// - [`promote`], at `join` entry and exit while the deque holds fewer
-///   than [`pass::PROMOTED_AHEAD`] jobs, so thieves find the oldest halves
+///   than [`private::PROMOTED_AHEAD`] jobs, so thieves find the oldest halves
 ///   (the largest pieces of work) on the deque, and a steal is answered by
 ///   a new promotion at this worker's next `join`;
 /// - [`promote_all`], here when some worker is idle (it may have parked
@@ -169,7 +169,7 @@ pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
 /// The `wanted` hint was set at a `join`'s entry, after the private push:
 /// the push ends both marks (a mark sets the hint too, so that the fast
 /// path tests one word for both), then the entry rule
-/// ([`pass::promote_at_entry`]) promotes if some worker is searching.
+/// ([`private::promote_at_entry`]) promotes if some worker is searching.
 /// Out of line: with the marks' end called from [`push_private`] inline,
 /// `iter_paired`'s 1M stencil sweeps measured 0.98 to 1.02 of rayon's
 /// time against 0.92 to 0.94 (alternating builds, one LLC, where no mark
@@ -181,7 +181,7 @@ fn join_entry<O: Owner>(o: &mut O) {
         end_marks(o, STARTING | CROSSING);
     }
     if o.sleep().searching() > 0 {
-        refill(o, |len| pass::promote_at_entry(len, || true));
+        refill(o, |len| private::promote_at_entry(len, || true));
     }
 }
 
@@ -202,7 +202,7 @@ pub(crate) fn push_overflow<O: Owner>(o: &mut O, job: O::Job) {
 }
 
 /// The `wanted` hint is set: promotes the oldest private half if `rule`
-/// (a promotion rule of `pass`, given the deque's length) says so, then
+/// (a promotion rule of `private`, given the deque's length) says so, then
 /// clears the hint unless the deque is still short.
 #[cold]
 #[inline(never)]
@@ -211,7 +211,7 @@ fn refill<O: Owner>(o: &mut O, rule: impl FnOnce(usize) -> bool) {
         promote(o);
     }
     o.private()
-        .settle(|| pass::promote_at_exit(o.deque().len()));
+        .settle(|| private::promote_at_exit(o.deque().len()));
 }
 
 /// Takes back the newest private `join` half (nested joins took theirs
@@ -239,7 +239,7 @@ pub(crate) fn pop_private<O: Owner>(o: &mut O) -> bool {
     // promotion. Asked only when the hint says the deque may have shrunk.
     // SAFETY: as above.
     if unsafe { (*stack).wanted() } {
-        refill(o, pass::promote_at_exit);
+        refill(o, private::promote_at_exit);
     }
     true
 }

@@ -777,7 +777,7 @@ pub(crate) const CROSSING_FEEDS: isize = 8;
 /// runs. In a balanced recursion a half pushed `k` levels above the
 /// running one holds about `2^k` leaves, so the victim with the largest
 /// estimate gives the thief's LLC the most work for one crossing. A
-/// worker's deque holds about [`PROMOTED_AHEAD`] jobs in any recursion, so
+/// worker's deque holds about [`PROMOTED_AHEAD`](super::private::PROMOTED_AHEAD) jobs in any recursion, so
 /// its length alone does not tell a victim deep in a large piece from one
 /// near the end of a small one.
 #[inline]
@@ -852,44 +852,6 @@ pub(crate) fn next_random(state: &mut u64) -> u64 {
     x ^= x << 17;
     *state = x;
     x
-}
-
-/// A worker holding private `join` halves promotes one at each `join`
-/// entry and exit while its deque holds fewer jobs than this. Two rather
-/// than one: after a steal one job is still there for the next thief
-/// (or the same one), so repeated steals from one victim do not wait for
-/// its next `join`. Measured on fib(30) and quicksort 1M (2 workers): 1
-/// cost quicksort about 1% against rayon; 4 cost fib about 2% more than 2.
-pub(crate) const PROMOTED_AHEAD: usize = 2;
-
-/// The promotion rule of private `join` halves at a `join`'s exit: promote
-/// the oldest half while the deque holds fewer than [`PROMOTED_AHEAD`]
-/// jobs.
-#[inline]
-pub(crate) fn promote_at_exit(deque_len: usize) -> bool {
-    deque_len < PROMOTED_AHEAD
-}
-
-/// The promotion rule at a `join`'s entry (after the private push): as at
-/// its exit, and only while some worker is searching (`searching`, asked
-/// only when the deque is short).
-///
-/// Why the entry asks: in nested iterators (an inner `par_iter` in each
-/// item of an outer one) every worker is busy and the deques are empty, so
-/// without the test every inner `join` promoted its half (a fenced push)
-/// and popped it back from the deque (another fence): 2.7 promotions per
-/// inner call and 2.2 to 2.4 times rayon's time on the iterator bench's
-/// `nested/1000x1000` run 1000 times in a loop (2 workers), 1.5 to 1.7
-/// times with it; in `cargo bench --bench iter -- nested`, builds with and
-/// without it run alternately, 1.47, 0.97, 1.10 against 1.71, 3.66, 1.14
-/// (rayon's own time there varies from 214 to 330 us). Gating the exit
-/// too cost fib(30) 20% (0.64 of rayon against
-/// 0.53: a thief's first, uncounted pass then finds nothing); gating only
-/// the entry left fib at 0.518 against 0.524 and quicksort at 0.98
-/// against 1.05 (A/B, 3 runs each).
-#[inline]
-pub(crate) fn promote_at_entry(deque_len: usize, searching: impl FnOnce() -> bool) -> bool {
-    promote_at_exit(deque_len) && searching()
 }
 
 #[cfg(test)]

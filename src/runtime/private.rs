@@ -363,7 +363,7 @@ impl<T: Copy> PrivateStack<T> {
     }
 
     /// Owner: whether its deque may hold fewer jobs than the promotion
-    /// rules want (`pass::promote_at_exit`): the one load a `join` pays
+    /// rules want ([`promote_at_exit`]): the one load a `join` pays
     /// for them while nothing was taken from the deque (a plain load of a
     /// word in the line the pop reads anyway).
     #[inline]
@@ -430,6 +430,38 @@ impl<T: Copy> PrivateStack<T> {
             Claim::Empty
         }
     }
+}
+
+/// A worker holding private `join` halves promotes one at each `join`
+/// entry and exit while its deque holds fewer jobs than this. Two rather
+/// than one: after a steal one job is still there for the next thief
+/// (or the same one), so repeated steals from one victim do not wait for
+/// its next `join`; more pays for promotions (a fenced push each) that no thief needs
+/// (`docs/promotion.md`).
+pub(crate) const PROMOTED_AHEAD: usize = 2;
+
+/// The promotion rule of private `join` halves at a `join`'s exit: promote
+/// the oldest half while the deque holds fewer than [`PROMOTED_AHEAD`]
+/// jobs. Asked only while [`PrivateStack::wanted`] is set (the deque may
+/// have shrunk), by `owner::pop_private`.
+#[inline]
+pub(crate) fn promote_at_exit(deque_len: usize) -> bool {
+    deque_len < PROMOTED_AHEAD
+}
+
+/// The promotion rule at a `join`'s entry (after the private push): as at
+/// its exit, and only while some worker is searching (`searching`, asked
+/// only when the deque is short). Asked only while
+/// [`PrivateStack::wanted`] is set, by `owner::push_private`.
+///
+/// Why the entry asks: while every worker is busy (an inner `par_iter` in
+/// each item of an outer one) nobody would steal a promoted half, and each
+/// promotion is a fenced push followed by a fenced pop back. The exit does
+/// not ask: a thief's first pass, before it counts as searching, must find
+/// the halves promoted at the exits (`docs/promotion.md`).
+#[inline]
+pub(crate) fn promote_at_entry(deque_len: usize, searching: impl FnOnce() -> bool) -> bool {
+    promote_at_exit(deque_len) && searching()
 }
 
 /// Owner, right after [`PrivateStack::push`] (whose light fence orders
