@@ -56,9 +56,10 @@ pub use topology::{CpuSet, Level, Topology, TopologyError};
 
 /// Internals for the `loom-tests` crate, compiled only under `--cfg loom`
 /// (never in a normal build, so no part of the public API): the protocol
-/// types and the workers' search loop itself
-/// ([`search`](crate::runtime::search::search), generic over its sources),
-/// so the models run the code that ships.
+/// types, the workers' run loop and search loop themselves
+/// ([`run`](crate::runtime::run_loop::run),
+/// [`search`](crate::runtime::search::search), generic over their
+/// sources), so the models run the code that ships.
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod __loom {
@@ -69,6 +70,7 @@ pub mod __loom {
     pub use crate::runtime::private::{
         CAPACITY, Claim, Popped, PrivateStack, claim_before_parking, must_publish,
     };
+    pub use crate::runtime::run_loop::{RunLoop, run};
     pub use crate::runtime::search::{Found, Reach, Sources, first_search, search};
     pub use crate::runtime::sleep::{Idle, Parker, Sleep};
 }

@@ -1,8 +1,8 @@
 //! The model pool the loom models run the real search loop on.
 
 use locus::__loom::{
-    CoreLatch, Found, Idle, IdleMasks, IdleShape, LatchOwner, Reach, Sleep, Sources, first_search,
-    search,
+    CoreLatch, Found, Idle, IdleMasks, IdleShape, LatchOwner, Reach, RunLoop, Sleep, Sources,
+    first_search, run,
 };
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -195,32 +195,15 @@ impl Pool {
     }
 
     /// `WorkerThread::run` for worker `w`: with a latch, until it is set;
-    /// without, until the pool may exit. Runs the real search loop.
+    /// without, until the pool may exit. Runs the real run loop and search
+    /// loop (`run`).
     pub fn run(&self, w: usize, latch: Option<&CoreLatch>) {
         let mut me = Searcher {
             pool: self,
             w,
             llc: self.llc_of(w),
         };
-        let done = || latch.is_some_and(CoreLatch::probe);
-        loop {
-            while let Some(q) = self.take_own(w) {
-                self.execute(w, q);
-                if done() {
-                    return;
-                }
-            }
-            if done() {
-                return;
-            }
-            match search(&mut me, w, self.llc_of(w), latch) {
-                Some(q) => self.execute(w, q),
-                None => return,
-            }
-            if done() {
-                return;
-            }
-        }
+        run(&mut me, w, self.llc_of(w), latch, |me, q| me.pool.execute(me.w, q));
     }
 
     /// `worker::main_loop` for worker `w` born idle with `idle`: its first
@@ -250,6 +233,14 @@ struct Searcher<'a> {
     pool: &'a Pool,
     w: usize,
     llc: usize,
+}
+
+/// The run loop's own queues of worker `w`: its deque, then its LLC's
+/// pack queue (`take_local`, `take_own_group`).
+impl RunLoop for Searcher<'_> {
+    fn take_local(&mut self) -> Option<usize> {
+        self.pool.take_own(self.w)
+    }
 }
 
 impl Sources for Searcher<'_> {

@@ -16,6 +16,7 @@ pub(crate) mod pass;
 pub(crate) mod pin;
 pub(crate) mod private;
 pub(crate) mod registry;
+pub(crate) mod run_loop;
 pub(crate) mod search;
 pub(crate) mod sleep;
 pub(crate) mod stats;

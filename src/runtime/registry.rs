@@ -179,6 +179,8 @@ pub(crate) mod shared;
 #[cfg(feature = "sim")]
 pub(crate) use aimed::push_aimed_to;
 pub(crate) use aimed::{Aim, run_aimed};
+#[cfg(feature = "sim")]
+pub(crate) use aimed::{AimedFrame, AimedStep};
 
 use lifecycle::StartGate;
 

@@ -50,6 +50,7 @@ use super::pass::{self, PassQueues, Queue};
 use super::pin;
 use super::private::{self, Claim, PrivateStack};
 use super::registry::{Registry, ThreadInfo, group_routing};
+use super::run_loop::{self, RunLoop};
 use super::search::{self, Reach, Sources};
 use super::sleep::{Idle, Parker};
 use super::stats::Counters;
@@ -573,36 +574,14 @@ impl WorkerThread {
     }
 
     /// The loop: with a latch, until it is set; without one (the main
-    /// loop), until the pool shuts down and no work is left.
+    /// loop), until the pool shuts down and no work is left
+    /// ([`run_loop::run`]).
     #[cold]
     fn run(&self, latch: Option<&CoreLatch>) {
-        let done = |l: Option<&CoreLatch>| l.is_some_and(CoreLatch::probe);
-        loop {
-            while let Some(job) = self.take_local().or_else(|| self.take_own_group()) {
-                // SAFETY: popped from our deque.
-                unsafe { self.execute(job) };
-                if done(latch) {
-                    return;
-                }
-            }
-            if done(latch) {
-                return;
-            }
-            self.flush_counts();
-            // Out of work: no halves of a job taken across the LLC will
-            // come from here any more.
-            if self.marks.get() & CROSSING != 0 {
-                owner::end_marks(&mut &*self, CROSSING);
-            }
-            match search::search(&mut &*self, self.index, self.llc, latch) {
-                // SAFETY: taken from a queue by this search.
-                Some(job) => unsafe { self.execute(job) },
-                None => return,
-            }
-            if done(latch) {
-                return;
-            }
-        }
+        run_loop::run(&mut &*self, self.index, self.llc, latch, |wt, job| {
+            // SAFETY: taken from a queue (the own ones, or by the search).
+            unsafe { wt.execute(job) }
+        });
     }
 
     fn next_random(&self) -> u64 {
@@ -920,6 +899,24 @@ unsafe impl Owner for &WorkerThread {
     #[inline]
     fn pulled(&mut self) {
         self.counters().injector_pull();
+    }
+}
+
+/// The worker's side of its run loop ([`run_loop::run`]).
+impl RunLoop for &WorkerThread {
+    #[inline]
+    fn take_local(&mut self) -> Option<JobRef> {
+        WorkerThread::take_local(self).or_else(|| WorkerThread::take_own_group(self))
+    }
+
+    /// Publishes the counts; ends the `CROSSING` mark: out of work, no
+    /// halves of a job taken across the LLC will come from here any more.
+    #[inline]
+    fn before_search(&mut self) {
+        self.flush_counts();
+        if self.marks.get() & CROSSING != 0 {
+            owner::end_marks(self, CROSSING);
+        }
     }
 }
 

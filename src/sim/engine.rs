@@ -23,6 +23,7 @@ use crate::runtime::owner::{self, Owner};
 use crate::runtime::private::PrivateStack;
 use crate::runtime::registry::group_routing::{busy_per_llc, push_to};
 use crate::runtime::registry::idle_shape;
+use crate::runtime::registry::{Aim, AimedFrame};
 use crate::runtime::registry::push::inject_to;
 use crate::runtime::registry::shared::SharedQueues;
 use crate::runtime::search::Search;
@@ -83,6 +84,8 @@ pub(super) struct Fanout {
     pub(super) split: u32,
     pub(super) pieces: std::ops::Range<usize>,
     pub(super) level: Level,
+    /// Once fanned out (`run_aimed`): its groups, and where each runs.
+    pub(super) aimed: Option<(Vec<std::ops::Range<usize>>, Vec<Aim>)>,
 }
 
 /// Who frees a job, and what its end sets.
@@ -113,6 +116,9 @@ pub(super) enum Stage {
     /// Waiting for `latch` (a `join`'s `b`, or the scope's children) by
     /// running other jobs (`wait_until`).
     Wait { latch: JobId },
+    /// A fan-out's frame (`run_aimed`): its next step, after an inline
+    /// group (the frame above) returned.
+    Aimed { frame: AimedFrame },
     /// An iterator's pieces all returned: record the replay, then what
     /// follows the iterator.
     AfterIter { split: u32 },

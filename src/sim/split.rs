@@ -25,7 +25,7 @@ use crate::iter::plumbing::hierarchy::first_split;
 use crate::iter::plumbing::replay_record::ReplayKey;
 use crate::iter::plumbing::run_split::{Ctx, FanOut, Level, replay_targets, split_depth};
 use crate::runtime::owner;
-use crate::runtime::registry::{Aim, push_aimed_to};
+use crate::runtime::registry::{Aim, AimedFrame, AimedStep, push_aimed_to};
 
 use super::engine::{Fanout, Frame, JobId, Kind, Sim, Stage};
 use super::report::{IterStats, PieceStats};
@@ -106,6 +106,7 @@ impl Sim<'_> {
             split,
             pieces: all,
             level: Level::Pool,
+            aimed: None,
         });
         self.workers[w].frames.push(Frame {
             job: id,
@@ -168,35 +169,64 @@ impl Sim<'_> {
             }
             FanOut::Aimed { groups, aims } => (groups, aims),
         };
+        // `run_aimed`: the count latch (the job's pending children) and
+        // its waiter, then the frame's steps.
+        let frame = AimedFrame::new(&aims);
+        let j = &mut self.jobs[job as usize];
+        j.pending = frame.remote() as u32;
+        j.waiter = Some(w as u32);
+        j.fanout.as_mut().expect("a fan-out job").aimed = Some((groups, aims));
+        self.aimed(w, job, frame);
+    }
+
+    /// The steps of `run_aimed`'s frame ([`AimedFrame`]) for the fan-out
+    /// job `job` on `w` (the top frame), until an inline group runs (a
+    /// frame above this one, after which `Stage::Aimed` steps again), the
+    /// wait for the pushed groups, or the end.
+    pub(super) fn aimed(&mut self, w: usize, job: JobId, mut frame: AimedFrame) {
+        let top = self.workers[w].frames.len() - 1;
+        let f = self.jobs[job as usize]
+            .fanout
+            .clone()
+            .expect("a fan-out job");
+        let (groups, aims) = f.aimed.as_ref().expect("a fanned-out job");
         let below = f.level.below();
-        let mut inline = None;
-        let mut remote = 0;
-        // `run_aimed`: every remote group pushed first, then the inline one.
-        for (g, aim) in groups.into_iter().zip(aims) {
-            let fanout = Fanout {
-                split: f.split,
-                pieces: g,
-                level: below,
-            };
-            if aim == Aim::Here {
-                inline = Some(fanout);
-                continue;
+        let group = |i: usize| Fanout {
+            split: f.split,
+            pieces: groups[i].clone(),
+            level: below,
+            aimed: None,
+        };
+        loop {
+            match frame.step(aims) {
+                // The mark before the pushes (set already at the group's
+                // start, as the `starting` wrapper of its task does).
+                AimedStep::Start => owner::start_piece(&mut self.owner(w)),
+                AimedStep::Push(i) => {
+                    let id =
+                        self.new_job(Node::default(), None, w as u32, Some(job), Kind::Spawned);
+                    self.jobs[id as usize].fanout = Some(group(i));
+                    self.push_aimed(w, aims[i], id);
+                }
+                AimedStep::Run(i) => {
+                    self.workers[w].frames[top].stage = Stage::Aimed { frame };
+                    let id = self.new_job(Node::default(), None, w as u32, None, Kind::Inline);
+                    self.jobs[id as usize].fanout = Some(group(i));
+                    self.workers[w].frames.push(Frame {
+                        job: id,
+                        stage: Stage::Start,
+                    });
+                    return;
+                }
+                AimedStep::Wait => {
+                    self.workers[w].frames[top].stage = Stage::Wait { latch: job };
+                    return;
+                }
+                AimedStep::Done => {
+                    self.workers[w].frames[top].stage = Stage::Finish;
+                    return;
+                }
             }
-            remote += 1;
-            let id = self.new_job(Node::default(), None, w as u32, Some(job), Kind::Spawned);
-            self.jobs[id as usize].fanout = Some(fanout);
-            self.push_aimed(w, aim, id);
-        }
-        self.jobs[job as usize].pending = remote;
-        self.jobs[job as usize].waiter = Some(w as u32);
-        self.workers[w].frames[top].stage = Stage::Wait { latch: job };
-        if let Some(fanout) = inline {
-            let id = self.new_job(Node::default(), None, w as u32, None, Kind::Inline);
-            self.jobs[id as usize].fanout = Some(fanout);
-            self.workers[w].frames.push(Frame {
-                job: id,
-                stage: Stage::Start,
-            });
         }
     }
 

@@ -11,6 +11,7 @@ use crossbeam_deque::Worker;
 use crate::runtime::idle::Distance;
 use crate::runtime::owner::{self, TakeBack};
 use crate::runtime::pass;
+use crate::runtime::run_loop::{self, Next, RunLoop};
 use crate::runtime::search::{Found, Reach, Search, Sources, Step};
 use crate::runtime::sleep::Sleep;
 use crate::sync::Pause;
@@ -25,13 +26,15 @@ impl Sim<'_> {
     pub(super) fn advance(&mut self, w: usize) {
         loop {
             let Some(&Frame { job, stage }) = self.workers[w].frames.last() else {
-                // The main loop: the own deque, the own group queues, then a
-                // search (`WorkerThread::run` with no latch).
-                if let Some(id) = self.take_local(w) {
-                    self.execute(w, id);
-                    continue;
+                // The main loop (`WorkerThread::run` with no latch).
+                match run_loop::next(&mut SimSources { sim: self, w }, None) {
+                    Next::Run(id) => {
+                        self.execute(w, id);
+                        continue;
+                    }
+                    Next::Search => return self.start_search(w),
+                    Next::Done => unreachable!("the main loop has no latch"),
                 }
-                return self.start_search(w);
             };
             let top = self.workers[w].frames.len() - 1;
             match stage {
@@ -92,6 +95,7 @@ impl Sim<'_> {
                     }
                 }
                 Stage::AfterIter { split } => self.end_iter(w, split),
+                Stage::Aimed { frame } => self.aimed(w, job, frame),
                 Stage::AfterA { b } => {
                     if self.policy != Policy::RayonLike && self.pop_private(w) {
                         self.run_b_inline(w, b);
@@ -117,20 +121,18 @@ impl Sim<'_> {
                         }
                     }
                 }
+                // `WorkerThread::run(Some(latch))`.
                 Stage::Wait { latch } => {
-                    if self.wait_done(w) == Some(true) {
-                        if latch != job {
-                            self.free.push(latch);
+                    match run_loop::next(&mut SimSources { sim: self, w }, Some(&latch)) {
+                        Next::Done => {
+                            if latch != job {
+                                self.free.push(latch);
+                            }
+                            self.workers[w].frames[top].stage = Stage::Finish;
                         }
-                        self.workers[w].frames[top].stage = Stage::Finish;
-                        continue;
+                        Next::Run(id) => self.execute(w, id),
+                        Next::Search => return self.start_search(w),
                     }
-                    // `WorkerThread::run(Some(latch))`.
-                    if let Some(id) = self.take_local(w) {
-                        self.execute(w, id);
-                        continue;
-                    }
-                    return self.start_search(w);
                 }
                 Stage::Finish => {
                     if let Body::JoinThen(_, _, then) = self.task(job).body
@@ -177,20 +179,13 @@ impl Sim<'_> {
         });
     }
 
-    /// The own deque, then the own LLC's pack queue and cluster's spread
-    /// queue (`take_local().or_else(take_own_group)`).
-    fn take_local(&mut self, w: usize) -> Option<JobId> {
-        let mut o = self.owner(w);
-        owner::take_local(&mut o).or_else(|| owner::take_own_group(&mut o))
-    }
-
     /// Enters the search: a new [`Search`], whose first step (its
-    /// uncounted pass) runs now.
+    /// uncounted pass) runs now (the run loop's `before_search` ended the
+    /// `CROSSING` mark).
     fn start_search(&mut self, w: usize) {
         if self.rayon.is_some() {
             return self.rayon_start_looking(w);
         }
-        self.end_crossing(w);
         let llc = self.workers[w].llc;
         self.search(w, Search::new(w, llc));
     }
@@ -291,6 +286,23 @@ impl Sim<'_> {
 struct SimSources<'s, 'a> {
     sim: &'s mut Sim<'a>,
     w: usize,
+}
+
+/// Worker `w` of `sim` as the runtime's run loop ([`run_loop::next`]) sees
+/// it.
+impl RunLoop for SimSources<'_, '_> {
+    /// The own deque, then the own LLC's pack queue and cluster's spread
+    /// queue (`take_local().or_else(take_own_group)`).
+    fn take_local(&mut self) -> Option<JobId> {
+        let mut o = self.sim.owner(self.w);
+        owner::take_local(&mut o).or_else(|| owner::take_own_group(&mut o))
+    }
+
+    /// `owner::end_marks` of the `CROSSING` mark (none is set under the
+    /// rayon-like policy, whose passes never mark).
+    fn before_search(&mut self) {
+        self.sim.end_crossing(self.w);
+    }
 }
 
 impl Sources for SimSources<'_, '_> {

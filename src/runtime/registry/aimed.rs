@@ -76,42 +76,35 @@ pub(crate) enum Aim {
 /// Runs `tasks`: the [`Aim::Here`] ones inline on `wt`, in order, after
 /// pushing the others where they are aimed; returns once all have run,
 /// with their outcomes in list order (the closures get `migrated`: false
-/// inline, true elsewhere).
+/// inline, true elsewhere). The frame's steps are [`AimedFrame`]'s, which
+/// the simulator's fan-out steps too.
 pub(crate) fn run_aimed<F, R>(wt: &WorkerThread, tasks: Vec<(Aim, F)>) -> Vec<JobResult<R>>
 where
     F: FnOnce(bool) -> R + Send,
     R: Send,
 {
     let registry = wt.registry();
-    let remote = tasks.iter().filter(|(a, _)| *a != Aim::Here).count();
-    let latch = CountLatch::with_count(registry, wt.index(), remote);
-    let (aims, jobs): (Vec<Aim>, Vec<_>) = tasks
+    let (aims, jobs): (Vec<Aim>, Vec<_>) = tasks.into_iter().unzip();
+    let mut frame = AimedFrame::new(&aims);
+    let latch = CountLatch::with_count(registry, wt.index(), frame.remote());
+    let jobs: Vec<_> = jobs
         .into_iter()
-        .map(|(aim, f)| (aim, StackJob::new(|m| starting(f, m), LatchRef(&latch))))
-        .unzip();
-    if remote < aims.len() {
-        // This worker's own piece starts after the pushes and wakeups:
-        // its mates wait for it from now on (`start_piece`).
-        wt.start_piece();
-    }
+        .map(|f| StackJob::new(|m| starting(f, m), LatchRef(&latch)))
+        .collect();
     // From the first push until the latch is set, workers use `jobs`: no
     // unwinding out of this frame (the inline closures' panics are caught).
     let guard = AbortOnUnwind::new("a parallel iterator while its pieces run on other workers");
-    for (&aim, job) in aims.iter().zip(&jobs) {
-        if aim != Aim::Here {
+    let mut here: Vec<JobResult<R>> = Vec::with_capacity(aims.len() - frame.remote());
+    loop {
+        match frame.step(&aims) {
+            AimedStep::Start => wt.start_piece(),
             // SAFETY: `jobs` is neither moved nor dropped until the latch,
-            // which every pushed job sets, is observed below.
-            registry.push_aimed(aim, unsafe { job.as_job_ref() }, wt);
+            // which every pushed job sets, is observed (`Wait`).
+            AimedStep::Push(i) => registry.push_aimed(aims[i], unsafe { jobs[i].as_job_ref() }, wt),
+            AimedStep::Run(i) => here.push(JobResult::call(|| jobs[i].run_inline(false))),
+            AimedStep::Wait => wt.wait_until(&latch.core),
+            AimedStep::Done => break,
         }
-    }
-    let mut here: Vec<JobResult<R>> = Vec::with_capacity(aims.len() - remote);
-    for (&aim, job) in aims.iter().zip(&jobs) {
-        if aim == Aim::Here {
-            here.push(JobResult::call(|| job.run_inline(false)));
-        }
-    }
-    if remote > 0 {
-        wt.wait_until(&latch.core);
     }
     guard.disarm();
     let mut here = here.into_iter();
@@ -122,6 +115,95 @@ where
             _ => job.into_job_result(),
         })
         .collect()
+}
+
+/// What a fan-out's frame ([`run_aimed`]) does next ([`AimedFrame::step`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AimedStep {
+    /// Mark the worker as starting a piece (`owner::start_piece`): its own
+    /// task starts after the pushes and wakeups, and its mates wait for it
+    /// from now on. Only when some task runs inline.
+    Start,
+    /// Push task `i` where its aim says ([`push_aimed_to`]).
+    Push(usize),
+    /// Run task `i` inline (its aim is [`Aim::Here`]).
+    Run(usize),
+    /// Wait for the count latch of the pushed tasks
+    /// (`WorkerThread::wait_until`: promote every private half, then run
+    /// other jobs until it is set). Only when a task was pushed.
+    Wait,
+    /// Every task ran: the frame returns.
+    Done,
+}
+
+/// The frame of [`run_aimed`] as a state machine over the tasks' aims,
+/// one copy for the pool's threads (which loop over its steps on the
+/// thread's stack) and the simulator (which takes a `Run` as a frame of
+/// events and steps again when it returns): the start mark if a task runs
+/// here, every remote task pushed in order, then the inline ones in
+/// order, then the wait for the count latch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AimedFrame {
+    /// The tasks that are pushed (the count latch's count).
+    remote: usize,
+    /// The phase: 0 start mark, 1 pushes, 2 inline runs, 3 wait, 4 done.
+    phase: u8,
+    /// The next task the phase looks at.
+    next: usize,
+}
+
+impl AimedFrame {
+    /// The frame of tasks aimed by `aims`.
+    pub(crate) fn new(aims: &[Aim]) -> AimedFrame {
+        AimedFrame {
+            remote: aims.iter().filter(|&&a| a != Aim::Here).count(),
+            phase: 0,
+            next: 0,
+        }
+    }
+
+    /// The tasks pushed to other workers: the count of the frame's latch.
+    pub(crate) fn remote(&self) -> usize {
+        self.remote
+    }
+
+    /// The frame's next step (`aims` as given to [`AimedFrame::new`]).
+    pub(crate) fn step(&mut self, aims: &[Aim]) -> AimedStep {
+        loop {
+            match self.phase {
+                0 => {
+                    self.phase = 1;
+                    if self.remote < aims.len() {
+                        return AimedStep::Start;
+                    }
+                }
+                1 | 2 => {
+                    let here = self.phase == 2;
+                    let i = self.next;
+                    if i == aims.len() {
+                        self.phase += 1;
+                        self.next = 0;
+                        continue;
+                    }
+                    self.next += 1;
+                    if (aims[i] == Aim::Here) == here {
+                        return if here {
+                            AimedStep::Run(i)
+                        } else {
+                            AimedStep::Push(i)
+                        };
+                    }
+                }
+                3 => {
+                    self.phase = 4;
+                    if self.remote > 0 {
+                        return AimedStep::Wait;
+                    }
+                }
+                _ => return AimedStep::Done,
+            }
+        }
+    }
 }
 
 /// Runs task `f` of [`run_aimed`] on the current worker, marked as
