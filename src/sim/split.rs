@@ -13,11 +13,12 @@
 //! runtime's own `ReplayCore` record, and the run is recorded there when it
 //! returns, as `run_top` does.
 //!
-//! Mirrored, not shared: the fan-out's frame itself (`run_group`,
-//! `run_aimed`: push the remote groups, run the inline one, wait for the
-//! count latch), and a piece's own tree, which is the workload's (the
-//! runtime's piece splits adaptively with a budget of its domain's
-//! workers; `Iter`'s pieces halve down to a grain).
+//! The fan-out's frame is the runtime's too: `run_aimed`'s steps
+//! (`AimedFrame`: the start mark, the remote groups pushed, the inline one
+//! run, the wait for the count latch), each step here one part of an
+//! event, an inline group a frame above the fan-out's. A piece's own tree
+//! is the workload's; `Iter`'s pieces split by the runtime's
+//! `LengthSplitter` (`workload`).
 
 use std::sync::Arc;
 
