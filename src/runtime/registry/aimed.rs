@@ -345,6 +345,42 @@ mod tests {
             .load(StdOrdering::Relaxed)
     }
 
+    /// The frame's steps: the start mark only with an inline task, every
+    /// push before any inline run (in list order), the wait only with a
+    /// pushed task.
+    #[test]
+    fn the_frame_pushes_then_runs_inline_then_waits() {
+        let steps = |aims: &[Aim]| {
+            let mut f = AimedFrame::new(aims);
+            let mut out = Vec::new();
+            loop {
+                let s = f.step(aims);
+                out.push(s);
+                if s == AimedStep::Done {
+                    return (f.remote(), out);
+                }
+            }
+        };
+        let llc = Aim::Llc {
+            llc: 1,
+            wake_from: None,
+        };
+        use AimedStep::*;
+        assert_eq!(
+            steps(&[llc, Aim::Here, Aim::Worker(3)]),
+            (2, vec![Start, Push(0), Push(2), Run(1), Wait, Done])
+        );
+        assert_eq!(
+            steps(&[llc, Aim::Worker(3)]),
+            (2, vec![Push(0), Push(1), Wait, Done])
+        );
+        assert_eq!(
+            steps(&[Aim::Here, Aim::Here]),
+            (0, vec![Start, Run(0), Run(1), Done])
+        );
+        assert_eq!(steps(&[]), (0, vec![Done]));
+    }
+
     /// The hint of rule 2 of "Before crossing the LLC" (`pass`): set while
     /// an aimed task runs, until its first `join`, and cleared when the
     /// task returns without one.
