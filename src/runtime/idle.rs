@@ -551,6 +551,29 @@ impl IdleMasks {
         ((!word >> shift) & low, stop)
     }
 
+    /// The workers of `range` whose idle bit is clear, in order, read a
+    /// word at a time ([`IdleMasks::awake_bits`], lazily: each word is
+    /// loaded when the walk reaches it). A walk over a mostly idle pool so
+    /// costs a load per 64 workers, not one per worker.
+    pub fn awake_in(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let (mut from, end) = (range.start, range.end);
+        let (mut bits, mut base) = (0u64, from);
+        std::iter::from_fn(move || {
+            loop {
+                if bits != 0 {
+                    let v = base + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    return Some(v);
+                }
+                if from >= end {
+                    return None;
+                }
+                let (word, stop) = self.awake_bits(from, end);
+                (bits, base, from) = (word, from, stop);
+            }
+        })
+    }
+
     /// Whether worker `w`'s idle bit is set (idle and not claimed).
     pub fn is_idle(&self, w: usize) -> bool {
         let (word, bit) = self.slot(w);

@@ -179,6 +179,47 @@ pub fn may_spin(
     waits || searching() <= max_spinners || alone() || crossing()
 }
 
+/// The spinner cap of a mostly idle pool, whatever its size (see
+/// [`may_spin_on`]).
+pub const IDLE_SPINNERS: isize = 8;
+
+/// Whether a searcher that found nothing may spin on to pass number `next`
+/// of its search, once [`may_spin`] said it may spin: always a latch
+/// waiter (`waits`) and a search that resumed after a park (`woken`), and
+/// any searcher while the pool is not mostly idle (`mostly_idle`: at least
+/// half its workers idle). In a mostly idle pool, a search that began at
+/// an empty deque spins only its first [`NEAR_PASSES`] passes, and only
+/// while at most [`IDLE_SPINNERS`] workers search (`searching`), whatever
+/// the pool's size and its other allowances (the only searcher of an LLC,
+/// a crossing mate). Else the worker goes idle: its re-check looks
+/// everywhere, then it parks. The hints are read only when needed, in
+/// that order.
+///
+/// Why: in a mostly idle pool a push wakes an idle worker (one of the
+/// pusher's LLC, where the pool keeps per-LLC counts: "Waking in the
+/// pusher's LLC" in [`super::sleep`]), so searchers spinning on over the
+/// pool catch little that a wakeup would not bring, and each of their
+/// passes costs more the bigger the pool: a far pass loads an idle word
+/// per LLC (or per 64 workers) and looks at every other LLC's injector and
+/// pack queue, and every pass looks at the deque of every awake worker,
+/// the spinners included. In a pool's first `broadcast`, whose workers run
+/// for the first time one after another, nearly every worker spun its
+/// whole backoff (about 20 near and 20 far passes each) while hundreds of
+/// others did, and the call's CPU grew as the square of the pool
+/// (`docs/first-broadcast.md`). A search that began at a wakeup was
+/// claimed for a job that may be anywhere, and a latch waiter's latch is
+/// on the critical path: both keep their budget.
+#[inline]
+pub fn may_spin_on(
+    waits: bool,
+    woken: bool,
+    next: u32,
+    mostly_idle: impl FnOnce() -> bool,
+    searching: impl FnOnce() -> isize,
+) -> bool {
+    waits || woken || !mostly_idle() || (next < NEAR_PASSES && searching() <= IDLE_SPINNERS)
+}
+
 /// Where a worker looks for work beyond its own deque, the latch it waits
 /// for, and where the search reports what it did.
 ///
@@ -232,6 +273,14 @@ pub trait Sources {
     /// hint for [`may_spin`], never a protocol word. None by default.
     #[inline]
     fn mate_crossing(&self) -> bool {
+        false
+    }
+
+    /// Whether at least half of the pool's workers are idle (a hint for
+    /// [`may_spin_on`], one load of the idle summary; never a protocol
+    /// word). No by default.
+    #[inline]
+    fn mostly_idle(&self) -> bool {
         false
     }
 
@@ -436,6 +485,13 @@ impl Search {
                 || src.sleep().alone_in(self.llc),
                 || src.mate_crossing(),
                 src.max_spinners(),
+            )
+            && may_spin_on(
+                latch.is_some(),
+                self.woken,
+                self.passes,
+                || src.mostly_idle(),
+                || src.sleep().searching(),
             )
         {
             return Step::Pause(self.backoff.snooze());

@@ -760,11 +760,11 @@ impl PassQueues for &WorkerThread {
     fn find_private(&mut self) -> Found {
         let reg = &*self.registry;
         let idle = reg.sleep.idle();
-        // Idle workers hold no private half ("Idle workers" in `pass`).
+        // Idle workers hold no private half ("Idle workers" in `pass`):
+        // skipped a word of idle bits at a time.
         let victims = self.tiers[usize::from(reg.cluster_aware())]
             .iter()
-            .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
-            .filter(|&v| !idle.is_idle(v))
+            .flat_map(|t| t.ranges.iter().flat_map(|r| idle.awake_in(r.clone())))
             .map(|v| (v, &reg.threads[v].private));
         match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
             Claim::Taken((victim, job)) => {
@@ -966,6 +966,12 @@ impl Sources for &WorkerThread {
         let reg = &*self.registry;
         let crossing = reg.llc_hints[self.llc].crossing.load(StdOrdering::Relaxed);
         pass::crossing_covers(crossing, || reg.sleep.searching_in(self.llc))
+    }
+
+    #[inline]
+    fn mostly_idle(&self) -> bool {
+        let idle = self.registry.sleep.idle();
+        idle.any_idle() && 2 * idle.armed_total() >= idle.num_workers()
     }
 
     #[inline]

@@ -345,6 +345,12 @@ impl Sources for SimSources<'_, '_> {
         self.sim.crossing_covers(self.w)
     }
 
+    /// As the pool's (the pass charges its own load of the summary).
+    fn mostly_idle(&self) -> bool {
+        let idle = self.sim.sleep.idle();
+        2 * idle.armed_total() >= idle.num_workers()
+    }
+
     fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
         self.sim.counting(|s| op(&s.sleep))
     }

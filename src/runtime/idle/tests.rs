@@ -78,6 +78,12 @@ fn awake_bits_read_a_word_of_idle_bits_at_a_time() {
     };
     assert_eq!(walk(0, 200), [64, 99, 100, 163, 170]);
     assert_eq!(walk(65, 164), [99, 100, 163]);
+    // The same walk as an iterator, equal to a test of every bit.
+    for (from, end) in [(0, 200), (65, 164), (99, 101), (171, 200)] {
+        let bit_by_bit: Vec<_> = (from..end).filter(|&w| !m.is_idle(w)).collect();
+        assert_eq!(m.awake_in(from..end).collect::<Vec<_>>(), bit_by_bit);
+        assert_eq!(walk(from, end), bit_by_bit);
+    }
     assert_eq!(walk(101, 163), [] as [usize; 0]);
     assert_eq!(m.awake_bits(170, 171), (1, 171));
     // A claimed worker's bit is clear: it is not idle any more.

@@ -26,6 +26,10 @@ use std::cell::Cell;
 struct Fake {
     sleep: Sleep,
     jobs: Cell<u32>,
+    /// What `Sources::mostly_idle` says.
+    mostly_idle: bool,
+    /// The spinner cap (of a pool of two workers by default).
+    cap: isize,
     passes: Vec<Reach>,
     parks: u32,
     failed: u32,
@@ -36,6 +40,8 @@ impl Fake {
         Fake {
             sleep: Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2),
             jobs: Cell::new(0),
+            mostly_idle: false,
+            cap: max_spinners(2),
             passes: Vec::new(),
             parks: 0,
             failed: 0,
@@ -72,7 +78,10 @@ impl Sources for Fake {
         latch.get()
     }
     fn max_spinners(&self) -> isize {
-        max_spinners(2)
+        self.cap
+    }
+    fn mostly_idle(&self) -> bool {
+        self.mostly_idle
     }
     fn failed_search(&mut self) {
         self.failed += 1;
@@ -143,6 +152,67 @@ fn a_dry_search_backs_off_as_the_backoff_says_then_parks_and_resumes_far() {
     assert_eq!(src.passes, [Reach::Far]);
     assert_eq!(src.sleep.searching(), 0);
     assert!(!src.sleep.idle().is_idle(0));
+}
+
+#[test]
+fn in_a_mostly_idle_pool_a_dry_search_spins_only_its_near_passes() {
+    // However big the pool, a search without a latch that began at an
+    // empty deque makes its near passes and one far pass (the re-check).
+    let mut src = Fake::new();
+    src.mostly_idle = true;
+    let mut s = Search::new(0, 0);
+    let (step, _) = until_settled(&mut s, &mut src, None);
+    assert!(matches!(step, Step::Park));
+    assert_eq!(src.passes.len(), NEAR_PASSES as usize + 1);
+    let far = src.passes.iter().filter(|&&r| r == Reach::Far).count();
+    assert_eq!(far, 1, "the re-check alone looks far");
+    assert_eq!(src.passes.last(), Some(&Reach::Far));
+    assert_eq!((src.failed, src.parks), (1, 1));
+    assert_eq!(src.sleep.searching(), 0);
+
+    // A latch waiter keeps its whole budget.
+    let mut src = Fake::new();
+    src.mostly_idle = true;
+    let latch = Cell::new(false);
+    let (step, pauses) = until_settled(&mut Search::new(0, 0), &mut src, Some(&latch));
+    assert!(matches!(step, Step::Park));
+    assert_eq!(pauses.len(), crate::runtime::backoff::FULL_STEPS as usize);
+    assert!(src.passes.len() > NEAR_PASSES as usize + 1);
+}
+
+#[test]
+fn in_a_mostly_idle_pool_spinners_over_the_constant_cap_go_idle_at_once() {
+    let count = || -> isize { unreachable!("not read") };
+    let busy = || -> bool { unreachable!("not read") };
+    // Latch waiters and woken searches read neither hint.
+    assert!(may_spin_on(true, false, NEAR_PASSES, busy, count));
+    assert!(may_spin_on(false, true, NEAR_PASSES, busy, count));
+    // A busy pool: no limit here (the spinner cap of `may_spin` applies).
+    assert!(may_spin_on(false, false, NEAR_PASSES, || false, count));
+    // Mostly idle: near passes only, and at most IDLE_SPINNERS searchers,
+    // whatever the pool's size.
+    assert!(may_spin_on(false, false, 1, || true, || IDLE_SPINNERS));
+    assert!(!may_spin_on(false, false, 1, || true, || IDLE_SPINNERS + 1));
+    assert!(!may_spin_on(false, false, NEAR_PASSES, || true, count));
+
+    // Eight other searchers (claimed, so counted) in a mostly idle pool
+    // whose own cap (N / 8) is far above: the ninth makes its uncounted
+    // pass, one counted pass, the re-check.
+    let mut src = Fake::new();
+    src.sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(16, 16, 0)), 16);
+    src.mostly_idle = true;
+    src.cap = max_spinners(4096);
+    for w in 1..16 {
+        src.sleep.start_searching(w);
+        let _ = src.sleep.prepare_sleep(w);
+    }
+    for _ in 0..IDLE_SPINNERS {
+        assert!(src.sleep.wake_in(None, 0).is_some());
+    }
+    let (step, pauses) = until_settled(&mut Search::new(0, 0), &mut src, None);
+    assert!(matches!(step, Step::Park));
+    assert!(pauses.is_empty());
+    assert_eq!(src.passes, [Reach::Near, Reach::Near, Reach::Far]);
 }
 
 #[test]
