@@ -188,10 +188,13 @@ pub const IDLE_SPINNERS: isize = 8;
 /// waiter (`waits`) and a search that resumed after a park (`woken`), and
 /// any searcher while the pool is not mostly idle (`mostly_idle`: at least
 /// half its workers idle). In a mostly idle pool, a search that began at
-/// an empty deque spins only its first [`NEAR_PASSES`] passes, and only
-/// while at most [`IDLE_SPINNERS`] workers search (`searching`), whatever
-/// the pool's size and its other allowances (the only searcher of an LLC,
-/// a crossing mate). Else the worker goes idle: its re-check looks
+/// an empty deque spins only its first [`NEAR_PASSES`] passes (inside its
+/// LLC, where the pool has several), and only while at most
+/// [`IDLE_SPINNERS`] workers search (`searching`), whatever the pool's
+/// size, or while it is the only searcher of its LLC (`alone`, as in
+/// [`may_spin`]: an LLC keeps one worker looking at its queues, which the
+/// next call's pieces aimed at it find; such a spinner's near passes look
+/// at its LLC only). Else the worker goes idle: its re-check looks
 /// everywhere, then it parks. The hints are read only when needed, in
 /// that order.
 ///
@@ -216,8 +219,12 @@ pub fn may_spin_on(
     next: u32,
     mostly_idle: impl FnOnce() -> bool,
     searching: impl FnOnce() -> isize,
+    alone: impl FnOnce() -> bool,
 ) -> bool {
-    waits || woken || !mostly_idle() || (next < NEAR_PASSES && searching() <= IDLE_SPINNERS)
+    waits
+        || woken
+        || !mostly_idle()
+        || (next < NEAR_PASSES && (searching() <= IDLE_SPINNERS || alone()))
 }
 
 /// Where a worker looks for work beyond its own deque, the latch it waits
@@ -492,6 +499,7 @@ impl Search {
                 self.passes,
                 || src.mostly_idle(),
                 || src.sleep().searching(),
+                || src.sleep().alone_in(self.llc),
             )
         {
             return Step::Pause(self.backoff.snooze());

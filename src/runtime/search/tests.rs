@@ -185,15 +185,39 @@ fn in_a_mostly_idle_pool_spinners_over_the_constant_cap_go_idle_at_once() {
     let count = || -> isize { unreachable!("not read") };
     let busy = || -> bool { unreachable!("not read") };
     // Latch waiters and woken searches read neither hint.
-    assert!(may_spin_on(true, false, NEAR_PASSES, busy, count));
-    assert!(may_spin_on(false, true, NEAR_PASSES, busy, count));
+    let alone = || -> bool { unreachable!("not read") };
+    assert!(may_spin_on(true, false, NEAR_PASSES, busy, count, alone));
+    assert!(may_spin_on(false, true, NEAR_PASSES, busy, count, alone));
     // A busy pool: no limit here (the spinner cap of `may_spin` applies).
-    assert!(may_spin_on(false, false, NEAR_PASSES, || false, count));
+    assert!(may_spin_on(
+        false,
+        false,
+        NEAR_PASSES,
+        || false,
+        count,
+        alone
+    ));
     // Mostly idle: near passes only, and at most IDLE_SPINNERS searchers,
-    // whatever the pool's size.
-    assert!(may_spin_on(false, false, 1, || true, || IDLE_SPINNERS));
-    assert!(!may_spin_on(false, false, 1, || true, || IDLE_SPINNERS + 1));
-    assert!(!may_spin_on(false, false, NEAR_PASSES, || true, count));
+    // whatever the pool's size, or the only searcher of an LLC.
+    assert!(may_spin_on(
+        false,
+        false,
+        1,
+        || true,
+        || IDLE_SPINNERS,
+        alone
+    ));
+    let over = || IDLE_SPINNERS + 1;
+    assert!(!may_spin_on(false, false, 1, || true, over, || false));
+    assert!(may_spin_on(false, false, 1, || true, over, || true));
+    assert!(!may_spin_on(
+        false,
+        false,
+        NEAR_PASSES,
+        || true,
+        count,
+        alone
+    ));
 
     // Eight other searchers (claimed, so counted) in a mostly idle pool
     // whose own cap (N / 8) is far above: the ninth makes its uncounted
