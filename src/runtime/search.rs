@@ -185,8 +185,10 @@ pub const IDLE_SPINNERS: isize = 8;
 
 /// Whether a searcher that found nothing may spin on to pass number `next`
 /// of its search, once [`may_spin`] said it may spin: always a latch
-/// waiter (`waits`) and a search that resumed after a park (`woken`), and
-/// any searcher while the pool is not mostly idle (`mostly_idle`: at least
+/// waiter (`waits`) and a search that resumed after a park (`woken`), any
+/// searcher of a pool whose own spinner cap is at most [`IDLE_SPINNERS`]
+/// (`small`: at most 71 workers, whose passes read one or two idle words),
+/// and any searcher while the pool is not mostly idle (`mostly_idle`: at least
 /// half its workers idle). In a mostly idle pool, a search that began at
 /// an empty deque spins only its first [`NEAR_PASSES`] passes (inside its
 /// LLC, where the pool has several), and only while at most
@@ -216,6 +218,7 @@ pub const IDLE_SPINNERS: isize = 8;
 pub fn may_spin_on(
     waits: bool,
     woken: bool,
+    small: bool,
     next: u32,
     mostly_idle: impl FnOnce() -> bool,
     searching: impl FnOnce() -> isize,
@@ -223,6 +226,7 @@ pub fn may_spin_on(
 ) -> bool {
     waits
         || woken
+        || small
         || !mostly_idle()
         || (next < NEAR_PASSES && (searching() <= IDLE_SPINNERS || alone()))
 }
@@ -496,6 +500,7 @@ impl Search {
             && may_spin_on(
                 latch.is_some(),
                 self.woken,
+                src.max_spinners() <= IDLE_SPINNERS,
                 self.passes,
                 || src.mostly_idle(),
                 || src.sleep().searching(),

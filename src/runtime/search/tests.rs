@@ -160,6 +160,7 @@ fn in_a_mostly_idle_pool_a_dry_search_spins_only_its_near_passes() {
     // empty deque makes its near passes and one far pass (the re-check).
     let mut src = Fake::new();
     src.mostly_idle = true;
+    src.cap = max_spinners(4096);
     let mut s = Search::new(0, 0);
     let (step, _) = until_settled(&mut s, &mut src, None);
     assert!(matches!(step, Step::Park));
@@ -173,6 +174,7 @@ fn in_a_mostly_idle_pool_a_dry_search_spins_only_its_near_passes() {
     // A latch waiter keeps its whole budget.
     let mut src = Fake::new();
     src.mostly_idle = true;
+    src.cap = max_spinners(4096);
     let latch = Cell::new(false);
     let (step, pauses) = until_settled(&mut Search::new(0, 0), &mut src, Some(&latch));
     assert!(matches!(step, Step::Park));
@@ -184,37 +186,41 @@ fn in_a_mostly_idle_pool_a_dry_search_spins_only_its_near_passes() {
 fn in_a_mostly_idle_pool_spinners_over_the_constant_cap_go_idle_at_once() {
     let count = || -> isize { unreachable!("not read") };
     let busy = || -> bool { unreachable!("not read") };
-    // Latch waiters and woken searches read neither hint.
     let alone = || -> bool { unreachable!("not read") };
-    assert!(may_spin_on(true, false, NEAR_PASSES, busy, count, alone));
-    assert!(may_spin_on(false, true, NEAR_PASSES, busy, count, alone));
+    let idle = || true;
+    let spin_on = |waits, woken, small, next| (waits, woken, small, next);
+    // Latch waiters, woken searches and small pools read no hint.
+    for (waits, woken, small, next) in [
+        spin_on(true, false, false, NEAR_PASSES),
+        spin_on(false, true, false, NEAR_PASSES),
+        spin_on(false, false, true, NEAR_PASSES),
+    ] {
+        assert!(may_spin_on(waits, woken, small, next, busy, count, alone));
+    }
     // A busy pool: no limit here (the spinner cap of `may_spin` applies).
+    let not_idle = || false;
     assert!(may_spin_on(
         false,
         false,
+        false,
         NEAR_PASSES,
-        || false,
+        not_idle,
         count,
         alone
     ));
     // Mostly idle: near passes only, and at most IDLE_SPINNERS searchers,
     // whatever the pool's size, or the only searcher of an LLC.
-    assert!(may_spin_on(
-        false,
-        false,
-        1,
-        || true,
-        || IDLE_SPINNERS,
-        alone
-    ));
+    let at_cap = || IDLE_SPINNERS;
+    assert!(may_spin_on(false, false, false, 1, idle, at_cap, alone));
     let over = || IDLE_SPINNERS + 1;
-    assert!(!may_spin_on(false, false, 1, || true, over, || false));
-    assert!(may_spin_on(false, false, 1, || true, over, || true));
+    assert!(!may_spin_on(false, false, false, 1, idle, over, || false));
+    assert!(may_spin_on(false, false, false, 1, idle, over, || true));
     assert!(!may_spin_on(
         false,
         false,
+        false,
         NEAR_PASSES,
-        || true,
+        idle,
         count,
         alone
     ));
