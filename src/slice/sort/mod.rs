@@ -89,6 +89,7 @@
 //!   answers, so the indices stay a permutation of the slice's.
 
 mod both_ends;
+mod extract;
 mod heapsort;
 mod hole;
 mod insertion;

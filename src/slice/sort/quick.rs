@@ -13,7 +13,11 @@
 //!   reversed first. In order, and the previous partition was balanced
 //!   and moved nothing: a [`partial_insertion_sort`] may finish the piece
 //!   in one pass. A sorted or reversed slice costs one pass and no
-//!   partition. A piece that looks sorted is partitioned by the kernel
+//!   partition. A piece that looks sorted but is not may be sorted
+//!   but for a few misplaced elements: [`extract::try_sort`] pulls them
+//!   out in one pass, sorts them and merges them back, or gives up early
+//!   (tried again only on pieces at most half as long). A piece that
+//!   still looks sorted is partitioned by the kernel
 //!   that moves only misplaced elements, which keeps its sides nearly
 //!   sorted for the pieces below.
 //! - **Many equal elements.** A piece to the right of a pivot knows that
@@ -31,7 +35,9 @@
 //!   `6.2 * log2(len)`. Each level of the recursion calls the comparator
 //!   at most about seven times per element (a partition once, a
 //!   [`partial_insertion_sort`] at most six times, only where the previous
-//!   partition moved nothing), the heapsort at most `2 * log2(len)` times
+//!   partition moved nothing, a failed [`extract::try_sort`] once), a
+//!   successful [`extract::try_sort`] ends its piece at most about
+//!   `log2(len) / 4 + 2` times per element, the heapsort at most `2 * log2(len)` times
 //!   per element, a small piece a constant number of times. This holds
 //!   whatever the comparator answers: nothing here relies on its
 //!   consistency for termination or memory safety, only for the order of
@@ -44,6 +50,7 @@
 
 use std::cmp::Ordering;
 
+use super::extract;
 use super::heapsort::heapsort;
 use super::insertion::partial_insertion_sort;
 use super::partition::{partition, partition_equal};
@@ -67,6 +74,12 @@ pub(super) struct Budget {
     balanced: bool,
     /// The last partition on this path moved no element.
     partitioned: bool,
+    /// Pieces up to this long that look sorted may try
+    /// [`extract::try_sort`]: after a failed try only pieces at most half
+    /// as long (a random piece that looks sorted is not scanned at every
+    /// level), and none inside the sort of the elements it dropped (whose
+    /// stack holds the buffer).
+    extract_below: usize,
 }
 
 impl Budget {
@@ -76,6 +89,7 @@ impl Budget {
             limit: usize::BITS - len.leading_zeros(),
             balanced: true,
             partitioned: true,
+            extract_below: usize::MAX,
         }
     }
 }
@@ -141,6 +155,19 @@ pub(super) fn sort_piece<'a, T, L>(
             && partial_insertion_sort(v, is_less)
         {
             return;
+        }
+        if likely_sorted && len <= budget.extract_below {
+            let sorted = extract::try_sort(v, is_less, |dropped| {
+                let inner = Budget {
+                    extract_below: 0,
+                    ..Budget::new(dropped.len())
+                };
+                sort_piece(dropped, is_less, None, inner);
+            });
+            if sorted {
+                return;
+            }
+            budget.extract_below = len / 2;
         }
         if let Some(p) = pred.as_deref() {
             if !is_less(p, &v[pivot]) {
