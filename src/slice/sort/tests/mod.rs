@@ -8,12 +8,14 @@
 //!   element exactly once, O(n log n) calls, and the comparator only ever
 //!   sees live elements.
 //! - [`parts`]: the sequential building blocks one by one.
+//! - [`extract`]: the unstable sort's pass for nearly sorted pieces.
 //!
 //! Most runs are on a 4-worker virtual pool, so that halves are stolen and
 //! run on other threads even on a 2-core machine.
 
 mod against_std;
 mod any_order;
+mod extract;
 mod panics;
 mod parts;
 
