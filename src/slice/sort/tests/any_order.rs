@@ -17,8 +17,7 @@ use std::cmp::Ordering;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-use super::{or_miri, pool};
-use crate::slice::sort::*;
+use super::{ENTRIES, Entry, Probed, assert_each_once, or_miri, pool};
 
 /// The bound on comparator calls this file checks: `C * n * log2(n)`.
 /// The largest measured is about 3.2, for the unstable sort with an
@@ -104,12 +103,8 @@ struct Item {
     oracle: &'static Oracle,
 }
 
-impl Item {
-    fn compare(&self, other: &Item) -> Ordering {
-        self.seen.set(self.seen.get() + 1);
-        other.seen.set(other.seen.get() + 1);
-        self.oracle.ask(self.id, other.id)
-    }
+impl Probed for Item {
+    type Key = Key;
 
     fn key(&self) -> Key {
         self.seen.set(self.seen.get() + 1);
@@ -129,20 +124,12 @@ impl Drop for Item {
     }
 }
 
-impl PartialEq for Item {
-    fn eq(&self, other: &Self) -> bool {
-        self.compare(other) == Ordering::Equal
-    }
-}
-impl Eq for Item {}
-impl PartialOrd for Item {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+order_from_cmp!(Item, Key);
 impl Ord for Item {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.compare(other)
+        self.seen.set(self.seen.get() + 1);
+        other.seen.set(other.seen.get() + 1);
+        self.oracle.ask(self.id, other.id)
     }
 }
 
@@ -162,55 +149,11 @@ impl Drop for Key {
     }
 }
 
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Key {}
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
         self.seen.set(self.seen.get() + 1);
         other.seen.set(other.seen.get() + 1);
         self.oracle.ask(self.id, other.id)
-    }
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Entry {
-    Sort,
-    SortBy,
-    SortByKey,
-    SortByCachedKey,
-    SortUnstable,
-    SortUnstableBy,
-    SortUnstableByKey,
-}
-
-const ENTRIES: [Entry; 7] = [
-    Entry::Sort,
-    Entry::SortBy,
-    Entry::SortByKey,
-    Entry::SortByCachedKey,
-    Entry::SortUnstable,
-    Entry::SortUnstableBy,
-    Entry::SortUnstableByKey,
-];
-
-fn sort(v: &mut [Item], entry: Entry) {
-    match entry {
-        Entry::Sort => par_sort(v),
-        Entry::SortBy => par_sort_by(v, Item::compare),
-        Entry::SortByKey => par_sort_by_key(v, Item::key),
-        Entry::SortByCachedKey => par_sort_by_cached_key(v, Item::key),
-        Entry::SortUnstable => par_sort_unstable(v),
-        Entry::SortUnstableBy => par_sort_unstable_by(v, Item::compare),
-        Entry::SortUnstableByKey => par_sort_unstable_by_key(v, Item::key),
     }
 }
 
@@ -228,7 +171,7 @@ fn run(n: usize, entry: Entry, answer: Answer, panic_at: usize) -> usize {
             oracle,
         })
         .collect();
-    let result = panic::catch_unwind(AssertUnwindSafe(|| pool().install(|| sort(&mut v, entry))));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| pool().install(|| entry.sort(&mut v))));
     let calls = oracle.calls.load(Relaxed);
     let ctx = format!("{entry:?}, {answer:?}, n {n}, panic at {panic_at}: {calls} calls");
     if let Err(payload) = result {
@@ -242,28 +185,11 @@ fn run(n: usize, entry: Entry, answer: Answer, panic_at: usize) -> usize {
     } else {
         assert!(calls <= panic_at, "{ctx}: the comparator's panic was lost");
     }
-    // Every element exactly once, none dropped yet.
-    assert_eq!(v.len(), n, "{ctx}: the length changed");
-    let mut seen = vec![false; n];
-    for item in &v {
-        assert!(
-            !seen[item.id as usize],
-            "{ctx}: item {} is there twice",
-            item.id
-        );
-        seen[item.id as usize] = true;
-    }
-    assert!(
-        drops.iter().all(|d| d.load(Relaxed) == 0),
-        "{ctx}: an item was dropped during the sort"
-    );
+    assert_each_once(v.iter().map(|item| item.id), drops, &ctx);
     // Sightings: two per comparison of items, one per key function call.
     let sightings: u64 = v.iter().map(|item| item.seen.get()).sum();
     let key_calls = oracle.key_calls.load(Relaxed) as u64;
-    let item_calls = match entry {
-        Entry::SortByKey | Entry::SortByCachedKey | Entry::SortUnstableByKey => 0,
-        _ => calls as u64,
-    };
+    let item_calls = if entry.by_key() { 0 } else { calls as u64 };
     assert_eq!(
         sightings,
         2 * item_calls + key_calls,
@@ -289,9 +215,15 @@ fn run(n: usize, entry: Entry, answer: Answer, panic_at: usize) -> usize {
     calls
 }
 
-/// `C * n * log2(n)`.
-fn bound(n: usize) -> usize {
-    (C * n as f64 * (n as f64).log2()) as usize
+/// [`run`] without a panic, checking that the calls stay within `C * n *
+/// log2(n)`.
+fn run_bounded(n: usize, entry: Entry, answer: Answer) {
+    let calls = run(n, entry, answer, usize::MAX);
+    let bound = (C * n as f64 * (n as f64).log2()) as usize;
+    assert!(
+        calls <= bound,
+        "{entry:?}, {answer:?}, n {n}: {calls} calls, above {C} n log2 n = {bound}"
+    );
 }
 
 #[test]
@@ -314,12 +246,7 @@ fn any_comparator_n_log_n_calls() {
     for &n in or_miri(&[4000, 32_000][..], &[300][..]) {
         for entry in ENTRIES {
             for answer in ANSWERS {
-                let calls = run(n, entry, answer, usize::MAX);
-                assert!(
-                    calls <= bound(n),
-                    "{entry:?}, {answer:?}, n {n}: {calls} calls, above {C} n log2 n = {}",
-                    bound(n)
-                );
+                run_bounded(n, entry, answer);
             }
         }
     }
@@ -334,12 +261,7 @@ fn any_comparator_n_log_n_calls_at_100() {
     let n = 100;
     for entry in ENTRIES {
         for answer in [Answer::Less, Answer::Hashed] {
-            let calls = run(n, entry, answer, usize::MAX);
-            assert!(
-                calls <= bound(n),
-                "{entry:?}, {answer:?}, n {n}: {calls} calls, above {}",
-                bound(n)
-            );
+            run_bounded(n, entry, answer);
         }
     }
 }
@@ -350,12 +272,7 @@ fn always_less_at_100k_is_n_log_n() {
     let n = 100_000;
     for entry in [Entry::SortUnstableBy, Entry::SortBy] {
         for answer in [Answer::Less, Answer::Hashed] {
-            let calls = run(n, entry, answer, usize::MAX);
-            assert!(
-                calls <= bound(n),
-                "{entry:?}, {answer:?}, n {n}: {calls} calls, above {}",
-                bound(n)
-            );
+            run_bounded(n, entry, answer);
         }
     }
 }

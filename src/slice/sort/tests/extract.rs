@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 
-use super::{Rng, or_miri};
+use super::{Rng, assert_permutation, or_miri};
 use crate::slice::sort::extract;
 
 /// `0..len` with `swaps` random pairs exchanged, as `(key, index)` pairs.
@@ -25,15 +25,6 @@ fn by_key(a: &(u64, u32), b: &(u64, u32)) -> bool {
 
 fn keys(v: &[(u64, u32)]) -> Vec<u64> {
     v.iter().map(|p| p.0).collect()
-}
-
-fn assert_permutation(v: &[(u64, u32)], what: &str) {
-    let mut ids: Vec<u32> = v.iter().map(|p| p.1).collect();
-    ids.sort_unstable();
-    assert!(
-        ids.iter().enumerate().all(|(i, &id)| id == i as u32),
-        "{what}: not a permutation of the input"
-    );
 }
 
 #[test]
@@ -148,12 +139,25 @@ fn extract_panicking_keeps_every_element_once_and_live() {
         assert_eq!(result.is_err(), panic_at < calls.get(), "{ctx}");
         let mut ids: Vec<u32> = v.iter().map(|s| s.id).collect();
         ids.sort_unstable();
-        assert!(ids.iter().enumerate().all(|(i, &id)| id == i as u32), "{ctx}: not a permutation");
+        assert!(
+            ids.iter().enumerate().all(|(i, &id)| id == i as u32),
+            "{ctx}: not a permutation"
+        );
         let sightings: u64 = v.iter().map(|s| s.seen.get()).sum();
-        assert_eq!(sightings, 2 * calls.get() as u64, "{ctx}: a call saw a stale copy");
-        assert!(drops.iter().all(|d| d.get() == 0), "{ctx}: dropped during the sort");
+        assert_eq!(
+            sightings,
+            2 * calls.get() as u64,
+            "{ctx}: a call saw a stale copy"
+        );
+        assert!(
+            drops.iter().all(|d| d.get() == 0),
+            "{ctx}: dropped during the sort"
+        );
         drop(v);
-        assert!(drops.iter().all(|d| d.get() == 1), "{ctx}: not dropped once");
+        assert!(
+            drops.iter().all(|d| d.get() == 1),
+            "{ctx}: not dropped once"
+        );
         calls.get()
     };
     let total = run(usize::MAX);

@@ -13,6 +13,24 @@
 //! Most runs are on a 4-worker virtual pool, so that halves are stolen and
 //! run on other threads even on a 2-core machine.
 
+/// `PartialEq`, `Eq` and `PartialOrd` of test element types from their
+/// `Ord` (so that every comparison goes through the test's counters).
+macro_rules! order_from_cmp {
+    ($($t:ty),*) => {$(
+        impl PartialEq for $t {
+            fn eq(&self, other: &Self) -> bool {
+                self.cmp(other) == std::cmp::Ordering::Equal
+            }
+        }
+        impl Eq for $t {}
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+    )*};
+}
+
 mod against_std;
 mod any_order;
 mod extract;
@@ -20,8 +38,62 @@ mod panics;
 mod parts;
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+use crate::slice::sort::*;
 use crate::{ThreadPool, ThreadPoolBuilder, Topology};
+
+/// The sorts' entry points, as [`any_order`] and [`panics`] run them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Entry {
+    Sort,
+    SortBy,
+    SortByKey,
+    SortByCachedKey,
+    SortUnstable,
+    SortUnstableBy,
+    SortUnstableByKey,
+}
+
+pub(super) const ENTRIES: [Entry; 7] = [
+    Entry::Sort,
+    Entry::SortBy,
+    Entry::SortByKey,
+    Entry::SortByCachedKey,
+    Entry::SortUnstable,
+    Entry::SortUnstableBy,
+    Entry::SortUnstableByKey,
+];
+
+/// A test element: its order and its key are the test's own (they count
+/// calls, answer anything, panic on cue).
+pub(super) trait Probed: Ord + Send {
+    type Key: Ord + Send;
+    fn key(&self) -> Self::Key;
+}
+
+impl Entry {
+    /// Sorts `v` through this entry point, by `T`'s order or its key.
+    pub(super) fn sort<T: Probed>(self, v: &mut [T]) {
+        match self {
+            Entry::Sort => par_sort(v),
+            Entry::SortBy => par_sort_by(v, T::cmp),
+            Entry::SortByKey => par_sort_by_key(v, T::key),
+            Entry::SortByCachedKey => par_sort_by_cached_key(v, T::key),
+            Entry::SortUnstable => par_sort_unstable(v),
+            Entry::SortUnstableBy => par_sort_unstable_by(v, T::cmp),
+            Entry::SortUnstableByKey => par_sort_unstable_by_key(v, T::key),
+        }
+    }
+
+    /// Whether the comparator sees keys instead of elements.
+    pub(super) fn by_key(self) -> bool {
+        matches!(
+            self,
+            Entry::SortByKey | Entry::SortByCachedKey | Entry::SortUnstableByKey
+        )
+    }
+}
 
 pub(super) fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
@@ -99,4 +171,34 @@ pub(super) fn patterns(len: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<u64>
 
 pub(super) fn with_index(v: &[u64]) -> Vec<(u64, u32)> {
     v.iter().enumerate().map(|(i, &k)| (k, i as u32)).collect()
+}
+
+/// After a sort that returned or unwound: the slice, given by its
+/// elements' `ids`, holds each of the `drops.len()` elements exactly once,
+/// and none was dropped.
+pub(super) fn assert_each_once(
+    ids: impl ExactSizeIterator<Item = u32>,
+    drops: &[AtomicU32],
+    ctx: &str,
+) {
+    assert_eq!(ids.len(), drops.len(), "{ctx}: the length changed");
+    let mut seen = vec![false; drops.len()];
+    for id in ids {
+        assert!(!seen[id as usize], "{ctx}: element {id} is there twice");
+        seen[id as usize] = true;
+    }
+    assert!(
+        drops.iter().all(|d| d.load(Relaxed) == 0),
+        "{ctx}: an element was dropped during the sort"
+    );
+}
+
+/// `v` is a permutation of `0..len` in its `.1` fields.
+pub(super) fn assert_permutation(v: &[(u64, u32)], what: &str) {
+    let mut ids: Vec<u32> = v.iter().map(|p| p.1).collect();
+    ids.sort_unstable();
+    assert!(
+        ids.iter().enumerate().all(|(i, &id)| id == i as u32),
+        "{what}: not a permutation of the input"
+    );
 }

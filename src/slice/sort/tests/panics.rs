@@ -3,16 +3,35 @@
 //! twice.
 
 use super::*;
-use crate::slice::sort::*;
 use std::cmp::Ordering;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
-/// An element that records its drops in `drops[id]`.
+/// An element that records its drops in `drops[id]`; its comparisons and
+/// keys go through the probe.
 struct Tracked {
     key: u32,
     id: u32,
     drops: &'static [AtomicU32],
+    probe: &'static Probe,
+}
+
+order_from_cmp!(Tracked, Key);
+impl Ord for Tracked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.probe.call();
+        self.key.cmp(&other.key)
+    }
+}
+
+impl Probed for Tracked {
+    type Key = Key;
+
+    /// Counts as a call (a key function that may panic), as does every
+    /// comparison of two keys.
+    fn key(&self) -> Key {
+        self.probe.key(self.key)
+    }
 }
 
 impl Drop for Tracked {
@@ -69,17 +88,6 @@ impl Drop for Key {
     }
 }
 
-impl PartialEq for Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Key {}
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
 impl Ord for Key {
     fn cmp(&self, other: &Self) -> Ordering {
         self.probe.call();
@@ -87,84 +95,51 @@ impl Ord for Key {
     }
 }
 
+/// The keys of a panic test's elements.
 #[derive(Clone, Copy, Debug)]
-enum Variant {
-    Stable,
-    StableKey,
-    /// The key function panics.
-    CachedKeyFn,
-    /// The keys' comparison panics.
-    CachedKeyCmp,
-    Unstable,
-    UnstableKey,
+enum Keys {
+    /// Random, below this.
+    Below(u32),
+    /// `0..len` after `len / 50 + 1` random swaps: the unstable sort
+    /// drops the misplaced ones and merges them back
+    /// (`slice::sort::extract`).
+    NearlySorted,
 }
 
-const VARIANTS: [Variant; 6] = [
-    Variant::Stable,
-    Variant::StableKey,
-    Variant::CachedKeyFn,
-    Variant::CachedKeyCmp,
-    Variant::Unstable,
-    Variant::UnstableKey,
-];
-
-fn sort_with_probe(v: &mut [Tracked], variant: Variant, probe: &'static Probe) {
-    let cmp = |a: &Tracked, b: &Tracked| {
-        probe.call();
-        a.key.cmp(&b.key)
-    };
-    let key = |t: &Tracked| {
-        probe.call();
-        t.key
-    };
-    match variant {
-        Variant::Stable => par_sort_by(v, cmp),
-        Variant::StableKey => par_sort_by_key(v, key),
-        Variant::CachedKeyFn => par_sort_by_cached_key(v, |t| probe.key(t.key)),
-        Variant::CachedKeyCmp => par_sort_by_cached_key(v, |t| Key {
-            k: t.key,
-            probe: keyed(probe),
-        }),
-        Variant::Unstable => par_sort_unstable_by(v, cmp),
-        Variant::UnstableKey => par_sort_unstable_by_key(v, key),
-    }
-}
-
-/// For `CachedKeyCmp`: counts the key as made without counting a call.
-fn keyed(probe: &'static Probe) -> &'static Probe {
-    probe.keys_made.fetch_add(1, Relaxed);
-    probe
-}
-
-/// Sorts `len` tracked elements with `variant`, the probe panicking at
+/// Sorts `len` tracked elements with `entry`, the probe panicking at
 /// call `target` (and after, if `after`). Checks that the panic reached the
 /// caller iff it happened, that the slice is then a permutation of the
 /// input with nothing dropped, and that every element and key is dropped
 /// exactly once in the end. Returns the number of calls made.
-fn run_probe(
-    len: usize,
-    keys: u32,
-    variant: Variant,
-    target: usize,
-    after: bool,
-    seed: u64,
-) -> usize {
+fn run_probe(len: usize, keys: Keys, entry: Entry, target: usize, after: bool, seed: u64) -> usize {
     let drops: &'static [AtomicU32] = Box::leak((0..len).map(|_| AtomicU32::new(0)).collect());
     let mut rng = Rng::new(seed);
+    let mut key: Vec<u32> = match keys {
+        Keys::Below(range) => (0..len)
+            .map(|_| rng.below(u64::from(range)) as u32)
+            .collect(),
+        Keys::NearlySorted => (0..len as u32).collect(),
+    };
+    if let Keys::NearlySorted = keys {
+        for _ in 0..len / 50 + 1 {
+            let (i, j) = (rng.below(len as u64), rng.below(len as u64));
+            key.swap(i as usize, j as usize);
+        }
+    }
+    let probe = Probe::new(target, after);
     let mut v: Vec<Tracked> = (0..len as u32)
         .map(|id| Tracked {
-            key: rng.below(u64::from(keys)) as u32,
+            key: key[id as usize],
             id,
             drops,
+            probe,
         })
         .collect();
-    let probe = Probe::new(target, after);
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        pool().install(|| sort_with_probe(&mut v, variant, probe))
-    }));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| pool().install(|| entry.sort(&mut v))));
     let calls = probe.calls.load(Relaxed);
-    let ctx =
-        format!("{variant:?}, len {len}, panic at call {target} (after: {after}), {calls} calls");
+    let ctx = format!(
+        "{entry:?}, {keys:?}, len {len}, panic at call {target} (after: {after}), {calls} calls"
+    );
     match result {
         Ok(()) => {
             assert!(calls <= target, "{ctx}: the panic did not reach the caller");
@@ -184,20 +159,7 @@ fn run_probe(
             );
         }
     }
-    assert_eq!(v.len(), len, "{ctx}: length changed");
-    let mut seen = vec![false; len];
-    for t in &v {
-        assert!(
-            !seen[t.id as usize],
-            "{ctx}: element {} is in the slice twice",
-            t.id
-        );
-        seen[t.id as usize] = true;
-    }
-    assert!(
-        drops.iter().all(|d| d.load(Relaxed) == 0),
-        "{ctx}: an element was dropped during the sort"
-    );
+    assert_each_once(v.iter().map(|t| t.id), drops, &ctx);
     drop(v);
     for (id, d) in drops.iter().enumerate() {
         assert_eq!(
@@ -219,35 +181,43 @@ fn run_probe(
 fn panics_keep_every_element_once() {
     let mut rng = Rng::new(8);
     let sizes = or_miri(
-        &[(3, 2), (100, 10), (5000, 100), (40_000, 40_000)][..],
-        &[(3, 2), (300, 30)][..],
+        &[
+            (3, Keys::Below(2)),
+            (100, Keys::Below(10)),
+            (5000, Keys::Below(100)),
+            (40_000, Keys::Below(40_000)),
+            (5000, Keys::NearlySorted),
+        ][..],
+        &[(3, Keys::Below(2)), (300, Keys::Below(30))][..],
     );
     for &(len, keys) in sizes {
-        for variant in VARIANTS {
+        for entry in ENTRIES {
             // Dry run: how many calls the sort makes (the count does not
             // depend on scheduling).
-            let total = run_probe(len, keys, variant, usize::MAX, false, len as u64);
+            let total = run_probe(len, keys, entry, usize::MAX, false, len as u64);
             assert!(total > 0 || len < 2);
             let mut targets = vec![0, total.saturating_sub(1)];
             targets.extend((0..or_miri(6, 1)).map(|_| rng.below(total.max(1) as u64) as usize));
             for (i, &target) in targets.iter().enumerate() {
-                run_probe(len, keys, variant, target, i % 2 == 1, len as u64);
+                run_probe(len, keys, entry, target, i % 2 == 1, len as u64);
             }
         }
     }
 }
 
 /// [`panics_keep_every_element_once`] cut for Miri (`.ci/sanitizers`): 100
-/// elements, above the sorts' parallel cut-offs under Miri, every variant,
+/// elements, above the sorts' parallel cut-offs under Miri, every entry,
 /// a panic at a third of the calls and panics at every call from the
 /// middle on (both halves of a split then panic).
 #[test]
 fn panics_keep_every_element_once_at_100() {
-    let (len, keys) = (100, 10);
-    for variant in VARIANTS {
-        let total = run_probe(len, keys, variant, usize::MAX, false, 9);
-        assert!(total > 0);
-        run_probe(len, keys, variant, total / 3, false, 9);
-        run_probe(len, keys, variant, total / 2, true, 9);
+    let len = 100;
+    for entry in ENTRIES {
+        for keys in [Keys::Below(10), Keys::NearlySorted] {
+            let total = run_probe(len, keys, entry, usize::MAX, false, 9);
+            assert!(total > 0);
+            run_probe(len, keys, entry, total / 3, false, 9);
+            run_probe(len, keys, entry, total / 2, true, 9);
+        }
     }
 }

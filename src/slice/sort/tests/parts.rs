@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use super::{Rng, or_miri, patterns};
+use super::{Rng, assert_permutation, or_miri, patterns};
 use crate::slice::sort::heapsort::heapsort;
 use crate::slice::sort::insertion::{insertion_sort, partial_insertion_sort};
 use crate::slice::sort::partition::{partition, partition_equal};
@@ -51,16 +51,6 @@ fn chaotic<T>() -> impl Fn(&T, &T) -> bool {
         state.set(x);
         x & 1 == 1
     }
-}
-
-/// `v` is a permutation of `0..len` in its `.1` fields.
-fn assert_permutation(v: &[(u64, u32)], what: &str) {
-    let mut ids: Vec<u32> = v.iter().map(|p| p.1).collect();
-    ids.sort_unstable();
-    assert!(
-        ids.iter().enumerate().all(|(i, &id)| id == i as u32),
-        "{what}: not a permutation of the input"
-    );
 }
 
 /// Checks a stable sort of `(key, index)` pairs against `std`'s.
