@@ -93,21 +93,18 @@ fn timed<T: Clone>(iters: u64, input: &[T], sort: fn(&mut [T])) -> Duration {
     total
 }
 
-fn bench_sorts(c: &mut Criterion) {
-    let words = random_u64(LEN);
-    let u32s: Vec<u32> = words.iter().map(|&x| x as u32).collect();
-    let mut sorted_u32 = u32s.clone();
-    sorted_u32.sort();
-    let mut by_key = words.clone();
-    by_key.sort_by_key(key);
-
-    let keep: fn(&mut [u32]) = |_| {};
+/// `par_sort` and `par_sort_unstable` on `input` (checked against
+/// `std`'s sort), each against rayon's.
+fn sorts<T: Clone + Ord + Send + Sync>(c: &mut Criterion, param: &str, input: &[T]) {
+    let mut expected = input.to_vec();
+    expected.sort();
+    let keep: fn(&mut [T]) = |_| {};
     group(
         c,
         "par_sort",
-        "u32/1M",
-        &u32s,
-        &sorted_u32,
+        param,
+        input,
+        &expected,
         keep,
         locus::slice::ParallelSliceMut::par_sort,
         |v| v.par_sort(),
@@ -115,13 +112,21 @@ fn bench_sorts(c: &mut Criterion) {
     group(
         c,
         "par_sort_unstable",
-        "u32/1M",
-        &u32s,
-        &sorted_u32,
+        param,
+        input,
+        &expected,
         keep,
         locus::slice::ParallelSliceMut::par_sort_unstable,
         |v| v.par_sort_unstable(),
     );
+}
+
+fn bench_sorts(c: &mut Criterion) {
+    let words = random_u64(LEN);
+    let u32s: Vec<u32> = words.iter().map(|&x| x as u32).collect();
+    sorts(c, "u32/1M", &u32s);
+    let mut by_key = words.clone();
+    by_key.sort_by_key(key);
     group(
         c,
         "par_sort_by_key",
@@ -171,30 +176,8 @@ fn patterns() -> Vec<(&'static str, Vec<u32>)> {
 }
 
 fn bench_patterns(c: &mut Criterion) {
-    let keep: fn(&mut [u32]) = |_| {};
     for (name, input) in patterns() {
-        let mut expected = input.clone();
-        expected.sort();
-        group(
-            c,
-            "par_sort",
-            name,
-            &input,
-            &expected,
-            keep,
-            locus::slice::ParallelSliceMut::par_sort,
-            |v| v.par_sort(),
-        );
-        group(
-            c,
-            "par_sort_unstable",
-            name,
-            &input,
-            &expected,
-            keep,
-            locus::slice::ParallelSliceMut::par_sort_unstable,
-            |v| v.par_sort_unstable(),
-        );
+        sorts(c, name, &input);
     }
 }
 
@@ -204,29 +187,7 @@ fn bench_big(c: &mut Criterion) {
         .chunks_exact(16)
         .map(|w| std::array::from_fn(|i| w[i]))
         .collect();
-    let mut expected = input.clone();
-    expected.sort();
-    let keep: fn(&mut [[u64; 16]]) = |_| {};
-    group(
-        c,
-        "par_sort",
-        "big",
-        &input,
-        &expected,
-        keep,
-        locus::slice::ParallelSliceMut::par_sort,
-        |v| v.par_sort(),
-    );
-    group(
-        c,
-        "par_sort_unstable",
-        "big",
-        &input,
-        &expected,
-        keep,
-        locus::slice::ParallelSliceMut::par_sort_unstable,
-        |v| v.par_sort_unstable(),
-    );
+    sorts(c, "big", &input);
 }
 
 criterion_group!(benches, bench_sorts, bench_patterns, bench_big);
