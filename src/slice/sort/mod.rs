@@ -17,7 +17,9 @@
 //!   the slice in place with swaps.
 //! - Unstable sorts (`par_sort_unstable*`): parallel pattern-defeating
 //!   quicksort ([`quick`]): both sides of a partition in parallel
-//!   ([`partition`]), sorted and reversed pieces finished in one pass, runs
+//!   ([`partition`]), sorted and reversed pieces finished in one pass,
+//!   nearly sorted ones by dropping their misplaced elements, sorting those
+//!   and merging them back ([`extract`]), runs
 //!   of equal elements split off in one pass, a heapsort ([`heapsort`]) for
 //!   a piece that made too many unbalanced partitions.
 //! - Both quicksorts hand pieces of up to 32 elements to a branch-free
@@ -62,6 +64,9 @@
 //!   *live* in exactly one place (the slice or the scratch), and a guard
 //!   (or the order of the copies) puts the live copies back into the slice
 //!   if the comparator unwinds.
+//! - The pass for nearly sorted pieces ([`extract`]) swaps; its merge
+//!   holds the dropped elements in a stack buffer, where they are live,
+//!   and a guard writes them back into the piece's gap on unwind.
 //! - The sequential merges ([`stable`]) copy the shorter run out to a
 //!   scratch area; a guard owns the copies not yet merged and the empty
 //!   slots they belong in, and copies them back on unwind.
