@@ -52,7 +52,6 @@ const fn capacity<T>() -> usize {
 /// Sorts `v` if it is sorted but for a few misplaced elements, using
 /// `sort_dropped` (an unstable sort) for those; returns whether `v` is now
 /// sorted. On `false`, `v` is a permutation of what it was.
-#[inline(never)]
 pub(super) fn try_sort<T, L>(v: &mut [T], is_less: &L, sort_dropped: impl FnOnce(&mut [T])) -> bool
 where
     L: Fn(&T, &T) -> bool,
@@ -65,12 +64,22 @@ where
         return true;
     }
     sort_dropped(&mut v[kept..]);
-    let mut buf = MaybeUninit::<Buf>::uninit();
-    // SAFETY: `v[..kept]` is non-decreasing (as far as the comparator
-    // said) and `v[kept..]` sorted; the buffer holds `capacity::<T>() >=
-    // len - kept` elements, is aligned for `T` and disjoint from `v`.
-    unsafe { merge_back(v, kept, buf.as_mut_ptr().cast::<T>(), is_less) };
+    merge_on_stack(v, kept, is_less);
     true
+}
+
+/// [`merge_back`] through a buffer in this frame: out of line, so that the
+/// buffer is on the stack only during the merge, never while the dropped
+/// elements are sorted (which may `join` and run other jobs on this
+/// stack).
+#[inline(never)]
+fn merge_on_stack<T>(v: &mut [T], kept: usize, is_less: &impl Fn(&T, &T) -> bool) {
+    debug_assert!(v.len() - kept <= capacity::<T>());
+    let mut buf = MaybeUninit::<Buf>::uninit();
+    // SAFETY: the buffer holds `capacity::<T>() >= len - kept` elements
+    // (`divide`'s limit), is aligned for `T` (`capacity` is 0 otherwise)
+    // and disjoint from `v`.
+    unsafe { merge_back(v, kept, buf.as_mut_ptr().cast::<T>(), is_less) };
 }
 
 /// The pass: reorders `v` into a non-decreasing prefix of kept elements

@@ -77,8 +77,8 @@ pub(super) struct Budget {
     /// Pieces up to this long that look sorted may try
     /// [`extract::try_sort`]: after a failed try only pieces at most half
     /// as long (a random piece that looks sorted is not scanned at every
-    /// level), and none inside the sort of the elements it dropped (whose
-    /// stack holds the buffer).
+    /// level), and none inside the sort of the elements it dropped (they
+    /// are few).
     extract_below: usize,
 }
 
