@@ -35,10 +35,11 @@
 //!   `6.2 * log2(len)`. Each level of the recursion calls the comparator
 //!   at most about seven times per element (a partition once, a
 //!   [`partial_insertion_sort`] at most six times, only where the previous
-//!   partition moved nothing, a failed [`extract::try_sort`] once), a
-//!   successful [`extract::try_sort`] ends its piece at most about
-//!   `log2(len) / 4 + 2` times per element, the heapsort at most `2 * log2(len)` times
-//!   per element, a small piece a constant number of times. This holds
+//!   partition moved nothing, a failed [`extract::try_sort`] once and a
+//!   new pivot choice), a successful [`extract::try_sort`] ends its piece
+//!   at most about `log2(len) / 4 + 2` times per element, the heapsort at
+//!   most `2 * log2(len)` times per element, a small piece a constant
+//!   number of times. This holds
 //!   whatever the comparator answers: nothing here relies on its
 //!   consistency for termination or memory safety, only for the order of
 //!   the result. Measured: about `3.2 * n * log2(n)` calls for a
@@ -168,6 +169,9 @@ pub(super) fn sort_piece<'a, T, L>(
                 return;
             }
             budget.extract_below = len / 2;
+            // The pass reordered the piece: the sampled pivot may now be
+            // anywhere in it.
+            pivot = pivot::choose(v, is_less).0;
         }
         if let Some(p) = pred.as_deref() {
             if !is_less(p, &v[pivot]) {
