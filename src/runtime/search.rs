@@ -116,6 +116,14 @@ pub fn reach_of_pass(n: u32, woken: bool) -> Reach {
     }
 }
 
+/// How many idle workers a search woken from a park wakes when it finds a
+/// job with more behind it ([`Sources::more_behind`]), besides the
+/// hand-off of the last searcher: each woken worker that finds work
+/// wakes this many more, so the awake workers of a ramp-up grow by a
+/// factor of about `1 + RAMP_FANOUT` per wake latency instead of one
+/// worker per latency (`docs/ramp-up-wakes.md`).
+pub const RAMP_FANOUT: u32 = 2;
+
 /// The spinner cap of a pool of `threads` workers: above this many searching
 /// workers, a worker without a latch that found nothing goes idle (re-check,
 /// park) at once instead of spinning (see [`may_spin`]). Each spinning pass
@@ -308,6 +316,17 @@ pub trait Sources {
     #[inline]
     fn woke(&mut self, hit: (usize, Distance)) {
         let _ = hit;
+    }
+
+    /// Whether the job the last pass returned has more work behind it: it
+    /// was stolen from another worker's deque that still holds a job, or
+    /// it came with a batch that is now in the own deque (a cheap look,
+    /// asked only by a search woken from a park that found a job: see
+    /// [`Search`]'s fan-out, "Waking more during a ramp-up" in
+    /// [`super::sleep`]). No by default.
+    #[inline]
+    fn more_behind(&mut self) -> bool {
+        false
     }
 
     /// Counts a search that found nothing and goes idle (just before
@@ -548,13 +567,24 @@ impl Search {
 
     /// Leaves the searching state: the last searcher to leave wakes a
     /// helper (the hand-off that the `searching` skip of `notify` relies
-    /// on).
+    /// on). A search woken from a park that found a job with more behind
+    /// it ([`Sources::more_behind`]) also wakes another idle worker: the
+    /// fan-out of a ramp-up (see "Waking more during a ramp-up" in
+    /// [`super::sleep`]; it only adds claims).
     #[inline]
     fn found<S: Sources>(&mut self, src: &mut S, job: Option<S::Job>) -> Step<S::Job> {
         src.search_closed();
         let (worker, llc) = (self.worker, self.llc);
         if let Some(hit) = src.idle_op(|s| s.stop_searching(worker, llc)) {
             src.woke(hit);
+        }
+        if self.woken && job.is_some() && src.more_behind() {
+            for _ in 0..RAMP_FANOUT {
+                match src.idle_op(|s| s.wake_another(worker, llc)) {
+                    Some(hit) => src.woke(hit),
+                    None => break,
+                }
+            }
         }
         match job {
             Some(job) => Step::Run(job),

@@ -246,6 +246,16 @@ impl Sleep {
         self.wake_nearest(from_worker, from_llc)
     }
 
+    /// The fan-out of a ramp-up: a worker woken from a park found a job
+    /// with more behind it (`search::Sources::more_behind`), so it claims
+    /// and wakes the nearest idle worker, whether or not some worker
+    /// searches (see "Waking more during a ramp-up" in the module docs).
+    /// Returns the worker woken, if any.
+    #[inline]
+    pub fn wake_another(&self, from_worker: usize, llc: usize) -> Option<(usize, Distance)> {
+        self.wake_nearest_if_idle(Some(from_worker), llc)
+    }
+
     /// Like [`Sleep::notify`] for a job aimed at LLC `llc` (a job group's
     /// queue): claims an idle worker *of that LLC* (the cluster of
     /// `from_worker` first, big cores first); if none is idle there and

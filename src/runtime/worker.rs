@@ -99,6 +99,10 @@ pub(crate) struct WorkerThread {
     /// Its parker in the registry's sleep state, for the latch of every
     /// `join` ([`WorkerThread::join_latch`]).
     parker: *const Parker,
+    /// The victim of the last job a pass took by a steal, `usize::MAX` if
+    /// the last job a pass took came from elsewhere: for
+    /// `Sources::more_behind`.
+    stolen_from: Cell<usize>,
 }
 
 /// What one pass over the sources found.
@@ -177,6 +181,7 @@ impl WorkerThread {
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,
             marks: Cell::new(0),
+            stolen_from: Cell::new(usize::MAX),
             idle_word: registry.sleep.idle().root_word(),
             parker: registry.sleep.parker(index),
             governor: IdleGovernor::new(),
@@ -646,7 +651,11 @@ impl PassQueues for &WorkerThread {
 
     #[inline]
     fn targeted(&mut self) -> Option<JobRef> {
-        self.registry.pop_targeted(self.index)
+        let job = self.registry.pop_targeted(self.index);
+        if job.is_some() {
+            self.stolen_from.set(usize::MAX);
+        }
+        job
     }
 
     /// Takes one job from an injector-like queue, with `batch` also a
@@ -664,6 +673,7 @@ impl PassQueues for &WorkerThread {
             q.steal()
         });
         if let Found::Job(_) = found {
+            self.stolen_from.set(usize::MAX);
             self.counters().injector_pull();
         }
         found
@@ -717,6 +727,7 @@ impl PassQueues for &WorkerThread {
         if let Found::Job(_) = found {
             // The victim's deque shrank: its next `join` looks at it.
             self.registry.threads[victim].private.want();
+            self.stolen_from.set(victim);
             // Counted by distance, not by tier, so that a `Flat` pool's
             // steals are comparable (`Layout::relation`).
             let kind = self.registry.layout.relation(self.index, victim);
@@ -768,6 +779,7 @@ impl PassQueues for &WorkerThread {
             .map(|v| (v, &reg.threads[v].private));
         match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
             Claim::Taken((victim, job)) => {
+                self.stolen_from.set(usize::MAX);
                 let kind = reg.layout.relation(self.index, victim);
                 self.counters().steal(kind);
                 self.counters().claim();
@@ -977,6 +989,19 @@ impl Sources for &WorkerThread {
     #[inline]
     fn woke(&mut self, (_, d): (usize, Distance)) {
         self.counters().wakeup(d);
+    }
+
+    /// The victim of the steal that gave the job, if it was one, still
+    /// holds a job, or a batch is in the own deque (two loads each).
+    #[inline]
+    fn more_behind(&mut self) -> bool {
+        let v = self.stolen_from.replace(usize::MAX);
+        !self.deque.is_empty()
+            || self
+                .registry
+                .threads
+                .get(v)
+                .is_some_and(|t| !t.stealer.is_empty())
     }
 
     #[inline]

@@ -161,6 +161,10 @@ pub(super) struct SimWorker {
     pub(super) scheduled: bool,
     /// The fraction of a ns of cost not yet on the clock (`after_cost`).
     pub(super) carry: f64,
+    /// The victim of the last job a pass took by a steal (`None`: the last
+    /// job a pass took came from elsewhere), as the worker thread's
+    /// `stolen_from`.
+    pub(super) stolen_from: Option<usize>,
 }
 
 /// Per group: its plan and the runtime's learning state, on simulated time.
@@ -252,6 +256,7 @@ impl<'a> Sim<'a> {
                     overflow: 0,
                     scheduled: false,
                     carry: 0.0,
+                    stolen_from: None,
                 }
             })
             .collect();

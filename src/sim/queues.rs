@@ -38,7 +38,11 @@ impl PassQueues for SimPass<'_, '_> {
 
     fn targeted(&mut self) -> Option<JobId> {
         self.sim.acc += self.sim.cost.probe_ns;
-        self.sim.targeted[self.w].pop_front()
+        let job = self.sim.targeted[self.w].pop_front();
+        if job.is_some() {
+            self.sim.workers[self.w].stolen_from = None;
+        }
+        job
     }
 
     fn pull(&mut self, q: Queue, batch: bool) -> Found<JobId> {
@@ -62,6 +66,7 @@ impl PassQueues for SimPass<'_, '_> {
             let line = if own { c.line_llc_ns } else { c.line_node_ns };
             self.sim.acc += c.steal_ns + line * c.job_lines;
             self.sim.counts.injector_pulls += 1;
+            self.sim.workers[self.w].stolen_from = None;
         }
         f
     }
@@ -113,6 +118,7 @@ impl PassQueues for SimPass<'_, '_> {
             // (`PrivateStack::want`, as the thread's steal).
             self.sim.private[v].want();
             self.sim.stole(self.w, v);
+            self.sim.workers[self.w].stolen_from = Some(v);
         }
         f
     }
@@ -151,6 +157,7 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.acc += self.sim.cost.heavy_fence_ns;
         match claim {
             Claim::Taken((v, id)) => {
+                self.sim.workers[w].stolen_from = None;
                 self.sim.stole(w, v);
                 self.sim.counts.private_claims += 1;
                 Found::Job(id)

@@ -359,6 +359,14 @@ impl Sources for SimSources<'_, '_> {
         self.sim.woke(Some(hit));
     }
 
+    /// As the worker thread's: two cheap looks.
+    fn more_behind(&mut self) -> bool {
+        self.sim.acc += 2.0 * self.sim.cost.probe_ns;
+        let v = self.sim.workers[self.w].stolen_from.take();
+        !self.sim.workers[self.w].deque.is_empty()
+            || v.is_some_and(|v| !self.sim.stealers[v].is_empty())
+    }
+
     /// Counts it and charges the fence of `Sleep::prepare_sleep`.
     fn failed_search(&mut self) {
         self.sim.counts.failed_searches += 1;
