@@ -28,6 +28,8 @@
 ///   to *idle*, `Sleep::cancel_sleep` back to *searching*;
 ///   `Sleep::stop_searching` leaves *searching* for *working*;
 ///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle;
+///   `Sleep::wake_another` wakes the nearest idle worker for a ramp-up's
+///   fan-out (`search::RAMP_FANOUT`, `search::Sources::more_behind`);
 ///   `Sleep::start_searching` enters *searching*, `Sleep::sleep` and
 ///   `Sleep::park` park.
 ///   `Sleep::born_idle` makes a new worker idle before its thread runs;
@@ -61,6 +63,7 @@
 /// [`Sleep::prepare_sleep`]: #names-used-above
 /// [`Sleep::stop_searching`]: #names-used-above
 /// [`Sleep::wake_if_idle`]: #names-used-above
+/// [`Sleep::wake_another`]: #names-used-above
 /// [`Parker`]: #names-used-above
 /// [`IdleMasks`]: #names-used-above
 /// [`IdleMasks::claim_nearest`]: #names-used-above

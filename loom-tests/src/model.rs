@@ -264,6 +264,14 @@ impl Sources for Searcher<'_> {
         latch.wake_up()
     }
 
+    /// `WorkerThread::more_behind` looks at the victim's deque; the model
+    /// says yes while any queue still holds a job, so that every woken
+    /// searcher that finds a job with another one left makes the ramp-up's
+    /// extra claims (`Sleep::wake_another`) in the interleavings checked.
+    fn more_behind(&mut self) -> bool {
+        self.pool.queues.iter().any(|q| !q.is_empty())
+    }
+
     /// `WorkerThread::find_work`: the queues it may take from in their
     /// order (deques of others, shared queues, its LLC's pack queue), then
     /// the other LLCs' pack queues: taken only while their LLC is

@@ -33,18 +33,29 @@ struct Fake {
     passes: Vec<Reach>,
     parks: u32,
     failed: u32,
+    /// What `more_behind` answers.
+    more: bool,
+    /// The workers this one woke, in order.
+    woke: Vec<usize>,
 }
 
 impl Fake {
     fn new() -> Fake {
+        Fake::with_workers(2)
+    }
+
+    /// The same in a pool of one LLC of `n` workers.
+    fn with_workers(n: usize) -> Fake {
         Fake {
-            sleep: Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2),
+            sleep: Sleep::new(IdleMasks::new(IdleShape::uniform(n, n, 0)), n),
             jobs: Cell::new(0),
             mostly_idle: false,
             cap: max_spinners(2),
             passes: Vec::new(),
             parks: 0,
             failed: 0,
+            more: false,
+            woke: Vec::new(),
         }
     }
 }
@@ -82,6 +93,12 @@ impl Sources for Fake {
     }
     fn mostly_idle(&self) -> bool {
         self.mostly_idle
+    }
+    fn more_behind(&mut self) -> bool {
+        self.more
+    }
+    fn woke(&mut self, hit: (usize, Distance)) {
+        self.woke.push(hit.0);
     }
     fn failed_search(&mut self) {
         self.failed += 1;
@@ -283,4 +300,61 @@ fn a_worker_born_idle_parks_before_its_first_pass() {
     assert!(matches!(s.step(&mut src, None), Step::Run(1)));
     assert_eq!(src.passes, [Reach::Far]);
     assert_eq!(src.sleep.searching(), 0);
+}
+
+/// Worker 0 of a pool of `n` born idle, claimed by a push from outside
+/// with `jobs` jobs to find, its search about to step after the park.
+fn claimed_worker_zero(n: usize, jobs: u32, more: bool) -> (Fake, Search, Vec<Idle>) {
+    let mut src = Fake::with_workers(n);
+    src.more = more;
+    let mut tokens: Vec<Idle> = (0..n).map(|w| src.sleep.born_idle(w)).collect();
+    let s = Search::born(0, 0, tokens.remove(0));
+    src.jobs.set(jobs);
+    let claimed = src.sleep.notify(None, 0);
+    assert_eq!(claimed.map(|(w, _)| w), Some(0));
+    (src, s, tokens)
+}
+
+#[test]
+fn a_woken_search_that_finds_more_behind_wakes_the_fan_out() {
+    let (mut src, mut s, _tokens) = claimed_worker_zero(6, 3, true);
+    assert!(matches!(s.step(&mut src, None), Step::Run(3)));
+    // The last searcher's hand-off, then RAMP_FANOUT more, each claimed
+    // and counted as searching.
+    let woken = 1 + RAMP_FANOUT as usize;
+    assert_eq!(src.woke.len(), woken);
+    assert!(!src.woke.contains(&0));
+    assert_eq!(src.sleep.searching(), woken as isize);
+    for &w in &src.woke {
+        assert!(!src.sleep.idle().is_idle(w));
+    }
+}
+
+#[test]
+fn a_woken_search_with_nothing_behind_its_job_wakes_only_the_hand_off() {
+    let (mut src, mut s, _tokens) = claimed_worker_zero(6, 1, false);
+    assert!(matches!(s.step(&mut src, None), Step::Run(1)));
+    assert_eq!(src.woke.len(), 1, "the last searcher's hand-off alone");
+    assert_eq!(src.sleep.searching(), 1);
+}
+
+#[test]
+fn the_fan_out_wakes_while_others_search_and_stops_when_nobody_is_idle() {
+    // Another worker searches, so worker 0 is not the last searcher: no
+    // hand-off, but the fan-out still claims; with two idle workers left
+    // it claims both and no more.
+    let (mut src, mut s, mut tokens) = claimed_worker_zero(4, 2, true);
+    src.sleep.cancel_sleep(tokens.remove(0));
+    assert_eq!(src.sleep.searching(), 2);
+    assert!(matches!(s.step(&mut src, None), Step::Run(2)));
+    assert_eq!(src.woke.len(), 2.min(RAMP_FANOUT as usize));
+    assert!(!src.sleep.idle().any_idle() || RAMP_FANOUT < 2);
+    // A search that began at an empty deque (not woken) never fans out.
+    let mut busy = Fake::with_workers(4);
+    busy.more = true;
+    let _idle: Vec<Idle> = (1..4).map(|w| busy.sleep.born_idle(w)).collect();
+    busy.jobs.set(1);
+    let mut s = Search::new(0, 0);
+    assert!(matches!(s.step(&mut busy, None), Step::Run(1)));
+    assert!(busy.woke.is_empty());
 }
