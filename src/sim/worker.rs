@@ -359,12 +359,17 @@ impl Sources for SimSources<'_, '_> {
         self.sim.woke(Some(hit));
     }
 
-    /// As the worker thread's: two cheap looks.
+    /// As the worker thread's: a look at the own deque, then one at the
+    /// victim's (a victim look of the cache model, `Sim::victim_look`).
     fn more_behind(&mut self) -> bool {
-        self.sim.acc += 2.0 * self.sim.cost.probe_ns;
+        self.sim.acc += self.sim.cost.probe_ns;
         let v = self.sim.workers[self.w].stolen_from.take();
-        !self.sim.workers[self.w].deque.is_empty()
-            || v.is_some_and(|v| !self.sim.stealers[v].is_empty())
+        if !self.sim.workers[self.w].deque.is_empty() {
+            return true;
+        }
+        let Some(v) = v else { return false };
+        self.sim.acc += self.sim.victim_look(self.w, v);
+        !self.sim.stealers[v].is_empty()
     }
 
     /// Counts it and charges the fence of `Sleep::prepare_sleep`.
