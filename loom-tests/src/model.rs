@@ -203,7 +203,9 @@ impl Pool {
             w,
             llc: self.llc_of(w),
         };
-        run(&mut me, w, self.llc_of(w), latch, |me, q| me.pool.execute(me.w, q));
+        run(&mut me, w, self.llc_of(w), latch, |me, q| {
+            me.pool.execute(me.w, q)
+        });
     }
 
     /// `worker::main_loop` for worker `w` born idle with `idle`: its first
