@@ -229,6 +229,69 @@ pub(super) struct Sim<'a> {
     pub(super) counts: Counts,
 }
 
+/// One simulated worker per layout slot, each with its deque (whose
+/// stealers are returned in the same order) and its seeded search rng.
+fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<Stealer<JobId>>) {
+    let n = layout.len();
+    let mut stealers = Vec::with_capacity(n);
+    let workers = (0..n)
+        .map(|i| {
+            let deque = Worker::new_lifo();
+            stealers.push(deque.stealer());
+            let p = &layout.workers()[i];
+            SimWorker {
+                deque,
+                frames: Vec::new(),
+                mode: Mode::Run,
+                rng: seeded(pass::worker_seed(i), seed),
+                llc: p.llc,
+                cluster: p.cluster,
+                overflow: 0,
+                scheduled: false,
+                carry: 0.0,
+                stolen_from: None,
+            }
+        })
+        .collect();
+    (workers, stealers)
+}
+
+/// The state of each job group the workload names: its plan on this
+/// machine and its per-LLC run counts and affinity tracker, all empty.
+fn new_groups(layout: &Layout, workload: &dyn Workload) -> Vec<SimGroup> {
+    workload
+        .groups()
+        .into_iter()
+        .map(|o| {
+            let nllc = layout.llc_ranges().len();
+            let plan = GroupPlan::new(layout, o).expect("the workload's group fits the machine");
+            SimGroup {
+                preferred: plan.fixed_llc(),
+                plan,
+                runs: vec![0; nllc],
+                ticks: 0,
+                tracker: AffinityTracker::new(nllc),
+                seen: vec![0; nllc],
+                last_decay_ns: 0,
+            }
+        })
+        .collect()
+}
+
+/// One private stack per worker; the rayon-like policy has none (its
+/// `join` pushes `b` on the deque at once), so its stacks are disabled.
+fn new_private_stacks(n: usize, policy: Policy) -> Vec<PrivateStack<JobId>> {
+    (0..n)
+        .map(|_| {
+            if policy == Policy::RayonLike {
+                PrivateStack::disabled()
+            } else {
+                PrivateStack::new()
+            }
+        })
+        .collect()
+}
+
 impl<'a> Sim<'a> {
     pub(super) fn new(
         layout: Layout,
@@ -240,44 +303,8 @@ impl<'a> Sim<'a> {
         let n = layout.len();
         let sleep = Sleep::new(IdleMasks::new(idle_shape(&layout)), n);
         sleep.idle().set_cluster_aware(policy.cluster_aware());
-        let mut stealers = Vec::with_capacity(n);
-        let workers = (0..n)
-            .map(|i| {
-                let deque = Worker::new_lifo();
-                stealers.push(deque.stealer());
-                let p = &layout.workers()[i];
-                SimWorker {
-                    deque,
-                    frames: Vec::new(),
-                    mode: Mode::Run,
-                    rng: seeded(pass::worker_seed(i), seed),
-                    llc: p.llc,
-                    cluster: p.cluster,
-                    overflow: 0,
-                    scheduled: false,
-                    carry: 0.0,
-                    stolen_from: None,
-                }
-            })
-            .collect();
-        let groups = workload
-            .groups()
-            .into_iter()
-            .map(|o| {
-                let nllc = layout.llc_ranges().len();
-                let plan =
-                    GroupPlan::new(&layout, o).expect("the workload's group fits the machine");
-                SimGroup {
-                    preferred: plan.fixed_llc(),
-                    plan,
-                    runs: vec![0; nllc],
-                    ticks: 0,
-                    tracker: AffinityTracker::new(nllc),
-                    seen: vec![0; nllc],
-                    last_decay_ns: 0,
-                }
-            })
-            .collect();
+        let (workers, stealers) = new_workers(&layout, seed);
+        let groups = new_groups(&layout, workload);
         let nllc = layout.llc_ranges().len();
         let ncl = layout.cluster_ranges().len();
         let caches = Caches::new(&layout, cost);
@@ -290,15 +317,7 @@ impl<'a> Sim<'a> {
             placed: vec![0; nllc],
             marks: vec![0; n],
             crossing: vec![0; nllc],
-            private: (0..n)
-                .map(|_| {
-                    if policy == Policy::RayonLike {
-                        PrivateStack::disabled()
-                    } else {
-                        PrivateStack::new()
-                    }
-                })
-                .collect(),
+            private: new_private_stacks(n, policy),
             injectors: (0..nllc).map(|_| Injector::new()).collect(),
             group_llc: (0..nllc).map(|_| Injector::new()).collect(),
             group_cluster: (0..ncl).map(|_| Injector::new()).collect(),

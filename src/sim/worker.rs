@@ -4,6 +4,7 @@
 //! simulator's [`Sources`] (below). Its passes are [`pass::pass`] itself
 //! (see `queues`).
 
+use std::ops::ControlFlow::{self, Break, Continue};
 use std::sync::Arc;
 
 use crossbeam_deque::Worker;
@@ -18,7 +19,7 @@ use crate::sync::Pause;
 
 use super::Policy;
 use super::engine::{Frame, JobId, Kind, Mode, Sim, Stage};
-use super::workload::Body;
+use super::workload::{Body, Node};
 
 impl Sim<'_> {
     /// Runs `w`'s frames until it needs time (its next event) or work
@@ -26,144 +27,211 @@ impl Sim<'_> {
     pub(super) fn advance(&mut self, w: usize) {
         loop {
             let Some(&Frame { job, stage }) = self.workers[w].frames.last() else {
-                // The main loop (`WorkerThread::run` with no latch).
-                match run_loop::next(&mut SimSources { sim: self, w }, None) {
-                    Next::Run(id) => {
-                        self.execute(w, id);
-                        continue;
-                    }
-                    Next::Search => return self.start_search(w),
-                    Next::Done => unreachable!("the main loop has no latch"),
+                if self.main_loop_step(w).is_break() {
+                    return;
                 }
+                continue;
             };
-            let top = self.workers[w].frames.len() - 1;
-            match stage {
-                Stage::Start => {
-                    let own = self.task(job).work_ns;
-                    self.piece_work(w, job, own);
-                    // The workloads state work in the model's reference
-                    // ns; `work_scale` is this machine's speed (cost.rs).
-                    let work = own as f64 * self.cost.work_scale + self.refill(w, job);
-                    self.counts.busy_ns += work.round() as u64;
-                    self.acc += work;
-                    self.workers[w].frames[top].stage = Stage::Body;
-                    return self.after_cost(w);
+            let flow = match stage {
+                Stage::Start => self.start_frame(w, job),
+                Stage::Body => self.run_body(w, job),
+                Stage::AfterIter { split } => {
+                    self.end_iter(w, split);
+                    Continue(())
                 }
-                Stage::Body => {
-                    if self.jobs[job as usize].fanout.is_some() {
-                        self.fan_out(w, job);
-                        continue;
-                    }
-                    let body = self.task(job).body.clone();
-                    let group = self.jobs[job as usize].group;
-                    match body {
-                        Body::Leaf => {
-                            self.counts.leaves += 1;
-                            self.workers[w].frames[top].stage = Stage::Finish;
-                        }
-                        Body::Join(a, b) | Body::JoinThen(a, b, _) => {
-                            let piece = self.jobs[job as usize].piece;
-                            let jb = self.new_job(b, group, w as u32, None, Kind::Half);
-                            self.jobs[jb as usize].piece = piece;
-                            if self.policy == Policy::RayonLike {
-                                // `join_context`: `b` on the deque at once.
-                                self.push(w, jb);
-                            } else {
-                                self.push_private(w, jb);
-                            }
-                            let ja = self.new_job(a, group, w as u32, None, Kind::Inline);
-                            self.jobs[ja as usize].piece = piece;
-                            self.workers[w].frames[top].stage = Stage::AfterA { b: jb };
-                            self.workers[w].frames.push(Frame {
-                                job: ja,
-                                stage: Stage::Start,
-                            });
-                        }
-                        Body::Scope(kids) => {
-                            self.jobs[job as usize].pending = kids.len() as u32;
-                            for k in kids {
-                                let id = self.new_job(k, group, w as u32, Some(job), Kind::Spawned);
-                                match group {
-                                    Some(g) => self.push_group(g, id, Some(w)),
-                                    None => self.push(w, id),
-                                }
-                            }
-                            self.jobs[job as usize].waiter = Some(w as u32);
-                            self.workers[w].frames[top].stage = Stage::Wait { latch: job };
-                        }
-                        Body::Iter(spec) => self.start_iter(w, spec),
-                    }
+                Stage::Aimed { frame } => {
+                    self.aimed(w, job, frame);
+                    Continue(())
                 }
-                Stage::AfterIter { split } => self.end_iter(w, split),
-                Stage::Aimed { frame } => self.aimed(w, job, frame),
-                Stage::AfterA { b } => {
-                    if self.policy != Policy::RayonLike && self.pop_private(w) {
-                        self.run_b_inline(w, b);
-                    } else {
-                        self.workers[w].frames[top].stage = Stage::TakeBack { b };
-                    }
-                }
-                Stage::TakeBack { b } => {
-                    let done = self.jobs[b as usize].done;
-                    match owner::take_back(&mut self.owner(w), || done, |&id| id == b) {
-                        TakeBack::Done => {
-                            self.free.push(b);
-                            self.workers[w].frames[top].stage = Stage::Finish;
-                            continue;
-                        }
-                        TakeBack::Inline => self.run_b_inline(w, b),
-                        TakeBack::Run(id) => self.execute(w, id),
-                        TakeBack::Wait => {
-                            // `wait_until`: publish every private half first.
-                            self.promote_all(w);
-                            self.jobs[b as usize].waiter = Some(w as u32);
-                            self.workers[w].frames[top].stage = Stage::Wait { latch: b };
-                        }
-                    }
-                }
-                // `WorkerThread::run(Some(latch))`.
-                Stage::Wait { latch } => {
-                    match run_loop::next(&mut SimSources { sim: self, w }, Some(&latch)) {
-                        Next::Done => {
-                            if latch != job {
-                                self.free.push(latch);
-                            }
-                            self.workers[w].frames[top].stage = Stage::Finish;
-                        }
-                        Next::Run(id) => self.execute(w, id),
-                        Next::Search => return self.start_search(w),
-                    }
-                }
-                Stage::Finish => {
-                    if let Body::JoinThen(_, _, then) = self.task(job).body
-                        && !self.jobs[job as usize].then_started
-                    {
-                        // Both halves returned: what follows the `join`,
-                        // inline in the frame, which finishes after it.
-                        self.jobs[job as usize].then_started = true;
-                        let group = self.jobs[job as usize].group;
-                        let id = self.new_job(then, group, w as u32, None, Kind::Inline);
-                        self.jobs[id as usize].piece = self.jobs[job as usize].piece;
-                        self.workers[w].frames.push(Frame {
-                            job: id,
-                            stage: Stage::Start,
-                        });
-                        continue;
-                    }
-                    if self.jobs[job as usize].fanout.is_some() {
-                        owner::end_marks(&mut self.owner(w), owner::STARTING);
-                    }
-                    if self.jobs[job as usize].placed {
-                        self.placed[self.workers[w].llc] -= 1;
-                    }
-                    self.workers[w].frames.pop();
-                    self.finish(job);
-                    if self.roots_left == 0 {
-                        return;
-                    }
-                }
+                Stage::AfterA { b } => self.after_a(w, b),
+                Stage::TakeBack { b } => self.take_back(w, b),
+                Stage::Wait { latch } => self.wait_step(w, job, latch),
+                Stage::Finish => self.finish_frame(w, job),
+            };
+            if flow.is_break() {
+                return;
             }
         }
+    }
+
+    /// No frame: one step of the main loop (`WorkerThread::run` with no
+    /// latch), which runs a job or breaks into a search.
+    fn main_loop_step(&mut self, w: usize) -> ControlFlow<()> {
+        match run_loop::next(&mut SimSources { sim: self, w }, None) {
+            Next::Run(id) => {
+                self.execute(w, id);
+                Continue(())
+            }
+            Next::Search => {
+                self.start_search(w);
+                Break(())
+            }
+            Next::Done => unreachable!("the main loop has no latch"),
+        }
+    }
+
+    /// `Stage::Start`: charges the job's own work to the event and waits
+    /// for its end (the body runs at the next event).
+    fn start_frame(&mut self, w: usize, job: JobId) -> ControlFlow<()> {
+        let top = self.workers[w].frames.len() - 1;
+        let own = self.task(job).work_ns;
+        self.piece_work(w, job, own);
+        // The workloads state work in the model's reference
+        // ns; `work_scale` is this machine's speed (cost.rs).
+        let work = own as f64 * self.cost.work_scale + self.refill(w, job);
+        self.counts.busy_ns += work.round() as u64;
+        self.acc += work;
+        self.workers[w].frames[top].stage = Stage::Body;
+        self.after_cost(w);
+        Break(())
+    }
+
+    /// `Stage::Body`: a fan-out step, or the task's body (a leaf, a
+    /// `join`, a scope or an iterator).
+    fn run_body(&mut self, w: usize, job: JobId) -> ControlFlow<()> {
+        if self.jobs[job as usize].fanout.is_some() {
+            self.fan_out(w, job);
+            return Continue(());
+        }
+        let top = self.workers[w].frames.len() - 1;
+        let body = self.task(job).body.clone();
+        match body {
+            Body::Leaf => {
+                self.counts.leaves += 1;
+                self.workers[w].frames[top].stage = Stage::Finish;
+            }
+            Body::Join(a, b) | Body::JoinThen(a, b, _) => self.start_join(w, job, a, b),
+            Body::Scope(kids) => self.start_scope(w, job, kids),
+            Body::Iter(spec) => self.start_iter(w, spec),
+        }
+        Continue(())
+    }
+
+    /// A `join`'s start: `b` recorded (a private half, or on the deque
+    /// for the rayon-like policy), then `a` inline in a frame above.
+    fn start_join(&mut self, w: usize, job: JobId, a: Node, b: Node) {
+        let top = self.workers[w].frames.len() - 1;
+        let group = self.jobs[job as usize].group;
+        let piece = self.jobs[job as usize].piece;
+        let jb = self.new_job(b, group, w as u32, None, Kind::Half);
+        self.jobs[jb as usize].piece = piece;
+        if self.policy == Policy::RayonLike {
+            // `join_context`: `b` on the deque at once.
+            self.push(w, jb);
+        } else {
+            self.push_private(w, jb);
+        }
+        let ja = self.new_job(a, group, w as u32, None, Kind::Inline);
+        self.jobs[ja as usize].piece = piece;
+        self.workers[w].frames[top].stage = Stage::AfterA { b: jb };
+        self.workers[w].frames.push(Frame {
+            job: ja,
+            stage: Stage::Start,
+        });
+    }
+
+    /// A scope's start: every task spawned (to its group's queues, else
+    /// `w`'s deque), then the frame waits for them all.
+    fn start_scope(&mut self, w: usize, job: JobId, kids: Vec<Node>) {
+        let top = self.workers[w].frames.len() - 1;
+        let group = self.jobs[job as usize].group;
+        self.jobs[job as usize].pending = kids.len() as u32;
+        for k in kids {
+            let id = self.new_job(k, group, w as u32, Some(job), Kind::Spawned);
+            match group {
+                Some(g) => self.push_group(g, id, Some(w)),
+                None => self.push(w, id),
+            }
+        }
+        self.jobs[job as usize].waiter = Some(w as u32);
+        self.workers[w].frames[top].stage = Stage::Wait { latch: job };
+    }
+
+    /// `Stage::AfterA`: `a` returned; `b` runs inline if its private half
+    /// is still there, else the owner tries to take it back.
+    fn after_a(&mut self, w: usize, b: JobId) -> ControlFlow<()> {
+        if self.policy != Policy::RayonLike && self.pop_private(w) {
+            self.run_b_inline(w, b);
+        } else {
+            let top = self.workers[w].frames.len() - 1;
+            self.workers[w].frames[top].stage = Stage::TakeBack { b };
+        }
+        Continue(())
+    }
+
+    /// `Stage::TakeBack`: the runtime's `take_back` of a published `b`:
+    /// done, run inline, run another job, or wait for its latch.
+    fn take_back(&mut self, w: usize, b: JobId) -> ControlFlow<()> {
+        let top = self.workers[w].frames.len() - 1;
+        let done = self.jobs[b as usize].done;
+        match owner::take_back(&mut self.owner(w), || done, |&id| id == b) {
+            TakeBack::Done => {
+                self.free.push(b);
+                self.workers[w].frames[top].stage = Stage::Finish;
+            }
+            TakeBack::Inline => self.run_b_inline(w, b),
+            TakeBack::Run(id) => self.execute(w, id),
+            TakeBack::Wait => {
+                // `wait_until`: publish every private half first.
+                self.promote_all(w);
+                self.jobs[b as usize].waiter = Some(w as u32);
+                self.workers[w].frames[top].stage = Stage::Wait { latch: b };
+            }
+        }
+        Continue(())
+    }
+
+    /// `Stage::Wait`: one step of `WorkerThread::run(Some(latch))`: the
+    /// latch is set, a job runs, or a search starts.
+    fn wait_step(&mut self, w: usize, job: JobId, latch: JobId) -> ControlFlow<()> {
+        match run_loop::next(&mut SimSources { sim: self, w }, Some(&latch)) {
+            Next::Done => {
+                if latch != job {
+                    self.free.push(latch);
+                }
+                let top = self.workers[w].frames.len() - 1;
+                self.workers[w].frames[top].stage = Stage::Finish;
+            }
+            Next::Run(id) => self.execute(w, id),
+            Next::Search => {
+                self.start_search(w);
+                return Break(());
+            }
+        }
+        Continue(())
+    }
+
+    /// `Stage::Finish`: a `join`'s follow-up starts inline, else the frame
+    /// ends (its marks and placement released, the job finished); breaks
+    /// when the last root finished.
+    fn finish_frame(&mut self, w: usize, job: JobId) -> ControlFlow<()> {
+        if let Body::JoinThen(_, _, then) = self.task(job).body
+            && !self.jobs[job as usize].then_started
+        {
+            // Both halves returned: what follows the `join`,
+            // inline in the frame, which finishes after it.
+            self.jobs[job as usize].then_started = true;
+            let group = self.jobs[job as usize].group;
+            let id = self.new_job(then, group, w as u32, None, Kind::Inline);
+            self.jobs[id as usize].piece = self.jobs[job as usize].piece;
+            self.workers[w].frames.push(Frame {
+                job: id,
+                stage: Stage::Start,
+            });
+            return Continue(());
+        }
+        if self.jobs[job as usize].fanout.is_some() {
+            owner::end_marks(&mut self.owner(w), owner::STARTING);
+        }
+        if self.jobs[job as usize].placed {
+            self.placed[self.workers[w].llc] -= 1;
+        }
+        self.workers[w].frames.pop();
+        self.finish(job);
+        if self.roots_left == 0 {
+            return Break(());
+        }
+        Continue(())
     }
 
     /// A `join`'s `b` taken back by its owner: run inline in the frame,
