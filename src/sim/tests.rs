@@ -472,7 +472,10 @@ fn idle_claims_read_words_by_llc_not_by_worker() {
     // the notify after a promotion, once the ramp-up's fan-out keeps more
     // workers searching). The property is the mean operation's reach: by
     // LLC (24 here), far below a word per worker (192).
-    assert!(h.counts.wakeups_total() > 0, "no wakeup in a fib on 192 workers");
+    assert!(
+        h.counts.wakeups_total() > 0,
+        "no wakeup in a fib on 192 workers"
+    );
     let per_op = h.counts.claim_words as f64 / h.counts.claim_calls.max(1) as f64;
     assert!(per_op < 48.0, "{per_op:.1} words per idle-mask operation");
 }
