@@ -38,26 +38,14 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+#[path = "common/cpu.rs"]
+mod cpu;
 #[path = "common/pools.rs"]
 mod pools;
 use pools::pools;
 #[macro_use]
 #[path = "common/iter_cases.rs"]
 mod iter_cases;
-
-/// User + system CPU time of the whole process (every thread of both
-/// pools: a pool's workers winding down after its batch count too).
-fn cpu_now() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF
-    // is a valid target.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
 
 /// The time one batch of calls should take.
 const BATCH: Duration = Duration::from_millis(10);
@@ -167,11 +155,11 @@ impl Paired {
         mut rayon: impl FnMut() -> B,
     ) {
         let batch_cpu = |f: &mut dyn FnMut(), n: u32| {
-            let (t, c) = (Instant::now(), cpu_now());
+            let (t, c) = (Instant::now(), cpu::process_cpu());
             for _ in 0..n {
                 f();
             }
-            (t.elapsed(), cpu_now() - c)
+            (t.elapsed(), cpu::process_cpu() - c)
         };
         let batch = |f: &mut dyn FnMut(), n: u32| batch_cpu(f, n).0;
         let mut l = || {

@@ -31,6 +31,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+#[path = "common/cpu.rs"]
+mod cpu;
 #[path = "common/pools.rs"]
 mod pools;
 use pools::pools;
@@ -42,36 +44,11 @@ const SETTLE: Duration = Duration::from_millis(20);
 /// The time one batch of calls should take.
 const BATCH: Duration = Duration::from_millis(10);
 
-/// CPU time of the whole process (user + system).
-fn process_cpu() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF
-    // is a valid target.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
-/// CPU time of the calling thread.
-fn thread_cpu() -> Duration {
-    // SAFETY: clock_gettime writes into the zeroed timespec we own; the
-    // clock id is valid on Linux.
-    let ts = unsafe {
-        let mut ts: libc::timespec = std::mem::zeroed();
-        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts);
-        ts
-    };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
 /// The workers' CPU time while `spawn` is called every `period` for
 /// [`WINDOW`], as a share of one core.
 fn light_window(period: Duration, spawn: &dyn Fn()) -> f64 {
     std::thread::sleep(SETTLE);
-    let (p0, t0) = (process_cpu(), thread_cpu());
+    let (p0, t0) = (cpu::process_cpu(), cpu::thread_cpu());
     let start = Instant::now();
     let mut next = start;
     while next - start < WINDOW {
@@ -83,7 +60,7 @@ fn light_window(period: Duration, spawn: &dyn Fn()) -> f64 {
         }
     }
     let elapsed = start.elapsed();
-    let pool = (process_cpu() - p0).saturating_sub(thread_cpu() - t0);
+    let pool = (cpu::process_cpu() - p0).saturating_sub(cpu::thread_cpu() - t0);
     pool.as_secs_f64() / elapsed.as_secs_f64()
 }
 

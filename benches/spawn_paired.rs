@@ -20,6 +20,8 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+#[path = "common/cpu.rs"]
+mod cpu;
 #[path = "common/pools.rs"]
 mod pools;
 use pools::pools;
@@ -29,19 +31,6 @@ const BATCH: Duration = Duration::from_millis(60);
 
 /// The warm-up per case, alternating the two libraries.
 const WARM_UP: Duration = Duration::from_millis(400);
-
-/// User + system CPU time of the whole process.
-fn cpu_now() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF
-    // is a valid target.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
 
 /// `$n` tiny jobs spawned with `$spawn` in one `$scope` of `$pool` (the
 /// same text for locus and rayon, whose scope types differ).
@@ -68,11 +57,11 @@ fn median<T: Copy>(v: &[T]) -> T {
 /// prints the case.
 fn measure(name: &str, pairs: usize, mut locus: impl FnMut(), mut rayon: impl FnMut()) {
     let batch = |f: &mut dyn FnMut(), n: u32| {
-        let (t, c) = (Instant::now(), cpu_now());
+        let (t, c) = (Instant::now(), cpu::process_cpu());
         for _ in 0..n {
             f();
         }
-        (t.elapsed(), cpu_now() - c)
+        (t.elapsed(), cpu::process_cpu() - c)
     };
     let start = Instant::now();
     let (mut calls, mut spent) = (0u32, Duration::ZERO);

@@ -19,6 +19,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+#[path = "common/cpu.rs"]
+mod cpu;
 #[path = "common/pools.rs"]
 mod pools;
 use pools::{pools, threads};
@@ -89,17 +91,6 @@ fn bench_wake(c: &mut Criterion) {
     g.finish();
 }
 
-fn cpu_time() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF is valid.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
 const IDLE_WINDOW: Duration = Duration::from_millis(200);
 
 fn idle_cost(iters: u64, warm: &dyn Fn()) -> Duration {
@@ -107,9 +98,9 @@ fn idle_cost(iters: u64, warm: &dyn Fn()) -> Duration {
     std::thread::sleep(SETTLE);
     let mut total = Duration::ZERO;
     for _ in 0..iters {
-        let before = cpu_time();
+        let before = cpu::process_cpu();
         std::thread::sleep(IDLE_WINDOW);
-        total += cpu_time() - before;
+        total += cpu::process_cpu() - before;
     }
     total
 }

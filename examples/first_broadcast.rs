@@ -10,9 +10,12 @@
 //! during the first `broadcast` (all threads): on a loaded machine the wall
 //! time mostly says how long the scheduler took to run every thread once,
 //! the CPU time what the pool's code cost.
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use locus::{Pinning, ThreadPoolBuilder, Topology};
+
+#[path = "../benches/common/cpu.rs"]
+mod cpu;
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()
@@ -38,14 +41,14 @@ fn main() {
             .build()
             .unwrap();
         let built = t0.elapsed();
-        let c1 = cpu_time();
+        let c1 = cpu::process_cpu();
         let t1 = Instant::now();
         assert_eq!(
             pool.broadcast(|c| c.index()).len(),
             pool.current_num_threads()
         );
         let first = t1.elapsed();
-        let first_cpu = cpu_time() - c1;
+        let first_cpu = cpu::process_cpu() - c1;
         let t2 = Instant::now();
         assert_eq!(
             pool.broadcast(|c| c.index()).len(),
@@ -61,17 +64,4 @@ fn main() {
             n
         );
     }
-}
-
-/// The CPU time (user and system) of the whole process so far.
-fn cpu_time() -> Duration {
-    // SAFETY: `getrusage` writes the `rusage` it is given, which is all
-    // zeros (valid for that plain C struct) until then.
-    let u = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut u);
-        u
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(u.ru_utime) + tv(u.ru_stime)
 }
