@@ -109,6 +109,44 @@ where
     sort_piece(v, &is_less, None, budget);
 }
 
+/// Sorts a piece at most `small::threshold` long. Small pieces are often
+/// sorted already (runs of equal keys, nearly sorted input): one look, and
+/// done if so; a random piece shows a descent within its first few
+/// elements.
+fn sort_small<T, L>(v: &mut [T], is_less: &L)
+where
+    L: Fn(&T, &T) -> bool,
+{
+    let sorted = v.windows(2).all(|w| !is_less(&w[1], &w[0]));
+    if !sorted {
+        small::sort(v, is_less);
+    }
+}
+
+/// The nearly-sorted pass ([`extract::try_sort`]) on a piece whose samples
+/// look sorted: `None` when it sorted `v` (the pulled-out elements sorted
+/// by [`sort_piece`] with the pass off); else only pieces half as long try
+/// again below, and the pivot is chosen anew, since the pass reordered the
+/// piece and the sampled pivot may now be anywhere in it.
+fn extract_or_pivot<T, L>(v: &mut [T], is_less: &L, budget: &mut Budget) -> Option<usize>
+where
+    T: Send,
+    L: Fn(&T, &T) -> bool + Sync,
+{
+    let sorted = extract::try_sort(v, is_less, |dropped| {
+        let inner = Budget {
+            extract_below: 0,
+            ..Budget::new(dropped.len())
+        };
+        sort_piece(dropped, is_less, None, inner);
+    });
+    if sorted {
+        return None;
+    }
+    budget.extract_below = v.len() / 2;
+    Some(pivot::choose(v, is_less).0)
+}
+
 /// Sorts `v`. `pred`, if any, is an element at most every element of `v`
 /// (the pivot just left of it).
 pub(super) fn sort_piece<'a, T, L>(
@@ -123,13 +161,7 @@ pub(super) fn sort_piece<'a, T, L>(
     loop {
         let len = v.len();
         if len <= small::threshold::<T>() {
-            // Small pieces are often sorted already (runs of equal keys,
-            // nearly sorted input): one look, and done if so. A random
-            // piece shows a descent within its first few elements.
-            let sorted = v.windows(2).all(|w| !is_less(&w[1], &w[0]));
-            if !sorted {
-                small::sort(v, is_less);
-            }
+            sort_small(v, is_less);
             return;
         }
         if budget.limit == 0 {
@@ -158,20 +190,10 @@ pub(super) fn sort_piece<'a, T, L>(
             return;
         }
         if likely_sorted && len <= budget.extract_below {
-            let sorted = extract::try_sort(v, is_less, |dropped| {
-                let inner = Budget {
-                    extract_below: 0,
-                    ..Budget::new(dropped.len())
-                };
-                sort_piece(dropped, is_less, None, inner);
-            });
-            if sorted {
-                return;
+            match extract_or_pivot(v, is_less, &mut budget) {
+                None => return,
+                Some(p) => pivot = p,
             }
-            budget.extract_below = len / 2;
-            // The pass reordered the piece: the sampled pivot may now be
-            // anywhere in it.
-            pivot = pivot::choose(v, is_less).0;
         }
         if let Some(p) = pred.as_deref() {
             if !is_less(p, &v[pivot]) {
