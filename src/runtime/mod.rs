@@ -1,6 +1,6 @@
 //! The runtime: idle masks, workers, their deques and injectors, search and sleep/wake,
-//! latches, jobs, pinning and counters. The public API on top of it is in
-//! [`crate::pool`].
+//! latches, jobs, pinning and counters. The public API is the pool layer
+//! above it; nothing here names that layer.
 
 pub(crate) mod backoff;
 pub(crate) mod error;
