@@ -42,6 +42,7 @@
 
 mod build;
 mod cpuset;
+mod detect;
 mod display;
 #[cfg(feature = "hwloc")]
 mod hwloc;
@@ -56,13 +57,12 @@ pub(crate) fn thread_affinity() -> Option<CpuSet> {
     sysfs::allowed::affinity()
 }
 
-pub(crate) use build::{Facts, PuFacts};
 pub use cpuset::{CpuSet, Iter as CpuSetIter, ParseCpuSetError};
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A level of the topology tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -301,140 +301,6 @@ pub(crate) fn quota_workers(quota: f64) -> usize {
 }
 
 impl Topology {
-    /// Detects the running machine: Linux sysfs; where that is not available
-    /// or unreadable, hwloc if the `hwloc` feature is on; else a flat machine
-    /// of [`std::thread::available_parallelism`] PUs. The reason for a
-    /// fallback is in [`Topology::source`] and [`Topology::notes`]. Never fails.
-    pub fn detect() -> Topology {
-        Self::detect_with(true)
-    }
-
-    /// [`Topology::detect`]; the sysfs reading applies this thread's
-    /// affinity mask only with `affinity`.
-    fn detect_with(affinity: bool) -> Topology {
-        let mut why = String::from("not Linux");
-        if cfg!(target_os = "linux") {
-            match sysfs::read(Path::new("/"), affinity) {
-                Ok(t) => return t,
-                Err(e) => why = format!("sysfs unreadable: {e}"),
-            }
-        }
-        #[cfg(feature = "hwloc")]
-        match Topology::from_hwloc() {
-            Ok(mut t) => {
-                t.notes.push(format!("hwloc used because {why}"));
-                return t;
-            }
-            Err(e) => why = format!("{why}; {e}"),
-        }
-        Topology::flat(why)
-    }
-
-    /// The running machine for a new pool, as [`Topology::detect`] sees it
-    /// from this thread, at the cost of one system call: the machine is
-    /// read once per process (the sysfs tree, and the cgroup's cpuset and
-    /// CPU quota), and each call only applies the affinity mask again. So
-    /// changes of the cgroup after the first pool are not seen; changes of
-    /// the affinity mask are.
-    ///
-    /// The mask is the calling thread's, unless `on_worker`: a worker's
-    /// mask is the one locus pinned it to (also the thread adopted by
-    /// `use_current_thread`), which must not confine the pools built on
-    /// it, so these see the mask of the thread that built the process's
-    /// first pool (which was no worker then).
-    pub(crate) fn detect_for_pool(on_worker: bool) -> std::borrow::Cow<'static, Topology> {
-        use std::borrow::Cow;
-        static MACHINE: std::sync::OnceLock<(Topology, Option<CpuSet>)> =
-            std::sync::OnceLock::new();
-        let (t, first_mask) =
-            MACHINE.get_or_init(|| (Self::detect_with(false), sysfs::allowed::affinity()));
-        if !matches!(t.source, Source::Sysfs(_)) {
-            return Cow::Borrowed(t);
-        }
-        let mask = if on_worker {
-            first_mask.clone()
-        } else {
-            sysfs::allowed::affinity()
-        };
-        let Some(mask) = mask else {
-            return Cow::Borrowed(t);
-        };
-        let allowed = t.allowed.intersection(&mask);
-        if allowed == t.allowed || allowed.is_empty() {
-            return Cow::Borrowed(t);
-        }
-        let mut t = t.clone();
-        t.notes.push(format!("affinity mask allows CPUs {allowed}"));
-        t.allowed = allowed;
-        Cow::Owned(t)
-    }
-
-    /// A flat machine of `available_parallelism` PUs (one core, cluster and
-    /// LLC each), recording `why`.
-    pub(crate) fn flat(why: String) -> Topology {
-        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let pus = (0..n)
-            .map(|os| PuFacts {
-                os,
-                ..Default::default()
-            })
-            .collect();
-        let facts = Facts {
-            pus,
-            notes: vec![format!("flat topology: {why}")],
-            ..Default::default()
-        };
-        build::build(facts, Source::Flat(why)).unwrap_or_else(|_| unreachable!("n >= 1 PUs"))
-    }
-
-    /// Reads a Linux sysfs/procfs tree under `root` (a directory holding
-    /// `sys/` and optionally `proc/`): `/` for this machine, or an extracted
-    /// snapshot. The affinity mask of this process is not applied (it belongs
-    /// to the running machine, not the snapshot); cpuset restrictions found in
-    /// the tree are.
-    ///
-    /// A `root` that is not a directory is a [`TopologyError::Io`] naming
-    /// it (not "no online CPU found"), so a mistyped path says so:
-    ///
-    /// ```
-    /// let e = locus::Topology::from_sysfs("/no/such/snapshot").unwrap_err();
-    /// assert!(e.to_string().contains("/no/such/snapshot"), "{e}");
-    /// assert!(matches!(e, locus::TopologyError::Io { .. }));
-    /// ```
-    pub fn from_sysfs(root: impl AsRef<Path>) -> Result<Topology, TopologyError> {
-        let root = root.as_ref();
-        match std::fs::metadata(root) {
-            Ok(m) if m.is_dir() => sysfs::read(root, false),
-            Ok(_) => Err(TopologyError::Io {
-                path: root.to_path_buf(),
-                error: std::io::Error::new(
-                    std::io::ErrorKind::NotADirectory,
-                    "not a directory: give the directory that holds sys/ (and proc/)",
-                ),
-            }),
-            Err(error) => Err(TopologyError::Io {
-                path: root.to_path_buf(),
-                error,
-            }),
-        }
-    }
-
-    /// A synthetic topology from a spec: space-separated `level:count`, levels
-    /// optional but in this order, outermost first: `package`, `numa`, `llc`,
-    /// `cluster`, `core`, `smt`. Counts are per enclosing level; `core` is the
-    /// number of cores per cluster (or per LLC without `cluster`). An optional
-    /// `big:N` (N cores of each cluster are big: capacity 1024, the rest 512)
-    /// may follow.
-    ///
-    /// ```
-    /// let t = locus::Topology::synthetic("llc:2 core:4").unwrap();
-    /// assert_eq!((t.pus().len(), t.llcs().len()), (8, 2));
-    /// assert!(locus::Topology::synthetic("core:0").is_err());
-    /// ```
-    pub fn synthetic(spec: &str) -> Result<Topology, TopologyError> {
-        synthetic::parse(spec)
-    }
-
     /// Where this topology came from.
     pub fn source(&self) -> &Source {
         &self.source

@@ -14,8 +14,27 @@
 //! Every PU of a domain shares one set (`Arc`), so a spec of N PUs costs
 //! memory linear in N.
 
-use super::{CpuSet, Facts, PuFacts, Source, Topology, TopologyError};
+use super::build::{Facts, PuFacts};
+use super::{CpuSet, Source, Topology, TopologyError};
 use std::sync::Arc;
+
+impl Topology {
+    /// A synthetic topology from a spec: space-separated `level:count`, levels
+    /// optional but in this order, outermost first: `package`, `numa`, `llc`,
+    /// `cluster`, `core`, `smt`. Counts are per enclosing level; `core` is the
+    /// number of cores per cluster (or per LLC without `cluster`). An optional
+    /// `big:N` (N cores of each cluster are big: capacity 1024, the rest 512)
+    /// may follow.
+    ///
+    /// ```
+    /// let t = locus::Topology::synthetic("llc:2 core:4").unwrap();
+    /// assert_eq!((t.pus().len(), t.llcs().len()), (8, 2));
+    /// assert!(locus::Topology::synthetic("core:0").is_err());
+    /// ```
+    pub fn synthetic(spec: &str) -> Result<Topology, TopologyError> {
+        parse(spec)
+    }
+}
 
 const LEVELS: [&str; 6] = ["package", "numa", "llc", "cluster", "core", "smt"];
 const MAX_PUS: usize = 1 << 16;

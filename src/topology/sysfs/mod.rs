@@ -42,6 +42,40 @@ use super::build::{self, Facts, PuFacts};
 use super::{CpuSet, Source, Topology, TopologyError};
 use std::path::{Path, PathBuf};
 
+impl Topology {
+    /// Reads a Linux sysfs/procfs tree under `root` (a directory holding
+    /// `sys/` and optionally `proc/`): `/` for this machine, or an extracted
+    /// snapshot. The affinity mask of this process is not applied (it belongs
+    /// to the running machine, not the snapshot); cpuset restrictions found in
+    /// the tree are.
+    ///
+    /// A `root` that is not a directory is a [`TopologyError::Io`] naming
+    /// it (not "no online CPU found"), so a mistyped path says so:
+    ///
+    /// ```
+    /// let e = locus::Topology::from_sysfs("/no/such/snapshot").unwrap_err();
+    /// assert!(e.to_string().contains("/no/such/snapshot"), "{e}");
+    /// assert!(matches!(e, locus::TopologyError::Io { .. }));
+    /// ```
+    pub fn from_sysfs(root: impl AsRef<Path>) -> Result<Topology, TopologyError> {
+        let root = root.as_ref();
+        match std::fs::metadata(root) {
+            Ok(m) if m.is_dir() => read(root, false),
+            Ok(_) => Err(TopologyError::Io {
+                path: root.to_path_buf(),
+                error: std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    "not a directory: give the directory that holds sys/ (and proc/)",
+                ),
+            }),
+            Err(error) => Err(TopologyError::Io {
+                path: root.to_path_buf(),
+                error,
+            }),
+        }
+    }
+}
+
 /// Most notes kept; the rest are counted in a last note.
 pub(crate) const MAX_NOTES: usize = 24;
 
