@@ -43,10 +43,10 @@
 //! [`build`] runs six named steps, each in its own module:
 //! [`normalise`](normalise::normalise) (PUs sorted, raw sets clipped to
 //! online PUs and made partitions by [`partition`](partition::partition),
-//! partial package ids dropped), [`levels_seen`](normalise::levels_seen),
-//! [`raw_keys`](keys::raw_keys) (each PU's raw set at every level, as an
-//! id), [`refine`](domains::refine) (the classes above),
-//! [`number_domains`](domains::number_domains) (depth-first order, domains
+//! partial package ids dropped), [`levels_seen`],
+//! [`raw_keys`] (each PU's raw set at every level, as an
+//! id), [`refine`] (the classes above),
+//! [`number_domains`] (depth-first order, domains
 //! and PU records) and [`finish`](finish::finish) (the reported sets, NUMA
 //! nodes, allowed CPUs). The sources' side of the contract is in [`facts`].
 //!
