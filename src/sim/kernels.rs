@@ -31,7 +31,7 @@
 
 use crate::groups::{Affinity, GroupOptions, Placement};
 
-use super::workload::{Body, IterSpec, Node, Root, Task, Touch, Workload};
+use super::workload::{Body, IterSpec, Node, Root, Task, Touch, Workload, one_root};
 
 /// The id of block `index` of array `array` of workload kind `kind`.
 const fn id(kind: u64, array: u64, index: u64) -> u64 {
@@ -45,6 +45,40 @@ const ELEM: u64 = 8;
 /// workloads charge it.
 const SPLIT_NS: u64 = 5;
 
+/// A task of `work_ns` and `body` whose data is all named by
+/// [`Workload::touches`] (no footprint, no data identity): every task of
+/// these workloads.
+fn task(work_ns: u64, body: Body) -> Task {
+    Task {
+        work_ns,
+        footprint: 0,
+        data: None,
+        body,
+    }
+}
+
+/// A leaf of `work_ns`.
+fn leaf(work_ns: u64) -> Task {
+    task(work_ns, Body::Leaf)
+}
+
+/// A split (a `join`, or a `join` and then a task), at [`SPLIT_NS`].
+fn split(body: Body) -> Task {
+    task(SPLIT_NS, body)
+}
+
+/// The task that runs `spec`'s iterator (run `run` of a loop).
+fn iter_task(spec: IterSpec) -> Task {
+    task(0, Body::Iter(spec))
+}
+
+/// `join` of the two halves of `lo..lo + len` (the first `len / 2`
+/// items, then the rest), both with `tag`.
+fn halves(lo: u64, len: u64, tag: u64) -> Body {
+    let h = len / 2;
+    Body::Join(Node::new(lo, h, tag), Node::new(lo + h, len - h, tag))
+}
+
 /// A split of items `lo..lo + len` of an iterator whose items are blocks
 /// (`with_max_len(1)`): halves down to single items; the leaf is the item.
 fn split_items(node: &Node, leaf: impl FnOnce(u64) -> Task) -> Task {
@@ -52,32 +86,25 @@ fn split_items(node: &Node, leaf: impl FnOnce(u64) -> Task) -> Task {
     if len <= 1 {
         return leaf(lo);
     }
-    let h = len / 2;
-    Task {
-        work_ns: SPLIT_NS,
-        footprint: 0,
-        data: None,
-        body: Body::Join(Node::new(lo, h, tag), Node::new(lo + h, len - h, tag)),
+    split(halves(lo, len, tag))
+}
+
+/// A read of `bytes` of block `id`.
+fn read(id: u64, bytes: u64) -> Touch {
+    Touch {
+        id,
+        bytes,
+        write: false,
     }
 }
 
-/// The task that runs `spec`'s iterator (run `run` of a loop).
-fn iter_task(spec: IterSpec) -> Task {
-    Task {
-        work_ns: 0,
-        footprint: 0,
-        data: None,
-        body: Body::Iter(spec),
-    }
-}
-
-/// A leaf of `work_ns`.
-fn leaf(work_ns: u64) -> Task {
-    Task {
-        work_ns,
-        footprint: 0,
-        data: None,
-        body: Body::Leaf,
+/// A write of `bytes` of block `id` (its worker becomes the block's only
+/// holder).
+fn write(id: u64, bytes: u64) -> Touch {
+    Touch {
+        id,
+        bytes,
+        write: true,
     }
 }
 
@@ -151,25 +178,13 @@ impl Workload for Stencil {
         let (band, sweep) = (node.a, node.c - 1);
         let (src, dst) = (sweep % 2, 1 - sweep % 2);
         let row = self.n * ELEM;
-        let mut t = vec![Touch {
-            id: id(Self::KIND, src, band),
-            bytes: self.rows(band) * row,
-            write: false,
-        }];
+        let mut t = vec![read(id(Self::KIND, src, band), self.rows(band) * row)];
         for nb in [band.checked_sub(1), Some(band + 1)].into_iter().flatten() {
             if nb < self.bands() {
-                t.push(Touch {
-                    id: id(Self::KIND, src, nb),
-                    bytes: row,
-                    write: false,
-                });
+                t.push(read(id(Self::KIND, src, nb), row));
             }
         }
-        t.push(Touch {
-            id: id(Self::KIND, dst, band),
-            bytes: self.rows(band) * row,
-            write: true,
-        });
+        t.push(write(id(Self::KIND, dst, band), self.rows(band) * row));
         t
     }
 }
@@ -237,12 +252,7 @@ impl Workload for Matmul {
                 Node::new(node.a, range(j0 + h, nj - h), 0),
             )
         };
-        Task {
-            work_ns: SPLIT_NS,
-            footprint: 0,
-            data: None,
-            body,
-        }
+        split(body)
     }
     fn touches(&self, node: &Node) -> Vec<Touch> {
         let ((i, ni), (j, nj)) = (unrange(node.a), unrange(node.b));
@@ -251,21 +261,12 @@ impl Workload for Matmul {
         }
         let panel = Self::BLOCK * self.n * ELEM;
         vec![
-            Touch {
-                id: id(Self::KIND, 0, i),
-                bytes: panel,
-                write: false,
-            },
-            Touch {
-                id: id(Self::KIND, 1, j),
-                bytes: panel,
-                write: false,
-            },
-            Touch {
-                id: id(Self::KIND, 2, i * self.blocks() + j),
-                bytes: Self::BLOCK * Self::BLOCK * ELEM,
-                write: true,
-            },
+            read(id(Self::KIND, 0, i), panel),
+            read(id(Self::KIND, 1, j), panel),
+            write(
+                id(Self::KIND, 2, i * self.blocks() + j),
+                Self::BLOCK * Self::BLOCK * ELEM,
+            ),
         ]
     }
 }
@@ -328,12 +329,7 @@ impl Workload for Mergesort {
         } else {
             Body::JoinThen(a, b, Node::new(lo, len, depth * 2 + Self::MERGE))
         };
-        Task {
-            work_ns: SPLIT_NS,
-            footprint: 0,
-            data: None,
-            body,
-        }
+        split(body)
     }
     fn touches(&self, node: &Node) -> Vec<Touch> {
         let (lo, len, depth, merge) = (node.a, node.b, node.c / 2, node.c % 2);
@@ -347,11 +343,7 @@ impl Workload for Mergesort {
         if merge != Self::MERGE {
             // A leaf sorts its run in place, in its depth's buffer (the
             // write fetches it).
-            return vec![Touch {
-                id: Self::chunk(out, lo),
-                bytes,
-                write: true,
-            }];
+            return vec![write(Self::chunk(out, lo), bytes)];
         }
         // The merge of run m..m + 2h (h = n >> (depth + 1)) into piece
         // lo..lo + len takes about half from each input at the same offset.
@@ -360,21 +352,9 @@ impl Workload for Mergesort {
         let off = (lo - m) / 2;
         let inb = 1 - out;
         vec![
-            Touch {
-                id: Self::chunk(inb, m + off),
-                bytes: bytes / 2,
-                write: false,
-            },
-            Touch {
-                id: Self::chunk(inb, m + half + off),
-                bytes: bytes / 2,
-                write: false,
-            },
-            Touch {
-                id: Self::chunk(out, lo),
-                bytes,
-                write: true,
-            },
+            read(Self::chunk(inb, m + off), bytes / 2),
+            read(Self::chunk(inb, m + half + off), bytes / 2),
+            write(Self::chunk(out, lo), bytes),
         ]
     }
 }
@@ -431,14 +411,11 @@ impl Workload for Triad {
             return Vec::new();
         }
         let (chunk, bytes) = (node.a, self.len(node.a) * ELEM);
-        [(1, false), (2, false), (0, true)]
-            .into_iter()
-            .map(|(array, write)| Touch {
-                id: id(Self::KIND, array, chunk),
-                bytes,
-                write,
-            })
-            .collect()
+        vec![
+            read(id(Self::KIND, 1, chunk), bytes),
+            read(id(Self::KIND, 2, chunk), bytes),
+            write(id(Self::KIND, 0, chunk), bytes),
+        ]
     }
 }
 
@@ -485,38 +462,23 @@ impl Workload for Reduce {
             };
             let (a, b) = (Node::new(0, h, tag), Node::new(h, self.n - h, tag));
             let next = (run + 1 < self.runs).then(|| Node::new(run + 1, 0, 0));
-            return Task {
-                work_ns: SPLIT_NS,
-                footprint: 0,
-                data: None,
-                body: match next {
-                    Some(next) => Body::JoinThen(a, b, next),
-                    None => Body::Join(a, b),
-                },
-            };
+            return split(match next {
+                Some(next) => Body::JoinThen(a, b, next),
+                None => Body::Join(a, b),
+            });
         }
         let (lo, len) = (node.a, node.b);
         if len <= Self::LEAF {
             return leaf(len / 4);
         }
-        let h = len / 2;
-        Task {
-            work_ns: SPLIT_NS,
-            footprint: 0,
-            data: None,
-            body: Body::Join(Node::new(lo, h, node.c), Node::new(lo + h, len - h, node.c)),
-        }
+        split(halves(lo, len, node.c))
     }
     fn touches(&self, node: &Node) -> Vec<Touch> {
         let len = node.b;
         if node.c == 0 || len == 0 || len > Self::LEAF {
             return Vec::new();
         }
-        vec![Touch {
-            id: id(Self::KIND, 0, node.a),
-            bytes: len * ELEM,
-            write: false,
-        }]
+        vec![read(id(Self::KIND, 0, node.a), len * ELEM)]
     }
 }
 
@@ -594,34 +556,13 @@ impl Workload for Pipeline {
     }
     fn touches(&self, node: &Node) -> Vec<Touch> {
         let (item, stage) = (node.a, node.b);
-        let mut t = vec![Touch {
-            id: id(Self::KIND, 1, stage),
-            bytes: Self::STATE,
-            write: false,
-        }];
+        let mut t = vec![read(id(Self::KIND, 1, stage), Self::STATE)];
         if stage > 0 {
-            t.push(Touch {
-                id: id(Self::KIND, 0, item),
-                bytes: Self::ITEM,
-                write: false,
-            });
+            t.push(read(id(Self::KIND, 0, item), Self::ITEM));
         }
-        t.push(Touch {
-            id: id(Self::KIND, 0, item),
-            bytes: Self::ITEM,
-            write: true,
-        });
+        t.push(write(id(Self::KIND, 0, item), Self::ITEM));
         t
     }
-}
-
-/// One root at time 0, in no group.
-fn one_root(node: Node) -> Vec<Root> {
-    vec![Root {
-        at_ns: 0,
-        node,
-        group: None,
-    }]
 }
 
 /// The accepted forms of the data workloads' names, for error messages.

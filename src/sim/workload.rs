@@ -507,7 +507,7 @@ impl Workload for Stream {
 }
 
 /// One root at time 0, in no group.
-fn one_root(node: Node) -> Vec<Root> {
+pub(super) fn one_root(node: Node) -> Vec<Root> {
     vec![Root {
         at_ns: 0,
         node,
