@@ -24,6 +24,8 @@
 //! Times are nanoseconds of wall clock. Nothing here asserts: the script
 //! compares.
 
+#[path = "../benches/common/cpu.rs"]
+mod cpu;
 #[path = "../benches/common/fib.rs"]
 mod fib;
 use fib::{fib_locus, fib_rayon};
@@ -136,15 +138,7 @@ fn settle() {
 
 /// The process's CPU time (user and system, every thread), in ns.
 fn cpu_ns() -> u64 {
-    // SAFETY: `getrusage` writes the struct we pass and nothing else; an
-    // all-zero `rusage` is a valid value to start from.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru
-    };
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    ns(ru.ru_utime) + ns(ru.ru_stime)
+    cpu::process_cpu().as_nanos() as u64
 }
 
 /// Wall-clock and CPU time of `f`, in ns: on a shared machine the CPU
@@ -309,33 +303,6 @@ fn ping_pong(iters: u64, setup: impl Fn(u64) + Sync, on_ping: impl Fn() + Sync) 
     })
 }
 
-/// `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)` after registering the
-/// process (idempotent); false where the call is missing.
-#[cfg(target_os = "linux")]
-fn membarrier() -> bool {
-    const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
-    const REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
-    let call = |cmd: libc::c_long| {
-        // SAFETY: membarrier takes (cmd, flags, cpu_id) integers and
-        // touches no memory of ours.
-        unsafe {
-            libc::syscall(
-                libc::SYS_membarrier,
-                cmd,
-                0 as libc::c_long,
-                0 as libc::c_long,
-            ) == 0
-        }
-    };
-    static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *REGISTERED.get_or_init(|| call(REGISTER_PRIVATE_EXPEDITED)) && call(PRIVATE_EXPEDITED)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn membarrier() -> bool {
-    false
-}
-
 fn micro() -> String {
     // Ping-pong needs both threads on a CPU at once: on a shared machine
     // most samples include a wait for one; the least of many short
@@ -442,14 +409,12 @@ fn micro() -> String {
         }
     });
     let wake = median(wakes);
-    // The heavy fence before a private-half claim: `membarrier`
-    // (private expedited), as `sync::heavy_fence` calls it; a `SeqCst`
-    // fence where the kernel has no such call.
+    // The heavy fence before a private-half claim, the pool's own
+    // (`locus::sim::heavy_fence`): `membarrier` (private expedited), or a
+    // `SeqCst` fence where the kernel has no such call.
     let heavy = per_op(11, 200, |b| {
         for _ in 0..b {
-            if !membarrier() {
-                std::sync::atomic::fence(Ordering::SeqCst);
-            }
+            locus::sim::heavy_fence();
         }
     });
     format!(
@@ -484,6 +449,26 @@ fn main() {
     let (items, k) = (a.items, a.item_work);
     let want: u64 = (0..items).fold(0u64, |s, i| s.wrapping_add(item(i, k)));
     let fib_json = fib.json(&a.workers, &format!(", \"n\": {n}"));
+    // The iterator kernel, written once for both libraries: the caller
+    // brings locus's or rayon's prelude into scope. Folds the items,
+    // counting fold's identity calls (the leaves) in `$leaves`.
+    macro_rules! fold_items {
+        ($leaves:ident) => {{
+            $leaves.store(0, Ordering::Relaxed);
+            let s = (0..items)
+                .into_par_iter()
+                .fold(
+                    || {
+                        $leaves.fetch_add(1, Ordering::Relaxed);
+                        0u64
+                    },
+                    |s, i| s.wrapping_add(item(i, black_box(k))),
+                )
+                .reduce(|| 0, u64::wrapping_add);
+            assert_eq!(s, want);
+            $leaves.load(Ordering::Relaxed) as u64
+        }};
+    }
     let iter = {
         let leaves = Arc::new(AtomicUsize::new(0));
         let l2 = Arc::clone(&leaves);
@@ -496,35 +481,11 @@ fn main() {
             },
             &move || {
                 use locus::prelude::*;
-                l2.store(0, Ordering::Relaxed);
-                let s = (0..items)
-                    .into_par_iter()
-                    .fold(
-                        || {
-                            l2.fetch_add(1, Ordering::Relaxed);
-                            0u64
-                        },
-                        |s, i| s.wrapping_add(item(i, black_box(k))),
-                    )
-                    .reduce(|| 0, u64::wrapping_add);
-                assert_eq!(s, want);
-                l2.load(Ordering::Relaxed) as u64
+                fold_items!(l2)
             },
             &move || {
                 use rayon::prelude::*;
-                l3.store(0, Ordering::Relaxed);
-                let s = (0..items)
-                    .into_par_iter()
-                    .fold(
-                        || {
-                            l3.fetch_add(1, Ordering::Relaxed);
-                            0u64
-                        },
-                        |s, i| s.wrapping_add(item(i, black_box(k))),
-                    )
-                    .reduce(|| 0, u64::wrapping_add);
-                assert_eq!(s, want);
-                l3.load(Ordering::Relaxed) as u64
+                fold_items!(l3)
             },
         )
     };

@@ -459,6 +459,18 @@ const FIELDS: &[&str] = &[
     "work_scale",
 ];
 
+/// The pool's heavy fence, run once: what [`CostModel::heavy_fence_ns`]
+/// charges, for measuring it on a real machine (the `calibrate` example).
+/// The first call registers the process for `membarrier` as a pool's
+/// start does; the fence is then the system call between two `SeqCst`
+/// fences where the kernel has it, else a `SeqCst` fence: the code the
+/// workers run, not a copy of it.
+pub fn heavy_fence() {
+    static REGISTERED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    REGISTERED.get_or_init(crate::sync::init_asymmetric_fences);
+    crate::sync::heavy_fence();
+}
+
 /// A cost file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CostError {

@@ -116,7 +116,7 @@ use crate::layout::{Layout, LayoutOptions, StealOrder};
 use crate::topology::Topology;
 
 pub use cache::BYTE_TIERS;
-pub use cost::{CostError, CostModel, Reach};
+pub use cost::{CostError, CostModel, Reach, heavy_fence};
 pub use kernels::{Matmul, Mergesort, Pipeline, Reduce, Stencil, Triad};
 pub use machine::{MachineError, load as load_machine};
 pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
