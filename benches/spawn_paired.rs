@@ -126,28 +126,20 @@ fn main() {
         "locus / rayon, {} threads each, alternating pairs of batches",
         pools::threads()
     );
-    if wants("scope_spawn/100k") {
-        measure(
-            "scope_spawn/100k",
-            pairs,
-            || spawn_n!(lp, scope, spawn, black_box(100_000)),
-            || spawn_n!(rp, scope, spawn, black_box(100_000)),
-        );
+    // A case: its name, the scope and spawn methods it calls, the spawns.
+    macro_rules! case {
+        ($name:expr, $scope:ident, $spawn:ident, $n:expr) => {
+            if wants($name) {
+                measure(
+                    $name,
+                    pairs,
+                    || spawn_n!(lp, $scope, $spawn, black_box($n)),
+                    || spawn_n!(rp, $scope, $spawn, black_box($n)),
+                );
+            }
+        };
     }
-    if wants("scope_spawn_fifo/100k") {
-        measure(
-            "scope_spawn_fifo/100k",
-            pairs,
-            || spawn_n!(lp, scope_fifo, spawn_fifo, black_box(100_000)),
-            || spawn_n!(rp, scope_fifo, spawn_fifo, black_box(100_000)),
-        );
-    }
-    if wants("scope_spawn/1k") {
-        measure(
-            "scope_spawn/1k",
-            pairs,
-            || spawn_n!(lp, scope, spawn, black_box(1_000)),
-            || spawn_n!(rp, scope, spawn, black_box(1_000)),
-        );
-    }
+    case!("scope_spawn/100k", scope, spawn, 100_000);
+    case!("scope_spawn_fifo/100k", scope_fifo, spawn_fifo, 100_000);
+    case!("scope_spawn/1k", scope, spawn, 1_000);
 }
