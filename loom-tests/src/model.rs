@@ -75,6 +75,8 @@ pub struct Pool {
     terminating: AtomicBool,
     pending: AtomicUsize,
     body: Body,
+    /// Wakeups made by searchers leaving the searching state (hand-offs).
+    handoffs: AtomicUsize,
 }
 
 impl Pool {
@@ -98,6 +100,7 @@ impl Pool {
             terminating: AtomicBool::new(true),
             pending: AtomicUsize::new(pending),
             body: Box::new(|_, _, _| {}),
+            handoffs: AtomicUsize::new(0),
         }
     }
 
@@ -155,6 +158,11 @@ impl Pool {
             .collect();
         let size: Vec<usize> = (0..n).map(|m| idle.llc_len(m)).collect();
         locus::__loom::overloaded(&busy, &size, l)
+    }
+
+    /// The wakeups searchers made when they left the searching state.
+    pub fn handoffs(&self) -> usize {
+        self.handoffs.load(SeqCst)
     }
 
     /// Jobs announced and not finished yet.
@@ -256,6 +264,23 @@ impl Sources for Searcher<'_> {
 
     fn probe(&self, latch: &CoreLatch) -> bool {
         latch.probe()
+    }
+
+    /// `WorkerThread::sees_work`: any queue holding a job, idle workers'
+    /// deques skipped.
+    fn sees_work(&mut self) -> bool {
+        let idle = self.pool.sleep.idle();
+        self.pool.queues.iter().any(|q| {
+            !q.is_empty()
+                && match q.kind {
+                    Kind::Deque(o) => !idle.is_idle(o),
+                    _ => true,
+                }
+        })
+    }
+
+    fn woke(&mut self, _: (usize, locus::Distance)) {
+        self.pool.handoffs.fetch_add(1, SeqCst);
     }
 
     fn try_sleep(&self, latch: &CoreLatch) -> bool {

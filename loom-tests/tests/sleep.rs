@@ -124,6 +124,25 @@ fn two_jobs_searcher_passes_the_notify_on() {
     });
 }
 
+/// One job pushed from outside to two workers born idle: the worker the
+/// push claims takes it, and its look before the hand-off sees no other
+/// job, so nobody else is woken (before the look, every such job woke a
+/// second worker, which found nothing and parked again). No wakeup is
+/// lost meanwhile (loom's deadlock check), whichever worker is claimed.
+#[test]
+fn one_push_wakes_one_worker() {
+    builder(3).check(|| {
+        let (pool, unrun) =
+            Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1).start_born(&[0, 1], &[0, 1]);
+        assert!(unrun.is_empty());
+        let shared = pool.shared();
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        pool.finish();
+        assert_eq!(shared.handoffs(), 0, "a second worker woken for nothing");
+    });
+}
+
 /// Stale tokens: a stray unpark (a latch set after its owner stopped
 /// waiting) and unparks of claims that land after the claimed worker woke
 /// on its own leave tokens in the parker, so a later `park` returns at

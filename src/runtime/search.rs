@@ -303,6 +303,17 @@ pub trait Sources {
         false
     }
 
+    /// Whether some queue a pushed job can be in holds a job: every
+    /// injector, spread and pack queue, this worker's own deque and the
+    /// deque of every other worker whose idle bit is clear; loads only,
+    /// nothing taken. The last searcher to leave looks before it hands a
+    /// wakeup on (see "The hand-off looks first" in [`super::sleep`]).
+    /// Yes by default (every such searcher hands the wakeup on).
+    #[inline]
+    fn sees_work(&mut self) -> bool {
+        true
+    }
+
     /// Runs `op`, a transition of the sleep state that may read or write
     /// idle-mask words ([`Sleep::prepare_sleep`], [`Sleep::stop_searching`]),
     /// on the sleep state (the simulator counts the words it touches).
@@ -566,17 +577,21 @@ impl Search {
     }
 
     /// Leaves the searching state: the last searcher to leave wakes a
-    /// helper (the hand-off that the `searching` skip of `notify` relies
-    /// on). A search woken from a park that found a job with more behind
-    /// it ([`Sources::more_behind`]) also wakes another idle worker: the
+    /// helper if some queue still holds a job (the hand-off that the
+    /// `searching` skip of `notify` relies on; it looks first, so that a
+    /// worker woken for the only job wakes nobody else). A search woken
+    /// from a park that found a job with more behind it
+    /// ([`Sources::more_behind`]) also wakes another idle worker: the
     /// fan-out of a ramp-up (see "Waking more during a ramp-up" in
     /// [`super::sleep`]; it only adds claims).
     #[inline]
     fn found<S: Sources>(&mut self, src: &mut S, job: Option<S::Job>) -> Step<S::Job> {
         src.search_closed();
         let (worker, llc) = (self.worker, self.llc);
-        if let Some(hit) = src.idle_op(|s| s.stop_searching(worker, llc)) {
-            src.woke(hit);
+        if src.idle_op(|s| s.leave_searching(llc)) && src.sees_work() {
+            if let Some(hit) = src.idle_op(|s| s.notify(Some(worker), llc)) {
+                src.woke(hit);
+            }
         }
         if self.woken && job.is_some() && src.more_behind() {
             for _ in 0..RAMP_FANOUT {

@@ -155,15 +155,31 @@ impl Sleep {
 
     /// A searching worker found work (or its latch was set). If it was the
     /// last searcher, wakes one idle worker (see the module docs). Returns
-    /// the worker woken, if any.
+    /// the worker woken, if any. The search loop uses
+    /// [`Sleep::leave_searching`] instead, which looks before it wakes.
     #[inline]
     pub fn stop_searching(&self, worker: usize, llc: usize) -> Option<(usize, Distance)> {
-        self.count_in(llc, false);
-        if self.searching.fetch_sub(1, Ordering::SeqCst) as isize <= 1 {
+        if self.leave_searching(llc) {
             self.notify(Some(worker), llc)
         } else {
             None
         }
+    }
+
+    /// [`Sleep::stop_searching`] up to its hand-off: leaves the searching
+    /// state and says whether the worker was the last searcher while some
+    /// worker is idle (read after a SeqCst fence). If so, the caller looks
+    /// at every queue a pushed job can be in (without taking one) and calls
+    /// [`Sleep::notify`] if one holds a job: "The hand-off looks first" in
+    /// the module docs.
+    #[inline]
+    pub fn leave_searching(&self, llc: usize) -> bool {
+        self.count_in(llc, false);
+        if self.searching.fetch_sub(1, Ordering::SeqCst) as isize > 1 {
+            return false;
+        }
+        fence(Ordering::SeqCst);
+        self.idle.any_idle()
     }
 
     /// Called after a job was made visible to other workers (by `from_worker`,

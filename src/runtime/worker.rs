@@ -986,6 +986,27 @@ impl Sources for &WorkerThread {
         idle.any_idle() && 2 * idle.armed_total() >= idle.num_workers()
     }
 
+    /// Loads only, stopping at the first job seen; idle workers' deques
+    /// are skipped a word of idle bits at a time (they hold no jobs).
+    fn sees_work(&mut self) -> bool {
+        let reg = &*self.registry;
+        if !self.deque.is_empty() {
+            return true;
+        }
+        let shared = reg.injectors.iter();
+        if shared
+            .chain(reg.group_llc.iter())
+            .chain(reg.group_cluster.iter())
+            .any(|q| !q.is_empty())
+        {
+            return true;
+        }
+        reg.sleep
+            .idle()
+            .awake_in(0..reg.threads.len())
+            .any(|v| v != self.index && !reg.threads[v].stealer.is_empty())
+    }
+
     #[inline]
     fn woke(&mut self, (_, d): (usize, Distance)) {
         self.counters().wakeup(d);
