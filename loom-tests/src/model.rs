@@ -6,7 +6,7 @@ use locus::__loom::{
 };
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
-use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*, fence};
 use loom::thread::{self, JoinHandle};
 
 /// Who may take a queue's jobs.
@@ -173,6 +173,7 @@ impl Pool {
     /// `Registry::terminate`.
     pub fn terminate(&self) {
         self.terminating.store(true, SeqCst);
+        fence(SeqCst);
         self.sleep.wake_all();
     }
 
@@ -186,8 +187,11 @@ impl Pool {
         (self.body)(self, w, q);
         let before = self.pending.fetch_sub(1, SeqCst);
         assert!(before > 0, "more jobs ran than were announced");
-        if before == 1 && self.terminating.load(SeqCst) {
-            self.sleep.wake_all();
+        if before == 1 {
+            fence(SeqCst);
+            if self.terminating.load(SeqCst) {
+                self.sleep.wake_all();
+            }
         }
     }
 

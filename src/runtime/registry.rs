@@ -91,7 +91,13 @@
 //! [`super::sleep::Sleep::wake_all`] after their SeqCst write. A worker
 //! about to park re-reads the condition after its SeqCst fence; if it
 //! missed the write, the write comes later in the SeqCst order and so does
-//! the unpark, whose token makes the park return.
+//! the unpark, whose token makes the park return. `detached` reaching zero
+//! and `terminate` race (each reads what the other wrote): both put a
+//! SeqCst fence between their write and the rest, so either the decrement
+//! reads `terminating` set and wakes everyone, or `terminate`'s wakeup
+//! comes after the decrement and carries it to every woken worker. The
+//! exit never relies on a worker that leaves waking another (see
+//! "Termination is seen without the hand-off" in `sleep`).
 //!
 //! **Dropping never waits.** Dropping a handle is a decrement and, for the
 //! last, the `terminating` store and a wakeup: it blocks on nothing, on
@@ -151,7 +157,7 @@ use crossbeam_utils::CachePadded;
 
 use crate::layout::{Layout, Pinning};
 use crate::runtime::error::BuildError;
-use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering, fence};
 
 use super::group_state::{GroupList, GroupRef};
 use super::handoff::{self, CallerLatch, Handoff};
@@ -643,9 +649,11 @@ impl Registry {
     }
 
     /// Starts shutdown: workers finish all queued work, run their exit
-    /// handlers, finish what those queued, and exit.
+    /// handlers, finish what those queued, and exit. The fence pairs with
+    /// the one of `detached_done` (module docs).
     fn terminate(&self) {
         self.terminating.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
         self.sleep.wake_all();
     }
 

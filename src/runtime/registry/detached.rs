@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::runtime::group_state::GroupRef;
 use crate::runtime::job::HeapJob;
 use crate::runtime::worker::WorkerThread;
-use crate::sync::Ordering;
+use crate::sync::{Ordering, fence};
 
 use super::Registry;
 
@@ -121,11 +121,19 @@ impl Registry {
         self.handle_panic(payload, "a spawned job");
     }
 
+    /// The job's last step: uncounts it; the decrement to zero of a
+    /// terminating pool wakes every worker. The fence between the decrement
+    /// and the load of `terminating` pairs with the one in
+    /// [`Registry::terminate`] (a Dekker pair of fences, so that the
+    /// argument "Termination is seen without the hand-off" of the sleep
+    /// module's docs does not rest on the total order of SeqCst accesses,
+    /// which the loom models cannot check); paid only at zero.
     fn detached_done(&self) {
-        if self.detached.fetch_sub(1, Ordering::SeqCst) == 1
-            && self.terminating.load(Ordering::SeqCst)
-        {
-            self.sleep.wake_all();
+        if self.detached.fetch_sub(1, Ordering::SeqCst) == 1 {
+            fence(Ordering::SeqCst);
+            if self.terminating.load(Ordering::SeqCst) {
+                self.sleep.wake_all();
+            }
         }
     }
 }
