@@ -440,6 +440,41 @@ impl Sources for SimSources<'_, '_> {
         !self.sim.stealers[v].is_empty()
     }
 
+    /// As the worker thread's: the own deque, every injector, pack and
+    /// spread queue (a probe each), then the deques of the awake workers
+    /// (a victim look each), stopping at the first job seen.
+    fn sees_work(&mut self) -> bool {
+        let sim = &mut *self.sim;
+        sim.acc += sim.cost.probe_ns;
+        if !sim.workers[self.w].deque.is_empty() {
+            return true;
+        }
+        for q in sim
+            .injectors
+            .iter()
+            .chain(sim.group_llc.iter())
+            .chain(sim.group_cluster.iter())
+        {
+            sim.acc += sim.cost.probe_ns;
+            if !q.is_empty() {
+                return true;
+            }
+        }
+        let awake: Vec<usize> = sim
+            .sleep
+            .idle()
+            .awake_in(0..sim.stealers.len())
+            .filter(|&v| v != self.w)
+            .collect();
+        for v in awake {
+            sim.acc += sim.victim_look(self.w, v);
+            if !sim.stealers[v].is_empty() {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Counts it and charges the fence of `Sleep::prepare_sleep`.
     fn failed_search(&mut self) {
         self.sim.counts.failed_searches += 1;
