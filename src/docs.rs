@@ -26,7 +26,10 @@
 ///   `Sleep::notify`, `Sleep::notify_in` and `Sleep::wake_in` wake a
 ///   worker after a push; `Sleep::prepare_sleep` takes a searching worker
 ///   to *idle*, `Sleep::cancel_sleep` back to *searching*;
-///   `Sleep::stop_searching` leaves *searching* for *working*;
+///   `Sleep::stop_searching` leaves *searching* for *working*
+///   (`Sleep::leave_searching` up to its hand-off, which the search loop
+///   makes after a look at the queues); `Sleep::wake_all` unparks every
+///   worker (the exit's wakeups);
 ///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle;
 ///   `Sleep::wake_another` wakes the nearest idle worker for a ramp-up's
 ///   fan-out (`search::RAMP_FANOUT`, `search::Sources::more_behind`);
@@ -64,6 +67,8 @@
 /// [`Sleep::stop_searching`]: #names-used-above
 /// [`Sleep::wake_if_idle`]: #names-used-above
 /// [`Sleep::wake_another`]: #names-used-above
+/// [`Sleep::leave_searching`]: #names-used-above
+/// [`Sleep::wake_all`]: #names-used-above
 /// [`Parker`]: #names-used-above
 /// [`IdleMasks`]: #names-used-above
 /// [`IdleMasks::claim_nearest`]: #names-used-above
