@@ -159,107 +159,172 @@ const BLOCK: usize = 128;
 /// which keeps a nearly ordered piece nearly ordered and moves little of a
 /// large element.
 ///
+/// Each round: the last one's blocks sized to what is left
+/// ([`fit_last`]), each block with no pending offset compared
+/// ([`note_block`]), the pending pairs exchanged ([`exchange`]), and the
+/// blocks left behind once exhausted; then the misplaced elements of at
+/// most one block moved to its far end ([`place_rest`]).
+///
 /// No element moves while the comparator runs, so a panic leaves the slice
 /// as it was after the last exchange. Every index is bounded by the block
 /// sizes, which never exceed the unknown middle `v[l..r]`.
 fn blocks<T>(v: &mut [T], pivot: &T, goes_left: &impl Fn(&T, &T) -> bool) -> usize {
-    let mut l = 0;
-    let mut r = v.len();
-    // Offsets from `l` of the left block's elements that go right, and
-    // from `r - 1` (downward) of the right block's elements that go left;
-    // `*_next..*_end` are those not exchanged yet.
-    let mut offs_l = [0u8; BLOCK];
-    let mut offs_r = [0u8; BLOCK];
-    let (mut next_l, mut end_l, mut width_l) = (0, 0, BLOCK);
-    let (mut next_r, mut end_r, mut width_r) = (0, 0, BLOCK);
+    // The unknown middle is `v[l..r]`.
+    let (mut l, mut r) = (0, v.len());
+    let (mut left, mut right) = (Block::new(), Block::new());
     loop {
         let unknown = r - l;
         let last = unknown <= 2 * BLOCK;
         if last {
-            // Size the blocks to cover exactly what is left: a block that
-            // still has pending offsets keeps its width.
-            if next_l < end_l {
-                width_r = unknown - width_l;
-            } else if next_r < end_r {
-                width_l = unknown - width_r;
-            } else {
-                width_l = unknown / 2;
-                width_r = unknown - width_l;
-            }
+            fit_last(unknown, &mut left, &mut right);
         }
-        debug_assert!(width_l <= BLOCK && width_r <= BLOCK && width_l + width_r <= r - l);
-        if next_l == end_l {
-            next_l = 0;
-            // SAFETY: the left block `v[l..l + width_l]` is in bounds and
-            // `width_l <= BLOCK`.
-            end_l = unsafe {
-                note_block(v.as_ptr().add(l), 1, width_l, &mut offs_l, |x| {
+        debug_assert!(
+            left.width <= BLOCK && right.width <= BLOCK && left.width + right.width <= r - l
+        );
+        if left.exhausted() {
+            left.next = 0;
+            // SAFETY: the left block `v[l..l + left.width]` is in bounds
+            // and `left.width <= BLOCK`.
+            left.end = unsafe {
+                note_block(v.as_ptr().add(l), 1, left.width, &mut left.offs, |x| {
                     !goes_left(x, pivot)
                 })
             };
         }
-        if next_r == end_r {
-            next_r = 0;
-            // SAFETY: the right block `v[r - width_r..r]`, read downward
-            // from `r - 1`, is in bounds and `width_r <= BLOCK`.
-            end_r = unsafe {
+        if right.exhausted() {
+            right.next = 0;
+            // SAFETY: the right block `v[r - right.width..r]`, read downward
+            // from `r - 1`, is in bounds and `right.width <= BLOCK`.
+            right.end = unsafe {
                 note_block(
                     v.as_ptr().add(r).wrapping_sub(1),
                     -1,
-                    width_r,
-                    &mut offs_r,
+                    right.width,
+                    &mut right.offs,
                     |x| goes_left(x, pivot),
                 )
             };
         }
-        let count = (end_l - next_l).min(end_r - next_r);
-        if count > 0 {
-            let left = |k: usize| l + offs_l[next_l + k] as usize;
-            let right = |k: usize| r - 1 - offs_r[next_r + k] as usize;
-            let base = v.as_mut_ptr();
-            // SAFETY: the `left` positions lie in `l..l + width_l` and the
-            // `right` ones in `r - width_r..r`, disjoint ranges of `v` (the
-            // widths sum to at most `r - l`). A cycle moves each of the
-            // `2 * count` elements once: `left(0)` is held, then each
-            // `left(k)` takes `right(k)` and each `right(k)` takes
-            // `left(k + 1)`, and the held element fills the last
-            // `right`. No call happens inside, so nothing can unwind.
-            unsafe {
-                let held = ptr::read(base.add(left(0)));
-                ptr::copy_nonoverlapping(base.add(right(0)), base.add(left(0)), 1);
-                for k in 1..count {
-                    ptr::copy_nonoverlapping(base.add(left(k)), base.add(right(k - 1)), 1);
-                    ptr::copy_nonoverlapping(base.add(right(k)), base.add(left(k)), 1);
-                }
-                ptr::write(base.add(right(count - 1)), held);
-            }
-            next_l += count;
-            next_r += count;
+        // SAFETY: the blocks lie in `v[l..r]` and do not overlap (the
+        // widths sum to at most `r - l`, asserted above).
+        unsafe { exchange(v, l, r, &mut left, &mut right) };
+        if left.exhausted() {
+            l += left.width;
         }
-        if next_l == end_l {
-            l += width_l;
-        }
-        if next_r == end_r {
-            r -= width_r;
+        if right.exhausted() {
+            r -= right.width;
         }
         if last {
             break;
         }
     }
-    // At most one block has misplaced elements left, and the unknown
-    // middle is that block: move them, highest offset first, to its far
-    // end.
-    if next_l < end_l {
-        while next_l < end_l {
-            end_l -= 1;
-            v.swap(l + offs_l[end_l] as usize, r - 1);
+    place_rest(v, l, r, &mut left, &mut right)
+}
+
+/// One end's block in [`blocks`]: the offsets of its misplaced elements,
+/// from `l` upward (left block) or from `r - 1` downward (right block);
+/// `next..end` are those not exchanged yet; `width` elements were compared.
+struct Block {
+    offs: [u8; BLOCK],
+    next: usize,
+    end: usize,
+    width: usize,
+}
+
+impl Block {
+    fn new() -> Self {
+        Block {
+            offs: [0; BLOCK],
+            next: 0,
+            end: 0,
+            width: BLOCK,
+        }
+    }
+
+    /// Whether every misplaced element noted has been exchanged.
+    #[inline(always)]
+    fn exhausted(&self) -> bool {
+        self.next == self.end
+    }
+
+    /// Whether misplaced elements noted wait for a partner.
+    #[inline(always)]
+    fn pending(&self) -> bool {
+        self.next < self.end
+    }
+}
+
+/// Sizes the blocks of the last round of [`blocks`] to cover exactly the
+/// `unknown` elements left: a block that still has pending offsets keeps
+/// its width, the other takes the rest; else they halve it.
+#[inline(always)]
+fn fit_last(unknown: usize, left: &mut Block, right: &mut Block) {
+    if left.pending() {
+        right.width = unknown - left.width;
+    } else if right.pending() {
+        left.width = unknown - right.width;
+    } else {
+        left.width = unknown / 2;
+        right.width = unknown - left.width;
+    }
+}
+
+/// Exchanges the pending misplaced elements of the left block (offsets
+/// from `l`) and the right block (offsets from `r - 1` downward) pairwise,
+/// as many as both have, with no comparison.
+///
+/// # Safety
+/// The left block `v[l..l + left.width]` and the right block
+/// `v[r - right.width..r]` must lie in `v` and not overlap.
+#[inline(always)]
+unsafe fn exchange<T>(v: &mut [T], l: usize, r: usize, left: &mut Block, right: &mut Block) {
+    let count = (left.end - left.next).min(right.end - right.next);
+    if count == 0 {
+        return;
+    }
+    let to_left = |k: usize| l + left.offs[left.next + k] as usize;
+    let to_right = |k: usize| r - 1 - right.offs[right.next + k] as usize;
+    let base = v.as_mut_ptr();
+    // SAFETY: the `to_left` positions lie in the left block and the
+    // `to_right` ones in the right block, disjoint ranges of `v` (caller).
+    // A cycle moves each of the `2 * count` elements once: `to_left(0)` is
+    // held, then each `to_left(k)` takes `to_right(k)` and each
+    // `to_right(k)` takes `to_left(k + 1)`, and the held element fills the
+    // last `to_right`. No call happens inside, so nothing can unwind.
+    unsafe {
+        let held = ptr::read(base.add(to_left(0)));
+        ptr::copy_nonoverlapping(base.add(to_right(0)), base.add(to_left(0)), 1);
+        for k in 1..count {
+            ptr::copy_nonoverlapping(base.add(to_left(k)), base.add(to_right(k - 1)), 1);
+            ptr::copy_nonoverlapping(base.add(to_right(k)), base.add(to_left(k)), 1);
+        }
+        ptr::write(base.add(to_right(count - 1)), held);
+    }
+    left.next += count;
+    right.next += count;
+}
+
+/// The end of [`blocks`]: at most one block has misplaced elements left,
+/// and the unknown middle `v[l..r]` is that block: moves them, highest
+/// offset first, to its far end. Returns how many elements go left.
+fn place_rest<T>(
+    v: &mut [T],
+    mut l: usize,
+    mut r: usize,
+    left: &mut Block,
+    right: &mut Block,
+) -> usize {
+    if left.pending() {
+        while left.pending() {
+            left.end -= 1;
+            v.swap(l + left.offs[left.end] as usize, r - 1);
             r -= 1;
         }
         r
     } else {
-        while next_r < end_r {
-            end_r -= 1;
-            v.swap(l, r - 1 - offs_r[end_r] as usize);
+        while right.pending() {
+            right.end -= 1;
+            v.swap(l, r - 1 - right.offs[right.end] as usize);
             l += 1;
         }
         l
