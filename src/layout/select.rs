@@ -17,7 +17,7 @@
 //!   highest-capacity PUs (big cores), then to those with more room left,
 //!   then to the lower index. Each child then spreads its share inside it.
 
-use crate::topology::{Level, Topology};
+use crate::topology::{Level, Topology, level_order};
 use std::cmp::Reverse;
 use std::ops::Range;
 
@@ -40,23 +40,7 @@ pub(super) fn multiplicities(topo: &Topology, allowed: &[usize], n: usize) -> Ve
             rank[i] = rank[i - 1] + 1;
         }
     }
-    let levels: [Level; 5] = if topo.package_inside_numa() {
-        [
-            Level::Numa,
-            Level::Package,
-            Level::Llc,
-            Level::Cluster,
-            Level::Core,
-        ]
-    } else {
-        [
-            Level::Package,
-            Level::Numa,
-            Level::Llc,
-            Level::Cluster,
-            Level::Core,
-        ]
-    };
+    let levels = level_order(topo.package_inside_numa());
     let max_rank = rank.iter().copied().max().unwrap_or(0);
     for r in 0..=max_rank {
         let cands: Vec<usize> = (0..m).filter(|&i| rank[i] == r).collect();

@@ -95,6 +95,28 @@ impl Level {
     }
 }
 
+/// The stored levels in refinement order, outermost first: NUMA outside
+/// package when nodes hold whole packages (see the module docs).
+pub(crate) fn level_order(package_inside_numa: bool) -> [Level; 5] {
+    if package_inside_numa {
+        [
+            Level::Numa,
+            Level::Package,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
+    } else {
+        [
+            Level::Package,
+            Level::Numa,
+            Level::Llc,
+            Level::Cluster,
+            Level::Core,
+        ]
+    }
+}
+
 /// One PU (hardware thread) and the domains it belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pu {

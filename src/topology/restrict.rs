@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{CpuSet, Domain, Level, Pu, Topology, TopologyError, build};
+use super::{CpuSet, Domain, Level, Pu, Topology, TopologyError, level_order};
 
 impl Topology {
     /// This topology limited to the PUs of `cpus`: PUs outside it, and
@@ -41,7 +41,7 @@ impl Topology {
     /// ```
     pub fn restrict(&self, cpus: &CpuSet) -> Result<Topology, TopologyError> {
         let (kept_set, allowed) = self.kept_and_allowed(cpus)?;
-        let order = build::level_order(self.package_inside_numa);
+        let order = level_order(self.package_inside_numa);
         let Renumbered {
             mut pus,
             domains,

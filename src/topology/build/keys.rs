@@ -11,29 +11,8 @@ use super::facts::Facts;
 use super::idmap::IdMap;
 use super::normalise::{LevelSets, Online};
 use super::partition::Blocks;
-use crate::topology::{CpuSet, Level, LevelsSeen};
+use crate::topology::{CpuSet, Level, LevelsSeen, level_order};
 use std::collections::BTreeMap;
-
-/// The levels in refinement order, outermost first.
-pub(crate) fn level_order(package_inside_numa: bool) -> [Level; 5] {
-    if package_inside_numa {
-        [
-            Level::Numa,
-            Level::Package,
-            Level::Llc,
-            Level::Cluster,
-            Level::Core,
-        ]
-    } else {
-        [
-            Level::Package,
-            Level::Numa,
-            Level::Llc,
-            Level::Cluster,
-            Level::Core,
-        ]
-    }
-}
 
 /// The raw set of every PU at every level, as ids (step 3).
 pub(super) struct RawKeys {

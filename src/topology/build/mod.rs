@@ -68,7 +68,6 @@ mod normalise;
 mod partition;
 
 pub(crate) use facts::{Facts, PuFacts};
-pub(super) use keys::level_order;
 
 use super::{Source, Topology, TopologyError};
 use domains::{number_domains, refine};
