@@ -253,7 +253,7 @@ fn parking_worker_gets_a_private_half_of_a_blocked_owner() {
         // Worker 0, the owner.
         // SAFETY: this thread owns stacks[0].
         assert!(unsafe { stacks[0].push(0) });
-        if must_publish(Some(sleep.idle().root_word()), || sleep.idle()) {
+        if must_publish(sleep.idle().root_word(), || sleep.idle()) {
             // SAFETY: owner.
             unsafe { stacks[0].promote_all(|_| queue.push()) };
             sleep.notify(Some(0), 0);

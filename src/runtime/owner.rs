@@ -53,9 +53,9 @@ pub(crate) unsafe trait Owner {
     /// The pool's sleep state.
     fn sleep(&self) -> &Sleep;
 
-    /// The idle masks' summary word if there is only one
-    /// ([`private::must_publish`]).
-    fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64>;
+    /// The idle masks' summary root word (`IdleMasks::root_word`), which
+    /// [`private::must_publish`] loads after every private push.
+    fn idle_word(&self) -> &crate::sync::AtomicU64;
 
     /// `join` halves pushed on the deque because the private stack was
     /// full, not taken back yet.
@@ -146,7 +146,7 @@ pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     // `o` the compiler reloads them after every store (the cold calls
     // below take `o`'s address, and the slot store might alias it).
     let stack: *const PrivateStack<O::Job> = o.private();
-    let sole: Option<*const crate::sync::AtomicU64> = o.sole_idle_word().map(|w| w as *const _);
+    let idle_word: *const crate::sync::AtomicU64 = o.idle_word();
     // SAFETY: the worker owns its private stack (the `Owner` contract),
     // which lives as long as the worker `o` is.
     if !unsafe { (*stack).push(job) } {
@@ -156,7 +156,7 @@ pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     // proof ("Private `join` halves", rule 2).
     // SAFETY: the idle word lives in the pool's sleep state, as long as
     // the worker.
-    if private::must_publish(sole.map(|w| unsafe { &*w }), || o.sleep().idle()) {
+    if private::must_publish(unsafe { &*idle_word }, || o.sleep().idle()) {
         promote_all(o);
     }
     // SAFETY: as above.

@@ -468,15 +468,12 @@ pub(crate) fn promote_at_entry(deque_len: usize, searching: impl FnOnce() -> boo
 /// these reads after the push): whether it must publish all its private
 /// halves because some worker is idle and unclaimed, so it may have parked
 /// without seeing them (rule 2 of "Private `join` halves" in `sleep`).
-/// `sole` is `idle().root_word()`, kept by the caller: in most
-/// pools this is one load of a word that stays zero while all work, and
-/// `idle` is only called when it is not.
+/// `root` is `idle().root_word()`, kept by the caller: one load of a word
+/// that stays zero while all work (`IdleMasks::any_unclaimed`'s first
+/// test), and `idle` is only called when it is not.
 #[inline(always)]
-pub fn must_publish<'a>(sole: Option<&AtomicU64>, idle: impl FnOnce() -> &'a IdleMasks) -> bool {
-    match sole {
-        Some(w) => w.load(Ordering::SeqCst) != 0 && idle().any_bit_set(),
-        None => idle().any_unclaimed(),
-    }
+pub fn must_publish<'a>(root: &AtomicU64, idle: impl FnOnce() -> &'a IdleMasks) -> bool {
+    root.load(Ordering::SeqCst) != 0 && idle().any_bit_set()
 }
 
 /// A worker's look at the other workers' private halves, in the re-check

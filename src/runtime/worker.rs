@@ -841,10 +841,10 @@ unsafe impl Owner for &WorkerThread {
     }
 
     #[inline(always)]
-    fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64> {
+    fn idle_word(&self) -> &crate::sync::AtomicU64 {
         // SAFETY: `idle_word` points into the registry's idle masks, which
         // live as long as the registry this worker holds.
-        Some(unsafe { &*self.idle_word })
+        unsafe { &*self.idle_word }
     }
 
     #[inline(always)]

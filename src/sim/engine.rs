@@ -791,8 +791,8 @@ unsafe impl Owner for SimOwner<'_, '_> {
         &self.sim.sleep
     }
 
-    fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64> {
-        Some(self.sim.sleep.idle().root_word())
+    fn idle_word(&self) -> &crate::sync::AtomicU64 {
+        self.sim.sleep.idle().root_word()
     }
 
     fn overflow(&self) -> usize {
