@@ -106,6 +106,15 @@ pub(crate) unsafe trait Owner {
     /// Counts an operation on the private stack (a push or a take back).
     #[inline(always)]
     fn private_op(&mut self) {}
+
+    /// Calls `f`, a path out of the `join` fast path's line, on this
+    /// owner. The thread's owner (a `&WorkerThread`, `Copy`) hands `f` a
+    /// copy, so that the `&mut` it passes to a function out of line is
+    /// made on that path only, not stored on every `join`.
+    #[inline(always)]
+    fn out_of_line(&mut self, f: impl FnOnce(&mut Self)) {
+        f(self);
+    }
 }
 
 /// Pushes a job on the own deque and wakes a helper if one is needed.
@@ -157,11 +166,11 @@ pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     // SAFETY: the idle word lives in the pool's sleep state, as long as
     // the worker.
     if private::must_publish(unsafe { &*idle_word }, || o.sleep().idle()) {
-        promote_all(o);
+        o.out_of_line(promote_all);
     }
     // SAFETY: as above.
     if unsafe { (*stack).wanted() } {
-        join_entry(o);
+        o.out_of_line(join_entry);
     }
     true
 }
@@ -239,7 +248,7 @@ pub(crate) fn pop_private<O: Owner>(o: &mut O) -> bool {
     // promotion. Asked only when the hint says the deque may have shrunk.
     // SAFETY: as above.
     if unsafe { (*stack).wanted() } {
-        refill(o, private::promote_at_exit);
+        o.out_of_line(|o| refill(o, private::promote_at_exit));
     }
     true
 }

@@ -841,6 +841,12 @@ unsafe impl Owner for &WorkerThread {
     }
 
     #[inline(always)]
+    fn out_of_line(&mut self, f: impl FnOnce(&mut Self)) {
+        let mut me: &WorkerThread = *self;
+        f(&mut me);
+    }
+
+    #[inline(always)]
     fn idle_word(&self) -> &crate::sync::AtomicU64 {
         // SAFETY: `idle_word` points into the registry's idle masks, which
         // live as long as the registry this worker holds.
