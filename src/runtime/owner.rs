@@ -112,8 +112,8 @@ pub(crate) unsafe trait Owner {
     /// copy, so that the `&mut` it passes to a function out of line is
     /// made on that path only, not stored on every `join`.
     #[inline(always)]
-    fn out_of_line(&mut self, f: impl FnOnce(&mut Self)) {
-        f(self);
+    fn out_of_line<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        f(self)
     }
 }
 
@@ -146,7 +146,10 @@ pub(crate) fn push<O: Owner>(o: &mut O, job: O::Job) {
 /// The promotion rule at entry and the marks are looked at only when the
 /// `wanted` hint is set ([`PrivateStack::wanted`]: the deque may have
 /// shrunk, or a mark was set), which spares the fast path the deque's
-/// length (three loads of its shared line) and the marks' test.
+/// length (three loads of its shared line) and the marks' test; the fast
+/// push tests the hint and a full stack in one comparison
+/// ([`PrivateStack::push_if_clear`]) and leaves both cases to
+/// [`push_private_slow`].
 #[inline(always)]
 #[must_use]
 pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
@@ -158,8 +161,8 @@ pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     let idle_word: *const crate::sync::AtomicU64 = o.idle_word();
     // SAFETY: the worker owns its private stack (the `Owner` contract),
     // which lives as long as the worker `o` is.
-    if !unsafe { (*stack).push(job) } {
-        return false;
+    if !unsafe { (*stack).push_if_clear(job) } {
+        return o.out_of_line(|o| push_private_slow(o, job));
     }
     // After the push and its light fence: the idle check of the sleep
     // proof ("Private `join` halves", rule 2).
@@ -168,10 +171,24 @@ pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     if private::must_publish(unsafe { &*idle_word }, || o.sleep().idle()) {
         o.out_of_line(promote_all);
     }
-    // SAFETY: as above.
-    if unsafe { (*stack).wanted() } {
-        o.out_of_line(join_entry);
+    true
+}
+
+/// [`push_private`] when its fast push refused: the stack is full (returns
+/// false, recording nothing), or the `wanted` hint is set (pushes, runs the
+/// idle check as the fast path does, then [`join_entry`]).
+#[cold]
+#[inline(never)]
+fn push_private_slow<O: Owner>(o: &mut O, job: O::Job) -> bool {
+    // SAFETY: the worker owns its private stack (the `Owner` contract).
+    if !unsafe { o.private().push(job) } {
+        return false;
     }
+    // After the push and its light fence, as in `push_private`.
+    if private::must_publish(o.idle_word(), || o.sleep().idle()) {
+        promote_all(o);
+    }
+    join_entry(o);
     true
 }
 

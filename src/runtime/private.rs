@@ -81,7 +81,7 @@ use std::mem::MaybeUninit;
 use crossbeam_utils::CachePadded;
 
 use crate::sync::{
-    AtomicBool, AtomicU64, AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence,
+    AtomicU64, AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence,
 };
 
 use super::idle::IdleMasks;
@@ -96,8 +96,8 @@ const LOCKED: usize = 1 << (usize::BITS - 1);
 
 /// The two ends, in one cache line: the owner writes `top` and reads
 /// `bottom` on every pop, thieves rarely touch either. With them the
-/// capacity, which the owner reads on every push, and the `wanted` hint,
-/// which it reads on every pop.
+/// `limit`, which the owner reads on every push and pop (the capacity and
+/// the `wanted` hint in one word).
 #[derive(Debug)]
 struct Ends {
     top: AtomicUsize,
@@ -105,13 +105,16 @@ struct Ends {
     /// [`CAPACITY`], or 0 where the process has no `membarrier` (then
     /// every half is public at once: see [`PrivateStack::disabled`]).
     cap: usize,
-    /// Set when the owner's deque may have shrunk since the owner last saw
-    /// it hold enough promoted halves (a thief took a job from it, or the
-    /// owner popped one); cleared by the owner once it holds enough again
-    /// (see [`PrivateStack::wanted`]). Not part of the claim protocol: a
-    /// hint that spares the owner a look at its deque's length at every
-    /// `join`.
-    wanted: AtomicBool,
+    /// `cap` while the `wanted` hint is clear, 0 while it is set, so that
+    /// the push's one comparison (`top < limit`) tests both a full stack
+    /// and the hint, and the pop's test of the hint is a comparison with
+    /// zero. The hint is set when the owner's deque may have shrunk since
+    /// the owner last saw it hold enough promoted halves (a thief took a
+    /// job from it, or the owner popped one), and cleared by the owner once
+    /// it holds enough again (see [`PrivateStack::wanted`]). Not part of
+    /// the claim protocol: a hint that spares the owner a look at its
+    /// deque's length at every `join`.
+    limit: AtomicUsize,
 }
 
 /// One worker's private `join` halves (see the module docs).
@@ -178,8 +181,8 @@ impl<T: Copy> PrivateStack<T> {
                 top: AtomicUsize::new(0),
                 bottom: AtomicUsize::new(0),
                 cap,
-                // The deque starts empty.
-                wanted: AtomicBool::new(true),
+                // The deque starts empty: the hint is set.
+                limit: AtomicUsize::new(0),
             }),
             slots: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
         }
@@ -215,9 +218,38 @@ impl<T: Copy> PrivateStack<T> {
     #[inline]
     pub unsafe fn push(&self, job: T) -> bool {
         let t = self.ends.top.load(Ordering::Relaxed);
-        if t == self.ends.cap {
+        if t >= self.ends.cap {
             return false;
         }
+        // SAFETY: `t < cap`, and the caller's contract.
+        unsafe { self.write_top(job, t) };
+        true
+    }
+
+    /// Owner: [`push`](Self::push) if the `wanted` hint is clear (and the
+    /// stack not full), with one comparison for both tests (see `Ends`);
+    /// returns false, pushing nothing, otherwise. The `join` fast path's
+    /// push: the caller takes its slow path on false.
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`].
+    #[inline(always)]
+    pub unsafe fn push_if_clear(&self, job: T) -> bool {
+        let t = self.ends.top.load(Ordering::Relaxed);
+        if t >= self.ends.limit.load(Ordering::Relaxed) {
+            return false;
+        }
+        // SAFETY: `t < limit <= cap`, and the caller's contract.
+        unsafe { self.write_top(job, t) };
+        true
+    }
+
+    /// The push at depth `t` (`top`), then the light fence.
+    ///
+    /// # Safety
+    /// As [`PrivateStack::push`]; `t` is `top` and `t < cap`.
+    #[inline(always)]
+    unsafe fn write_top(&self, job: T, t: usize) {
         // SAFETY: slot `t` is not readable by thieves: `top == t`, and a
         // thief reads only below the `top` it loaded; a thief still
         // reading a slot holds `LOCKED`, and that slot is below `t` (the
@@ -227,7 +259,6 @@ impl<T: Copy> PrivateStack<T> {
         slot.with_mut(|p| unsafe { (*p).write(job) });
         self.ends.top.store(t + 1, Ordering::Release);
         light_fence();
-        true
     }
 
     /// Owner: pops the newest half. Fence-free unless a thief or a
@@ -368,7 +399,7 @@ impl<T: Copy> PrivateStack<T> {
     /// word in the line the pop reads anyway).
     #[inline]
     pub fn wanted(&self) -> bool {
-        self.ends.wanted.load(Ordering::Relaxed)
+        self.ends.limit.load(Ordering::Relaxed) == 0
     }
 
     /// Anyone: the owner's deque may have shrunk (a thief took from it, or
@@ -381,8 +412,8 @@ impl<T: Copy> PrivateStack<T> {
     /// halves itself; `docs/join-cost.md`).
     #[inline]
     pub fn want(&self) {
-        if !self.ends.wanted.load(Ordering::Relaxed) {
-            self.ends.wanted.store(true, Ordering::SeqCst);
+        if self.ends.limit.load(Ordering::Relaxed) != 0 {
+            self.ends.limit.store(0, Ordering::SeqCst);
         }
     }
 
@@ -391,9 +422,9 @@ impl<T: Copy> PrivateStack<T> {
     /// is still short.
     #[inline]
     pub fn settle(&self, short: impl FnOnce() -> bool) {
-        self.ends.wanted.swap(false, Ordering::SeqCst);
+        self.ends.limit.swap(self.ends.cap, Ordering::SeqCst);
         if short() {
-            self.ends.wanted.store(true, Ordering::Relaxed);
+            self.ends.limit.store(0, Ordering::Relaxed);
         }
     }
 
@@ -561,6 +592,25 @@ mod tests {
         assert!(s.wanted(), "a steal or a pop sets it");
         s.want();
         assert!(s.wanted());
+    }
+
+    #[test]
+    fn the_fast_push_refuses_while_wanted_or_full() {
+        let s = PrivateStack::<usize>::new();
+        // SAFETY: single-threaded owner.
+        unsafe {
+            assert!(!s.push_if_clear(0), "a new stack wants");
+            assert!(s.push(0));
+            s.settle(|| false);
+            for v in 1..CAPACITY {
+                assert!(s.push_if_clear(v));
+            }
+            assert!(!s.push_if_clear(CAPACITY) && !s.push(CAPACITY), "full");
+            assert_eq!(s.pop(), Popped::Mine);
+            s.want();
+            assert!(!s.push_if_clear(CAPACITY), "wanted");
+            assert!(s.push(CAPACITY));
+        }
     }
 
     #[test]

@@ -841,9 +841,9 @@ unsafe impl Owner for &WorkerThread {
     }
 
     #[inline(always)]
-    fn out_of_line(&mut self, f: impl FnOnce(&mut Self)) {
+    fn out_of_line<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let mut me: &WorkerThread = *self;
-        f(&mut me);
+        f(&mut me)
     }
 
     #[inline(always)]
