@@ -379,6 +379,49 @@ fn join_ignores_b_panic_whose_payload_drop_panics() {
     scenario_finishes("join_both_bombs");
 }
 
+/// `a` panics while another worker runs `b`: `join` resumes `a`'s panic
+/// only after `b` has finished (the unwinding must not leave the frame
+/// that holds `b` while `b` runs), and `b`'s value is dropped. `b` waits
+/// until `a` is unwinding, so the order is forced, not timed.
+#[test]
+fn a_panic_waits_for_the_stolen_b_before_it_leaves_join() {
+    /// Sets its flag when dropped: in `a`, while `a`'s panic unwinds.
+    struct SetOnDrop<'a>(&'a AtomicBool);
+    impl Drop for SetOnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let pool = virtual_pool("core:2");
+    for _ in 0..20 {
+        let (b_started, a_unwinding, b_done) = <(AtomicBool, AtomicBool, AtomicBool)>::default();
+        let r = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                locus::join(
+                    || {
+                        let _unwinding = SetOnDrop(&a_unwinding);
+                        assert!(wait_for(&b_started), "b was never stolen");
+                        panic!("a panics")
+                    },
+                    || {
+                        b_started.store(true, Ordering::SeqCst);
+                        assert!(wait_for(&a_unwinding), "a never unwound");
+                        b_done.store(true, Ordering::SeqCst);
+                        vec![1, 2, 3]
+                    },
+                )
+            })
+        }));
+        let payload = r.expect_err("join resumes a's panic");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"a panics"));
+        assert!(
+            b_done.load(Ordering::SeqCst),
+            "join returned before b finished"
+        );
+    }
+    assert_pool_serves(&pool);
+}
+
 /// Runs scenario `name` and requires it to abort (SIGABRT on Unix) with
 /// each of `messages` on its stderr.
 fn scenario_aborts(name: &str, messages: &[&str]) {

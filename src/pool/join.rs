@@ -202,7 +202,9 @@ where
     let outcome = if mine {
         wt.count_job();
         // SAFETY: taken back (or never published) and not run yet.
-        panic::catch_unwind(AssertUnwindSafe(|| drop(unsafe { job_b.run_inline(injected) })))
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            drop(unsafe { job_b.run_inline(injected) })
+        }))
     } else {
         // SAFETY: its latch was observed set.
         match unsafe { job_b.take_result() } {
