@@ -842,7 +842,7 @@ unsafe impl Owner for &WorkerThread {
 
     #[inline(always)]
     fn out_of_line<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
-        let mut me: &WorkerThread = *self;
+        let mut me: &WorkerThread = self;
         f(&mut me)
     }
 
