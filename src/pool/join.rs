@@ -82,6 +82,15 @@ where
 
 /// As [`join`], with a [`FnContext`] telling each closure whether it
 /// migrated to another thread.
+// Not inlined, with the whole frame (`join_on`) inlined into it: then a
+// recursion through `join` (fib) compiles to this function calling
+// itself, with the caller's body inlined into `a` and `b` and the
+// thread-local read of the current worker inline. Left to the compiler,
+// the recursion came out as `join_on` with that read as an outlined call,
+// or as the user's function holding the frame and paying its prologue on
+// every leaf call: 5 to 14 instructions more per `join`
+// (`docs/join-cost.md`).
+#[inline(never)]
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -97,12 +106,8 @@ where
 /// The fast path (nobody took `b`) costs a private push and pop, a look at
 /// the idle word after the push and at the `wanted` hint after the pop, and
 /// a counter: everything else (publishing to the deque, waiting, panics,
-/// a full private stack) is out of line (`docs/join-cost.md`). Inlined
-/// into the caller's `join` (so into a recursion's own function): left
-/// to the compiler, a recursion like fib's ended up as `join_on` calling
-/// the user's function and back, or with the thread-local read of the
-/// current worker as an outlined call, which cost 5 to 13 instructions per
-/// `join`.
+/// a full private stack) is out of line (`docs/join-cost.md`). Always
+/// inlined, into [`join_context`], which never is (see there).
 #[inline(always)]
 pub(crate) fn join_on<A, B, RA, RB>(wt: &WorkerThread, injected: bool, a: A, b: B) -> (RA, RB)
 where
@@ -120,26 +125,20 @@ where
     );
     // SAFETY: `job_b` stays in this frame until its latch is set or we took
     // it back; every path below (and in `join_public`) waits for one of
-    // the two (the panic path in `b_after_unwind`).
+    // the two (including the panic path).
     let job_b_ref = unsafe { job_b.as_job_ref() };
     if !wt.push_private(job_b_ref) {
         return join_public(wt, injected, a, &job_b);
     }
-    // If `a` panics, `RecoverB` runs `b` (or waits for whoever took it)
-    // while the panic unwinds, before it leaves this frame: both closures
-    // always run, `a`'s panic is the one that propagates, and no other
-    // worker is still using `job_b` once the frame is gone. A guard rather
-    // than `catch_unwind`, whose `Result` the fast path would test.
-    let recover = RecoverB {
-        wt,
-        job_b: &job_b,
-        injected,
-    };
-    let ra = a(FnContext { migrated: injected });
-    recover.disarm();
     // Until b is ours again or its latch is set, another worker may run b
-    // in this frame: no unwinding out of it (see `runtime::unwind`).
+    // in this frame: no unwinding out of it (a's panic is caught; see
+    // `runtime::unwind`). Disarmed on every path that leaves the frame.
     let guard = AbortOnUnwindJoin;
+    // `a`'s panic is caught here, not left to a drop guard that would run
+    // `b` while it unwinds (5 instructions fewer per `join`): then `b`, and
+    // the other jobs this worker runs while it waits for a stolen `b`,
+    // would see `thread::panicking()`, which rayon's do not.
+    let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
     // b is ours again if it was never promoted or claimed, or if it was
     // promoted and nobody stole it: then run it here. The waiting is out
     // of line, so that this frame stays small enough for the compiler to
@@ -147,74 +146,9 @@ where
     let mine =
         wt.pop_private(job_b_ref.id()) || take_back_or_wait(wt, &job_b.latch.core, job_b_ref.id());
     guard.disarm();
-    if mine {
-        wt.count_job();
-        // SAFETY: taken back (or never published) and not run yet.
-        return (ra, unsafe { job_b.run_inline(injected) });
-    }
-    // SAFETY: not `mine`: `take_back_or_wait` observed its latch set.
-    match unsafe { job_b.take_result() } {
-        Ok(rb) => (ra, rb),
-        Err(pb) => panic::resume_unwind(pb),
-    }
-}
-
-/// Armed while `a` runs in [`join_on`]: if `a` unwinds, its `Drop` ends
-/// `b`'s share of the frame before the unwinding leaves it
-/// ([`b_after_unwind`]). Disarmed (forgotten) when `a` returns, so the
-/// normal path runs nothing of it.
-struct RecoverB<'a, 'l, F: FnOnce(bool) -> RB + Send, RB: Send> {
-    wt: &'a WorkerThread,
-    job_b: &'a JoinJob<JoinLatch<'l>, F, RB>,
-    injected: bool,
-}
-
-impl<F: FnOnce(bool) -> RB + Send, RB: Send> RecoverB<'_, '_, F, RB> {
-    /// `a` returned: nothing to recover.
-    #[inline(always)]
-    fn disarm(self) {
-        std::mem::forget(self);
-    }
-}
-
-impl<F: FnOnce(bool) -> RB + Send, RB: Send> Drop for RecoverB<'_, '_, F, RB> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        b_after_unwind(self.wt, self.job_b, self.injected);
-    }
-}
-
-/// `a` is unwinding: takes `b` back and runs it, or waits until whoever
-/// took it has set its latch, as `join_on` does after `a` returns; `b`'s
-/// outcome is dropped (its panic too: `a`'s wins). Runs in a `Drop` while
-/// a panic unwinds, where anything unwinding out would abort: `b`'s run and
-/// the drop of its value or payload are each caught here.
-#[cold]
-#[inline(never)]
-fn b_after_unwind<F, RB>(wt: &WorkerThread, job_b: &JoinJob<JoinLatch<'_>, F, RB>, injected: bool)
-where
-    F: FnOnce(bool) -> RB + Send,
-    RB: Send,
-{
-    // SAFETY: `job_b` is still in `join_on`'s frame (this runs in it).
-    let id = unsafe { job_b.as_job_ref() }.id();
-    let mine = wt.pop_private(id) || take_back_or_wait(wt, &job_b.latch.core, id);
-    let outcome = if mine {
-        wt.count_job();
-        // SAFETY: taken back (or never published) and not run yet.
-        panic::catch_unwind(AssertUnwindSafe(|| {
-            drop(unsafe { job_b.run_inline(injected) })
-        }))
-    } else {
-        // SAFETY: its latch was observed set.
-        match unsafe { job_b.take_result() } {
-            Ok(rb) => panic::catch_unwind(AssertUnwindSafe(move || drop(rb))),
-            Err(pb) => Err(pb),
-        }
-    };
-    if let Err(pb) = outcome {
-        unwind::drop_payload(pb);
-    }
+    // SAFETY: `mine`: b was taken back (or never published) and not run;
+    // else its latch is set.
+    unsafe { finish(wt, injected, ra, &job_b, mine) }
 }
 
 /// `join` with `b` on the deque at once, as rayon's: the path of a `join`
@@ -249,13 +183,12 @@ where
 /// The end of a `join` once `a` returned: if `mine`, runs `b` here (also
 /// when `a` panicked: as in rayon, both closures always run; b's own panic
 /// is then dropped and a's resumed); else takes the result another worker
-/// left: the end of [`join_public`] (the fast path's is in [`join_on`],
-/// with `a`'s panic handled by [`RecoverB`]).
+/// left. One call site for each path, so that `b` is inlined once.
 ///
 /// # Safety
 /// `mine`: `job_b` was taken back (or never published) and has not run;
 /// otherwise its latch was observed set.
-#[inline]
+#[inline(always)]
 unsafe fn finish<F, RA, RB>(
     wt: &WorkerThread,
     injected: bool,
