@@ -35,7 +35,6 @@
 //! equal element of the second, and the split of a parallel merge keeps
 //! every pair of equal elements on the same side or in the right order.
 
-use std::cmp::Ordering;
 use std::mem::{self, ManuallyDrop};
 use std::ptr;
 use std::slice;
@@ -49,18 +48,18 @@ const CHUNK: usize = stable::MAX_LEN;
 /// fewer, as [`stable::MAX_LEN`]: `docs/sanitizers.md`).
 const SEQUENTIAL_MERGE: usize = if cfg!(miri) { 64 } else { 4096 };
 
-/// Sorts `v` by `compare`, stably, in parallel.
-pub(super) fn sort<T, F>(v: &mut [T], compare: &F)
+/// Sorts `v` stably, in parallel, into the order where `is_less(a, b)`
+/// means `a` goes before `b`.
+pub(super) fn sort<T, L>(v: &mut [T], is_less: &L)
 where
     T: Send,
-    F: Fn(&T, &T) -> Ordering + Sync,
+    L: Fn(&T, &T) -> bool + Sync,
 {
     let len = v.len();
     if size_of::<T>() == 0 || len < 2 {
         return;
     }
-    let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
-    let (run, descending) = stable::find_run(v, &is_less);
+    let (run, descending) = stable::find_run(v, is_less);
     if run == len {
         if descending {
             v.reverse();
@@ -71,7 +70,7 @@ where
         let mut scratch = Vec::<T>::with_capacity(len);
         // SAFETY: the scratch has room for `len` elements, in its own
         // allocation; its length stays 0, so it never drops an element.
-        unsafe { stable::sort(v, scratch.as_mut_ptr(), &is_less) };
+        unsafe { stable::sort(v, scratch.as_mut_ptr(), is_less) };
         return;
     }
     // Leaves of at most CHUNK elements, at an even depth: a leaf then
@@ -89,7 +88,7 @@ where
         len,
         into_buf: false,
     };
-    task.run(depth, &is_less);
+    task.run(depth, is_less);
 }
 
 /// Sorts `v[..len]` (where the elements are) into `v[..len]` or, if

@@ -113,9 +113,10 @@ use std::marker::PhantomData;
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
-/// `par_sort`: stable, `T`'s order.
+/// `par_sort`: stable, `T`'s order, compared with `T::lt` as rayon does
+/// (the two differ only for a type whose `lt` disagrees with its `cmp`).
 pub(crate) fn par_sort<T: Ord + Send>(v: &mut [T]) {
-    merge::sort(v, &T::cmp);
+    merge::sort(v, &T::lt);
 }
 
 /// `par_sort_by`: stable, `compare`'s order.
@@ -124,7 +125,7 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    merge::sort(v, &compare);
+    merge::sort(v, &|a: &T, b: &T| compare(a, b) == Ordering::Less);
 }
 
 /// `par_sort_by_key`: stable, by `f`'s key (computed at each comparison).
@@ -134,12 +135,13 @@ where
     K: Ord,
     F: Fn(&T) -> K + Sync,
 {
-    merge::sort(v, &|a: &T, b: &T| f(a).cmp(&f(b)));
+    merge::sort(v, &|a: &T, b: &T| f(a).lt(&f(b)));
 }
 
-/// `par_sort_unstable`: unstable, `T`'s order.
+/// `par_sort_unstable`: unstable, `T`'s order, compared with `T::lt` as
+/// rayon does.
 pub(crate) fn par_sort_unstable<T: Ord + Send>(v: &mut [T]) {
-    quick::sort(v, &T::cmp);
+    quick::sort(v, &T::lt);
 }
 
 /// `par_sort_unstable_by`: unstable, `compare`'s order.
@@ -148,7 +150,7 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    quick::sort(v, &compare);
+    quick::sort(v, &|a: &T, b: &T| compare(a, b) == Ordering::Less);
 }
 
 /// `par_sort_unstable_by_key`: unstable, by `f`'s key (computed at each
@@ -159,7 +161,7 @@ where
     K: Ord,
     F: Fn(&T) -> K + Sync,
 {
-    quick::sort(v, &|a: &T, b: &T| f(a).cmp(&f(b)));
+    quick::sort(v, &|a: &T, b: &T| f(a).lt(&f(b)));
 }
 
 /// `par_sort_by_cached_key`: stable, by `f`'s key, computed once per element
@@ -240,7 +242,7 @@ where
 
     // The indices make every pair distinct, so the unstable sort gives the
     // stable order of the keys.
-    quick::sort(&mut keys, &<(K, I)>::cmp);
+    quick::sort(&mut keys, &<(K, I)>::lt);
     apply_permutation(v, &mut keys);
 }
 

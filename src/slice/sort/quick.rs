@@ -49,8 +49,6 @@
 //! Panic safety: elements move by swaps, except inside the insertions,
 //! partitions and small sorts, whose guards are described there.
 
-use std::cmp::Ordering;
-
 use super::extract;
 use super::heapsort::heapsort;
 use super::insertion::partial_insertion_sort;
@@ -95,18 +93,18 @@ impl Budget {
     }
 }
 
-/// Sorts `v` by `compare`, unstably, in parallel.
-pub(super) fn sort<T, F>(v: &mut [T], compare: &F)
+/// Sorts `v` unstably, in parallel, into the order where `is_less(a, b)`
+/// means `a` goes before `b`.
+pub(super) fn sort<T, L>(v: &mut [T], is_less: &L)
 where
     T: Send,
-    F: Fn(&T, &T) -> Ordering + Sync,
+    L: Fn(&T, &T) -> bool + Sync,
 {
     if size_of::<T>() == 0 || v.len() < 2 {
         return;
     }
-    let is_less = |a: &T, b: &T| compare(a, b) == Ordering::Less;
     let budget = Budget::new(v.len());
-    sort_piece(v, &is_less, None, budget);
+    sort_piece(v, is_less, None, budget);
 }
 
 /// Sorts a piece at most `small::threshold` long. Small pieces are often

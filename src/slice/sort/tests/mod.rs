@@ -9,6 +9,7 @@
 //!   sees live elements.
 //! - [`parts`]: the sequential building blocks one by one.
 //! - [`extract`]: the unstable sort's pass for nearly sorted pieces.
+//! - [`lt_order`]: the sorts by `T`'s order compare with `T::lt`, as rayon's.
 //!
 //! Most runs are on a 4-worker virtual pool, so that halves are stolen and
 //! run on other threads even on a 2-core machine.
@@ -34,6 +35,7 @@ macro_rules! order_from_cmp {
 mod against_std;
 mod any_order;
 mod extract;
+mod lt_order;
 mod panics;
 mod parts;
 
