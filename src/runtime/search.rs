@@ -13,7 +13,7 @@
 //!   ├─> pass ── job ───────────────────────────────────> stop_searching, return it
 //!   │    │ retry: spin, pass again
 //!   │    │ nothing, finished ──────────────────────────> stop_searching, return None
-//!   │    │ nothing, may spin: spin, pass again
+//!   │    │ nothing, may spin (or over the cap: far passes): spin, pass again
 //!   │    v
 //!   │  prepare_sleep, re-check pass
 //!   │    ├─ job / finished ──────────> cancel_sleep ───> stop_searching, return …
@@ -239,6 +239,46 @@ pub fn may_spin_on(
         || (next < NEAR_PASSES && (searching() <= IDLE_SPINNERS || alone()))
 }
 
+/// Over the pool's spinner cap, at most this many searchers of one LLC (of
+/// the pool, in a pool of one LLC) keep spinning ([`may_spin_over_cap`]).
+pub const LLC_SPINNERS: isize = 64;
+
+/// A search whose budget ([`Sources::search_steps`]) is at least this many
+/// backoff steps may spin over the pool's spinner cap: the idle governor
+/// (`runtime::backoff`) gives it at least half the yields only while this
+/// worker's recent idle periods were short.
+pub const LONG_BUDGET: u32 = super::backoff::SPIN_STEPS + super::backoff::SEARCH_YIELDS / 2;
+
+/// Whether a searcher that [`may_spin`] sends idle (it is over the pool's
+/// spinner cap) may spin on anyway, its next passes far ones, the look its
+/// re-check would take (see [`Search`]'s "over the cap"): while its budget
+/// is long (`long_budget`: its idle governor saw short gaps lately, at
+/// least [`LONG_BUDGET`] steps) and at most [`LLC_SPINNERS`] workers of its
+/// LLC search (`llc_searching`, read only if the budget is long; in a pool
+/// of one LLC, the pool's searchers). [`may_spin_on`] still applies: in a
+/// mostly idle pool a search over [`IDLE_SPINNERS`] goes idle.
+///
+/// Why: over the cap a worker that found nothing re-checked and parked at
+/// once, and a pool whose work comes in bursts with short gaps (the sweeps
+/// of a stencil, the runs of a reduction, back-to-back parallel calls)
+/// parked and re-woke most of its workers at every gap, a futex wakeup
+/// (microseconds) on the critical path of the next burst each time; in
+/// the simulator, at 192 workers, hierarchical's workers parked about
+/// 1,500 times in an 8-sweep stencil and rayon's, which have no cap,
+/// never (`docs/spin-over-cap.md`). The cap bounded the crowd of spinners
+/// because each pass looks at other workers' queues; bounded per LLC
+/// instead, each LLC's queues see at most [`LLC_SPINNERS`] readers while a
+/// far pass loads a few words per other LLC. The spins are far passes,
+/// not near ones, because a worker over the cap has no mate's halves to
+/// wait for (many mates search) and would have looked everywhere at its
+/// re-check: near passes there delayed a scope's far jobs (`spawn` 1.3 to
+/// 1.8 times slower in the simulator). The budget condition keeps light
+/// and irregular loads parking after their short spins, as before.
+#[inline]
+pub fn may_spin_over_cap(long_budget: bool, llc_searching: impl FnOnce() -> isize) -> bool {
+    long_budget && llc_searching() <= LLC_SPINNERS
+}
+
 /// Where a worker looks for work beyond its own deque, the latch it waits
 /// for, and where the search reports what it did.
 ///
@@ -409,6 +449,13 @@ enum State {
 /// The search of worker `worker` of LLC `llc` whose own deque ran dry, as
 /// a state machine (the diagram of the module docs; one [`Search::step`]
 /// per arrow that ends in a pass, a pause or a park).
+///
+/// Over the cap: a search that found nothing while more workers search
+/// than the pool's spinner cap ([`may_spin`] says no) and whose budget is
+/// long spins on if [`may_spin_over_cap`] allows it; from then on its
+/// passes are [`Reach::Far`] (the look its re-check would take, repeated
+/// during its backoff) and it spins until its backoff is completed or
+/// [`may_spin_on`] says no, then goes idle as any search does.
 #[derive(Debug)]
 pub struct Search {
     worker: usize,
@@ -420,6 +467,11 @@ pub struct Search {
     passes: u32,
     /// Whether the search resumed after a park (all its passes are far).
     woken: bool,
+    /// Whether its budget is long ([`LONG_BUDGET`], for
+    /// [`may_spin_over_cap`]).
+    long_budget: bool,
+    /// Whether it spins over the pool's spinner cap (its passes are far).
+    over_cap: bool,
 }
 
 impl Search {
@@ -433,6 +485,8 @@ impl Search {
             backoff: Backoff::new(super::backoff::FULL_STEPS),
             passes: 0,
             woken: false,
+            long_budget: true,
+            over_cap: false,
         }
     }
 
@@ -478,7 +532,7 @@ impl Search {
                 }
                 src.sleep().start_searching(self.worker);
                 src.search_opened();
-                self.backoff.reset(src.search_steps(latch.is_some()));
+                self.budget(src, latch.is_some());
                 self.passes = 1;
                 Step::Again
             }
@@ -497,7 +551,7 @@ impl Search {
                     }
                 }
                 src.search_opened();
-                self.backoff.reset(src.search_steps(latch.is_some()));
+                self.budget(src, latch.is_some());
                 self.woken = true;
                 self.pass(src, latch)
             }
@@ -505,10 +559,23 @@ impl Search {
         }
     }
 
+    /// Starts the backoff over with the budget `src` gives (`waits`: a
+    /// latch waiter's).
+    #[inline]
+    fn budget<S: Sources>(&mut self, src: &S, waits: bool) {
+        let steps = src.search_steps(waits);
+        self.backoff.reset(steps);
+        self.long_budget = steps >= LONG_BUDGET;
+    }
+
     /// A counted pass, then what its outcome asks for.
     #[inline]
     fn pass<S: Sources>(&mut self, src: &mut S, latch: Option<&S::Latch>) -> Step<S::Job> {
-        let reach = reach_of_pass(self.passes, self.woken);
+        let reach = if self.over_cap {
+            Reach::Far
+        } else {
+            reach_of_pass(self.passes, self.woken)
+        };
         self.passes = self.passes.saturating_add(1);
         match src.find_work(reach) {
             Found::Job(job) => return self.found(src, Some(job)),
@@ -520,13 +587,15 @@ impl Search {
         }
         src.serve_handoff();
         if !self.backoff.is_completed()
-            && may_spin(
-                latch.is_some(),
-                || src.sleep().searching(),
-                || src.sleep().alone_in(self.llc),
-                || src.mate_crossing(),
-                src.max_spinners(),
-            )
+            && (self.over_cap
+                || may_spin(
+                    latch.is_some(),
+                    || src.sleep().searching(),
+                    || src.sleep().alone_in(self.llc),
+                    || src.mate_crossing(),
+                    src.max_spinners(),
+                )
+                || self.spin_over_cap(src))
             && may_spin_on(
                 latch.is_some(),
                 self.woken,
@@ -540,6 +609,23 @@ impl Search {
             return Step::Pause(self.backoff.snooze());
         }
         self.go_idle(src, latch)
+    }
+
+    /// Over the pool's spinner cap: whether to spin on with far passes
+    /// ([`may_spin_over_cap`]; once it does, the rest of this search
+    /// does, within its budget and [`may_spin_on`]).
+    #[inline]
+    fn spin_over_cap<S: Sources>(&mut self, src: &S) -> bool {
+        let llc = self.llc;
+        self.over_cap = may_spin_over_cap(self.long_budget, || {
+            // A searcher is counted in its LLC where the pool keeps
+            // per-LLC counts: 0 means a pool of one LLC.
+            match src.sleep().searching_in(llc) {
+                0 => src.sleep().searching(),
+                n => n,
+            }
+        });
+        self.over_cap
     }
 
     /// Nothing after spinning: go idle, re-check, park.
@@ -561,7 +647,7 @@ impl Search {
         if matches!(recheck, Found::Retry) {
             src.sleep().cancel_sleep(idle);
             src.search_opened();
-            self.backoff.reset(src.search_steps(latch.is_some()));
+            self.budget(src, latch.is_some());
             self.passes = 1;
             return Step::Again;
         }
