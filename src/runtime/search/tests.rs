@@ -37,6 +37,8 @@ struct Fake {
     more: bool,
     /// The workers this one woke, in order.
     woke: Vec<usize>,
+    /// What `search_steps` answers (the idle governor's budget).
+    steps: u32,
 }
 
 impl Fake {
@@ -56,6 +58,7 @@ impl Fake {
             failed: 0,
             more: false,
             woke: Vec::new(),
+            steps: crate::runtime::backoff::FULL_STEPS,
         }
     }
 }
@@ -105,6 +108,13 @@ impl Sources for Fake {
     }
     fn parked(&mut self) {
         self.parks += 1;
+    }
+    fn search_steps(&self, waits: bool) -> u32 {
+        if waits {
+            crate::runtime::backoff::FULL_STEPS
+        } else {
+            self.steps
+        }
     }
 }
 
@@ -359,4 +369,68 @@ fn the_fan_out_wakes_while_others_search_and_stops_when_nobody_is_idle() {
     let mut s = Search::new(0, 0);
     assert!(matches!(s.step(&mut busy, None), Step::Run(1)));
     assert!(busy.woke.is_empty());
+}
+
+#[test]
+fn over_the_cap_only_a_long_budget_reads_the_llc_count() {
+    let count = || -> isize { unreachable!("not read") };
+    assert!(!may_spin_over_cap(false, count));
+    assert!(may_spin_over_cap(true, || LLC_SPINNERS));
+    assert!(!may_spin_over_cap(true, || LLC_SPINNERS + 1));
+    assert!(LONG_BUDGET > crate::runtime::backoff::FLOOR_STEPS);
+    assert!(LONG_BUDGET < crate::runtime::backoff::FULL_STEPS);
+}
+
+/// A busy pool of one LLC of `n` workers (not mostly idle) whose spinner
+/// cap is 2, where `others` workers besides worker 0 search.
+fn over_the_cap(n: usize, others: usize) -> Fake {
+    let mut src = Fake::with_workers(n);
+    for w in 1..=others {
+        src.sleep.start_searching(w);
+    }
+    src
+}
+
+#[test]
+fn over_the_cap_a_search_with_a_long_budget_spins_far_then_parks() {
+    let mut src = over_the_cap(16, 4);
+    let mut s = Search::new(0, 0);
+    let (step, pauses) = until_settled(&mut s, &mut src, None);
+    assert!(matches!(step, Step::Park));
+    // The whole budget, as under the cap ...
+    assert_eq!(pauses.len(), crate::runtime::backoff::FULL_STEPS as usize);
+    // ... but every pass after the first counted one (which found it over
+    // the cap) looks far: the uncounted pass, one counted near pass, the
+    // spins' far passes and the re-check.
+    assert_eq!(src.passes.len(), 1 + pauses.len() + 1 + 1);
+    assert_eq!(src.passes[..2], [Reach::Near, Reach::Near]);
+    assert!(src.passes[2..].iter().all(|&r| r == Reach::Far));
+    assert_eq!((src.failed, src.parks), (1, 1));
+    assert_eq!(src.sleep.searching(), 4);
+}
+
+#[test]
+fn over_the_cap_a_short_budget_or_a_crowded_llc_goes_idle_at_once() {
+    // The governor saw long gaps: a budget under LONG_BUDGET.
+    let mut src = over_the_cap(16, 4);
+    src.steps = LONG_BUDGET - 1;
+    let (step, pauses) = until_settled(&mut Search::new(0, 0), &mut src, None);
+    assert!(matches!(step, Step::Park));
+    assert!(pauses.is_empty());
+    assert_eq!(src.passes, [Reach::Near, Reach::Near, Reach::Far]);
+
+    // More than LLC_SPINNERS searchers in the LLC (the pool's, in a pool
+    // of one LLC).
+    let n = LLC_SPINNERS as usize + 8;
+    let mut src = over_the_cap(n, LLC_SPINNERS as usize);
+    let (step, pauses) = until_settled(&mut Search::new(0, 0), &mut src, None);
+    assert!(matches!(step, Step::Park));
+    assert!(pauses.is_empty());
+    assert_eq!(src.passes, [Reach::Near, Reach::Near, Reach::Far]);
+
+    // Under the cap nothing changes: near passes first.
+    let mut src = over_the_cap(16, 1);
+    let (step, _) = until_settled(&mut Search::new(0, 0), &mut src, None);
+    assert!(matches!(step, Step::Park));
+    assert_eq!(src.passes[1..NEAR_PASSES as usize], [Reach::Near; 19]);
 }
