@@ -613,8 +613,11 @@ impl Search {
 
     /// Over the pool's spinner cap: whether to spin on with far passes
     /// ([`may_spin_over_cap`]; once it does, the rest of this search
-    /// does, within its budget and [`may_spin_on`]).
-    #[inline]
+    /// does, within its budget and [`may_spin_on`]). Out of line: pools
+    /// of up to 16 workers never get here, and the loop of a busy small
+    /// pool stays as it was.
+    #[cold]
+    #[inline(never)]
     fn spin_over_cap<S: Sources>(&mut self, src: &S) -> bool {
         let llc = self.llc;
         self.over_cap = may_spin_over_cap(self.long_budget, || {
