@@ -613,9 +613,9 @@ impl Search {
 
     /// Over the pool's spinner cap: whether to spin on with far passes
     /// ([`may_spin_over_cap`]; once it does, the rest of this search
-    /// does, within its budget and [`may_spin_on`]). Out of line: pools
-    /// of up to 16 workers never get here, and the loop of a busy small
-    /// pool stays as it was.
+    /// does, within its budget and [`may_spin_on`]). Out of line: a pool
+    /// of one or two workers never gets here (its cap is 2), and the
+    /// search loop of a small pool stays as it was.
     #[cold]
     #[inline(never)]
     fn spin_over_cap<S: Sources>(&mut self, src: &S) -> bool {
