@@ -249,6 +249,11 @@ pub const LLC_SPINNERS: isize = 64;
 /// worker's recent idle periods were short.
 pub const LONG_BUDGET: u32 = super::backoff::SPIN_STEPS + super::backoff::SEARCH_YIELDS / 2;
 
+// A worker at the governor's floor never spins over the cap, one with the
+// full budget does.
+const _: () =
+    assert!(LONG_BUDGET > super::backoff::FLOOR_STEPS && LONG_BUDGET <= super::backoff::FULL_STEPS);
+
 /// Whether a searcher that [`may_spin`] sends idle (it is over the pool's
 /// spinner cap) may spin on anyway, its next passes far ones, the look its
 /// re-check would take (see [`Search`]'s "over the cap"): while its budget
