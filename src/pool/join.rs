@@ -26,8 +26,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::thread;
 
 use crate::runtime::job::JoinJob;
-use crate::runtime::latch::{CoreLatch, JoinLatch};
-use crate::runtime::owner::TakeBack;
+use crate::runtime::join_frame::{JoinFrame, JoinStep};
+use crate::runtime::latch::JoinLatch;
 use crate::runtime::unwind::{self, AbortOnUnwindJoin};
 use crate::runtime::worker::WorkerThread;
 
@@ -123,42 +123,20 @@ where
         wt.join_latch(),
         wt.group(),
     );
-    // SAFETY: `job_b` stays in this frame until its latch is set or we took
-    // it back; every path below (and in `join_public`) waits for one of
-    // the two (including the panic path).
-    let job_b_ref = unsafe { job_b.as_job_ref() };
-    if !wt.push_private(job_b_ref) {
-        return join_public(wt, injected, a, &job_b);
-    }
-    // Until b is ours again or its latch is set, another worker may run b
-    // in this frame: no unwinding out of it (a's panic is caught; see
-    // `runtime::unwind`). Disarmed on every path that leaves the frame.
-    let guard = AbortOnUnwindJoin;
-    // `a`'s panic is caught here, not left to a drop guard that would run
-    // `b` while it unwinds (5 instructions fewer per `join`): then `b`, and
-    // the other jobs this worker runs while it waits for a stolen `b`,
-    // would see `thread::panicking()`, which rayon's do not.
-    let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
-    // b is ours again if it was never promoted or claimed, or if it was
-    // promoted and nobody stole it: then run it here. The waiting is out
-    // of line, so that this frame stays small enough for the compiler to
-    // inline `a` and `b` into it.
-    let mine =
-        wt.pop_private(job_b_ref.id()) || take_back_or_wait(wt, &job_b.latch.core, job_b_ref.id());
-    guard.disarm();
-    // SAFETY: `mine`: b was taken back (or never published) and not run;
-    // else its latch is set.
-    unsafe { finish(wt, injected, ra, &job_b, mine) }
+    run_frame::<false, _, _, _, _>(wt, injected, JoinFrame::new(true), a, &job_b)
 }
 
-/// `join` with `b` on the deque at once, as rayon's: the path of a `join`
-/// nested deeper than the private stack holds ([`WorkerThread::push_private`]
-/// refused `b`).
-#[cold]
-#[inline(never)]
-fn join_public<A, F, RA, RB>(
+/// Drives a `join`'s frame ([`JoinFrame`], the steps the simulator takes
+/// too) from `frame` on: `a` and `b` run inline here, the take-back steps
+/// out of line ([`take_back_or_wait`]), a published `b` on its own cold
+/// path ([`join_public`]). The steps are inlined and the frame's state is
+/// a constant at each point of the loop, so it compiles to the straight
+/// line of the steps the fast path takes (`docs/one-copy.md`).
+#[inline(always)]
+fn run_frame<const PUBLISHED: bool, A, F, RA, RB>(
     wt: &WorkerThread,
     injected: bool,
+    mut frame: JoinFrame,
     a: A,
     job_b: &JoinJob<JoinLatch<'_>, F, RB>,
 ) -> (RA, RB)
@@ -168,16 +146,85 @@ where
     RA: Send,
     RB: Send,
 {
-    // SAFETY: as in `join_on`, which keeps `job_b` until this returns.
+    // SAFETY: `job_b` stays in the caller's frame until this returns, and
+    // this returns only once its latch is set or we took it back (every
+    // path below, including the panic path).
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    wt.join_public_entry();
-    wt.push(job_b_ref);
+    let latch = &job_b.latch.core;
+    let mut o = wt;
+    // Once b is recorded and until it is ours again or its latch is set,
+    // another worker may run b in this frame: no unwinding out of it (a's
+    // panic is caught; see `runtime::unwind`). Disarmed on every path that
+    // leaves the frame.
     let guard = AbortOnUnwindJoin;
-    let ra = panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })));
-    let mine = take_back_or_wait(wt, &job_b.latch.core, job_b_ref.id());
+    // The steps up to `RunA`, which the frame answers once, before any
+    // step that ends it; then the steps after it: the one loop split in
+    // two at `a`, so that `a` is moved where it runs and its result is a
+    // plain local (in one loop both would be `Option`s carried across
+    // iterations, which cost the fast path: `docs/one-copy.md`).
+    let ra = loop {
+        match frame.step(
+            &mut o,
+            job_b_ref,
+            || latch.probe(),
+            |j| j.id() == job_b_ref.id(),
+        ) {
+            JoinStep::Publish if !PUBLISHED => {
+                guard.disarm();
+                return join_public(wt, injected, frame, a, job_b);
+            }
+            JoinStep::RunA => {
+                break panic::catch_unwind(AssertUnwindSafe(|| {
+                    a(FnContext { migrated: injected })
+                }));
+            }
+            _ => unreachable!("a join frame runs `a` before its other steps"),
+        }
+    };
+    let mine = loop {
+        match frame.step(
+            &mut o,
+            job_b_ref,
+            || latch.probe(),
+            |j| j.id() == job_b_ref.id(),
+        ) {
+            // b was never published, or was promoted and nobody stole it.
+            JoinStep::RunB => break true,
+            // The waiting is out of line, so that this frame stays small
+            // enough for the compiler to inline `a` and `b` into it.
+            JoinStep::Gone => break take_back_or_wait(wt, frame, job_b),
+            _ => unreachable!("a join frame's `b` is gone before it is waited for"),
+        }
+    };
     guard.disarm();
-    // SAFETY: as in `join_on`.
+    // SAFETY: `mine`: b was taken back (or never published) and not run;
+    // else its latch is set.
     unsafe { finish(wt, injected, ra, job_b, mine) }
+}
+
+/// `b` goes on the deque at once, as rayon's: the path of a `join` nested
+/// deeper than the private stack holds (the frame's
+/// [`JoinStep::Publish`]); the rest of the frame's steps as in
+/// [`run_frame`].
+#[cold]
+#[inline(never)]
+fn join_public<A, F, RA, RB>(
+    wt: &WorkerThread,
+    injected: bool,
+    frame: JoinFrame,
+    a: A,
+    job_b: &JoinJob<JoinLatch<'_>, F, RB>,
+) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    F: FnOnce(bool) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // SAFETY: as in `run_frame`, whose caller keeps `job_b` until this
+    // returns.
+    wt.push(unsafe { job_b.as_job_ref() });
+    run_frame::<true, _, _, _, _>(wt, injected, frame, a, job_b)
 }
 
 /// The end of a `join` once `a` returned: if `mine`, runs `b` here (also
@@ -236,24 +283,38 @@ fn b_after_panic<RB>(p: Box<dyn Any + Send>, b: impl FnOnce() -> RB) -> ! {
     panic::resume_unwind(p)
 }
 
-/// `b` (the job `id` with latch `latch`) was promoted to the deque or
-/// claimed by another worker: take it back if it is still on the deque
-/// (returns true: the caller runs it), else help until whoever took it
-/// has set its latch (returns false). The steps are
-/// `runtime::owner::take_back`'s, which the simulator's `join` frame
-/// steps too.
+/// The take-back steps of a `join` frame whose `b` was promoted to the
+/// deque, claimed or published (after [`JoinStep::Gone`]): take it back if
+/// it is still on the deque (returns true: the caller runs it), else help
+/// until whoever took it has set its latch (returns false). Generic, as
+/// the frame is, so that it is instantiated where the `join` is: a
+/// non-generic copy in this crate would make the compiler share the
+/// frame's cold steps from here (`docs/one-copy.md`).
 #[cold]
 #[inline(never)]
-fn take_back_or_wait(wt: &WorkerThread, latch: &CoreLatch, id: *const ()) -> bool {
+fn take_back_or_wait<F, RB>(
+    wt: &WorkerThread,
+    mut frame: JoinFrame,
+    job_b: &JoinJob<JoinLatch<'_>, F, RB>,
+) -> bool
+where
+    F: FnOnce(bool) -> RB + Send,
+    RB: Send,
+{
+    // SAFETY: as in `run_frame`, whose caller keeps `job_b` until this
+    // returns.
+    let b = unsafe { job_b.as_job_ref() };
+    let latch = &job_b.latch.core;
+    let mut o = wt;
     loop {
-        match wt.take_back(|| latch.probe(), |job| job.id() == id) {
-            TakeBack::Done => return false,
-            TakeBack::Inline => return true,
+        match frame.step(&mut o, b, || latch.probe(), |j| j.id() == b.id()) {
             // SAFETY: popped from our deque, so it runs once.
-            TakeBack::Run(job) => unsafe { wt.execute(job) },
-            TakeBack::Wait => {
-                wt.wait_until(latch);
-                return false;
+            JoinStep::Run(job) => unsafe { wt.execute(job) },
+            JoinStep::Wait => wt.wait_until(latch),
+            JoinStep::RunB => return true,
+            JoinStep::Done => return false,
+            JoinStep::Publish | JoinStep::RunA | JoinStep::Gone => {
+                unreachable!("a join frame publishes and runs `a` before `b` is gone")
             }
         }
     }

@@ -10,6 +10,7 @@ pub(crate) mod handoff;
 pub(crate) mod idle;
 pub(crate) mod job;
 pub(crate) mod jobmem;
+pub(crate) mod join_frame;
 pub(crate) mod latch;
 pub(crate) mod owner;
 pub(crate) mod pass;

@@ -57,13 +57,6 @@ pub(crate) unsafe trait Owner {
     /// [`private::must_publish`] loads after every private push.
     fn idle_word(&self) -> &crate::sync::AtomicU64;
 
-    /// `join` halves pushed on the deque because the private stack was
-    /// full, not taken back yet.
-    fn overflow(&self) -> usize;
-
-    /// Sets [`Owner::overflow`].
-    fn set_overflow(&mut self, n: usize);
-
     /// The marks as last published ([`STARTING`], [`CROSSING`]).
     fn marks(&self) -> u8;
 
@@ -141,7 +134,7 @@ pub(crate) fn push<O: Owner>(o: &mut O, job: O::Job) {
 /// Returns false, recording nothing, when the stack is full (a `join`
 /// nested deeper than [`private::CAPACITY`], or private halves disabled):
 /// the caller then publishes its half on the deque, as rayon does (the
-/// pool's `join_public`; the simulator's frame, with [`push_overflow`]).
+/// `join` frame's [`JoinStep::Publish`](super::join_frame::JoinStep)).
 ///
 /// The promotion rule at entry and the marks are looked at only when the
 /// `wanted` hint is set ([`PrivateStack::wanted`]: the deque may have
@@ -211,22 +204,6 @@ fn join_entry<O: Owner>(o: &mut O) {
     }
 }
 
-/// A `join` whose half did not fit in the private stack
-/// ([`push_private`] returned false): ends the marks as a private push
-/// does, counts the half in [`Owner::overflow`] (so that [`pop_private`]
-/// reports it gone) and pushes it on the deque, like rayon's.
-#[cold]
-#[inline(never)]
-#[cfg_attr(not(feature = "sim"), allow(dead_code))]
-pub(crate) fn push_overflow<O: Owner>(o: &mut O, job: O::Job) {
-    if o.marks() != 0 {
-        end_marks(o, STARTING | CROSSING);
-    }
-    let n = o.overflow();
-    o.set_overflow(n + 1);
-    push(o, job);
-}
-
 /// The `wanted` hint is set: promotes the oldest private half if `rule`
 /// (a promotion rule of `private`, given the deque's length) says so, then
 /// clears the hint unless the deque is still short.
@@ -247,11 +224,6 @@ fn refill<O: Owner>(o: &mut O, rule: impl FnOnce(usize) -> bool) {
 #[inline(always)]
 pub(crate) fn pop_private<O: Owner>(o: &mut O) -> bool {
     o.private_op();
-    let overflow = o.overflow();
-    if overflow > 0 {
-        o.set_overflow(overflow - 1);
-        return false;
-    }
     // A plain pointer, read once (see `push_private`).
     let stack: *const PrivateStack<O::Job> = o.private();
     // SAFETY: the worker owns its private stack (the `Owner` contract),

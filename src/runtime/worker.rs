@@ -356,28 +356,6 @@ impl WorkerThread {
         unsafe { &*self.private }
     }
 
-    /// Records the second half of a `join` as *private*
-    /// ([`owner::push_private`], where the three ways a private half
-    /// becomes stealable are listed).
-    /// Returns false, recording nothing, when the private stack is full:
-    /// the caller publishes its half itself (`pool::join::join_public`).
-    #[inline(always)]
-    #[must_use]
-    pub(crate) fn push_private(&self, job: JobRef) -> bool {
-        owner::push_private(&mut &*self, job)
-    }
-
-    /// A `join` whose half did not fit in the private stack: ends the
-    /// marks as a private push does (the half goes on the deque with
-    /// [`Self::push`]).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn join_public_entry(&self) {
-        if self.marks.get() != 0 {
-            owner::end_marks(&mut &*self, STARTING | CROSSING);
-        }
-    }
-
     /// A latch for a `join` half this worker waits for.
     #[inline]
     pub(crate) fn join_latch(&self) -> JoinLatch<'_> {
@@ -416,36 +394,10 @@ impl WorkerThread {
         owner::end_marks(&mut &*self, STARTING);
     }
 
-    /// Takes back the newest private `join` half, which must be `id`
-    /// ([`owner::pop_private`]). Returns true if it is still private (the
-    /// caller runs it); false if it was promoted to the deque or claimed by
-    /// a thief.
-    #[inline(always)]
-    pub(crate) fn pop_private(&self, id: *const ()) -> bool {
-        // SAFETY: this thread owns its private stack, which holds `id`.
-        debug_assert!(
-            unsafe { self.private().newest() }.is_some_and(|j| j.id() == id),
-            "private halves out of order"
-        );
-        let _ = id;
-        owner::pop_private(&mut &*self)
-    }
-
     /// Pops the most recently pushed job of the own deque.
     #[inline]
     pub(crate) fn take_local(&self) -> Option<JobRef> {
         owner::take_local(&mut &*self)
-    }
-
-    /// [`owner::take_back`]: one step of a `join` whose `b` is gone from
-    /// the private stack.
-    #[inline]
-    pub(crate) fn take_back(
-        &self,
-        latch_set: impl FnOnce() -> bool,
-        is_b: impl FnOnce(&JobRef) -> bool,
-    ) -> owner::TakeBack<JobRef> {
-        owner::take_back(&mut &*self, latch_set, is_b)
     }
 
     /// [`owner::take_own_group`].
@@ -851,19 +803,6 @@ unsafe impl Owner for &WorkerThread {
         // SAFETY: `idle_word` points into the registry's idle masks, which
         // live as long as the registry this worker holds.
         unsafe { &*self.idle_word }
-    }
-
-    #[inline(always)]
-    fn overflow(&self) -> usize {
-        // The thread's `join` publishes a half that does not fit itself
-        // (`pool::join::join_public`) and never pops it as private: the
-        // count stays zero, and the test in `owner::pop_private` folds away.
-        0
-    }
-
-    #[inline(always)]
-    fn set_overflow(&mut self, n: usize) {
-        debug_assert_eq!(n, 0, "a thread's join never counts overflow");
     }
 
     #[inline(always)]

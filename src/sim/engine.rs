@@ -19,6 +19,7 @@ use crate::iter::plumbing::run_split::Level;
 use crate::layout::Layout;
 use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
+use crate::runtime::join_frame::JoinFrame;
 use crate::runtime::owner::{self, Owner};
 use crate::runtime::private::PrivateStack;
 use crate::runtime::registry::group_routing::{busy_per_llc, push_to};
@@ -108,14 +109,16 @@ pub(super) enum Stage {
     Start,
     /// Its own work is done: its body next.
     Body,
-    /// `join`: `a` (the frame above) finished; take `b` back or wait.
-    AfterA { b: JobId },
-    /// `b` was promoted or claimed: take it back from the deque, or run
-    /// other jobs until its latch is set (`take_back_or_wait`).
-    TakeBack { b: JobId },
-    /// Waiting for `latch` (a `join`'s `b`, or the scope's children) by
-    /// running other jobs (`wait_until`).
-    Wait { latch: JobId },
+    /// A `join` frame ([`JoinFrame`]) with second half `b`: its next
+    /// step, after `a`, `b` or another job (the frame above) returned.
+    Join { b: JobId, frame: JoinFrame },
+    /// Waiting for `latch` (a `join`'s `b`, whose frame `join` steps again
+    /// once it is set, or the scope's children) by running other jobs
+    /// (`wait_until`).
+    Wait {
+        latch: JobId,
+        join: Option<JoinFrame>,
+    },
     /// A fan-out's frame (`run_aimed`): its next step, after an inline
     /// group (the frame above) returned.
     Aimed { frame: AimedFrame },
@@ -155,8 +158,6 @@ pub(super) struct SimWorker {
     pub(super) rng: u64,
     pub(super) llc: usize,
     pub(super) cluster: usize,
-    /// `join` halves pushed on the deque because the private stack was full.
-    pub(super) overflow: usize,
     /// A pending event is in the heap.
     pub(super) scheduled: bool,
     /// The fraction of a ns of cost not yet on the clock (`after_cost`).
@@ -246,7 +247,6 @@ fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<Stealer<JobId
                 rng: seeded(pass::worker_seed(i), seed),
                 llc: p.llc,
                 cluster: p.cluster,
-                overflow: 0,
                 scheduled: false,
                 carry: 0.0,
                 stolen_from: None,
@@ -577,23 +577,9 @@ impl<'a> Sim<'a> {
         owner::push(&mut self.owner(w), id);
     }
 
-    /// `owner::push_private` (rayon-like: not called, `join`'s half goes
-    /// on the deque at once); a half that does not fit goes on the deque
-    /// as `owner::push_overflow` says.
-    pub(super) fn push_private(&mut self, w: usize, id: JobId) {
-        if !owner::push_private(&mut self.owner(w), id) {
-            owner::push_overflow(&mut self.owner(w), id);
-        }
-    }
-
     /// `owner::promote_all`.
     pub(super) fn promote_all(&mut self, w: usize) {
         owner::promote_all(&mut self.owner(w));
-    }
-
-    /// `owner::pop_private`: whether `b` is still private.
-    pub(super) fn pop_private(&mut self, w: usize) -> bool {
-        owner::pop_private(&mut self.owner(w))
     }
 
     pub(super) fn task(&mut self, id: JobId) -> &Task {
@@ -742,7 +728,7 @@ impl<'a> Sim<'a> {
     pub(super) fn waiting_on(&self, w: usize) -> Option<JobId> {
         match self.workers[w].frames.last() {
             Some(Frame {
-                stage: Stage::Wait { latch },
+                stage: Stage::Wait { latch, .. },
                 ..
             }) => Some(*latch),
             _ => None,
@@ -753,7 +739,7 @@ impl<'a> Sim<'a> {
     /// (a scope's: all its children finished; a `join`'s: `b` finished).
     pub(super) fn wait_done(&self, w: usize) -> Option<bool> {
         let f = self.workers[w].frames.last()?;
-        let Stage::Wait { latch } = f.stage else {
+        let Stage::Wait { latch, .. } = f.stage else {
             return None;
         };
         let j = &self.jobs[latch as usize];
@@ -793,14 +779,6 @@ unsafe impl Owner for SimOwner<'_, '_> {
 
     fn idle_word(&self) -> &crate::sync::AtomicU64 {
         self.sim.sleep.idle().root_word()
-    }
-
-    fn overflow(&self) -> usize {
-        self.sim.workers[self.w].overflow
-    }
-
-    fn set_overflow(&mut self, n: usize) {
-        self.sim.workers[self.w].overflow = n;
     }
 
     fn marks(&self) -> u8 {

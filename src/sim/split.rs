@@ -220,7 +220,10 @@ impl Sim<'_> {
                     return;
                 }
                 AimedStep::Wait => {
-                    self.workers[w].frames[top].stage = Stage::Wait { latch: job };
+                    self.workers[w].frames[top].stage = Stage::Wait {
+                        latch: job,
+                        join: None,
+                    };
                     return;
                 }
                 AimedStep::Done => {

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use crossbeam_deque::Worker;
 
 use crate::runtime::idle::Distance;
-use crate::runtime::owner::{self, TakeBack};
+use crate::runtime::join_frame::{JoinFrame, JoinStep};
+use crate::runtime::owner;
 use crate::runtime::pass;
 use crate::runtime::run_loop::{self, Next, RunLoop};
 use crate::runtime::search::{Found, Reach, Search, Sources, Step};
@@ -43,9 +44,11 @@ impl Sim<'_> {
                     self.aimed(w, job, frame);
                     Continue(())
                 }
-                Stage::AfterA { b } => self.after_a(w, b),
-                Stage::TakeBack { b } => self.take_back(w, b),
-                Stage::Wait { latch } => self.wait_step(w, job, latch),
+                Stage::Join { b, frame } => {
+                    self.join_steps(w, job, b, frame);
+                    Continue(())
+                }
+                Stage::Wait { latch, join } => self.wait_step(w, latch, join),
                 Stage::Finish => self.finish_frame(w, job),
             };
             if flow.is_break() {
@@ -100,34 +103,78 @@ impl Sim<'_> {
                 self.counts.leaves += 1;
                 self.workers[w].frames[top].stage = Stage::Finish;
             }
-            Body::Join(a, b) | Body::JoinThen(a, b, _) => self.start_join(w, job, a, b),
+            Body::Join(_, b) | Body::JoinThen(_, b, _) => self.start_join(w, job, b),
             Body::Scope(kids) => self.start_scope(w, job, kids),
             Body::Iter(spec) => self.start_iter(w, spec),
         }
         Continue(())
     }
 
-    /// A `join`'s start: `b` recorded (a private half, or on the deque
-    /// for the rayon-like policy), then `a` inline in a frame above.
-    fn start_join(&mut self, w: usize, job: JobId, a: Node, b: Node) {
-        let top = self.workers[w].frames.len() - 1;
+    /// A `join`'s start: `b` a new job, then the frame's steps, `b`
+    /// private unless the policy is rayon-like (`join_context`: `b` on the
+    /// deque at once).
+    fn start_join(&mut self, w: usize, job: JobId, b: Node) {
         let group = self.jobs[job as usize].group;
         let piece = self.jobs[job as usize].piece;
         let jb = self.new_job(b, group, w as u32, None, Kind::Half);
         self.jobs[jb as usize].piece = piece;
-        if self.policy == Policy::RayonLike {
-            // `join_context`: `b` on the deque at once.
-            self.push(w, jb);
-        } else {
-            self.push_private(w, jb);
+        let frame = JoinFrame::new(self.policy != Policy::RayonLike);
+        self.join_steps(w, job, jb, frame);
+    }
+
+    /// The steps of the `join` frame of `job` (the top frame), `b` its
+    /// second half: the runtime's [`JoinFrame`], which the pool's `join`
+    /// loops over. Stepped within the event until `a`, `b` or another job
+    /// runs as a frame above (after which `Stage::Join` steps again), the
+    /// frame waits for `b`'s latch, or it ends.
+    fn join_steps(&mut self, w: usize, job: JobId, b: JobId, mut frame: JoinFrame) {
+        let top = self.workers[w].frames.len() - 1;
+        loop {
+            let done = self.jobs[b as usize].done;
+            match frame.step(&mut self.owner(w), b, || done, |&id| id == b) {
+                JoinStep::Publish => self.push(w, b),
+                JoinStep::RunA => {
+                    let a = match self.task(job).body {
+                        Body::Join(a, _) | Body::JoinThen(a, _, _) => a,
+                        _ => unreachable!("a join frame's job has a join body"),
+                    };
+                    let group = self.jobs[job as usize].group;
+                    let ja = self.new_job(a, group, w as u32, None, Kind::Inline);
+                    self.jobs[ja as usize].piece = self.jobs[job as usize].piece;
+                    self.workers[w].frames[top].stage = Stage::Join { b, frame };
+                    self.workers[w].frames.push(Frame {
+                        job: ja,
+                        stage: Stage::Start,
+                    });
+                    return;
+                }
+                JoinStep::Gone => {}
+                JoinStep::Run(id) => {
+                    self.workers[w].frames[top].stage = Stage::Join { b, frame };
+                    self.execute(w, id);
+                    return;
+                }
+                JoinStep::Wait => {
+                    // `wait_until`: publish every private half first.
+                    self.promote_all(w);
+                    self.jobs[b as usize].waiter = Some(w as u32);
+                    self.workers[w].frames[top].stage = Stage::Wait {
+                        latch: b,
+                        join: Some(frame),
+                    };
+                    return;
+                }
+                JoinStep::RunB => {
+                    self.run_b_inline(w, b);
+                    return;
+                }
+                JoinStep::Done => {
+                    self.free.push(b);
+                    self.workers[w].frames[top].stage = Stage::Finish;
+                    return;
+                }
+            }
         }
-        let ja = self.new_job(a, group, w as u32, None, Kind::Inline);
-        self.jobs[ja as usize].piece = piece;
-        self.workers[w].frames[top].stage = Stage::AfterA { b: jb };
-        self.workers[w].frames.push(Frame {
-            job: ja,
-            stage: Stage::Start,
-        });
     }
 
     /// A scope's start: every task spawned (to its group's queues, else
@@ -144,53 +191,23 @@ impl Sim<'_> {
             }
         }
         self.jobs[job as usize].waiter = Some(w as u32);
-        self.workers[w].frames[top].stage = Stage::Wait { latch: job };
-    }
-
-    /// `Stage::AfterA`: `a` returned; `b` runs inline if its private half
-    /// is still there, else the owner tries to take it back.
-    fn after_a(&mut self, w: usize, b: JobId) -> ControlFlow<()> {
-        if self.policy != Policy::RayonLike && self.pop_private(w) {
-            self.run_b_inline(w, b);
-        } else {
-            let top = self.workers[w].frames.len() - 1;
-            self.workers[w].frames[top].stage = Stage::TakeBack { b };
-        }
-        Continue(())
-    }
-
-    /// `Stage::TakeBack`: the runtime's `take_back` of a published `b`:
-    /// done, run inline, run another job, or wait for its latch.
-    fn take_back(&mut self, w: usize, b: JobId) -> ControlFlow<()> {
-        let top = self.workers[w].frames.len() - 1;
-        let done = self.jobs[b as usize].done;
-        match owner::take_back(&mut self.owner(w), || done, |&id| id == b) {
-            TakeBack::Done => {
-                self.free.push(b);
-                self.workers[w].frames[top].stage = Stage::Finish;
-            }
-            TakeBack::Inline => self.run_b_inline(w, b),
-            TakeBack::Run(id) => self.execute(w, id),
-            TakeBack::Wait => {
-                // `wait_until`: publish every private half first.
-                self.promote_all(w);
-                self.jobs[b as usize].waiter = Some(w as u32);
-                self.workers[w].frames[top].stage = Stage::Wait { latch: b };
-            }
-        }
-        Continue(())
+        self.workers[w].frames[top].stage = Stage::Wait {
+            latch: job,
+            join: None,
+        };
     }
 
     /// `Stage::Wait`: one step of `WorkerThread::run(Some(latch))`: the
-    /// latch is set, a job runs, or a search starts.
-    fn wait_step(&mut self, w: usize, job: JobId, latch: JobId) -> ControlFlow<()> {
+    /// latch is set (a `join` frame that waited for its `b` steps again),
+    /// a job runs, or a search starts.
+    fn wait_step(&mut self, w: usize, latch: JobId, join: Option<JoinFrame>) -> ControlFlow<()> {
         match run_loop::next(&mut SimSources { sim: self, w }, Some(&latch)) {
             Next::Done => {
-                if latch != job {
-                    self.free.push(latch);
-                }
                 let top = self.workers[w].frames.len() - 1;
-                self.workers[w].frames[top].stage = Stage::Finish;
+                self.workers[w].frames[top].stage = match join {
+                    Some(frame) => Stage::Join { b: latch, frame },
+                    None => Stage::Finish,
+                };
             }
             Next::Run(id) => self.execute(w, id),
             Next::Search => {
