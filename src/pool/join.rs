@@ -130,8 +130,8 @@ where
 /// too) from `frame` on: `a` and `b` run inline here, the take-back steps
 /// out of line ([`take_back_or_wait`]), a published `b` on its own cold
 /// path ([`join_public`]). The steps are inlined and the frame's state is
-/// a constant at each point of the loop, so it compiles to the straight
-/// line of the steps the fast path takes (`docs/one-copy.md`).
+/// a constant at each of them, so it compiles to the straight line of the
+/// steps the fast path takes (`docs/one-copy.md`).
 #[inline(always)]
 fn run_frame<const PUBLISHED: bool, A, F, RA, RB>(
     wt: &WorkerThread,
@@ -157,44 +157,39 @@ where
     // panic is caught; see `runtime::unwind`). Disarmed on every path that
     // leaves the frame.
     let guard = AbortOnUnwindJoin;
-    // The steps up to `RunA`, which the frame answers once, before any
-    // step that ends it; then the steps after it: the one loop split in
-    // two at `a`, so that `a` is moved where it runs and its result is a
-    // plain local (in one loop both would be `Option`s carried across
-    // iterations, which cost the fast path: `docs/one-copy.md`).
-    let ra = loop {
-        match frame.step(
-            &mut o,
-            job_b_ref,
-            || latch.probe(),
-            |j| j.id() == job_b_ref.id(),
-        ) {
-            JoinStep::Publish if !PUBLISHED => {
-                guard.disarm();
-                return join_public(wt, injected, frame, a, job_b);
-            }
-            JoinStep::RunA => {
-                break panic::catch_unwind(AssertUnwindSafe(|| {
-                    a(FnContext { migrated: injected })
-                }));
-            }
-            _ => unreachable!("a join frame runs `a` before its other steps"),
+    // The fast path is two steps: the first answers `Publish` (a cold
+    // path of its own) or `RunA`, the second `RunB` or `Gone`, after which
+    // the cold `take_back_or_wait` steps on (`runtime::join_frame`'s
+    // invariants). Matched one at a time, so that `a` is moved where it
+    // runs and its result is a plain local (a loop over the steps carried
+    // both as `Option`s, which cost the fast path: `docs/one-copy.md`).
+    let ra = match frame.step(
+        &mut o,
+        job_b_ref,
+        || latch.probe(),
+        |j| j.id() == job_b_ref.id(),
+    ) {
+        JoinStep::Publish if !PUBLISHED => {
+            guard.disarm();
+            return join_public(wt, injected, frame, a, job_b);
         }
+        JoinStep::RunA => {
+            panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })))
+        }
+        _ => unreachable!("a join frame runs `a` before its other steps"),
     };
-    let mine = loop {
-        match frame.step(
-            &mut o,
-            job_b_ref,
-            || latch.probe(),
-            |j| j.id() == job_b_ref.id(),
-        ) {
-            // b was never published, or was promoted and nobody stole it.
-            JoinStep::RunB => break true,
-            // The waiting is out of line, so that this frame stays small
-            // enough for the compiler to inline `a` and `b` into it.
-            JoinStep::Gone => break take_back_or_wait(wt, frame, job_b),
-            _ => unreachable!("a join frame's `b` is gone before it is waited for"),
-        }
+    let mine = match frame.step(
+        &mut o,
+        job_b_ref,
+        || latch.probe(),
+        |j| j.id() == job_b_ref.id(),
+    ) {
+        // b was never published, or was promoted and nobody stole it.
+        JoinStep::RunB => true,
+        // The waiting is out of line, so that this frame stays small
+        // enough for the compiler to inline `a` and `b` into it.
+        JoinStep::Gone => take_back_or_wait(wt, frame, job_b),
+        _ => unreachable!("a join frame's `b` is gone after `a`, or ours"),
     };
     guard.disarm();
     // SAFETY: `mine`: b was taken back (or never published) and not run;

@@ -3,11 +3,11 @@
 //! `a` run, `b` taken back and run here, or, when it was published, taken
 //! back from the deque or waited for while other jobs run.
 //!
-//! The pool's `join` (`pool::join`) loops over [`JoinFrame::step`] on the
-//! thread's stack and runs `a` and `b` inline; the step is
-//! `#[inline(always)]` and the frame's state is a constant at each point
-//! of that loop, so the compiler flattens it into the straight-line code of
-//! a `join` (`docs/one-copy.md`, `docs/join-cost.md`). The simulator steps
+//! The pool's `join` (`pool::join`) takes the steps on the thread's stack
+//! and runs `a` and `b` inline; the step is `#[inline(always)]` and the
+//! frame's state is a constant at each step of the fast path, so the
+//! compiler flattens them into the straight-line code of a `join`
+//! (`docs/one-copy.md`, `docs/join-cost.md`). The simulator steps
 //! it within its events: at [`JoinStep::RunA`] it pushes `a` as a frame of
 //! events above the `join`'s and steps again when that frame returns.
 //!
@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn a_promoted_half_nobody_stole_is_taken_back() {
         let mut o = Fake::new(PrivateStack::new());
-        let s = steps(&mut o, JoinFrame::new(true), false, |o| owner::promote(o));
+        let s = steps(&mut o, JoinFrame::new(true), false, owner::promote);
         assert_eq!(s, [JoinStep::RunA, JoinStep::Gone, JoinStep::RunB]);
         assert!(o.deque.is_empty());
     }
