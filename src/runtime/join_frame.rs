@@ -102,7 +102,7 @@ impl JoinFrame {
         match self.state {
             State::Private => {
                 if !owner::push_private(o, b) {
-                    refused(o);
+                    o.out_of_line(refused);
                     self.state = State::PublishedA;
                     return JoinStep::Publish;
                 }
@@ -215,8 +215,8 @@ mod tests {
         fn sleep(&self) -> &Sleep {
             &self.sleep
         }
-        fn sole_idle_word(&self) -> Option<&crate::sync::AtomicU64> {
-            None
+        fn idle_word(&self) -> &crate::sync::AtomicU64 {
+            self.sleep.idle().root_word()
         }
         fn marks(&self) -> u8 {
             self.marks
