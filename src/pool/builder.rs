@@ -28,7 +28,8 @@ use std::sync::Arc;
 
 use crate::Topology;
 use crate::layout::{Layout, LayoutOptions, MAX_WORKERS, Pinning, StealOrder};
-use crate::runtime::registry::{Registry, RegistryConfig};
+use crate::runtime::registry::Registry;
+use crate::runtime::start::RegistryConfig;
 use crate::runtime::worker::WorkerThread;
 use crate::topology::{CpuSet, Source};
 

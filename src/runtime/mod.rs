@@ -20,6 +20,7 @@ pub(crate) mod registry;
 pub(crate) mod run_loop;
 pub(crate) mod search;
 pub(crate) mod sleep;
+pub(crate) mod start;
 pub(crate) mod stats;
 pub(crate) mod thread_builder;
 pub(crate) mod unwind;

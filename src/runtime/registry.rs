@@ -24,15 +24,16 @@
 //! - the registry outlives all its worker threads' use of it: each worker
 //!   holds an `Arc`.
 //!
-//! Where things are: this file holds the state, the build, the exit
-//! condition and the [`Registry::in_worker`] family (how a caller gets its
-//! closure run on a worker); `push` the push path (deque, injectors,
-//! targeted queues); `group_routing` where group jobs go and whom they
-//! wake; `detached` the `spawn` family and its count; `aimed` the pieces
-//! of parallel iterators aimed at a domain or worker; `shared` the
-//! interface (`SharedQueues`) over which the injection, the group push and
-//! the aimed push are written once for the pool and the simulator;
-//! `lifecycle` the start gate, user handles and build checks.
+//! Where things are: this file holds the state and the exit condition;
+//! `runtime::start` builds it and starts its threads; `in_worker` the
+//! [`Registry::in_worker`] family (how a caller gets its closure run on a
+//! worker); `push` the push path (deque, injectors, targeted queues);
+//! `group_routing` where group jobs go and whom they wake; `detached` the
+//! `spawn` family and its count; `aimed` the pieces of parallel iterators
+//! aimed at a domain or worker; `shared` the interface (`SharedQueues`)
+//! over which the injection, the group push and the aimed push are written
+//! once for the pool and the simulator; `lifecycle` the start gate, user
+//! handles and build checks.
 //!
 //! # Lifetime: handles, termination, exit
 //!
@@ -152,33 +153,29 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool as StdAtomicBool, AtomicUsize as StdAtomicUsize};
 use std::thread::JoinHandle;
 
-use crossbeam_deque::{Injector, Stealer, Worker};
+use crossbeam_deque::{Injector, Stealer};
 use crossbeam_utils::CachePadded;
 
 use crate::layout::{Layout, Pinning};
-use crate::runtime::error::BuildError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering, fence};
 
-use super::group_state::{GroupList, GroupRef};
-use super::handoff::{self, CallerLatch, Handoff};
+use super::group_state::GroupList;
+use super::handoff::{self, Handoff};
 use super::idle::{IdleMasks, IdleShape};
-use super::job::{JobRef, StackJob};
+use super::job::JobRef;
 use super::jobmem::Depot;
-use super::latch::{LockLatch, SpinLatch};
-use super::pin::{self, PinStatus};
+use super::pin::PinStatus;
 use super::private::PrivateStack;
 use super::sleep::{Idle, Sleep};
 use super::stats::{Counters, ExternalCounters, PoolStats};
-use super::unwind::{self, AbortOnUnwind};
-use super::worker::{self, WorkerThread};
+use super::unwind;
 use crate::runtime::fifo::JobFifo;
-use crate::runtime::thread_builder::ThreadBuilder;
 
 mod aimed;
 mod detached;
 pub(crate) mod group_routing;
+mod in_worker;
 mod lifecycle;
-mod maps;
 pub(crate) mod push;
 pub(crate) mod shared;
 
@@ -194,24 +191,6 @@ use lifecycle::StartGate;
 pub(crate) type IndexHandler = Arc<dyn Fn(usize) + Send + Sync>;
 /// Handler for panics in detached jobs.
 pub(crate) type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
-
-/// Everything a registry needs, resolved by the builder.
-pub(crate) struct RegistryConfig {
-    pub(crate) layout: Layout,
-    pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
-    pub(crate) stack_size: Option<usize>,
-    pub(crate) start_handler: Option<IndexHandler>,
-    pub(crate) exit_handler: Option<IndexHandler>,
-    pub(crate) panic_handler: Option<PanicHandler>,
-    /// Worker 0 is the building thread (see the module docs, "Threads").
-    pub(crate) use_current_thread: bool,
-    /// Workers pop their own deques oldest first, and `join` halves are
-    /// public at once (rayon's `breadth_first`).
-    pub(crate) breadth_first: bool,
-}
-
-/// How the registry starts a thread: the builder's spawn strategy.
-pub(crate) type SpawnFn<'a> = dyn FnMut(ThreadBuilder) -> std::io::Result<()> + 'a;
 
 /// Per-worker shared state.
 pub(crate) struct ThreadInfo {
@@ -241,7 +220,7 @@ pub(crate) struct ThreadInfo {
 impl ThreadInfo {
     /// The state of a worker that steals from `stealer`'s deque, with
     /// private `join` halves or without (see `private`).
-    fn new(stealer: Stealer<JobRef>, private_halves: bool) -> ThreadInfo {
+    pub(crate) fn new(stealer: Stealer<JobRef>, private_halves: bool) -> ThreadInfo {
         ThreadInfo {
             stealer,
             private: if private_halves {
@@ -342,87 +321,10 @@ pub(crate) fn idle_shape(layout: &Layout) -> IdleShape {
 }
 
 impl Registry {
-    /// Builds the registry and starts its workers; returns once every worker
-    /// has started (and pinned itself). The caller owns the one user handle
-    /// the registry starts with (see [`Registry::drop_handle`]).
-    ///
-    /// # Errors
-    /// [`BuildError::ThreadLimit`] when the threads would not fit the
-    /// process's memory mappings; [`BuildError::ThreadName`] when the
-    /// `thread_name` closure gives a name with a NUL byte;
-    /// [`BuildError::Spawn`] when the OS refuses a thread. In each case
-    /// every thread already started is stopped and joined first.
-    ///
-    /// # Panics
-    /// A panic of the `thread_name` closure is resumed here (as in rayon),
-    /// once every thread already started has stopped and was joined.
-    pub(crate) fn new(
-        cfg: RegistryConfig,
-        spawn: &mut SpawnFn<'_>,
-    ) -> Result<Arc<Registry>, BuildError> {
-        let RegistryConfig {
-            layout,
-            thread_name,
-            stack_size,
-            start_handler,
-            exit_handler,
-            panic_handler,
-            use_current_thread: adopted,
-            breadth_first,
-        } = cfg;
-        // Before any worker runs: the private `join` halves' fences, and
-        // without them no private halves (see `private`).
-        // `breadth_first` wants every `join` half on the deque (rayon's
-        // order), so it keeps none private.
-        let private_halves = crate::sync::init_asymmetric_fences() && !breadth_first;
-        let n = layout.workers().len();
-        if adopted && WorkerThread::on_worker_thread() {
-            return Err(BuildError::CurrentThreadInPool);
-        }
-        // The threads this build starts (worker 0 may be the caller).
-        let first = usize::from(adopted);
-        maps::check_thread_limit(n - first)?;
-        let deques: Vec<Worker<JobRef>> = (0..n)
-            .map(|_| {
-                if breadth_first {
-                    Worker::new_fifo()
-                } else {
-                    Worker::new_lifo()
-                }
-            })
-            .collect();
-        let threads = deques
-            .iter()
-            .map(|d| CachePadded::new(ThreadInfo::new(d.stealer(), private_halves)))
-            .collect();
-        let registry = Arc::new(Registry::with_threads(
-            layout,
-            threads,
-            n - first,
-            start_handler,
-            exit_handler,
-            panic_handler,
-        ));
-        let mut deques = deques.into_iter();
-        let own_deque = if adopted { deques.next() } else { None };
-        let names = Names {
-            thread_name,
-            stack_size,
-        };
-        start_threads(&registry, (first..n).zip(deques), names, spawn)?;
-        if let Some(deque) = own_deque {
-            // Nothing can fail any more: the caller becomes worker 0.
-            let pin = worker::adopt_current_thread(Arc::clone(&registry), 0, deque);
-            registry.adopted_worker_ready(pin);
-        }
-        registry.open_start_gate();
-        Ok(registry)
-    }
-
     /// The shared state of a pool of `threads` on `layout`, before any of
     /// its threads starts; `exit_pending` is the number of threads the
     /// build starts.
-    fn with_threads(
+    pub(crate) fn with_threads(
         layout: Layout,
         threads: Box<[CachePadded<ThreadInfo>]>,
         exit_pending: usize,
@@ -473,29 +375,6 @@ impl Registry {
             handles: parking_lot::Mutex::new(Vec::with_capacity(n)),
             stopped: StdAtomicBool::new(false),
             layout,
-        }
-    }
-
-    /// Worker `index`'s name from the `thread_name` closure `f`. A name
-    /// with a NUL byte stops the threads already started and is the error;
-    /// a panic of `f` stops them and is resumed (rayon lets it out of
-    /// `build`; the error `abort_start` hands back has nobody to go to).
-    fn worker_name(
-        &self,
-        f: &mut Box<dyn FnMut(usize) -> String>,
-        index: usize,
-    ) -> Result<String, BuildError> {
-        match thread_name(f, index) {
-            Ok(Ok(name)) => Ok(name),
-            Ok(Err(e)) => Err(self.abort_start(e)),
-            Err(payload) => {
-                let stopped = BuildError::ThreadName {
-                    index,
-                    reason: "the closure panicked".into(),
-                };
-                drop(self.abort_start(stopped));
-                panic::resume_unwind(payload)
-            }
         }
     }
 
@@ -676,184 +555,9 @@ impl Registry {
     pub(crate) fn keep_handle(&self, h: JoinHandle<()>) {
         self.handles.lock().push(h);
     }
-
-    /// Calls `f` with the worker running on this thread if it is one of
-    /// this pool's, else `None` ([`WorkerThread::with_current`]).
-    #[inline]
-    pub(crate) fn with_current_worker<R>(&self, f: impl FnOnce(Option<&WorkerThread>) -> R) -> R {
-        WorkerThread::with_current(|wt| f(wt.filter(|wt| wt.registry().id() == self.id())))
-    }
-
-    /// Runs `op` on a worker of this pool: directly if the caller is one,
-    /// else by injecting it and blocking (outside any pool) or stealing
-    /// in its own pool meanwhile (a worker of another pool). Group-less
-    /// [`Registry::in_worker_group`].
-    #[inline]
-    pub(crate) fn in_worker<OP, R>(self: &Arc<Self>, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        self.in_worker_group(GroupRef::NONE, op)
-    }
-
-    /// As [`Registry::in_worker`], with `op` running as a job of group `g`:
-    /// inline (in the group) on a worker of this pool, else pushed where the
-    /// group's placement says.
-    pub(crate) fn in_worker_group<OP, R>(self: &Arc<Self>, g: GroupRef, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        WorkerThread::with_current(|wt| match wt {
-            Some(wt) if wt.registry().id() == self.id() => wt.in_group(g, || op(wt, false)),
-            Some(wt) => self.in_worker_cross(wt, g, op),
-            None => self.in_worker_cold(g, op),
-        })
-    }
-
-    /// `in_worker_group` from a thread outside every pool: inject and block.
-    #[cold]
-    fn in_worker_cold<OP, R>(&self, g: GroupRef, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        std::thread_local!(static LOCK_LATCH: LockLatch = LockLatch::new());
-        LOCK_LATCH.with(|l| {
-            let cpu = self.caller_cpu();
-            let latch = CallerLatch {
-                lock: l,
-                cpu,
-                registry: self,
-            };
-            let job = StackJob::new(injected_op(g, op), latch);
-            // SAFETY: `job` stays in this frame until the latch is set
-            // (wait_and_reset returns only then).
-            self.push_from_outside(g, unsafe { job.as_job_ref() }, cpu);
-            let guard = AbortOnUnwind::new("an `install` waiting for its job on a worker");
-            l.wait_and_reset();
-            guard.disarm();
-            job.into_result()
-        })
-    }
-
-    /// `in_worker_group` from a worker of another pool: inject, and steal
-    /// in the caller's own pool until done.
-    #[cold]
-    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, g: GroupRef, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let latch = SpinLatch::cross(current.registry(), current.index());
-        let job = StackJob::new(injected_op(g, op), latch);
-        // SAFETY: `job` stays in this frame until its latch is set
-        // (wait_until returns only then).
-        self.push_from_outside(g, unsafe { job.as_job_ref() }, self.caller_cpu());
-        let guard = AbortOnUnwind::new("an `install` waiting for its job in another pool");
-        current.wait_until(&job.latch.core);
-        guard.disarm();
-        job.into_result()
-    }
-}
-
-impl Registry {
-    /// Hands the wakeup of the caller blocked on `lock`, who runs on OS CPU
-    /// `cpu`, to the worker of that CPU if it searches there; false if the
-    /// caller must be woken directly (see `handoff`).
-    pub(crate) fn hand_wakeup(&self, lock: *const LockLatch, cpu: usize) -> bool {
-        match self.worker_by_cpu.get(cpu) {
-            // A finisher on the caller's CPU wakes it there itself: the
-            // worker of that CPU may run elsewhere in its cluster
-            // (`Pinning::Cluster`) with a word that still names the CPU,
-            // and a request to it would only cost the withdrawal's wait.
-            // Without this look, `iter_paired`'s filter + count measured
-            // 1.02 to 1.09 of rayon against 0.87 to 0.98 (alternating
-            // builds, 40 pairs).
-            Some(&w) if w != usize::MAX && pin::current_cpu() != Some(cpu) => {
-                // SAFETY: `CallerLatch::set`'s latch: its job is finished
-                // and its caller blocks on it.
-                unsafe { self.threads[w].handoff.hand(lock, cpu) }
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether workers record where they search (`handoff`): in the pools
-    /// that place work by the caller's CPU.
-    #[inline]
-    pub(crate) fn hands_wakeups(&self) -> bool {
-        self.inject_by_cpu
-    }
-}
-
-/// How a build names its threads and sizes their stacks.
-struct Names {
-    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
-    stack_size: Option<usize>,
-}
-
-/// Starts a thread for each `(index, deque)` of `workers` through `spawn`.
-/// On an error every thread already started is stopped and joined first.
-fn start_threads(
-    registry: &Arc<Registry>,
-    workers: impl Iterator<Item = (usize, Worker<JobRef>)>,
-    mut names: Names,
-    spawn: &mut SpawnFn<'_>,
-) -> Result<(), BuildError> {
-    for (index, deque) in workers {
-        let name = match names.thread_name.as_mut() {
-            Some(f) => Some(registry.worker_name(f, index)?),
-            None => None,
-        };
-        // Before the thread exists, and so before any push (see "Born
-        // idle" in `sleep`): its first act will be to park.
-        let idle = registry.sleep.born_idle(index);
-        let thread = ThreadBuilder::new(registry, index, deque, idle, name, names.stack_size);
-        if let Err(error) = lifecycle::call_spawn(spawn, thread) {
-            return Err(registry.abort_start(BuildError::Spawn { index, error }));
-        }
-    }
-    Ok(())
 }
 
 /// `count` cache-padded values made by `make`.
 fn padded<T>(count: usize, mut make: impl FnMut() -> T) -> Box<[CachePadded<T>]> {
     (0..count).map(|_| CachePadded::new(make())).collect()
-}
-
-/// Calls the `thread_name` closure for worker `index`: `Err` with the
-/// payload if it panicked, else the name, or [`BuildError::ThreadName`] if
-/// std cannot give a thread that name (a NUL byte: `Builder::spawn` would
-/// panic on it).
-fn thread_name(
-    f: &mut Box<dyn FnMut(usize) -> String>,
-    index: usize,
-) -> std::thread::Result<Result<String, BuildError>> {
-    let name = panic::catch_unwind(AssertUnwindSafe(|| f(index)))?;
-    if name.contains('\0') {
-        return Ok(Err(BuildError::ThreadName {
-            index,
-            reason: format!(
-                "the name {name:?} contains a NUL byte, which thread names cannot hold"
-            ),
-        }));
-    }
-    Ok(Ok(name))
-}
-
-/// The body of a job that `in_worker` hands to the pool from outside: runs
-/// `op` on the worker that takes it, as a job of group `g`.
-fn injected_op<OP, R>(g: GroupRef, op: OP) -> impl FnOnce(bool) -> R + Send
-where
-    OP: FnOnce(&WorkerThread, bool) -> R + Send,
-    R: Send,
-{
-    move |injected| {
-        WorkerThread::with_current(|wt| {
-            let wt = wt.expect("injected job ran outside a worker");
-            wt.in_group(g, || op(wt, injected))
-        })
-    }
 }

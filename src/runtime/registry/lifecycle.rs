@@ -6,8 +6,6 @@
 //! for why no job is lost and nothing hangs ("Lifetime: handles,
 //! termination, exit").
 
-use std::any::Any;
-use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{Ordering as StdOrdering, fence as std_fence};
 
 use crate::runtime::error::{BuildError, ShutdownError};
@@ -45,47 +43,19 @@ pub(crate) struct StartGate {
     live: BlockingLatch<usize>,
 }
 
-/// Hands worker `thread` to the spawn strategy: a panic in a user's spawn
-/// handler is an error like a refused spawn (the thread builder it held is
-/// dropped while unwinding, so it counts as never run).
-pub(super) fn call_spawn(
-    spawn: &mut super::SpawnFn<'_>,
-    thread: super::ThreadBuilder,
-) -> std::io::Result<()> {
-    match panic::catch_unwind(AssertUnwindSafe(|| spawn(thread))) {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = format!("the spawn handler panicked: {}", panic_message(&*payload));
-            crate::runtime::unwind::drop_payload(payload);
-            Err(std::io::Error::other(msg))
-        }
-    }
-}
-
-/// The text of a panic payload, when it is a string.
-fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s
-    } else {
-        "(a payload that is not a string)"
-    }
-}
-
 impl Registry {
     /// Builder, once every thread was handed to the spawn strategy: opens
     /// the gate. Workers already waiting go on; later ones pass at once.
     /// (Not waiting for the threads to report keeps `build` about as cheap
     /// as spawning them; [`Registry::pin_report`] waits instead.)
-    pub(super) fn open_start_gate(&self) {
+    pub(crate) fn open_start_gate(&self) {
         self.start.decision.update(|d| *d = GateState::Open);
     }
 
     /// Builder, when naming or spawning a thread failed: aborts the start
     /// (the threads already started return without running anything),
     /// waits for those threads and joins them, and returns `error`.
-    pub(super) fn abort_start(&self, error: BuildError) -> BuildError {
+    pub(crate) fn abort_start(&self, error: BuildError) -> BuildError {
         self.start.decision.update(|d| *d = GateState::Aborted);
         self.join_threads();
         error
@@ -111,7 +81,7 @@ impl Registry {
     }
 
     /// Worker 0 is the building thread, pinned with status `pin`.
-    pub(super) fn adopted_worker_ready(&self, pin: PinStatus) {
+    pub(crate) fn adopted_worker_ready(&self, pin: PinStatus) {
         self.pins.lock()[0] = pin;
         self.settle_one();
     }
