@@ -12,7 +12,8 @@ use std::any::Any;
 use std::error::Error;
 use std::fmt;
 
-use super::{ThreadPool, ThreadPoolBuilder};
+use super::builder::ThreadPoolBuilder;
+use super::thread_pool::ThreadPool;
 
 /// A thread pool configuration: rayon-core's predecessor of
 /// [`ThreadPoolBuilder`], which it wraps. Use [`ThreadPoolBuilder`] instead.

@@ -29,7 +29,7 @@
 
 use std::ffi::OsString;
 
-use super::BuildError;
+use crate::runtime::error::BuildError;
 
 /// How the builder reads the environment: the process's
 /// ([`process_env`]), or a test's table.

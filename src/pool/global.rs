@@ -20,12 +20,26 @@ use std::sync::{Arc, OnceLock};
 use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
 
+use super::builder::ThreadPoolBuilder;
 use super::env::{self, Lookup};
 use super::thread_builder::ThreadSpawn;
-use super::{BuildError, ThreadPoolBuilder};
+use crate::runtime::error::BuildError;
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 static INIT: Mutex<()> = Mutex::new(());
+
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
+    /// Builds the global pool, used by the free functions ([`crate::join`],
+    /// ...) when called outside any pool, and returns once every worker
+    /// thread has started (as rayon's does). Fails with
+    /// [`BuildError::GlobalAlreadyInitialized`] if the global pool already
+    /// exists: built by an earlier `build_global`, or on first use by a free
+    /// function. A `build_global` that failed built nothing: a later one
+    /// may try again.
+    pub fn build_global(self) -> Result<(), BuildError> {
+        init_global(self)
+    }
+}
 
 pub(crate) fn init_global<S: ThreadSpawn>(builder: ThreadPoolBuilder<S>) -> Result<(), BuildError> {
     let _g = INIT.lock();

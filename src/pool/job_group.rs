@@ -8,9 +8,9 @@ use crate::runtime::group_state::{GroupRef, GroupState};
 use crate::runtime::registry::Registry;
 use crate::runtime::worker::WorkerThread;
 
-use super::ThreadPool;
 use super::join::join_on;
 use super::scope::{Scope, scope_on};
+use super::thread_pool::ThreadPool;
 
 /// A group of jobs that share a placement: created by [`ThreadPool::group`],
 /// cheap to clone, `Send` and `Sync`. Jobs created inside its jobs (scope

@@ -33,7 +33,7 @@ use crate::runtime::registry::Registry;
 use crate::runtime::unwind::{self, AbortOnUnwind};
 use crate::runtime::worker::WorkerThread;
 
-use super::BroadcastContext;
+use super::broadcast::BroadcastContext;
 use super::global;
 use crate::runtime::fifo::JobFifo;
 

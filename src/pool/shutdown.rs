@@ -4,7 +4,7 @@
 
 use std::mem::ManuallyDrop;
 
-use super::ThreadPool;
+use super::thread_pool::ThreadPool;
 use crate::runtime::error::ShutdownError;
 
 impl ThreadPool {
