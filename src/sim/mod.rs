@@ -99,6 +99,7 @@ mod machine;
 mod queues;
 mod rayon_like;
 mod report;
+mod spec;
 mod split;
 mod split_run;
 mod spread;
@@ -120,10 +121,11 @@ pub use cost::{CostError, CostModel, Reach, heavy_fence};
 pub use kernels::{Matmul, Mergesort, Pipeline, Reduce, Stencil, Triad};
 pub use machine::{MachineError, load as load_machine};
 pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
+pub use spec::parse as parse_workload;
 pub use spread::{Repeat, Spread};
 pub use workload::{
     Body, Fib, Iter, IterRange, IterSpec, Node, RandomTree, Root, SpawnStorm, Start, Stream, Task,
-    Touch, Workload, WorkloadError, parse as parse_workload, work_span,
+    Touch, Workload, WorkloadError, work_span,
 };
 
 /// The policy a simulated pool runs: see the [module docs](self#policies).

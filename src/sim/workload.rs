@@ -535,98 +535,11 @@ impl fmt::Display for WorkloadError {
 
 impl std::error::Error for WorkloadError {}
 
-/// Items a leaf of the named `tree` and `range` workloads ([`parse`]) holds unless the spec says otherwise.
-const GRAIN: u64 = 1024;
+/// Items a leaf of the named `tree` and `range` workloads
+/// ([`parse_workload`](super::parse_workload)) holds unless the spec says
+/// otherwise.
+pub(super) const GRAIN: u64 = 1024;
 
 /// Nanoseconds an item of the named `range` and `iter` workloads costs
 /// unless the spec says otherwise.
-const ITEM_NS: u64 = 2;
-
-/// The workload `spec` names: `fib:N` (scheduling overhead only: no
-/// data), `tree:ITEMS[:SEED]`,
-/// `range:ITEMS[:GRAIN:NS]` ([`IterRange`]; leaves of 1,024 items of 2 ns
-/// unless given), `iter:ITEMS[:RUNS[:NS]]` ([`Iter`]; 2 ns an item unless
-/// given), `iter-replay:ITEMS[:RUNS[:NS]]` ([`Iter`] with replay, 4 runs
-/// unless given), `spawn:JOBS[:NS]` (scheduling overhead only),
-/// `stream:CHUNKS:BYTES[:spread|pack]`, and the kernels with data, each
-/// with default sizes: `stencil[:N[:SWEEPS]]`, `stencil-replay[:N[:SWEEPS]]`,
-/// `matmul[:N]`, `mergesort[:N]`, `triad[:N[:ITERS]]`, `reduce[:N[:RUNS]]`,
-/// `pipeline[:ITEMS[:STAGES]]` (see `kernels`).
-///
-/// # Errors
-/// An unknown name or a number that does not parse; the message lists the
-/// accepted forms.
-pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
-    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS[:GRAIN:NS], iter:ITEMS[:RUNS[:NS]], iter-replay:ITEMS[:RUNS[:NS]], \
-                         spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
-    let parts: Vec<&str> = spec.split(':').collect();
-    let bad = || {
-        WorkloadError(format!(
-            "workload `{spec}`: expected one of {FORMS}, {}",
-            super::kernels::FORMS
-        ))
-    };
-    if let Some(made) = super::kernels::parse(&parts) {
-        return made.map_err(|e| WorkloadError(format!("workload `{spec}`: {e}")));
-    }
-    let num = |i: usize, default: Option<u64>| -> Result<u64, WorkloadError> {
-        match parts.get(i) {
-            Some(s) => s.parse().map_err(|_| bad()),
-            None => default.ok_or_else(bad),
-        }
-    };
-    Ok(match parts[0] {
-        "fib" if parts.len() == 2 => {
-            let n = num(1, None)?;
-            if n > 40 {
-                return Err(WorkloadError(format!(
-                    "workload `{spec}`: fib above 40 takes too long to simulate"
-                )));
-            }
-            Box::new(Fib { n, ns: 10 })
-        }
-        "tree" if parts.len() <= 3 => Box::new(RandomTree {
-            len: num(1, None)?,
-            grain: GRAIN,
-            seed: num(2, Some(1))?,
-        }),
-        "range" if matches!(parts.len(), 2 | 4) => Box::new(IterRange {
-            len: num(1, None)?,
-            grain: num(2, Some(GRAIN))?.max(1),
-            ns: num(3, Some(ITEM_NS))?,
-        }),
-        "iter" | "iter-replay" if (2..=4).contains(&parts.len()) => {
-            let replay = parts[0] == "iter-replay";
-            Box::new(Iter {
-                len: num(1, None)?,
-                ns: num(3, Some(ITEM_NS))?,
-                runs: num(2, Some(if replay { 4 } else { 1 }))?.max(1),
-                replay,
-            })
-        }
-        "spawn" if parts.len() <= 3 => Box::new(SpawnStorm {
-            jobs: num(1, None)?,
-            ns: num(2, Some(1000))?,
-        }),
-        "stream" if (3..=4).contains(&parts.len()) => {
-            let placement = match parts.get(3).copied().unwrap_or("spread") {
-                "spread" => Placement::Spread,
-                "pack" => Placement::Pack,
-                _ => return Err(bad()),
-            };
-            Box::new(Stream {
-                chunks: num(1, None)?,
-                bytes: num(2, None)?,
-                sweeps: 4,
-                gap_ns: 0,
-                placement,
-                affinity: if placement == Placement::Pack {
-                    Affinity::Auto
-                } else {
-                    Affinity::None
-                },
-            })
-        }
-        _ => return Err(bad()),
-    })
-}
+pub(super) const ITEM_NS: u64 = 2;

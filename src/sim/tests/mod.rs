@@ -133,6 +133,41 @@ fn one_llc_hierarchical_and_flat_same_locality() {
     }
 }
 
+/// A fork-join tree of `n` leaves that sleep 500 µs: as fib, but the
+/// leaves take long enough that the OS's scheduling of the two threads on
+/// a loaded machine does not decide who steals.
+fn sleeping_tree(n: u64) -> u64 {
+    if n == 1 {
+        std::thread::sleep(std::time::Duration::from_micros(500));
+        return 1;
+    }
+    let (a, b) = crate::join(|| sleeping_tree(n / 2), || sleeping_tree(n / 2));
+    a + b
+}
+
+/// `f` installed in a real pool of 2 workers: its steals (claimed private
+/// halves included) and wakeups (external ones included).
+fn real_steals_and_wakeups(f: &(dyn Fn() + Sync)) -> (u64, u64) {
+    let pool = crate::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(f);
+    let s = pool.stats();
+    let steals: u64 = s
+        .workers
+        .iter()
+        .map(|w| w.steals.iter().sum::<u64>() + w.claimed)
+        .sum();
+    let wakeups: u64 = s
+        .workers
+        .iter()
+        .map(|w| w.wakeups.iter().sum::<u64>())
+        .sum::<u64>()
+        + s.external_wakeups.iter().sum::<u64>();
+    (steals, wakeups)
+}
+
 /// The real pool and the simulated one, 2 workers each, the same `join`
 /// and spawn workloads of sleeping leaves: steal and wakeup counts within
 /// bands that say why they are that wide (no floor: every band fails when
@@ -154,37 +189,6 @@ fn one_llc_hierarchical_and_flat_same_locality() {
 ///   or take one (a worker that parked for a moment between two leaves).
 #[test]
 fn simulated_two_workers_agree_with_the_real_pool() {
-    // A fork-join tree whose 32 leaves sleep 500 µs: as fib, but the
-    // leaves take long enough that the OS's scheduling of the two threads
-    // on a loaded machine does not decide who steals.
-    fn tree(n: u64) -> u64 {
-        if n == 1 {
-            std::thread::sleep(std::time::Duration::from_micros(500));
-            return 1;
-        }
-        let (a, b) = crate::join(|| tree(n / 2), || tree(n / 2));
-        a + b
-    }
-    let real = |f: &(dyn Fn() + Sync)| {
-        let pool = crate::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
-        pool.install(f);
-        let s = pool.stats();
-        let steals: u64 = s
-            .workers
-            .iter()
-            .map(|w| w.steals.iter().sum::<u64>() + w.claimed)
-            .sum();
-        let wakeups: u64 = s
-            .workers
-            .iter()
-            .map(|w| w.wakeups.iter().sum::<u64>())
-            .sum::<u64>()
-            + s.external_wakeups.iter().sum::<u64>();
-        (steals, wakeups)
-    };
     let band = |what: &str, real: u64, sim: u64, lo: u64, hi: u64| {
         assert!(
             (lo..=hi).contains(&real),
@@ -200,7 +204,7 @@ fn simulated_two_workers_agree_with_the_real_pool() {
                 grain: 1,
                 ns: 500_000,
             }),
-            Box::new(|| assert_eq!(tree(32), 32)),
+            Box::new(|| assert_eq!(sleeping_tree(32), 32)),
         ),
         (
             "60 spawns",
@@ -224,7 +228,7 @@ fn simulated_two_workers_agree_with_the_real_pool() {
     ];
     for (name, w, f) in cases {
         // The median of three real runs (the machine is shared).
-        let mut runs: Vec<(u64, u64)> = (0..3).map(|_| real(&*f)).collect();
+        let mut runs: Vec<(u64, u64)> = (0..3).map(|_| real_steals_and_wakeups(&*f)).collect();
         runs.sort_by_key(|r| r.0);
         let rs = runs[1].0;
         runs.sort_by_key(|r| r.1);
