@@ -9,7 +9,7 @@
 use super::facts::Facts;
 use super::idmap::IdMap;
 use super::keys::RawKeys;
-use super::normalise::Online;
+use super::online::Online;
 use crate::topology::{CpuSet, Domain, Level, LevelsSeen, Pu};
 
 /// Step 4: the effective domain of each PU at each level is its class: the

@@ -9,7 +9,8 @@
 use super::domains::Numbered;
 use super::facts::Facts;
 use super::keys::RawKeys;
-use super::normalise::{LevelSets, Online};
+use super::normalise::LevelSets;
+use super::online::Online;
 use crate::topology::{CpuSet, Domain, Level, LevelsSeen, Pu, Source, Topology};
 use std::collections::{BTreeMap, HashMap, HashSet};
 

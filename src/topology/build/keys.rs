@@ -9,7 +9,8 @@
 
 use super::facts::Facts;
 use super::idmap::IdMap;
-use super::normalise::{LevelSets, Online};
+use super::normalise::LevelSets;
+use super::online::Online;
 use super::partition::Blocks;
 use crate::topology::{CpuSet, Level, LevelsSeen, level_order};
 use std::collections::BTreeMap;

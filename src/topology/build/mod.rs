@@ -65,6 +65,7 @@ mod finish;
 mod idmap;
 mod keys;
 mod normalise;
+mod online;
 mod partition;
 
 pub(crate) use facts::{Facts, PuFacts};

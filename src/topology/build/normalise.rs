@@ -8,28 +8,9 @@
 //! package ids are known for all PUs or for none.
 
 use super::facts::Facts;
+use super::online::Online;
 use super::partition::{Blocks, partition};
 use crate::topology::{CpuSet, LevelsSeen};
-
-/// The online PUs. From [`normalise`] on, a PU is known by its position in
-/// `os` (ascending OS indexes), the order of `Facts::pus`.
-pub(super) struct Online {
-    /// OS index of each PU, ascending.
-    pub(super) os: Vec<usize>,
-    /// The same indexes, as a set.
-    pub(super) set: CpuSet,
-}
-
-impl Online {
-    /// Positions of the online members of `set`, ascending.
-    pub(super) fn positions<'a>(&'a self, set: &'a CpuSet) -> impl Iterator<Item = usize> + 'a {
-        set.iter().filter_map(|os| self.os.binary_search(&os).ok())
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.os.len()
-    }
-}
 
 /// The partitions of the four levels sources report as sets.
 pub(super) struct LevelSets {

@@ -9,7 +9,7 @@
 
 use super::facts::PuFacts;
 use super::idmap::IdMap;
-use super::normalise::Online;
+use super::online::Online;
 use crate::topology::CpuSet;
 use std::sync::Arc;
 
