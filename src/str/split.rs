@@ -6,7 +6,7 @@
 //! those of `right` (for `split_inclusive`, `left SEP` and `right`), so
 //! pieces never straddle a cut and the order is the sequential one.
 
-use super::Pattern;
+use super::pattern::Pattern;
 use crate::iter::plumbing::*;
 use crate::iter::*;
 
