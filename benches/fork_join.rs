@@ -21,6 +21,10 @@ use std::hint::black_box;
 mod pools;
 use pools::{pools, threads};
 
+#[path = "common/quicksort.rs"]
+mod quicksort;
+use quicksort::{CUTOFF, partition, random_vec};
+
 fn fib_serial(n: u64) -> u64 {
     if n < 2 {
         n
@@ -51,24 +55,6 @@ fn bench_fib(c: &mut Criterion) {
     g.finish();
 }
 
-const CUTOFF: usize = 4096;
-
-fn partition(v: &mut [u32]) -> usize {
-    let pivot = v.len() / 2;
-    v.swap(pivot, v.len() - 1);
-    let p = v[v.len() - 1];
-    let mut store = 0;
-    for i in 0..v.len() - 1 {
-        if v[i] < p {
-            v.swap(i, store);
-            store += 1;
-        }
-    }
-    let last = v.len() - 1;
-    v.swap(store, last);
-    store
-}
-
 fn qs_locus(v: &mut [u32]) {
     if v.len() <= CUTOFF {
         v.sort_unstable();
@@ -87,13 +73,6 @@ fn qs_rayon(v: &mut [u32]) {
     let mid = partition(v);
     let (lo, hi) = v.split_at_mut(mid);
     rayon::join(|| qs_rayon(lo), || qs_rayon(&mut hi[1..]));
-}
-
-fn random_vec(n: usize) -> Vec<u32> {
-    common::random_u64(n)
-        .into_iter()
-        .map(|x| x as u32)
-        .collect()
 }
 
 fn bench_quicksort(c: &mut Criterion) {
