@@ -23,9 +23,8 @@
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
-use std::thread;
 
-use crate::runtime::job::JoinJob;
+use crate::runtime::job::{JobRef, JoinJob};
 use crate::runtime::join_frame::{JoinFrame, JoinStep};
 use crate::runtime::latch::JoinLatch;
 use crate::runtime::unwind::{self, AbortOnUnwindJoin};
@@ -129,9 +128,10 @@ where
 /// Drives a `join`'s frame ([`JoinFrame`], the steps the simulator takes
 /// too) from `frame` on: `a` and `b` run inline here, the take-back steps
 /// out of line ([`take_back_or_wait`]), a published `b` on its own cold
-/// path ([`join_public`]). The steps are inlined and the frame's state is
-/// a constant at each of them, so it compiles to the straight line of the
-/// steps the fast path takes (`docs/one-copy.md`).
+/// path ([`join_public`]), `a`'s panic on its own ([`a_panicked`]). The
+/// steps are inlined and the frame's state is a constant at each of them,
+/// so it compiles to the straight line of the steps the fast path takes
+/// (`docs/one-copy.md`).
 #[inline(always)]
 fn run_frame<const PUBLISHED: bool, A, F, RA, RB>(
     wt: &WorkerThread,
@@ -146,12 +146,6 @@ where
     RA: Send,
     RB: Send,
 {
-    // SAFETY: `job_b` stays in the caller's frame until this returns, and
-    // this returns only once its latch is set or we took it back (every
-    // path below, including the panic path).
-    let job_b_ref = unsafe { job_b.as_job_ref() };
-    let latch = &job_b.latch.core;
-    let mut o = wt;
     // Once b is recorded and until it is ours again or its latch is set,
     // another worker may run b in this frame: no unwinding out of it (a's
     // panic is caught; see `runtime::unwind`). Disarmed on every path that
@@ -163,42 +157,93 @@ where
     // invariants). Matched one at a time, so that `a` is moved where it
     // runs and its result is a plain local (a loop over the steps carried
     // both as `Option`s, which cost the fast path: `docs/one-copy.md`).
-    let ra = match frame.step(
-        &mut o,
-        job_b_ref,
-        || latch.probe(),
-        |j| j.id() == job_b_ref.id(),
-    ) {
+    // SAFETY: the caller keeps `job_b` in its frame until this returns,
+    // which is once its latch is set or we took it back (every path
+    // below, the panic path included).
+    match unsafe { step(wt, &mut frame, job_b) } {
         JoinStep::Publish if !PUBLISHED => {
             guard.disarm();
             return join_public(wt, injected, frame, a, job_b);
         }
-        // `a`'s panic is caught here, not left to a drop guard that would
-        // run `b` while it unwinds (5 instructions fewer per `join`): then
-        // `b`, and the other jobs this worker runs while it waits for a
-        // stolen `b`, would see `thread::panicking()`, which rayon's do not.
-        JoinStep::RunA => {
-            panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected })))
-        }
+        JoinStep::RunA => {}
         _ => unreachable!("a join frame runs `a` before its other steps"),
+    }
+    // `a`'s panic is caught here, not left to a drop guard that would run
+    // `b` while it unwinds: then `b`, and the other jobs this worker runs
+    // while it waits for a stolen `b`, would see `thread::panicking()`,
+    // which rayon's do not. Matched at once, with the panic's path out of
+    // line, so that the fast path keeps no `Result` to test after the pop.
+    let ra = match panic::catch_unwind(AssertUnwindSafe(|| a(FnContext { migrated: injected }))) {
+        Ok(ra) => ra,
+        Err(p) => {
+            guard.disarm();
+            // SAFETY: as above; `a_panicked` ends the frame.
+            unsafe { a_panicked(wt, injected, frame, job_b, p) }
+        }
     };
-    let mine = match frame.step(
-        &mut o,
-        job_b_ref,
-        || latch.probe(),
-        |j| j.id() == job_b_ref.id(),
-    ) {
+    // SAFETY: as above.
+    let mine = unsafe { b_is_mine(wt, &mut frame, job_b) };
+    guard.disarm();
+    if mine {
+        wt.count_job();
+        // SAFETY: b was taken back (or never published) and has not run.
+        return (ra, unsafe { job_b.run_inline(injected) });
+    }
+    // SAFETY: b's latch is set.
+    match unsafe { job_b.take_result() } {
+        Ok(rb) => (ra, rb),
+        Err(pb) => panic::resume_unwind(pb),
+    }
+}
+
+/// One step of `job_b`'s frame on worker `wt`: the one place that names
+/// the step's arguments (the job, its latch probe, the test that
+/// recognises it).
+///
+/// # Safety
+/// `job_b` stays in place until its frame ends (at [`JoinStep::RunB`] or
+/// [`JoinStep::Done`]): once recorded, other workers may run it.
+#[inline(always)]
+unsafe fn step<F, RB>(
+    wt: &WorkerThread,
+    frame: &mut JoinFrame,
+    job_b: &JoinJob<JoinLatch<'_>, F, RB>,
+) -> JoinStep<JobRef>
+where
+    F: FnOnce(bool) -> RB + Send,
+    RB: Send,
+{
+    // SAFETY: the caller's contract.
+    let b = unsafe { job_b.as_job_ref() };
+    let latch = &job_b.latch.core;
+    frame.step(&mut { wt }, b, || latch.probe(), |j| j.id() == b.id())
+}
+
+/// The frame's steps once `a` returned or panicked, to its end: true if
+/// `b` is ours and has not run (run it), false once its latch is set.
+///
+/// # Safety
+/// As [`step`].
+#[inline(always)]
+unsafe fn b_is_mine<F, RB>(
+    wt: &WorkerThread,
+    frame: &mut JoinFrame,
+    job_b: &JoinJob<JoinLatch<'_>, F, RB>,
+) -> bool
+where
+    F: FnOnce(bool) -> RB + Send,
+    RB: Send,
+{
+    // SAFETY: the caller's contract.
+    match unsafe { step(wt, frame, job_b) } {
         // b was never published, or was promoted and nobody stole it.
         JoinStep::RunB => true,
-        // The waiting is out of line, so that this frame stays small
-        // enough for the compiler to inline `a` and `b` into it.
-        JoinStep::Gone => take_back_or_wait(wt, frame, job_b),
+        // The waiting is out of line, so that the frame stays small enough
+        // for the compiler to inline `a` and `b` into it.
+        // SAFETY: the caller's contract.
+        JoinStep::Gone => unsafe { take_back_or_wait(wt, *frame, job_b) },
         _ => unreachable!("a join frame's `b` is gone after `a`, or ours"),
-    };
-    guard.disarm();
-    // SAFETY: `mine`: b was taken back (or never published) and not run;
-    // else its latch is set.
-    unsafe { finish(wt, injected, ra, job_b, mine) }
+    }
 }
 
 /// `b` goes on the deque at once, as rayon's: the path of a `join` nested
@@ -226,58 +271,46 @@ where
     run_frame::<true, _, _, _, _>(wt, injected, frame, a, job_b)
 }
 
-/// The end of a `join` once `a` returned: if `mine`, runs `b` here (also
-/// when `a` panicked: as in rayon, both closures always run; b's own panic
-/// is then dropped and a's resumed); else takes the result another worker
-/// left. One call site for each path, so that `b` is inlined once.
+/// `a` panicked with `p`: the frame's steps to its end, then `b` runs here
+/// if it is still ours (as in rayon, both closures always run; `b`'s own
+/// panic is then dropped) or its outcome is dropped, and `p` is resumed
+/// (`a`'s panic wins).
 ///
 /// # Safety
-/// `mine`: `job_b` was taken back (or never published) and has not run;
-/// otherwise its latch was observed set.
-#[inline(always)]
-unsafe fn finish<F, RA, RB>(
+/// As [`step`]; `frame` has answered [`JoinStep::RunA`].
+#[cold]
+#[inline(never)]
+unsafe fn a_panicked<F, RB>(
     wt: &WorkerThread,
     injected: bool,
-    ra: thread::Result<RA>,
+    mut frame: JoinFrame,
     job_b: &JoinJob<JoinLatch<'_>, F, RB>,
-    mine: bool,
-) -> (RA, RB)
+    p: Box<dyn Any + Send>,
+) -> !
 where
     F: FnOnce(bool) -> RB + Send,
     RB: Send,
 {
+    // As in `run_frame`: `b` may run on another worker until the frame
+    // ends.
+    let guard = AbortOnUnwindJoin;
+    // SAFETY: the caller's contract.
+    let mine = unsafe { b_is_mine(wt, &mut frame, job_b) };
+    guard.disarm();
     if mine {
         wt.count_job();
-        return match ra {
-            // SAFETY: ours, not run yet (the caller's contract).
-            Ok(ra) => (ra, unsafe { job_b.run_inline(injected) }),
-            // SAFETY: as above.
-            Err(p) => b_after_panic(p, || unsafe { job_b.run_inline(injected) }),
-        };
-    }
-    // SAFETY: the latch is set (the caller's contract).
-    let rb = unsafe { job_b.take_result() };
-    match (ra, rb) {
-        (Ok(ra), Ok(rb)) => (ra, rb),
-        (Err(p), rb) => {
-            // a's panic wins; b's outcome is dropped here, not while
-            // unwinding (a payload whose `Drop` panics would abort then).
-            if let Err(pb) = rb {
-                unwind::drop_payload(pb);
-            }
-            panic::resume_unwind(p)
+        // SAFETY: ours, not run yet.
+        let rb = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job_b.run_inline(injected) }));
+        if let Err(pb) = rb {
+            unwind::drop_payload(pb);
         }
-        (Ok(_), Err(pb)) => panic::resume_unwind(pb),
-    }
-}
-
-/// `a` panicked with `p`: runs `b` (as rayon does), drops its panic if it
-/// panics too, and resumes `p`.
-#[cold]
-#[inline(never)]
-fn b_after_panic<RB>(p: Box<dyn Any + Send>, b: impl FnOnce() -> RB) -> ! {
-    if let Err(pb) = panic::catch_unwind(AssertUnwindSafe(b)) {
-        unwind::drop_payload(pb);
+    } else {
+        // b's outcome is dropped here, not while unwinding (a payload whose
+        // `Drop` panics would abort then).
+        // SAFETY: the latch is set.
+        if let Err(pb) = unsafe { job_b.take_result() } {
+            unwind::drop_payload(pb);
+        }
     }
     panic::resume_unwind(p)
 }
@@ -289,9 +322,12 @@ fn b_after_panic<RB>(p: Box<dyn Any + Send>, b: impl FnOnce() -> RB) -> ! {
 /// the frame is, so that it is instantiated where the `join` is: a
 /// non-generic copy in this crate would make the compiler share the
 /// frame's cold steps from here (`docs/one-copy.md`).
+///
+/// # Safety
+/// As [`step`].
 #[cold]
 #[inline(never)]
-fn take_back_or_wait<F, RB>(
+unsafe fn take_back_or_wait<F, RB>(
     wt: &WorkerThread,
     mut frame: JoinFrame,
     job_b: &JoinJob<JoinLatch<'_>, F, RB>,
@@ -300,13 +336,10 @@ where
     F: FnOnce(bool) -> RB + Send,
     RB: Send,
 {
-    // SAFETY: as in `run_frame`, whose caller keeps `job_b` until this
-    // returns.
-    let b = unsafe { job_b.as_job_ref() };
     let latch = &job_b.latch.core;
-    let mut o = wt;
     loop {
-        match frame.step(&mut o, b, || latch.probe(), |j| j.id() == b.id()) {
+        // SAFETY: the caller's contract.
+        match unsafe { step(wt, &mut frame, job_b) } {
             // SAFETY: popped from our deque, so it runs once.
             JoinStep::Run(job) => unsafe { wt.execute(job) },
             JoinStep::Wait => wt.wait_until(latch),
