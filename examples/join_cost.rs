@@ -1,6 +1,6 @@
 //! The cost of a `join` that nobody steals: fib(n) with `join` at every
 //! level (no cutoff) in a pool of the given size, for locus, rayon, chili
-//! or serially, `reps` times, printing the best time and the time per
+//! or serially, `reps` times, printing the best and the median time and the time per
 //! `join` above the serial fib's. Made to run under an instruction counter,
 //! where the machine's load does not move the numbers
 //! (`docs/join-cost.md`):
@@ -11,7 +11,9 @@
 //!     target/release/examples/join_cost locus 1 25 1
 //! ```
 //!
-//! Arguments: `locus|rayon|chili|serial`, threads (default 1), n (default
+//! Arguments: `locus|locus-in|rayon|chili|serial` (`locus-in` times each
+//! fib inside one `install`, without the call's handoff to the pool and
+//! back), threads (default 1), n (default
 //! 30), reps (default 10).
 #[path = "../benches/common/fib.rs"]
 mod fib;
@@ -33,15 +35,17 @@ fn joins(n: u64) -> u64 {
     fib_serial(n + 1) - 1
 }
 
-fn best(reps: usize, mut f: impl FnMut() -> u64, expected: u64) -> Duration {
-    (0..reps)
+/// The best and the median time of `reps` runs of `f`.
+fn best(reps: usize, mut f: impl FnMut() -> u64, expected: u64) -> (Duration, Duration) {
+    let mut t: Vec<Duration> = (0..reps)
         .map(|_| {
             let t = Instant::now();
             assert_eq!(f(), expected);
             t.elapsed()
         })
-        .min()
-        .expect("at least one rep")
+        .collect();
+    t.sort();
+    (t[0], t[t.len() / 2])
 }
 
 fn main() {
@@ -51,13 +55,23 @@ fn main() {
     let n: u64 = args.get(2).map_or(30, |s| s.parse().expect("n"));
     let reps: usize = args.get(3).map_or(10, |s| s.parse().expect("reps"));
     let expected = fib_serial(n);
-    let time = match which {
+    let (time, median) = match which {
         "locus" => {
             let pool = locus::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .expect("locus pool");
             best(reps, || pool.install(|| fib_locus(black_box(n))), expected)
+        }
+        // The same fib, timed inside one `install`: without the handoff of
+        // each call to the pool and back (two cross-thread wakeups, which
+        // chili's `scope`, run on the calling thread, does not pay).
+        "locus-in" => {
+            let pool = locus::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("locus pool");
+            pool.install(|| best(reps, || fib_locus(black_box(n)), expected))
         }
         "rayon" => {
             let pool = rayon::ThreadPoolBuilder::new()
@@ -78,13 +92,15 @@ fn main() {
             )
         }
         "serial" => best(reps, || fib_serial(black_box(n)), expected),
-        other => panic!("unknown pool {other:?}: locus, rayon, chili or serial"),
+        other => panic!("unknown pool {other:?}: locus, locus-in, rayon, chili or serial"),
     };
-    let serial = best(reps, || fib_serial(black_box(n)), expected);
+    let serial = best(reps, || fib_serial(black_box(n)), expected).0;
     let per_join = (time.as_secs_f64() - serial.as_secs_f64()) / joins(n) as f64;
     println!(
-        "{which} threads={threads} fib({n}): best {:.3} ms, serial {:.3} ms, {:.2} ns per join",
+        "{which} threads={threads} fib({n}): best {:.3} ms, median {:.3} ms, serial {:.3} ms, \
+         {:.2} ns per join",
         time.as_secs_f64() * 1e3,
+        median.as_secs_f64() * 1e3,
         serial.as_secs_f64() * 1e3,
         per_join * 1e9
     );
