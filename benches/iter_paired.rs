@@ -19,15 +19,22 @@
 //! library's median time per call and the median of the per-pair ratios
 //! locus/rayon with its quartiles, and the median per-pair ratio of the
 //! process's CPU time (`cpu`: the machine's other load does not enter it,
-//! the workers' spinning does); at the end the geometric mean of the
-//! median ratios and how many are above 1.0 and 1.10 (the goals of
-//! issue 9: at most 1.0 each, none above 1.10, geometric mean at most
-//! 0.95).
+//! the workers' spinning does), and the median ratio of the pairs where
+//! locus ran first and of those where rayon ran first (`order A/B`, see
+//! below); at the end the geometric mean of the median ratios and how
+//! many are above 1.0 and 1.10 (the goals of issue 9: at most 1.0 each,
+//! none above 1.10, geometric mean at most 0.95).
 //!
 //! How a pair is timed: a batch is as many calls as take about
 //! [`BATCH`] (from the warm-up); the order inside a pair alternates
 //! (locus first, then rayon first), so neither library always runs right
-//! after the other's workers went idle.
+//! after the other's workers went idle. The batches therefore run
+//! L R | R L | L R ..: in a pair where locus runs first (`A` of
+//! `order A/B`) locus follows its own batch (its workers still awake) and
+//! rayon follows locus's (its pool idle for one batch); in the other
+//! (`B`) the reverse. The two medians differing by more than the
+//! quartiles says the case depends on how each pool comes back from an
+//! idle period (`docs/iter-paired.md`).
 //!
 //! The suite's `measure` (`examples/suite`) also alternates libraries, but
 //! one call per sample and a ratio of medians, until the medians settle;
@@ -94,6 +101,9 @@ struct Case {
     ratio: [f64; 3],
     /// Median of the per-pair ratios of process CPU time.
     cpu: f64,
+    /// Median ratio of the pairs where locus ran first, and of those where
+    /// rayon ran first.
+    by_order: [f64; 2],
 }
 
 /// The run's options and the cases measured so far.
@@ -179,6 +189,7 @@ impl Paired {
         let n = (BATCH.as_secs_f64() / per_call.as_secs_f64().max(1e-9)).ceil() as u32;
         let n = n.max(1);
         let (mut lt, mut rt, mut ratios, mut cpu) = (vec![], vec![], vec![], vec![]);
+        let mut by_order = [vec![], vec![]];
         for i in 0..self.pairs {
             let ((a, ac), (b, bc)) = if i % 2 == 0 {
                 let a = batch_cpu(&mut l, n);
@@ -190,6 +201,7 @@ impl Paired {
             lt.push(a / n);
             rt.push(b / n);
             ratios.push(a.as_secs_f64() / b.as_secs_f64());
+            by_order[i % 2].push(a.as_secs_f64() / b.as_secs_f64());
             cpu.push(ac.as_secs_f64() / bc.as_secs_f64().max(1e-9));
         }
         lt.sort();
@@ -197,15 +209,22 @@ impl Paired {
         ratios.sort_by(f64::total_cmp);
         cpu.sort_by(f64::total_cmp);
         let q = |k: usize| ratios[(k * (ratios.len() - 1)) / 4];
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+        };
+        let [first, second] = by_order;
+        let by_order = [median(first), median(second)];
         let case = Case {
             name,
             locus: lt[lt.len() / 2],
             rayon: rt[rt.len() / 2],
             ratio: [q(1), q(2), q(3)],
             cpu: cpu[cpu.len() / 2],
+            by_order,
         };
         println!(
-            "{:<26} locus {:>10.1?} rayon {:>10.1?} ratio {:.2} (quartiles {:.2} to {:.2}, {} pairs of {} calls) cpu {:.2}",
+            "{:<26} locus {:>10.1?} rayon {:>10.1?} ratio {:.2} (quartiles {:.2} to {:.2}, {} pairs of {} calls) cpu {:.2} order {:.2}/{:.2}",
             case.name,
             case.locus,
             case.rayon,
@@ -214,7 +233,9 @@ impl Paired {
             case.ratio[2],
             self.pairs,
             n,
-            case.cpu
+            case.cpu,
+            case.by_order[0],
+            case.by_order[1]
         );
         self.cases.push(case);
     }
