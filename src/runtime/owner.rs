@@ -75,6 +75,15 @@ pub(crate) unsafe trait Owner {
     /// [`Sleep::notify`], counting the wakeup.
     fn notify(&mut self);
 
+    /// After private `join` halves were promoted to the own deque: the
+    /// fenced [`Sleep::notify_queued`] with the deque's length, counting
+    /// the wakeup (the spread of a ramp-up: "Spreading a ramp-up" in
+    /// [`super::sleep`]). [`Owner::notify`] by default.
+    #[inline(always)]
+    fn notify_promoted(&mut self) {
+        self.notify();
+    }
+
     /// The own LLC's pack queue and the own cluster's spread queue.
     fn own_group_queues(&self) -> [&Injector<Self::Job>; 2];
 
@@ -251,7 +260,9 @@ pub(crate) fn promote<O: Owner>(o: &mut O) {
     // SAFETY: the worker owns its private stack (the `Owner` contract).
     if let Some(job) = unsafe { o.private().promote_oldest() } {
         o.promoted();
-        push(o, job);
+        o.deque().push(job);
+        o.pushed();
+        o.notify_promoted();
     }
 }
 
@@ -273,7 +284,7 @@ pub(crate) fn promote_all<O: Owner>(o: &mut O) {
         o.pushed();
     }
     if moved > 0 {
-        o.notify();
+        o.notify_promoted();
     }
 }
 

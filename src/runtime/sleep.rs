@@ -55,6 +55,22 @@ impl Parker {
     }
 }
 
+/// Whether a pool with `armed` of its `workers` idle (armed, claimed or
+/// not) ramps up, for the spread of [`Sleep::notify_queued`]: at least half
+/// of them are idle (the threshold of the passes' "mostly idle").
+#[inline]
+pub fn ramping_up(armed: usize, workers: usize) -> bool {
+    2 * armed >= workers
+}
+
+/// Whether a deque holding `queued` jobs holds more than the `searching`
+/// workers of its LLC will take (each takes one): then a ramp-up wakes one
+/// more worker ([`Sleep::notify_queued`]).
+#[inline]
+pub fn more_jobs_than_searchers(queued: usize, searching: isize) -> bool {
+    isize::try_from(queued).unwrap_or(isize::MAX) > searching
+}
+
 /// A worker between [`Sleep::prepare_sleep`] and its re-check's outcome:
 /// consumed by [`Sleep::cancel_sleep`], at once or after [`Sleep::park`]
 /// returned, so the compiler keeps the rule "after `prepare_sleep`,
@@ -197,6 +213,76 @@ impl Sleep {
             return self.wake_local(from_worker, from_llc);
         }
         self.wake_nearest_if_idle(from_worker, from_llc)
+    }
+
+    /// [`Sleep::notify`] after worker `from_worker` of LLC `llc` pushed on
+    /// its own deque, which then holds `queued()` jobs (asked only in a
+    /// pool of several LLCs, while some worker of `llc` searches and the
+    /// pool ramps up): the same wakeups, and during a ramp-up one more
+    /// where the jobs outnumber `llc`'s searchers ([`Sleep::wake_spread`],
+    /// "Spreading a ramp-up" in the module docs).
+    #[inline]
+    pub fn notify_queued(
+        &self,
+        from_worker: usize,
+        llc: usize,
+        queued: impl FnOnce() -> usize,
+    ) -> Option<(usize, Distance)> {
+        fence(Ordering::SeqCst);
+        if self.searching.load(Ordering::SeqCst) as isize > 0 {
+            if self.llc_searching.is_empty() {
+                return None;
+            }
+            return self.wake_local_or_spread(from_worker, llc, queued);
+        }
+        self.wake_nearest_if_idle(Some(from_worker), llc)
+    }
+
+    /// [`Sleep::wake_local_unless_searching`], and when `llc` has a
+    /// searcher, the spread of a ramp-up ([`Sleep::wake_spread`]). Out of
+    /// line, off the push path.
+    #[inline(never)]
+    fn wake_local_or_spread(
+        &self,
+        from_worker: usize,
+        llc: usize,
+        queued: impl FnOnce() -> usize,
+    ) -> Option<(usize, Distance)> {
+        if self.searching_in(llc) <= 0 {
+            return self.wake_local_unless_searching(Some(from_worker), llc);
+        }
+        self.wake_spread(from_worker, llc, queued)
+    }
+
+    /// The spread of a ramp-up, for a push by `from_worker` of LLC `llc`
+    /// where some worker searches: while the pool ramps up ([`ramping_up`]:
+    /// at least half its workers idle) and its deque holds more jobs
+    /// (`queued()`, asked only then) than `llc` has searchers, claims and
+    /// wakes an idle worker of `llc`, or if it has none, of the nearest
+    /// *empty* LLC (every worker idle, none claimed: [`Sleep::is_empty`]).
+    /// Returns the worker woken, if any.
+    fn wake_spread(
+        &self,
+        from_worker: usize,
+        llc: usize,
+        queued: impl FnOnce() -> usize,
+    ) -> Option<(usize, Distance)> {
+        if !more_jobs_than_searchers(queued(), self.searching_in(llc))
+            || !ramping_up(self.idle.armed_total(), self.idle.num_workers())
+        {
+            return None;
+        }
+        if let Some(hit) = self.wake_in(Some(from_worker), llc) {
+            return Some(hit);
+        }
+        let claimed = self.idle.claim_remote_where(llc, |m| self.is_empty(m))?;
+        Some(self.wake_claimed(claimed))
+    }
+
+    /// Whether LLC `m` is *empty*: nobody of it searches (or was claimed)
+    /// and every worker of it is armed (idle). A hint (two loads).
+    fn is_empty(&self, m: usize) -> bool {
+        self.searching_in(m) <= 0 && self.idle.idle_count(m) >= self.idle.llc_len(m)
     }
 
     /// What [`Sleep::notify`] does while some worker searches: nothing in a
@@ -513,6 +599,98 @@ mod tests {
         assert_eq!(sleep.searching_in(0), 0, "no per-LLC count in one LLC");
         // Nor a spinner allowance: the global cap alone decides there.
         assert!(!sleep.alone_in(0));
+    }
+
+    /// Worker `w` is working (woke by itself, left the searching state
+    /// without a hand-off).
+    fn working(sleep: &Sleep, idle: &mut [Option<Idle>], w: usize) {
+        wake_self(sleep, idle, w);
+        let _ = sleep.leave_searching(sleep.idle().llc_of(w));
+    }
+
+    #[test]
+    fn a_ramp_up_promotion_wakes_one_worker_per_empty_llc() {
+        let (sleep, mut idle) = all_idle();
+        // Worker 0 works, its mate 1 searches: LLC 0 has a searcher and no
+        // idle worker; LLCs 1 and 2 are empty; 4 of 6 workers idle.
+        working(&sleep, &mut idle, 0);
+        wake_self(&sleep, &mut idle, 1);
+        assert_eq!(sleep.notify(Some(0), 0), None, "the plain rule skips");
+        // Two jobs queued, one searcher in LLC 0: the nearest empty LLC.
+        let (w, d) = sleep.notify_queued(0, 0, || 2).unwrap();
+        assert_eq!((sleep.idle().llc_of(w), d), (1, Distance::Remote));
+        // LLC 1 has a claimed worker now: the next push goes to LLC 2.
+        let (w, _) = sleep.notify_queued(0, 0, || 3).unwrap();
+        assert_eq!(sleep.idle().llc_of(w), 2);
+        // No empty LLC is left (the claimed workers count as searchers).
+        assert_eq!(sleep.notify_queued(0, 0, || 4), None);
+        assert_eq!(sleep.searching(), 3);
+    }
+
+    #[test]
+    fn a_ramp_up_promotion_fills_its_own_llc_first() {
+        let (sleep, mut idle) = all_idle();
+        // Worker 2 works, 4 searches (LLC 2): LLC 1 has idle worker 3.
+        working(&sleep, &mut idle, 2);
+        wake_self(&sleep, &mut idle, 4);
+        // LLC 1 has no searcher: the local wake of `notify`, as before.
+        assert_eq!(
+            sleep.notify_queued(2, 1, || unreachable!()).map(|h| h.0),
+            Some(3)
+        );
+        // Now it has one (3, claimed): two queued jobs wake toward LLC 0,
+        // the nearest empty one.
+        let (w, _) = sleep.notify_queued(2, 1, || 2).unwrap();
+        assert_eq!(sleep.idle().llc_of(w), 0);
+    }
+
+    #[test]
+    fn no_spread_without_more_jobs_than_searchers() {
+        let (sleep, mut idle) = all_idle();
+        working(&sleep, &mut idle, 0);
+        wake_self(&sleep, &mut idle, 1);
+        // One job, one searcher of LLC 0 to take it.
+        assert_eq!(sleep.notify_queued(0, 0, || 1), None);
+        assert_eq!(sleep.searching(), 1);
+    }
+
+    #[test]
+    fn no_spread_once_half_the_pool_is_awake() {
+        let (sleep, mut idle) = all_idle();
+        // 0, 2, 3 work, 1 searches: 2 of 6 idle.
+        for w in [0, 2, 3] {
+            working(&sleep, &mut idle, w);
+        }
+        wake_self(&sleep, &mut idle, 1);
+        assert_eq!(sleep.notify_queued(0, 0, || 5), None);
+        assert_eq!(sleep.searching(), 1);
+    }
+
+    #[test]
+    fn one_llc_never_spreads() {
+        let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(4, 4, 0)), 4);
+        let mut idle: Vec<_> = (0..4)
+            .map(|w| {
+                sleep.start_searching(w);
+                Some(sleep.prepare_sleep(w))
+            })
+            .collect();
+        working(&sleep, &mut idle, 0);
+        wake_self(&sleep, &mut idle, 1);
+        // A searcher exists: nothing, and the deque is not looked at.
+        assert_eq!(sleep.notify_queued(0, 0, || unreachable!()), None);
+    }
+
+    #[test]
+    fn ramp_up_rules() {
+        assert!(ramping_up(3, 6) && ramping_up(6, 6) && !ramping_up(2, 6));
+        assert!(ramping_up(0, 0), "an empty pool is trivially idle");
+        assert!(more_jobs_than_searchers(2, 1) && more_jobs_than_searchers(1, 0));
+        assert!(!more_jobs_than_searchers(1, 1) && !more_jobs_than_searchers(0, 0));
+        assert!(
+            more_jobs_than_searchers(1, -1),
+            "a count transiently below zero"
+        );
     }
 
     #[test]

@@ -836,6 +836,18 @@ unsafe impl Owner for &WorkerThread {
     }
 
     #[inline]
+    fn notify_promoted(&mut self) {
+        let queued = || self.deque.len();
+        if let Some((_, d)) = self
+            .registry
+            .sleep
+            .notify_queued(self.index, self.llc, queued)
+        {
+            self.counters().wakeup(d);
+        }
+    }
+
+    #[inline]
     fn own_group_queues(&self) -> [&Injector<JobRef>; 2] {
         let reg = &*self.registry;
         [&reg.group_llc[self.llc], &reg.group_cluster[self.cluster]]

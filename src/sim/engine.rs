@@ -810,6 +810,17 @@ unsafe impl Owner for SimOwner<'_, '_> {
         self.sim.notify(Some(self.w), llc);
     }
 
+    /// `Sleep::notify_queued`, with the own deque's length.
+    fn notify_promoted(&mut self) {
+        let (w, llc) = (self.w, self.sim.workers[self.w].llc);
+        self.sim.acc += self.sim.cost.fence_ns;
+        let hit = self.sim.counting(|s| {
+            let queued = || s.workers[w].deque.len();
+            s.sleep.notify_queued(w, llc, queued)
+        });
+        self.sim.woke(hit);
+    }
+
     fn own_group_queues(&self) -> [&Injector<JobId>; 2] {
         let sw = &self.sim.workers[self.w];
         [
