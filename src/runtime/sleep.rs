@@ -219,8 +219,8 @@ impl Sleep {
     /// its own deque, which then holds `queued()` jobs (asked only in a
     /// pool of several LLCs, while some worker of `llc` searches and the
     /// pool ramps up): the same wakeups, and during a ramp-up one more
-    /// where the jobs outnumber `llc`'s searchers ([`Sleep::wake_spread`],
-    /// "Spreading a ramp-up" in the module docs).
+    /// where the jobs outnumber `llc`'s searchers ("Spreading a ramp-up"
+    /// in the module docs).
     #[inline]
     pub fn notify_queued(
         &self,
@@ -240,7 +240,7 @@ impl Sleep {
 
     /// [`Sleep::wake_local_unless_searching`], and when `llc` has a
     /// searcher, the spread of a ramp-up ([`Sleep::wake_spread`]). Out of
-    /// line, off the push path.
+    /// line, off the promotion's path.
     #[inline(never)]
     fn wake_local_or_spread(
         &self,
