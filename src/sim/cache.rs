@@ -71,6 +71,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::layout::{Layout, TierKind};
 
+use super::bandwidth::{From, Links};
 use super::cost::{CostModel, Reach};
 use super::engine::{JobId, Mode, Sim};
 use super::report::Counts;
@@ -167,6 +168,8 @@ pub(super) struct Caches {
     blocks: HashMap<u64, Block>,
     stamp: u64,
     evicted: Vec<u64>,
+    /// The shared links and memory channels (`sim::bandwidth`).
+    pub(super) links: Links,
 }
 
 impl Caches {
@@ -186,16 +189,19 @@ impl Caches {
             blocks: HashMap::new(),
             stamp: 0,
             evicted: Vec::new(),
+            links: Links::new(layout, cost),
         }
     }
 
-    /// Worker `w` reads (or writes) `bytes` of block `id`: the cost of
-    /// getting them to `w`, counted in `counts`, and the caches updated.
+    /// Worker `w` reads (or writes) `bytes` of block `id` at time `at`:
+    /// the cost of getting them to `w` (with the wait for shared
+    /// bandwidth, `sim::bandwidth`), counted in `counts`, and the caches
+    /// updated.
     pub(super) fn access(
         &mut self,
         layout: &Layout,
         cost: &CostModel,
-        w: usize,
+        (w, at): (usize, f64),
         (id, bytes, write): (u64, u64, bool),
         counts: &mut Counts,
     ) -> f64 {
@@ -209,7 +215,12 @@ impl Caches {
             last: w,
             holders: Vec::new(),
         });
-        let (tier, ns) = source(layout, cost, &self.member, w, block, bytes, own_l2, own_llc);
+        let (tier, mut ns, far) = source(layout, cost, &self.member, w, block, bytes, own_l2, own_llc);
+        if let Some((from, alone)) = far {
+            let wait = self.links.delay(layout, w, from, (at, bytes, alone));
+            counts.bw_wait_ns += wait.round() as u64;
+            ns += wait;
+        }
         counts.bytes_by_tier[tier] += bytes;
         if matches!(tier, 3..=5) {
             counts.llc_moves += 1;
@@ -243,7 +254,11 @@ impl Caches {
 }
 
 /// Where worker `w` gets `bytes` of `block` from, and the cost: the
-/// cheapest of its holders and its home's DRAM.
+/// cheapest of its holders and its home's DRAM, by one core's latency and
+/// bandwidth (the choice does not depend on how busy the shared links
+/// are: coherence, not the reader, decides who answers). For bytes from
+/// outside `w`'s LLC, also where they come from and their bandwidth term
+/// alone, for the shared links (`sim::bandwidth`).
 #[allow(clippy::too_many_arguments)]
 fn source(
     layout: &Layout,
@@ -254,21 +269,22 @@ fn source(
     bytes: u64,
     own_l2: u32,
     own_llc: u32,
-) -> (usize, f64) {
+) -> (usize, f64, Option<(From, f64)>) {
     if block.holders.contains(&own_l2) {
         // In the own cluster cache: free unless a sibling or cluster mate
         // wrote or read it last (its line comes over from that core).
         return match (block.last != w).then(|| layout.relation(w, block.last)) {
             Some(k @ (TierKind::Smt | TierKind::Cluster)) => {
-                (k as usize, cost.transfer(Reach::At(k, 10), bytes))
+                (k as usize, cost.transfer(Reach::At(k, 10), bytes), None)
             }
-            _ => (OWN, 0.0),
+            _ => (OWN, 0.0, None),
         };
     }
     if block.holders.contains(&own_llc) {
         return (
             TierKind::Llc as usize,
             cost.transfer(Reach::At(TierKind::Llc, 10), bytes),
+            None,
         );
     }
     let here = layout.workers()[w].numa;
@@ -278,7 +294,12 @@ fn source(
     } else {
         DRAM_REMOTE
     };
-    let mut best = (home, cost.dram(distance(block.home), bytes));
+    let d = distance(block.home);
+    let mut best = (
+        home,
+        cost.dram(d, bytes),
+        Some((From::Dram(block.home), cost.dram_stream(d, bytes))),
+    );
     for &c in &block.holders {
         let m = member[c as usize];
         let reach = Reach::At(layout.relation(w, m), distance(layout.workers()[m].numa));
@@ -287,7 +308,7 @@ fn source(
             let Reach::At(k, _) = reach else {
                 unreachable!()
             };
-            best = (k as usize, ns);
+            best = (k as usize, ns, Some((From::Cache(m), cost.refill(reach, bytes))));
         }
     }
     best
@@ -296,15 +317,18 @@ fn source(
 impl Sim<'_> {
     /// The refill of `id`'s working set on `w`: its footprint (its own
     /// data, read and written, or the anonymous working set its creator
-    /// left), then each of its [`Touch`]es, priced by the cache model.
+    /// left), then each of its [`Touch`]es, priced by the cache model,
+    /// one after the other from the event's time so far (the shared
+    /// links see each transfer when it starts).
     pub(super) fn refill(&mut self, w: usize, id: JobId) -> f64 {
         let (footprint, data) = {
             let t = self.task(id);
             (t.footprint, t.data)
         };
+        let start = self.now as f64 + self.acc;
         let mut ns = match data {
             Some(d) => self.touch(
-                w,
+                (w, start),
                 Touch {
                     id: d,
                     bytes: footprint,
@@ -313,19 +337,19 @@ impl Sim<'_> {
             ),
             None => match self.jobs[id as usize].home {
                 u32::MAX => 0.0,
-                from => self.anonymous(from as usize, w, footprint),
+                from => self.anonymous(from as usize, (w, start), footprint),
             },
         };
         let node = self.jobs[id as usize].node;
         for touch in self.workload.touches(&node) {
-            ns += self.touch(w, touch);
+            ns += self.touch((w, start + ns), touch);
         }
         ns
     }
 
     /// Moving an anonymous working set of `bytes` from its creator `from`
-    /// to `w`.
-    fn anonymous(&mut self, from: usize, w: usize, bytes: u64) -> f64 {
+    /// to `w`, starting at time `at`.
+    fn anonymous(&mut self, from: usize, (w, at): (usize, f64), bytes: u64) -> f64 {
         if bytes == 0 {
             return 0.0;
         }
@@ -335,18 +359,28 @@ impl Sim<'_> {
             Reach::At(k, _) => k as usize,
         };
         self.counts.bytes_by_tier[tier] += bytes;
+        let mut ns = self.cost.transfer(reach, bytes);
         if matches!(tier, 3..=5) {
             self.counts.llc_moves += 1;
+            let alone = self.cost.refill(reach, bytes);
+            let wait = self.caches.links.delay(
+                &self.layout,
+                w,
+                From::Cache(from),
+                (at, bytes, alone),
+            );
+            self.counts.bw_wait_ns += wait.round() as u64;
+            ns += wait;
         }
-        self.cost.transfer(reach, bytes)
+        ns
     }
 
-    /// Worker `w` reads or writes named data.
-    fn touch(&mut self, w: usize, t: Touch) -> f64 {
+    /// Worker `w` reads or writes named data at time `at`.
+    fn touch(&mut self, (w, at): (usize, f64), t: Touch) -> f64 {
         self.caches.access(
             &self.layout,
             self.cost,
-            w,
+            (w, at),
             (t.id, t.bytes, t.write),
             &mut self.counts,
         )
@@ -397,7 +431,7 @@ mod tests {
     #[test]
     fn eviction_makes_a_reread_come_from_dram() {
         let (l, cost, mut c, mut k) = caches("core:2", MIB, 4 * MIB);
-        let read = |c: &mut Caches, k: &mut Counts, id| c.access(&l, &cost, 0, (id, MIB, false), k);
+        let read = |c: &mut Caches, k: &mut Counts, id| c.access(&l, &cost, (0, 0.0), (id, MIB, false), k);
         let first = read(&mut c, &mut k, 1);
         assert_eq!(
             first,
@@ -425,23 +459,23 @@ mod tests {
     #[test]
     fn a_block_larger_than_a_cache_streams_through_it() {
         let (l, cost, mut c, mut k) = caches("core:1", MIB, 4 * MIB);
-        c.access(&l, &cost, 0, (7, 8 * MIB, false), &mut k);
-        let again = c.access(&l, &cost, 0, (7, 8 * MIB, false), &mut k);
+        c.access(&l, &cost, (0, 0.0), (7, 8 * MIB, false), &mut k);
+        let again = c.access(&l, &cost, (0, 0.0), (7, 8 * MIB, false), &mut k);
         assert_eq!(again, cost.dram(10, 8 * MIB));
     }
 
     #[test]
     fn a_write_leaves_the_writer_the_only_copy() {
         let (l, cost, mut c, mut k) = caches("llc:2 core:1", MIB, 8 * MIB);
-        c.access(&l, &cost, 0, (1, 4096, false), &mut k);
-        c.access(&l, &cost, 1, (1, 4096, false), &mut k);
+        c.access(&l, &cost, (0, 0.0), (1, 4096, false), &mut k);
+        c.access(&l, &cost, (1, 0.0), (1, 4096, false), &mut k);
         // Both hold a copy: a read again is free on either side.
-        assert_eq!(c.access(&l, &cost, 1, (1, 4096, false), &mut k), 0.0);
-        assert_eq!(c.access(&l, &cost, 0, (1, 4096, false), &mut k), 0.0);
+        assert_eq!(c.access(&l, &cost, (1, 0.0), (1, 4096, false), &mut k), 0.0);
+        assert_eq!(c.access(&l, &cost, (0, 0.0), (1, 4096, false), &mut k), 0.0);
         // Worker 0 writes: worker 1's copy is gone, it reads from
         // worker 0's LLC.
-        assert_eq!(c.access(&l, &cost, 0, (1, 4096, true), &mut k), 0.0);
-        let ns = c.access(&l, &cost, 1, (1, 4096, false), &mut k);
+        assert_eq!(c.access(&l, &cost, (0, 0.0), (1, 4096, true), &mut k), 0.0);
+        let ns = c.access(&l, &cost, (1, 0.0), (1, 4096, false), &mut k);
         let far = Reach::At(l.relation(1, 0), 10);
         assert_eq!(ns, cost.transfer(far, 4096));
         // Its first read and this one came from the other LLC.
@@ -455,17 +489,17 @@ mod tests {
         let (l, cost, mut c, mut k) = caches("numa:2 core:2", 0, 0);
         let (near, far) = (2, 0);
         assert_ne!(l.workers()[near].numa, l.workers()[far].numa);
-        c.access(&l, &cost, near, (9, MIB, true), &mut k);
+        c.access(&l, &cost, (near, 0.0), (9, MIB, true), &mut k);
         assert_eq!(k.bytes_by_tier[DRAM_LOCAL], MIB);
         let d = l.topology().numa_distance(0, 1);
         assert!(d > 10);
         assert_eq!(
-            c.access(&l, &cost, far, (9, MIB, false), &mut k),
+            c.access(&l, &cost, (far, 0.0), (9, MIB, false), &mut k),
             cost.dram(d, MIB)
         );
         assert_eq!(k.bytes_by_tier[DRAM_REMOTE], MIB);
         assert_eq!(
-            c.access(&l, &cost, near, (9, MIB, false), &mut k),
+            c.access(&l, &cost, (near, 0.0), (9, MIB, false), &mut k),
             cost.dram(10, MIB)
         );
     }
@@ -477,8 +511,8 @@ mod tests {
         let mut last = 0.0;
         for (id, reader) in [1usize, 2, 4, 8, 16].into_iter().enumerate() {
             let id = id as u64 + 100;
-            c.access(&l, &cost, 0, (id, 256 * 1024, true), &mut k);
-            let ns = c.access(&l, &cost, reader, (id, 256 * 1024, false), &mut k);
+            c.access(&l, &cost, (0, 0.0), (id, 256 * 1024, true), &mut k);
+            let ns = c.access(&l, &cost, (reader, 0.0), (id, 256 * 1024, false), &mut k);
             assert!(
                 ns > last,
                 "reader {reader} ({:?}): {ns} after {last}",
@@ -509,7 +543,7 @@ mod tests {
                 (r >> 8) % 40,
                 4096 * (1 + (r >> 20) % 64),
             );
-            c.access(&l, &cost, w, (id, bytes, r >> 40 & 3 == 0), &mut k);
+            c.access(&l, &cost, (w, 0.0), (id, bytes, r >> 40 & 3 == 0), &mut k);
             touched += bytes;
         }
         assert_eq!(k.bytes_by_tier.iter().sum::<u64>(), touched);

@@ -25,7 +25,14 @@
 //!      Intel Cascade Lake SP Server Processors", ICPE 2022); one core's
 //!      DRAM bandwidth 15 GB/s locally and 8 remotely, rounded down from
 //!      the per-core figures of the same paper (a core's misses in flight,
-//!      not the socket's bandwidth). Per machine class:
+//!      not the socket's bandwidth);
+//!    - shared bandwidth (`sim::bandwidth`): a package's DRAM 150 GB/s,
+//!      all channels together: eight channels of DDR4-3200 (204.8 GB/s
+//!      peak, JEDEC) at the 70 to 80% that STREAM triad sustains on
+//!      servers (AnandTech, "Intel Skylake-EP vs AMD EPYC 7000": 183 of
+//!      256 GB/s on two Xeon 8176, AMD's tuned binary 250 of 307 on two
+//!      EPYC 7601); the LLC and socket links are not modelled by default
+//!      (0): the machine classes set them. Per machine class:
 //!      [`CostModel::class`] (`src/sim/classes/*.cost`, each number with
 //!      its source);
 //!    - wakeup: a futex wake to the woken thread running, 2 to 10 µs
@@ -93,6 +100,17 @@ pub struct CostModel {
     pub bw_dram: f64,
     /// The same from a node at distance 20 (scaled by 20 / distance).
     pub bw_dram_remote: f64,
+    /// Shared: one package's DRAM bandwidth, all its channels together,
+    /// split evenly between the package's NUMA nodes (`sim::bandwidth`).
+    /// 0: not modelled.
+    pub bw_dram_package: f64,
+    /// Shared: one LLC's link to the rest of the machine (a Zen CCD's
+    /// link to the IO die), for every byte its workers read from outside
+    /// it. 0: not modelled (the LLC's die holds its memory controllers).
+    pub bw_llc_link: f64,
+    /// Shared: one package's link to the other packages, for every byte
+    /// its workers read from another package. 0: not modelled.
+    pub bw_socket_link: f64,
     /// Cache lines a job carries to its thief (its record and captures).
     pub job_lines: f64,
     /// A successful steal besides its line transfers (the CAS on the
@@ -194,6 +212,9 @@ impl CostModel {
             dram_remote_ns: 200.0,
             bw_dram: 15.0,
             bw_dram_remote: 8.0,
+            bw_dram_package: 150.0,
+            bw_llc_link: 0.0,
+            bw_socket_link: 0.0,
             job_lines: 2.0,
             steal_ns: 25.0,
             probe_ns: 2.0,
@@ -270,12 +291,19 @@ impl CostModel {
         }
         let d = distance.max(10) as f64;
         let latency = self.dram_ns + (self.dram_remote_ns - self.dram_ns) * (d - 10.0) / 10.0;
+        latency.max(0.0) + self.dram_stream(distance, bytes)
+    }
+
+    /// The bandwidth term of [`CostModel::dram`] alone: `bytes` at one
+    /// core's DRAM bandwidth at NUMA `distance`.
+    pub fn dram_stream(&self, distance: u32, bytes: u64) -> f64 {
+        let d = distance.max(10) as f64;
         let bw = if d <= 10.0 {
             self.bw_dram
         } else {
             (self.bw_dram_remote * 20.0 / d).min(self.bw_dram)
         };
-        latency.max(0.0) + bytes as f64 / bw
+        bytes as f64 / bw
     }
 
     /// This model with every parameter scaled by its own factor, drawn
@@ -403,6 +431,9 @@ impl CostModel {
             "dram_remote_ns" => &mut self.dram_remote_ns,
             "bw_dram" => &mut self.bw_dram,
             "bw_dram_remote" => &mut self.bw_dram_remote,
+            "bw_dram_package" => &mut self.bw_dram_package,
+            "bw_llc_link" => &mut self.bw_llc_link,
+            "bw_socket_link" => &mut self.bw_socket_link,
             "job_lines" => &mut self.job_lines,
             "steal_ns" => &mut self.steal_ns,
             "probe_ns" => &mut self.probe_ns,
@@ -443,6 +474,9 @@ const FIELDS: &[&str] = &[
     "dram_remote_ns",
     "bw_dram",
     "bw_dram_remote",
+    "bw_dram_package",
+    "bw_llc_link",
+    "bw_socket_link",
     "job_lines",
     "steal_ns",
     "probe_ns",

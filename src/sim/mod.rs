@@ -91,6 +91,7 @@
 //! model and seed give the same report, byte for byte (no wall clock, no
 //! hash-order dependence; seed 0 is the pool's own workers' seeds).
 
+mod bandwidth;
 mod cache;
 mod cost;
 mod engine;

@@ -44,6 +44,10 @@ pub struct Counts {
     /// of the own node or another, or the worker's own caches (the cache
     /// model, `sim::cache`). The entries add up to every byte touched.
     pub bytes_by_tier: [u64; 9],
+    /// Time transfers waited for shared bandwidth (an LLC's link, a
+    /// node's DRAM, a socket link: `sim::bandwidth`), beyond what one
+    /// core alone would have taken, summed over all transfers (ns).
+    pub bw_wait_ns: u64,
     /// Private `join` halves promoted to the deque.
     pub promotions: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
@@ -283,7 +287,7 @@ impl Report {
                 s,
                 "{}\n    {{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
                  \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
-                 \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \
+                 \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \"bw_wait_ns\": {}, \
                  \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}, \
                  \"promotions\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
                 if i == 0 { "" } else { "," },
@@ -300,6 +304,7 @@ impl Report {
                 k.wakeups_within_llc(),
                 k.llc_moves,
                 bytes.join(", "),
+                k.bw_wait_ns,
                 k.claim_words,
                 k.claim_calls,
                 k.parks,

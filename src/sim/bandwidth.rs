@@ -1,0 +1,357 @@
+//! Shared bandwidth: the links and memory channels many cores share, and
+//! what a transfer waits for them.
+//!
+//! # The resources
+//!
+//! The cache model (`sim::cache`) prices a transfer by one core's
+//! bandwidth for its tier. What many cores share is charged here, each
+//! resource with its aggregate bandwidth from the cost model:
+//!
+//! - **an LLC's link** to the rest of the machine
+//!   ([`CostModel::bw_llc_link`]): every byte an LLC's worker reads from
+//!   outside that LLC (another LLC's cache, any DRAM) crosses it. A Zen
+//!   CCD's link to the IO die; 0 where the LLC's die holds its own memory
+//!   controllers and its fabric is not the bottleneck (one resource fewer);
+//! - **a NUMA node's DRAM** ([`CostModel::bw_dram_package`] split evenly
+//!   between the nodes of its package): every byte read from that node's
+//!   DRAM, by any worker, local or remote;
+//! - **a package's socket link** ([`CostModel::bw_socket_link`]): every
+//!   byte a package's worker reads from another package (its caches or its
+//!   DRAM); 0: not modelled.
+//!
+//! # The rule: FIFO reservations
+//!
+//! Each resource keeps the time its last reservation ends (`free_at`). A
+//! transfer of `b` bytes asked at time `t` reserves, on each resource of
+//! its path, `b / bandwidth` from `max(t, free_at)`; it ends when the
+//! latest of those reservations ends, and never before the core alone
+//! could have moved it (`t + b / per-core bandwidth`). The delay it pays
+//! beyond the lone-core time is added to its cost.
+//!
+//! Why this rule: a discrete-event simulator prices a transfer once, when
+//! its task starts, and schedules the worker's next event after it. FIFO
+//! reservations need nothing later: the cost is known at once,
+//! deterministic (events are handled in time order), and a resource's
+//! reservations never overlap, so its bandwidth is never exceeded. Fair
+//! sharing (processor sharing: `n` transfers each at `bandwidth / n`)
+//! would change every running transfer's end whenever one starts or ends,
+//! so every worker event already scheduled would have to move. For `n`
+//! equal transfers started together both rules end the last at
+//! `n * b / bandwidth`; FIFO ends the first ones sooner, sharing ends all
+//! at once. The makespan of a phase that waits for all of them is the
+//! same.
+//!
+//! What it leaves out: each resource on a path is reserved on its own (no
+//! coordination between the link and the channels a transfer crosses:
+//! the slower one decides); write bandwidth (the model has no
+//! write-backs: a write is a read for ownership, so a write's bytes are
+//! charged as read, as STREAM counts them); the sender's side of a
+//! cache-to-cache transfer (only the reader's LLC link and socket link are
+//! charged); victim looks and a steal's job lines (a few lines each, not a
+//! stream).
+
+use crate::layout::Layout;
+
+use super::cost::CostModel;
+
+/// Where a transfer's bytes come from, for its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum From {
+    /// A cache of worker `w`'s LLC (or the worker itself: an anonymous
+    /// working set).
+    Cache(usize),
+    /// DRAM of NUMA node `n` (dense index).
+    Dram(usize),
+}
+
+/// One shared resource.
+#[derive(Debug, Clone)]
+struct Resource {
+    /// Bytes per ns (GB/s); 0: not modelled.
+    bw: f64,
+    /// When its last reservation ends (ns).
+    free_at: f64,
+}
+
+/// The shared resources of a simulated machine.
+#[derive(Debug)]
+pub(super) struct Links {
+    /// The LLC links, then the nodes' DRAM, then the socket links.
+    res: Vec<Resource>,
+    llcs: usize,
+    nodes: usize,
+    /// The package of each NUMA node (its first worker's).
+    node_package: Vec<usize>,
+    /// Per resource, each reservation (start, end, bytes): kept in tests
+    /// only, to check that no resource's bandwidth is exceeded.
+    #[cfg(test)]
+    pub(super) log: Vec<Vec<(f64, f64, u64)>>,
+}
+
+impl Links {
+    pub(super) fn new(layout: &Layout, cost: &CostModel) -> Links {
+        let (llcs, nodes) = (layout.llc_ranges().len(), layout.numa_ranges().len());
+        let packages = layout.package_ranges().len();
+        let w = layout.workers();
+        let node_package: Vec<usize> = layout
+            .numa_ranges()
+            .iter()
+            .map(|r| w[r.start].package)
+            .collect();
+        let res = (0..llcs)
+            .map(|_| cost.bw_llc_link)
+            .chain((0..nodes).map(|n| dram_share(layout, cost, n)))
+            .chain((0..packages).map(|_| cost.bw_socket_link))
+            .map(|bw| Resource { bw, free_at: 0.0 })
+            .collect::<Vec<_>>();
+        Links {
+            #[cfg(test)]
+            log: vec![Vec::new(); res.len()],
+            res,
+            llcs,
+            nodes,
+            node_package,
+        }
+    }
+
+    /// The resources worker `w`'s read of bytes `from` crosses, as
+    /// indexes (unmodelled ones included: `reserve` skips them).
+    fn path(&self, layout: &Layout, w: usize, from: From) -> ([usize; 3], usize) {
+        let me = &layout.workers()[w];
+        let (llc, package, dram) = match from {
+            From::Cache(m) => {
+                let p = &layout.workers()[m];
+                (p.llc, p.package, None)
+            }
+            From::Dram(n) => (usize::MAX, self.node_package[n], Some(n)),
+        };
+        let mut path = [0; 3];
+        let mut len = 0;
+        let mut add = |r| {
+            path[len] = r;
+            len += 1;
+        };
+        if llc != me.llc {
+            add(me.llc);
+        }
+        if let Some(n) = dram {
+            add(self.llcs + n);
+        }
+        if package != me.package {
+            add(self.llcs + self.nodes + me.package);
+        }
+        (path, len)
+    }
+
+    /// Worker `w` reads `bytes` `from` at time `at`, which it alone would
+    /// move in `alone` ns: the delay beyond `alone` the shared resources
+    /// on its path add (0 when none is busy enough), their time reserved.
+    pub(super) fn delay(
+        &mut self,
+        layout: &Layout,
+        w: usize,
+        from: From,
+        (at, bytes, alone): (f64, u64, f64),
+    ) -> f64 {
+        if bytes == 0 {
+            return 0.0;
+        }
+        let (path, len) = self.path(layout, w, from);
+        let mut wait: f64 = 0.0;
+        for &r in &path[..len] {
+            let res = &mut self.res[r];
+            if res.bw <= 0.0 {
+                continue;
+            }
+            let start = res.free_at.max(at);
+            res.free_at = start + bytes as f64 / res.bw;
+            #[cfg(test)]
+            self.log[r].push((start, res.free_at, bytes));
+            wait = wait.max(res.free_at - at - alone);
+        }
+        wait
+    }
+}
+
+/// Node `n`'s DRAM bandwidth: its packages' `bw_dram_package` shared
+/// evenly by the nodes in them (SNC or NPS modes, a Kunpeng package's two
+/// dies), summed over the packages a node spans (a node that encloses
+/// packages).
+fn dram_share(layout: &Layout, cost: &CostModel, n: usize) -> f64 {
+    let w = layout.workers();
+    let mut packages: Vec<usize> = layout.numa_ranges()[n]
+        .clone()
+        .map(|i| w[i].package)
+        .collect();
+    packages.sort_unstable();
+    packages.dedup();
+    let mut nodes: Vec<usize> = w
+        .iter()
+        .filter(|p| packages.contains(&p.package))
+        .map(|p| p.numa)
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    cost.bw_dram_package * packages.len() as f64 / nodes.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::cache::Caches;
+    use crate::sim::report::Counts;
+    use crate::sim::{Policy, Triad, layout, simulate};
+    use crate::topology::Topology;
+
+    const MIB: u64 = 1 << 20;
+
+    fn machine(spec: &str) -> Layout {
+        layout(
+            &Topology::synthetic(spec).unwrap(),
+            Policy::Hierarchical,
+            None,
+        )
+        .unwrap()
+    }
+
+    /// A model without latencies and caches, every core at 10 GB/s from
+    /// DRAM, the package's DRAM at `dram` GB/s.
+    fn streaming(dram: f64) -> CostModel {
+        let mut c = CostModel::published();
+        (c.dram_ns, c.dram_remote_ns, c.l2_bytes, c.llc_bytes) = (0.0, 0.0, 0.0, 0.0);
+        (c.bw_dram, c.bw_dram_package) = (10.0, dram);
+        c
+    }
+
+    #[test]
+    fn two_cores_streaming_through_one_resource_take_twice_as_long_as_one() {
+        let l = machine("core:2");
+        let cost = streaming(10.0);
+        let mut k = Counts::default();
+        let mut c = Caches::new(&l, &cost);
+        let one = c.access(&l, &cost, (0, 0.0), (1, MIB, false), &mut k);
+        assert_eq!(one, MIB as f64 / 10.0);
+        // Both cores start a block at time 0: the channels carry one after
+        // the other.
+        let mut c = Caches::new(&l, &cost);
+        let a = c.access(&l, &cost, (0, 0.0), (1, MIB, false), &mut k);
+        let b = c.access(&l, &cost, (1, 0.0), (2, MIB, false), &mut k);
+        assert_eq!(a, one);
+        assert_eq!(a.max(b), 2.0 * one);
+        assert_eq!(k.bw_wait_ns, one.round() as u64);
+        // Started one after the other, neither waits.
+        let mut c = Caches::new(&l, &cost);
+        c.access(&l, &cost, (0, 0.0), (1, MIB, false), &mut k);
+        assert_eq!(c.access(&l, &cost, (1, one), (2, MIB, false), &mut k), one);
+    }
+
+    #[test]
+    fn per_core_bandwidth_still_limits_a_lone_core() {
+        // The EPYC class: a CCD link of 55 GB/s and 360 for the socket,
+        // one core at 25.
+        let l = machine("package:2 llc:2 core:4");
+        let cost = CostModel::class("epyc").unwrap();
+        assert!(cost.bw_llc_link > cost.bw_dram && cost.bw_dram_package > cost.bw_dram);
+        let mut off = cost.clone();
+        (off.bw_dram_package, off.bw_llc_link, off.bw_socket_link) = (0.0, 0.0, 0.0);
+        let (mut k, mut k_off) = (Counts::default(), Counts::default());
+        let (mut c, mut c_off) = (Caches::new(&l, &cost), Caches::new(&l, &off));
+        let mut t = 0.0;
+        for id in 0..20 {
+            let ns = c.access(&l, &cost, (0, t), (id, MIB, false), &mut k);
+            assert_eq!(ns, cost.dram(10, MIB), "block {id}");
+            c_off.access(&l, &off, (0, t), (id, MIB, false), &mut k_off);
+            t += ns;
+        }
+        // Worker 8 (the other package) reads them back, one after the
+        // other: over its CCD link and the socket link, both faster than
+        // one core, at the cost the model without shared links gives.
+        for id in 0..20 {
+            let ns = c.access(&l, &cost, (8, t), (id, MIB, false), &mut k);
+            let alone = c_off.access(&l, &off, (8, t), (id, MIB, false), &mut k_off);
+            assert_eq!(ns, alone, "block {id}");
+            t += ns;
+        }
+        assert!(k.bytes_by_tier[crate::layout::TierKind::Remote as usize] > 0);
+        assert_eq!(k.bw_wait_ns, 0);
+    }
+
+    #[test]
+    fn a_resource_never_carries_more_than_its_bandwidth() {
+        let l = machine("package:2 llc:2 core:4");
+        let mut cost = CostModel::class("epyc").unwrap();
+        (cost.l2_bytes, cost.llc_bytes) = (256.0 * 1024.0, MIB as f64);
+        let mut k = Counts::default();
+        let mut c = Caches::new(&l, &cost);
+        let (mut r, mut t) = (1u64, 0.0);
+        for _ in 0..3000 {
+            r = crate::sim::workload::mix(r);
+            let (w, id, bytes) = ((r % 16) as usize, (r >> 8) % 64, 4096 * (1 + (r >> 20) % 64));
+            c.access(&l, &cost, (w, t), (id, bytes, r >> 40 & 3 == 0), &mut k);
+            t += ((r >> 44) % 500) as f64;
+        }
+        assert!(k.bw_wait_ns > 0, "the test must load the links");
+        let links = &c.links;
+        for (i, log) in links.log.iter().enumerate() {
+            let bw = links.res[i].bw;
+            if bw == 0.0 {
+                assert!(log.is_empty());
+                continue;
+            }
+            // Reservations follow one another and each lasts its bytes
+            // at the resource's bandwidth: in any window [a, b] the
+            // bytes moved fit in bw * (b - a).
+            for p in log.windows(2) {
+                assert!(p[1].0 >= p[0].1 - 1e-6, "resource {i}: {p:?}");
+            }
+            for &(a, _, _) in log {
+                let mut bytes = 0;
+                for &(s, e, n) in log.iter().filter(|x| x.0 >= a) {
+                    bytes += n;
+                    assert!(bytes as f64 <= bw * (e - a) + 1e-3, "resource {i} over [{a}, {e}] ({s})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_per_tier_do_not_depend_on_the_links() {
+        let l = machine("package:2 llc:2 cluster:2 core:2");
+        let mut on = CostModel::class("epyc").unwrap();
+        (on.l2_bytes, on.llc_bytes) = (256.0 * 1024.0, MIB as f64);
+        let mut off = on.clone();
+        (off.bw_dram_package, off.bw_llc_link, off.bw_socket_link) = (0.0, 0.0, 0.0);
+        let (mut c_on, mut c_off) = (Caches::new(&l, &on), Caches::new(&l, &off));
+        let (mut k_on, mut k_off) = (Counts::default(), Counts::default());
+        let mut r = 3u64;
+        for _ in 0..3000 {
+            r = crate::sim::workload::mix(r);
+            let (w, id, bytes) = ((r % 16) as usize, (r >> 8) % 40, 4096 * (1 + (r >> 20) % 64));
+            let a = (id, bytes, r >> 40 & 3 == 0);
+            let x = c_on.access(&l, &on, (w, 0.0), a, &mut k_on);
+            let y = c_off.access(&l, &off, (w, 0.0), a, &mut k_off);
+            assert!(x >= y);
+        }
+        assert_eq!(k_on.bytes_by_tier, k_off.bytes_by_tier);
+        assert_eq!(k_on.llc_moves, k_off.llc_moves);
+        assert!(k_on.bw_wait_ns > 0 && k_off.bw_wait_ns == 0);
+    }
+
+    #[test]
+    fn ninety_six_cores_stream_at_most_the_socket_dram_bandwidth() {
+        // A small triad on one EPYC socket (12 CCX of 8): every byte after
+        // the first touch comes from DRAM, so DRAM bytes over the makespan
+        // stay under the socket's 360 GB/s, however many cores stream.
+        let t = Topology::synthetic("llc:12 core:8").unwrap();
+        let cost = CostModel::class("epyc").unwrap();
+        let w = Triad { n: 1 << 23, iters: 2 };
+        for p in [Policy::Hierarchical, Policy::RayonLike] {
+            let r = simulate(&t, &w, p, None, &cost).unwrap();
+            let k = &r.counts;
+            let dram = k.bytes_by_tier[6] + k.bytes_by_tier[7];
+            let gbs = dram as f64 / k.makespan_ns as f64;
+            assert!(gbs <= cost.bw_dram_package, "{p}: {gbs} GB/s");
+            assert!(k.bw_wait_ns > 0, "{p}");
+        }
+    }
+}
