@@ -51,9 +51,15 @@
 //! in its own caches count as `own-cache`, so the tiers add up to every
 //! byte touched.
 //!
-//! Not modelled: write-backs of dirty blocks to DRAM; contention (a
-//! node's DRAM bandwidth or a link shared by many cores: every core gets
-//! its own per-core bandwidth); prefetching beyond what the per-core
+//! - **Shared bandwidth**: bytes from outside the reader's LLC also wait
+//!   for the links and channels many cores share (an LLC's link, the
+//!   home node's DRAM, a socket link), reserved first come first served
+//!   (`sim::bandwidth`, which says why). Where a block is read from does
+//!   not depend on how busy they are, so the bytes per tier are those of
+//!   the model without them.
+//!
+//! Not modelled: write-backs of dirty blocks to DRAM (so no write
+//! bandwidth either); prefetching beyond what the per-core
 //! bandwidths measured; victim (non-inclusive) LLCs such as AMD's, whose
 //! L3 holds what L2s evict (here both keep a read block); partial hits
 //! (a block is in a cache or not); NUMA distances beyond 20 scale the

@@ -474,9 +474,6 @@ const FIELDS: &[&str] = &[
     "dram_remote_ns",
     "bw_dram",
     "bw_dram_remote",
-    "bw_dram_package",
-    "bw_llc_link",
-    "bw_socket_link",
     "job_lines",
     "steal_ns",
     "probe_ns",
@@ -491,6 +488,11 @@ const FIELDS: &[&str] = &[
     "wake_ns",
     "park_ns",
     "work_scale",
+    // Last, so that `perturbed` draws the same factors for the fields
+    // before them as it did before these were added.
+    "bw_dram_package",
+    "bw_llc_link",
+    "bw_socket_link",
 ];
 
 /// The pool's heavy fence, run once: what [`CostModel::heavy_fence_ns`]
