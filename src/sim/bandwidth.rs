@@ -19,27 +19,34 @@
 //!   byte a package's worker reads from another package (its caches or its
 //!   DRAM); 0: not modelled.
 //!
-//! # The rule: FIFO reservations
+//! # The rule: reservations in the earliest free time
 //!
-//! Each resource keeps the time its last reservation ends (`free_at`). A
+//! Each resource keeps the intervals of time already reserved on it. A
 //! transfer of `b` bytes asked at time `t` reserves, on each resource of
-//! its path, `b / bandwidth` from `max(t, free_at)`; it ends when the
-//! latest of those reservations ends, and never before the core alone
-//! could have moved it (`t + b / per-core bandwidth`). The delay it pays
-//! beyond the lone-core time is added to its cost.
+//! its path, `b / bandwidth` of time in the resource's earliest free
+//! time from `t` on (in several pieces where earlier reservations leave
+//! gaps); it ends when the latest of those pieces ends, and never before
+//! the core alone could have moved it (`t + b / per-core bandwidth`). The
+//! delay it pays beyond the lone-core time is added to its cost.
+//! Transfers are served in the order they are asked (first come, first
+//! served), but a later one may use a gap an earlier one left: a task's
+//! second block is asked after its first one's time, so a plain "busy
+//! until" per resource would leave the time before it unused by every
+//! other core, and a streaming phase would reach a fraction of the
+//! bandwidth.
 //!
 //! Why this rule: a discrete-event simulator prices a transfer once, when
-//! its task starts, and schedules the worker's next event after it. FIFO
-//! reservations need nothing later: the cost is known at once,
+//! its task starts, and schedules the worker's next event after it.
+//! Reservations need nothing later: the cost is known at once,
 //! deterministic (events are handled in time order), and a resource's
-//! reservations never overlap, so its bandwidth is never exceeded. Fair
-//! sharing (processor sharing: `n` transfers each at `bandwidth / n`)
-//! would change every running transfer's end whenever one starts or ends,
-//! so every worker event already scheduled would have to move. For `n`
-//! equal transfers started together both rules end the last at
-//! `n * b / bandwidth`; FIFO ends the first ones sooner, sharing ends all
-//! at once. The makespan of a phase that waits for all of them is the
-//! same.
+//! reserved pieces never overlap, so its bandwidth is never exceeded.
+//! Fair sharing (processor sharing: `n` transfers each at
+//! `bandwidth / n`) would change every running transfer's end whenever
+//! one starts or ends, so every worker event already scheduled would have
+//! to move. For `n` equal transfers started together both rules end the
+//! last at `n * b / bandwidth`; first come, first served ends the first
+//! ones sooner, sharing ends all at once. The makespan of a phase that
+//! waits for all of them is the same.
 //!
 //! What it leaves out: each resource on a path is reserved on its own (no
 //! coordination between the link and the channels a transfer crosses:
@@ -69,8 +76,55 @@ pub(super) enum From {
 struct Resource {
     /// Bytes per ns (GB/s); 0: not modelled.
     bw: f64,
-    /// When its last reservation ends (ns).
-    free_at: f64,
+    /// Its reserved time from the current event on: disjoint intervals
+    /// in order (ns).
+    busy: Vec<(f64, f64)>,
+}
+
+impl Resource {
+    /// Reserves `dur` ns of this resource from `at` on, in its earliest
+    /// free time (in pieces where reservations made before leave gaps),
+    /// forgetting reservations that ended by `now` (no later request
+    /// starts before it). Returns when the last piece ends, and the
+    /// pieces.
+    fn reserve(&mut self, now: f64, at: f64, dur: f64) -> (f64, Vec<(f64, f64)>) {
+        self.busy.retain(|&(_, e)| e > now);
+        let (mut t, mut left) = (at, dur);
+        let mut pieces = Vec::new();
+        for &(s, e) in &self.busy {
+            if left <= 0.0 {
+                break;
+            }
+            if e <= t {
+                continue;
+            }
+            if s > t {
+                let take = left.min(s - t);
+                pieces.push((t, t + take));
+                left -= take;
+            }
+            t = t.max(e);
+        }
+        if left > 0.0 {
+            pieces.push((t, t + left));
+        }
+        let end = pieces.last().map_or(at, |p| p.1);
+        for &p in &pieces {
+            let i = self.busy.partition_point(|b| b.0 < p.0);
+            self.busy.insert(i, p);
+        }
+        // Merge touching intervals, so the list stays as short as the
+        // distinct busy periods.
+        let mut merged: Vec<(f64, f64)> = Vec::with_capacity(self.busy.len());
+        for &(s, e) in &self.busy {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.busy = merged;
+        (end, pieces)
+    }
 }
 
 /// The shared resources of a simulated machine.
@@ -82,10 +136,15 @@ pub(super) struct Links {
     nodes: usize,
     /// The package of each NUMA node (its first worker's).
     node_package: Vec<usize>,
-    /// Per resource, each reservation (start, end, bytes): kept in tests
-    /// only, to check that no resource's bandwidth is exceeded.
+    /// The current event's time (`at_event`).
+    now: f64,
+    /// Per resource, every reserved piece of time and the bytes asked:
+    /// kept in tests only, to check that no resource's bandwidth is
+    /// exceeded.
     #[cfg(test)]
-    pub(super) log: Vec<Vec<(f64, f64, u64)>>,
+    pub(super) log: Vec<Vec<(f64, f64)>>,
+    #[cfg(test)]
+    pub(super) log_bytes: Vec<u64>,
 }
 
 impl Links {
@@ -102,11 +161,17 @@ impl Links {
             .map(|_| cost.bw_llc_link)
             .chain((0..nodes).map(|n| dram_share(layout, cost, n)))
             .chain((0..packages).map(|_| cost.bw_socket_link))
-            .map(|bw| Resource { bw, free_at: 0.0 })
+            .map(|bw| Resource {
+                bw,
+                busy: Vec::new(),
+            })
             .collect::<Vec<_>>();
         Links {
             #[cfg(test)]
             log: vec![Vec::new(); res.len()],
+            #[cfg(test)]
+            log_bytes: vec![0; res.len()],
+            now: 0.0,
             res,
             llcs,
             nodes,
@@ -143,9 +208,15 @@ impl Links {
         (path, len)
     }
 
-    /// Worker `w` reads `bytes` `from` at time `at`, which it alone would
-    /// move in `alone` ns: the delay beyond `alone` the shared resources
-    /// on its path add (0 when none is busy enough), their time reserved.
+    /// The current event's time: no transfer asked from now on starts
+    /// before it (events are handled in time order).
+    pub(super) fn at_event(&mut self, now: f64) {
+        self.now = now;
+    }
+
+    /// Worker `w` reads `bytes` `from` at time `at`, which it alone would move in `alone` ns: the delay beyond
+    /// `alone` the shared resources on its path add (0 when none is busy
+    /// enough), their time reserved.
     pub(super) fn delay(
         &mut self,
         layout: &Layout,
@@ -163,11 +234,13 @@ impl Links {
             if res.bw <= 0.0 {
                 continue;
             }
-            let start = res.free_at.max(at);
-            res.free_at = start + bytes as f64 / res.bw;
+            let (end, _pieces) = res.reserve(self.now, at, bytes as f64 / res.bw);
             #[cfg(test)]
-            self.log[r].push((start, res.free_at, bytes));
-            wait = wait.max(res.free_at - at - alone);
+            {
+                self.log[r].extend(_pieces);
+                self.log_bytes[r] += bytes;
+            }
+            wait = wait.max(end - at - alone);
         }
         wait
     }
@@ -246,6 +319,26 @@ mod tests {
     }
 
     #[test]
+    fn a_later_reservation_leaves_the_time_before_it_to_others() {
+        let l = machine("core:2");
+        let cost = streaming(10.0);
+        let mut k = Counts::default();
+        let mut c = Caches::new(&l, &cost);
+        let one = MIB as f64 / 10.0;
+        // Worker 0's block is asked for time 2 * one (a task's second
+        // block); worker 1's, asked afterwards for time 0, fits before it.
+        c.access(&l, &cost, (0, 2.0 * one), (1, MIB, false), &mut k);
+        assert_eq!(c.access(&l, &cost, (1, 0.0), (2, MIB, false), &mut k), one);
+        // A third one, asked at time one / 2, waits for worker 1's and
+        // takes the gap up to worker 0's block.
+        let ns = c.access(&l, &cost, (1, one / 2.0), (3, MIB, false), &mut k);
+        assert!((ns - 1.5 * one).abs() < 1e-6, "{ns}");
+        // A fourth finds no gap left: after worker 0's block.
+        let ns = c.access(&l, &cost, (0, 0.0), (4, MIB, false), &mut k);
+        assert!((ns - 4.0 * one).abs() < 1e-6, "{ns}");
+    }
+
+    #[test]
     fn per_core_bandwidth_still_limits_a_lone_core() {
         // The EPYC class: a CCD link of 55 GB/s and 360 for the socket,
         // one core at 25.
@@ -298,19 +391,17 @@ mod tests {
                 assert!(log.is_empty());
                 continue;
             }
-            // Reservations follow one another and each lasts its bytes
-            // at the resource's bandwidth: in any window [a, b] the
-            // bytes moved fit in bw * (b - a).
+            // The reserved pieces never overlap, so at no time does the
+            // resource carry more than its bandwidth, and together they
+            // last exactly the bytes asked at that bandwidth.
+            let mut log = log.clone();
+            log.sort_by(|a, b| a.0.total_cmp(&b.0));
             for p in log.windows(2) {
                 assert!(p[1].0 >= p[0].1 - 1e-6, "resource {i}: {p:?}");
             }
-            for &(a, _, _) in log {
-                let mut bytes = 0;
-                for &(s, e, n) in log.iter().filter(|x| x.0 >= a) {
-                    bytes += n;
-                    assert!(bytes as f64 <= bw * (e - a) + 1e-3, "resource {i} over [{a}, {e}] ({s})");
-                }
-            }
+            let busy: f64 = log.iter().map(|(s, e)| e - s).sum();
+            let want = links.log_bytes[i] as f64 / bw;
+            assert!((busy - want).abs() <= 1e-6 * want, "resource {i}: {busy} ns for {want}");
         }
     }
 

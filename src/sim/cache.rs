@@ -332,6 +332,7 @@ impl Sim<'_> {
             (t.footprint, t.data)
         };
         let start = self.now as f64 + self.acc;
+        self.caches.links.at_event(self.now as f64);
         let mut ns = match data {
             Some(d) => self.touch(
                 (w, start),
