@@ -379,7 +379,11 @@ mod tests {
         let (mut r, mut t) = (1u64, 0.0);
         for _ in 0..3000 {
             r = crate::sim::workload::mix(r);
-            let (w, id, bytes) = ((r % 16) as usize, (r >> 8) % 64, 4096 * (1 + (r >> 20) % 64));
+            let (w, id, bytes) = (
+                (r % 16) as usize,
+                (r >> 8) % 64,
+                4096 * (1 + (r >> 20) % 64),
+            );
             c.access(&l, &cost, (w, t), (id, bytes, r >> 40 & 3 == 0), &mut k);
             t += ((r >> 44) % 500) as f64;
         }
@@ -401,7 +405,10 @@ mod tests {
             }
             let busy: f64 = log.iter().map(|(s, e)| e - s).sum();
             let want = links.log_bytes[i] as f64 / bw;
-            assert!((busy - want).abs() <= 1e-6 * want, "resource {i}: {busy} ns for {want}");
+            assert!(
+                (busy - want).abs() <= 1e-6 * want,
+                "resource {i}: {busy} ns for {want}"
+            );
         }
     }
 
@@ -417,7 +424,11 @@ mod tests {
         let mut r = 3u64;
         for _ in 0..3000 {
             r = crate::sim::workload::mix(r);
-            let (w, id, bytes) = ((r % 16) as usize, (r >> 8) % 40, 4096 * (1 + (r >> 20) % 64));
+            let (w, id, bytes) = (
+                (r % 16) as usize,
+                (r >> 8) % 40,
+                4096 * (1 + (r >> 20) % 64),
+            );
             let a = (id, bytes, r >> 40 & 3 == 0);
             let x = c_on.access(&l, &on, (w, 0.0), a, &mut k_on);
             let y = c_off.access(&l, &off, (w, 0.0), a, &mut k_off);
@@ -435,7 +446,10 @@ mod tests {
         // stay under the socket's 360 GB/s, however many cores stream.
         let t = Topology::synthetic("llc:12 core:8").unwrap();
         let cost = CostModel::class("epyc").unwrap();
-        let w = Triad { n: 1 << 23, iters: 2 };
+        let w = Triad {
+            n: 1 << 23,
+            iters: 2,
+        };
         for p in [Policy::Hierarchical, Policy::RayonLike] {
             let r = simulate(&t, &w, p, None, &cost).unwrap();
             let k = &r.counts;

@@ -221,7 +221,8 @@ impl Caches {
             last: w,
             holders: Vec::new(),
         });
-        let (tier, mut ns, far) = source(layout, cost, &self.member, w, block, bytes, own_l2, own_llc);
+        let (tier, mut ns, far) =
+            source(layout, cost, &self.member, w, block, bytes, own_l2, own_llc);
         if let Some((from, alone)) = far {
             let wait = self.links.delay(layout, w, from, (at, bytes, alone));
             counts.bw_wait_ns += wait.round() as u64;
@@ -314,7 +315,11 @@ fn source(
             let Reach::At(k, _) = reach else {
                 unreachable!()
             };
-            best = (k as usize, ns, Some((From::Cache(m), cost.refill(reach, bytes))));
+            best = (
+                k as usize,
+                ns,
+                Some((From::Cache(m), cost.refill(reach, bytes))),
+            );
         }
     }
     best
@@ -370,12 +375,10 @@ impl Sim<'_> {
         if matches!(tier, 3..=5) {
             self.counts.llc_moves += 1;
             let alone = self.cost.refill(reach, bytes);
-            let wait = self.caches.links.delay(
-                &self.layout,
-                w,
-                From::Cache(from),
-                (at, bytes, alone),
-            );
+            let wait =
+                self.caches
+                    .links
+                    .delay(&self.layout, w, From::Cache(from), (at, bytes, alone));
             self.counts.bw_wait_ns += wait.round() as u64;
             ns += wait;
         }
@@ -438,7 +441,8 @@ mod tests {
     #[test]
     fn eviction_makes_a_reread_come_from_dram() {
         let (l, cost, mut c, mut k) = caches("core:2", MIB, 4 * MIB);
-        let read = |c: &mut Caches, k: &mut Counts, id| c.access(&l, &cost, (0, 0.0), (id, MIB, false), k);
+        let read =
+            |c: &mut Caches, k: &mut Counts, id| c.access(&l, &cost, (0, 0.0), (id, MIB, false), k);
         let first = read(&mut c, &mut k, 1);
         assert_eq!(
             first,
