@@ -73,7 +73,9 @@
 //! and wakeups by distance, data reads served from other LLCs, bytes of
 //! task data by the tier they came from ([`BYTE_TIERS`]: the cache model
 //! of `sim::cache`, with caches of the cost model's sizes, LRU eviction,
-//! DRAM of first-touch NUMA homes, invalidation on writes), idle-mask words
+//! DRAM of first-touch NUMA homes, invalidation on writes), the time
+//! transfers waited for shared bandwidth (`bw_wait_ns`: `sim::bandwidth`,
+//! an LLC's link, a node's DRAM channels, a socket link), idle-mask words
 //! touched); a [`Report`] prints them as a table or JSON. The example
 //! `simulate` is the command line:
 //!
