@@ -19,34 +19,37 @@
 //!   byte a package's worker reads from another package (its caches or its
 //!   DRAM); 0: not modelled.
 //!
-//! # The rule: reservations in the earliest free time
+//! # The rule: first come, first served, at one core's rate
 //!
-//! Each resource keeps the intervals of time already reserved on it. A
-//! transfer of `b` bytes asked at time `t` reserves, on each resource of
-//! its path, `b / bandwidth` of time in the resource's earliest free
-//! time from `t` on (in several pieces where earlier reservations leave
-//! gaps); it ends when the latest of those pieces ends, and never before
-//! the core alone could have moved it (`t + b / per-core bandwidth`). The
-//! delay it pays beyond the lone-core time is added to its cost.
-//! Transfers are served in the order they are asked (first come, first
-//! served), but a later one may use a gap an earlier one left: a task's
-//! second block is asked after its first one's time, so a plain "busy
-//! until" per resource would leave the time before it unused by every
-//! other core, and a streaming phase would reach a fraction of the
-//! bandwidth.
+//! Each resource keeps how much of its bandwidth it has given, over time
+//! (a profile from the current event on). A transfer of `b` bytes asked
+//! at time `t`, which one core alone moves at rate `r` (`b / r` ns), gets
+//! on each resource of its path, from `t` on, at each moment the lesser
+//! of `r` and what the transfers asked before it left, until its `b`
+//! bytes are moved; it ends when the last resource has moved them. The
+//! delay beyond `b / r` is added to its cost. So a lone core moves at its
+//! own rate; `n` cores asking together get the resource in the order they
+//! asked, each at its own rate while the sum fits, the later ones what is
+//! left; and the given bandwidth never exceeds the resource's.
 //!
-//! Why this rule: a discrete-event simulator prices a transfer once, when
-//! its task starts, and schedules the worker's next event after it.
-//! Reservations need nothing later: the cost is known at once,
-//! deterministic (events are handled in time order), and a resource's
-//! reserved pieces never overlap, so its bandwidth is never exceeded.
-//! Fair sharing (processor sharing: `n` transfers each at
-//! `bandwidth / n`) would change every running transfer's end whenever
-//! one starts or ends, so every worker event already scheduled would have
-//! to move. For `n` equal transfers started together both rules end the
-//! last at `n * b / bandwidth`; first come, first served ends the first
-//! ones sooner, sharing ends all at once. The makespan of a phase that
-//! waits for all of them is the same.
+//! Two simpler rules were tried first and dropped (docs/cache-model.md):
+//! a "busy until" time per resource, each transfer reserving the whole
+//! resource for `b / bandwidth` after the last one (a task's later blocks,
+//! asked for a later time, left the time before them unused), and the
+//! same with gaps filled (a lone core's large read still held the whole
+//! resource while it moved at a tenth of its bandwidth).
+//!
+//! Why first come, first served: a discrete-event simulator prices a
+//! transfer once, when its task starts, and schedules the worker's next
+//! event after it. The profile needs nothing later: the cost is known at
+//! once and deterministic (events are handled in time order). Fair
+//! sharing (processor sharing: `n` transfers each at `bandwidth / n`)
+//! would change every running transfer's end whenever one starts or ends,
+//! so every worker event already scheduled would have to move. For `n`
+//! equal transfers started together both rules end the last at
+//! `n * b / bandwidth`; first come, first served ends the first ones
+//! sooner, sharing ends all at once: a phase that waits for all of them
+//! takes the same time.
 //!
 //! What it leaves out: each resource on a path is reserved on its own (no
 //! coordination between the link and the channels a transfer crosses:
@@ -248,7 +251,11 @@ impl Links {
             if res.bw <= 0.0 {
                 continue;
             }
-            let rate = if alone > 0.0 { bytes as f64 / alone } else { res.bw };
+            let rate = if alone > 0.0 {
+                bytes as f64 / alone
+            } else {
+                res.bw
+            };
             let (end, _pieces) = res.reserve(self.now, at, bytes as f64, rate);
             #[cfg(test)]
             {
@@ -417,12 +424,22 @@ mod tests {
             let mut times: Vec<f64> = log.iter().flat_map(|p| [p.0, p.1]).collect();
             times.sort_by(f64::total_cmp);
             for t in times {
-                let load: f64 = log.iter().filter(|p| p.0 <= t && t < p.1).map(|p| p.2).sum();
-                assert!(load <= bw * (1.0 + 1e-9), "resource {i} at {t}: {load} of {bw}");
+                let load: f64 = log
+                    .iter()
+                    .filter(|p| p.0 <= t && t < p.1)
+                    .map(|p| p.2)
+                    .sum();
+                assert!(
+                    load <= bw * (1.0 + 1e-9),
+                    "resource {i} at {t}: {load} of {bw}"
+                );
             }
             let moved: f64 = log.iter().map(|p| (p.1 - p.0) * p.2).sum();
             let want = links.log_bytes[i] as f64;
-            assert!((moved - want).abs() <= 1e-6 * want, "resource {i}: {moved} of {want}");
+            assert!(
+                (moved - want).abs() <= 1e-6 * want,
+                "resource {i}: {moved} of {want}"
+            );
         }
     }
 

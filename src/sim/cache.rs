@@ -53,7 +53,7 @@
 //!
 //! - **Shared bandwidth**: bytes from outside the reader's LLC also wait
 //!   for the links and channels many cores share (an LLC's link, the
-//!   home node's DRAM, a socket link), reserved first come first served
+//!   home node's DRAM, a socket link), given first come, first served
 //!   (`sim::bandwidth`, which says why). Where a block is read from does
 //!   not depend on how busy they are, so the bytes per tier are those of
 //!   the model without them.
