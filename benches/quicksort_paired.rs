@@ -25,6 +25,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+#[path = "common/cli.rs"]
+mod cli;
 mod common;
 #[path = "common/cpu.rs"]
 mod cpu;
@@ -104,13 +106,7 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--bench" => {}
-            "--pairs" => match args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0) {
-                Some(n) => pairs = n,
-                None => {
-                    eprintln!("quicksort_paired: --pairs needs a positive number");
-                    std::process::exit(2);
-                }
-            },
+            "--pairs" => pairs = cli::pairs("quicksort_paired", args.next()),
             o => eprintln!("quicksort_paired: ignoring {o}"),
         }
     }

@@ -20,6 +20,8 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/cpu.rs"]
 mod cpu;
 #[path = "common/pools.rs"]
@@ -109,13 +111,7 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--bench" => {}
-            "--pairs" => match args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0) {
-                Some(n) => pairs = n,
-                None => {
-                    eprintln!("spawn_paired: --pairs needs a positive number");
-                    std::process::exit(2);
-                }
-            },
+            "--pairs" => pairs = cli::pairs("spawn_paired", args.next()),
             o if o.starts_with('-') => eprintln!("spawn_paired: ignoring {o}"),
             f => filter = Some(f.to_string()),
         }

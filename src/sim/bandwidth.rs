@@ -296,19 +296,12 @@ mod tests {
     use super::*;
     use crate::sim::cache::Caches;
     use crate::sim::report::Counts;
-    use crate::sim::{Policy, Triad, layout, simulate};
+    use crate::sim::{Policy, Triad, simulate};
     use crate::topology::Topology;
 
     const MIB: u64 = 1 << 20;
 
-    fn machine(spec: &str) -> Layout {
-        layout(
-            &Topology::synthetic(spec).unwrap(),
-            Policy::Hierarchical,
-            None,
-        )
-        .unwrap()
-    }
+    use crate::sim::tests::hierarchical_layout as machine;
 
     /// A model without latencies and caches, every core at 10 GB/s from
     /// DRAM, the package's DRAM at `dram` GB/s.

@@ -414,19 +414,11 @@ impl Sim<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Fib, Policy, layout};
-    use crate::topology::Topology;
+    use crate::sim::{Fib, Policy};
 
     const MIB: u64 = 1 << 20;
 
-    fn machine(spec: &str) -> Layout {
-        layout(
-            &Topology::synthetic(spec).unwrap(),
-            Policy::Hierarchical,
-            None,
-        )
-        .unwrap()
-    }
+    use crate::sim::tests::hierarchical_layout as machine;
 
     /// Caches of `l2` and `llc` bytes on `spec`.
     fn caches(spec: &str, l2: u64, llc: u64) -> (Layout, CostModel, Caches, Counts) {

@@ -16,6 +16,12 @@ fn machine(spec: &str) -> Topology {
     Topology::synthetic(spec).unwrap()
 }
 
+/// The hierarchical layout of every PU of synthetic `spec`: the machine
+/// of the cache and bandwidth models' unit tests.
+pub(super) fn hierarchical_layout(spec: &str) -> crate::layout::Layout {
+    layout(&machine(spec), Policy::Hierarchical, None).unwrap()
+}
+
 fn run(spec: &str, w: &dyn Workload, p: Policy, n: Option<usize>) -> Run {
     simulate(&machine(spec), w, p, n, &CostModel::default()).unwrap()
 }
