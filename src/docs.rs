@@ -34,7 +34,9 @@
 ///   `Sleep::wake_another` wakes the nearest idle worker for a ramp-up's
 ///   fan-out (`search::RAMP_FANOUT`, `search::Sources::more_behind`);
 ///   `Sleep::notify_queued` is `Sleep::notify` for a promoted `join`
-///   half, which while the pool ramps up also wakes toward an empty LLC;
+///   half, which while the pool ramps up also wakes toward an empty LLC:
+///   both are `Sleep::notify_with`, with and without its hook (the
+///   pusher's deque length);
 ///   `Sleep::start_searching` enters *searching*, `Sleep::sleep` and
 ///   `Sleep::park` park.
 ///   `Sleep::born_idle` makes a new worker idle before its thread runs;
@@ -70,6 +72,7 @@
 /// [`Sleep::wake_if_idle`]: #names-used-above
 /// [`Sleep::wake_another`]: #names-used-above
 /// [`Sleep::notify_queued`]: #names-used-above
+/// [`Sleep::notify_with`]: #names-used-above
 /// [`Sleep::leave_searching`]: #names-used-above
 /// [`Sleep::wake_all`]: #names-used-above
 /// [`Parker`]: #names-used-above

@@ -122,9 +122,16 @@ pub(crate) unsafe trait Owner {
 /// Pushes a job on the own deque and wakes a helper if one is needed.
 #[inline]
 pub(crate) fn push<O: Owner>(o: &mut O, job: O::Job) {
+    push_then(o, job, O::notify);
+}
+
+/// Pushes a job on the own deque, counts it, then calls `notify` (the
+/// fenced notify of [`push`] or of [`promote`]).
+#[inline(always)]
+fn push_then<O: Owner>(o: &mut O, job: O::Job, notify: impl FnOnce(&mut O)) {
     o.deque().push(job);
     o.pushed();
-    o.notify();
+    notify(o);
 }
 
 /// Records the second half of a `join` as *private*: only this worker
@@ -260,9 +267,7 @@ pub(crate) fn promote<O: Owner>(o: &mut O) {
     // SAFETY: the worker owns its private stack (the `Owner` contract).
     if let Some(job) = unsafe { o.private().promote_oldest() } {
         o.promoted();
-        o.deque().push(job);
-        o.pushed();
-        o.notify_promoted();
+        push_then(o, job, O::notify_promoted);
     }
 }
 

@@ -206,21 +206,17 @@ impl Sleep {
     /// is taken near where it was made, not by a searcher of another LLC),
     /// or if `from_llc` has none idle, the nearest in an LLC where nobody
     /// searches. Returns the worker woken and its distance.
+    ///
+    /// [`Sleep::notify_with`] without its hook.
     #[inline]
     pub fn notify(&self, from_worker: Option<usize>, from_llc: usize) -> Option<(usize, Distance)> {
-        fence(Ordering::SeqCst);
-        if self.searching.load(Ordering::SeqCst) as isize > 0 {
-            return self.wake_local(from_worker, from_llc);
-        }
-        self.wake_nearest_if_idle(from_worker, from_llc)
+        self.notify_with(from_worker, from_llc, None::<fn() -> usize>)
     }
 
     /// [`Sleep::notify`] after worker `from_worker` of LLC `llc` pushed on
-    /// its own deque, which then holds `queued()` jobs (asked only in a
-    /// pool of several LLCs, while some worker of `llc` searches and the
-    /// pool ramps up): the same wakeups, and during a ramp-up one more
-    /// where the jobs outnumber `llc`'s searchers ("Spreading a ramp-up"
-    /// in the module docs).
+    /// its own deque, which then holds `queued()` jobs: [`Sleep::notify_with`]
+    /// with that hook (a promotion's notify: "Spreading a ramp-up" in the
+    /// module docs).
     #[inline]
     pub fn notify_queued(
         &self,
@@ -228,42 +224,38 @@ impl Sleep {
         llc: usize,
         queued: impl FnOnce() -> usize,
     ) -> Option<(usize, Distance)> {
-        fence(Ordering::SeqCst);
-        if self.searching.load(Ordering::SeqCst) as isize > 0 {
-            if self.llc_searching.is_empty() {
-                return None;
-            }
-            return self.wake_local_or_spread(from_worker, llc, queued);
-        }
-        self.wake_nearest_if_idle(Some(from_worker), llc)
+        self.notify_with(Some(from_worker), llc, Some(queued))
     }
 
-    /// [`Sleep::wake_local_unless_searching`], and when `llc` has a
-    /// searcher, the spread of a ramp-up ([`Sleep::wake_spread`]). Out of
-    /// line, off the promotion's path.
-    #[inline(never)]
-    fn wake_local_or_spread(
+    /// The one body of [`Sleep::notify`] and [`Sleep::notify_queued`]: the
+    /// fence, then the wakeups of `notify`. With a hook `queued` (the
+    /// pusher's deque length), the spread of a ramp-up adds one: where
+    /// `notify` would skip because `from_llc` has a searcher, in a pool of
+    /// several LLCs, [`Sleep::wake_spread`] (which alone calls the hook).
+    #[inline]
+    pub fn notify_with<F: FnOnce() -> usize>(
         &self,
-        from_worker: usize,
-        llc: usize,
-        queued: impl FnOnce() -> usize,
+        from_worker: Option<usize>,
+        from_llc: usize,
+        queued: Option<F>,
     ) -> Option<(usize, Distance)> {
-        if self.searching_in(llc) <= 0 {
-            return self.wake_local_unless_searching(Some(from_worker), llc);
+        fence(Ordering::SeqCst);
+        if self.searching.load(Ordering::SeqCst) as isize > 0 {
+            return self.wake_local(from_worker, from_llc, queued);
         }
-        self.wake_spread(from_worker, llc, queued)
+        self.wake_nearest_if_idle(from_worker, from_llc)
     }
 
     /// The spread of a ramp-up, for a push by `from_worker` of LLC `llc`
-    /// where some worker searches: while the pool ramps up ([`ramping_up`]:
-    /// at least half its workers idle) and its deque holds more jobs
-    /// (`queued()`, asked only then) than `llc` has searchers, claims and
-    /// wakes an idle worker of `llc`, or if it has none, of the nearest
-    /// *empty* LLC (every worker idle, none claimed: [`Sleep::is_empty`]).
-    /// Returns the worker woken, if any.
+    /// where some worker of `llc` searches: while the pool ramps up
+    /// ([`ramping_up`]: at least half its workers idle) and its deque
+    /// holds more jobs (`queued()`, asked only then) than `llc` has
+    /// searchers, claims and wakes an idle worker of `llc`, or if it has
+    /// none, of the nearest *empty* LLC (every worker idle, none claimed:
+    /// [`Sleep::is_empty`]). Returns the worker woken, if any.
     fn wake_spread(
         &self,
-        from_worker: usize,
+        from_worker: Option<usize>,
         llc: usize,
         queued: impl FnOnce() -> usize,
     ) -> Option<(usize, Distance)> {
@@ -272,7 +264,7 @@ impl Sleep {
         {
             return None;
         }
-        if let Some(hit) = self.wake_in(Some(from_worker), llc) {
+        if let Some(hit) = self.wake_in(from_worker, llc) {
             return Some(hit);
         }
         let claimed = self.idle.claim_remote_where(llc, |m| self.is_empty(m))?;
@@ -285,32 +277,43 @@ impl Sleep {
         self.searching_in(m) <= 0 && self.idle.idle_count(m) >= self.idle.llc_len(m)
     }
 
-    /// What [`Sleep::notify`] does while some worker searches: nothing in a
-    /// pool of one LLC (tested here, inline), else
+    /// What [`Sleep::notify_with`] does while some worker searches:
+    /// nothing in a pool of one LLC (tested here, inline), else
     /// [`Sleep::wake_local_unless_searching`] (out of line, off the push
     /// path).
     #[inline]
-    fn wake_local(&self, from_worker: Option<usize>, llc: usize) -> Option<(usize, Distance)> {
+    fn wake_local<F: FnOnce() -> usize>(
+        &self,
+        from_worker: Option<usize>,
+        llc: usize,
+        queued: Option<F>,
+    ) -> Option<(usize, Distance)> {
         if self.llc_searching.is_empty() {
             return None;
         }
-        self.wake_local_unless_searching(from_worker, llc)
+        self.wake_local_unless_searching(from_worker, llc, queued)
     }
 
     /// The local wake of [`Sleep::notify`] while some worker searches, in a
     /// pool of several LLCs, if no worker of `llc` searches: an idle worker
     /// of `llc`; if none is idle there (`llc` is saturated), the nearest
     /// idle worker of another LLC where nobody searches either (see
-    /// "Waking in the pusher's LLC" in the module docs). Called only in a
-    /// pool of several LLCs (in one, the searchers are `llc`'s own).
+    /// "Waking in the pusher's LLC" in the module docs). If some worker of
+    /// `llc` searches, nothing, or with a hook `queued` the spread of a
+    /// ramp-up ([`Sleep::wake_spread`]). Called only in a pool of several
+    /// LLCs (in one, the searchers are `llc`'s own).
     #[inline(never)]
-    fn wake_local_unless_searching(
+    fn wake_local_unless_searching<F: FnOnce() -> usize>(
         &self,
         from_worker: Option<usize>,
         llc: usize,
+        queued: Option<F>,
     ) -> Option<(usize, Distance)> {
         let quiet = |l: usize| self.llc_searching[l].load(Ordering::SeqCst) as isize <= 0;
-        if !quiet(llc) || !self.idle.any_idle() {
+        if !quiet(llc) {
+            return queued.and_then(|q| self.wake_spread(from_worker, llc, q));
+        }
+        if !self.idle.any_idle() {
             return None;
         }
         if let Some(hit) = self.wake_in(from_worker, llc) {
@@ -379,7 +382,7 @@ impl Sleep {
     ) -> Option<(usize, Distance)> {
         fence(Ordering::SeqCst);
         if if_none_searching && self.searching.load(Ordering::SeqCst) as isize > 0 {
-            return self.wake_local(from_worker, llc);
+            return self.wake_local(from_worker, llc, None::<fn() -> usize>);
         }
         if let Some(hit) = self.wake_in(from_worker, llc) {
             return Some(hit);
