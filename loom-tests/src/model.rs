@@ -128,6 +128,12 @@ impl Pool {
         self.queues[q].jobs.fetch_add(1, Release);
     }
 
+    /// The jobs queue `q` holds (a deque's `len`, as the hook of a
+    /// promotion's notify asks it: `Sleep::notify_queued`).
+    pub fn queued(&self, q: usize) -> usize {
+        self.queues[q].jobs.load(SeqCst)
+    }
+
     /// Announces one more job, as `Registry::spawn_detached_in` does
     /// (before its push).
     pub fn announce(&self) {
