@@ -141,8 +141,26 @@
 //! after being woken by a claim (it then returns `false`), so its LLC stops
 //! advertising it.
 
+//!
+//! # Submodules
+//!
+//! - `build`: [`IdleMasks::new`], from an [`IdleShape`];
+//! - `tree`: the summary tree's packed fields (its levels' layout);
+//! - `summary`: the reads of the summary ([`IdleMasks::any_idle`], the
+//!   walk to armed LLCs);
+//! - `claim`: the claims ([`IdleMasks::claim_nearest`] and its steps);
+//! - `probe`: [`IdleSearch`], the masks alone for benchmarks;
+//! - `shape`: [`IdleShape`], the plain-data input.
+//!
+//! This file keeps the state, the owner's operations (`set_idle`,
+//! `clear_idle`) and the reads of single workers' bits.
+
+mod build;
+mod claim;
 mod probe;
 mod shape;
+mod summary;
+mod tree;
 
 use std::ops::Range;
 
@@ -152,6 +170,7 @@ use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
 pub use probe::IdleSearch;
 pub use shape::IdleShape;
+use tree::Level;
 
 /// Where a woken worker is, seen from the worker that woke it: in its
 /// cluster, elsewhere in its LLC, or in another LLC. [`WorkerStats::wakeups`]
@@ -176,49 +195,6 @@ struct LlcInfo {
     range: Range<usize>,
     /// Index of its first idle word in `IdleMasks::words`.
     word_base: usize,
-}
-
-/// One level of the summary tree (see "Summary tree" in the module docs).
-#[derive(Debug)]
-struct Level {
-    /// The packed counters.
-    words: Box<[CachePadded<AtomicU64>]>,
-    /// log2 of the field width `W` (a power of two, 1 to 32 bits).
-    width_log: u32,
-    /// log2 of the fields per word (`64 / W`).
-    fields_log: u32,
-    /// log2 of the LLCs under one field (1 at level 0).
-    span_log: u32,
-    /// The top bit of every field.
-    high: u64,
-    /// Every bit of every field but its top bit.
-    low: u64,
-}
-
-impl Level {
-    /// Word index and shift of the field above LLC `llc`.
-    #[inline]
-    fn place(&self, llc: usize) -> (usize, u32) {
-        let f = llc >> self.span_log;
-        let i = f & ((1 << self.fields_log) - 1);
-        (f >> self.fields_log, (i as u32) << self.width_log)
-    }
-
-    /// The top bit of each non-zero field of `v` (SWAR: adding `low` to
-    /// the low bits of a field carries into its top bit iff they are not
-    /// all zero, never into the next field).
-    #[inline]
-    fn nonzero(&self, v: u64) -> u64 {
-        (((v & self.low) + self.low) | v) & self.high
-    }
-
-    /// The value of field `i` (word-local) of `v`.
-    #[inline]
-    fn field(&self, v: u64, i: usize) -> u64 {
-        let w = 1u32 << self.width_log;
-        let m = if w >= 64 { !0 } else { (1u64 << w) - 1 };
-        (v >> ((i as u32) << self.width_log)) & m
-    }
 }
 
 const NO_CLUSTER: u32 = u32::MAX;
@@ -246,7 +222,8 @@ pub struct IdleMasks {
     /// Owner-private: whether the worker is counted in its LLC's field.
     armed: Box<[AtomicBool]>,
     /// Per worker: the bits of its core's workers in its idle word, or 0
-    /// when the core crosses a word boundary (see "Fully idle cores first").
+    /// when the core crosses a word boundary (see "Fully idle cores first"
+    /// in `claim`).
     core_mask: Box<[u64]>,
     /// Whether some core has more than one worker: only then is the fully
     /// idle pass made.
@@ -261,191 +238,7 @@ pub struct IdleMasks {
     cluster_aware: AtomicBool,
 }
 
-/// Claims the lowest bit of `pick(v)` in `atom` (whose value is `v`),
-/// with `fetch_and`; on a lost race, retries on what `pick` leaves of the
-/// value the RMW returned. Returns the bit's index.
-#[inline]
-fn claim_bit(atom: &AtomicU64, pick: impl Fn(u64) -> u64) -> Option<usize> {
-    let mut cur = pick(atom.load(Ordering::SeqCst));
-    while cur != 0 {
-        let b = cur.trailing_zeros() as usize;
-        let prev = atom.fetch_and(!(1u64 << b), Ordering::SeqCst);
-        if prev & (1u64 << b) != 0 {
-            return Some(b);
-        }
-        cur = pick(prev); // someone else took it: retry on what is left
-    }
-    None
-}
-
-/// Bits `lo..hi` (word-local, `lo < hi <= 64`).
-fn bits(lo: usize, hi: usize) -> u64 {
-    let len = hi - lo;
-    if len >= 64 {
-        !0
-    } else {
-        ((1u64 << len) - 1) << lo
-    }
-}
-
-/// The levels of the summary tree over LLCs of `sizes` workers: each level
-/// packs one counter per field of the level below (per LLC at level 0) in
-/// fields of the next power of two of bits that holds the most workers
-/// under one field, until one word holds them all.
-fn summary_tree(sizes: Vec<usize>) -> Box<[Level]> {
-    let new_word = |_| CachePadded::new(AtomicU64::new(0));
-    let mut levels = Vec::new();
-    // Workers under each field of the level being built.
-    let mut under = sizes;
-    let mut span_log = 0;
-    loop {
-        let most = under.iter().copied().max().unwrap_or(1);
-        let bit_len = (usize::BITS - most.leading_zeros()).max(1);
-        assert!(
-            bit_len <= 32,
-            "internal error: more than 2^32 workers under one summary field"
-        );
-        let width_log = bit_len.next_power_of_two().trailing_zeros();
-        let fields_log = 6 - width_log;
-        let per_word = 1usize << fields_log;
-        let top = 1u64 << ((1u32 << width_log) - 1);
-        let high = (0..per_word).fold(0u64, |h, i| h | top << (i << width_log));
-        let low = (0..per_word).fold(0u64, |h, i| h | (top - 1) << (i << width_log));
-        let words = under.len().div_ceil(per_word);
-        levels.push(Level {
-            words: (0..words).map(new_word).collect(),
-            width_log,
-            fields_log,
-            span_log,
-            high,
-            low,
-        });
-        if words == 1 {
-            return levels.into();
-        }
-        under = under.chunks(per_word).map(|c| c.iter().sum()).collect();
-        span_log += fields_log;
-    }
-}
-
-/// Capacity classes, largest first: a class starts at its largest
-/// capacity and takes every smaller one down to 7/8 of it, so 1024 and
-/// 1000 are one class, 1024 and 512 two (per-core jitter in reported
-/// capacities must not multiply the passes of a search).
-fn capacity_classes(capacity: &[u32]) -> Vec<u32> {
-    let mut caps: Vec<u32> = capacity.to_vec();
-    caps.sort_unstable_by(|a, b| b.cmp(a));
-    caps.dedup();
-    let mut classes: Vec<u32> = Vec::new();
-    for c in caps {
-        if classes
-            .last()
-            .is_none_or(|&top| u64::from(c) * 8 < u64::from(top) * 7)
-        {
-            classes.push(c);
-        }
-    }
-    classes
-}
-
-/// Each worker's core mask (the field `core_mask`): the bits of its core's
-/// workers in its idle word, 0 when the core crosses a word boundary, and
-/// its own bit when no core range holds it.
-fn core_masks(core_ranges: &[Range<usize>], llcs: &[LlcInfo], worker_llc: &[u32]) -> Vec<u64> {
-    let mut core_mask: Vec<u64> = (0..worker_llc.len())
-        .map(|w| {
-            let l = &llcs[worker_llc[w] as usize];
-            1u64 << ((w - l.range.start) % 64)
-        })
-        .collect();
-    for r in core_ranges {
-        let l = &llcs[worker_llc[r.start] as usize];
-        let (lo, hi) = (r.start - l.range.start, r.end - l.range.start);
-        let mask = if lo / 64 == (hi - 1) / 64 {
-            bits(lo % 64, (hi - 1) % 64 + 1)
-        } else {
-            0
-        };
-        for w in r.clone() {
-            core_mask[w] = mask;
-        }
-    }
-    core_mask
-}
-
 impl IdleMasks {
-    /// Builds the masks, all workers busy.
-    ///
-    /// # Panics
-    ///
-    /// If the shape breaks the rules of [`IdleShape::validate`]; the layout
-    /// builds shapes that keep them, so this is an internal error.
-    pub fn new(shape: IdleShape) -> IdleMasks {
-        if let Err(e) = shape.validate() {
-            panic!("internal error: invalid idle shape: {e}");
-        }
-        let n = shape.capacity.len();
-
-        let classes = capacity_classes(&shape.capacity);
-
-        let mut llcs = Vec::with_capacity(shape.llc_ranges.len());
-        let mut worker_llc = vec![0u32; n];
-        let mut word_base = 0;
-        for (l, r) in shape.llc_ranges.iter().enumerate() {
-            llcs.push(LlcInfo {
-                range: r.clone(),
-                word_base,
-            });
-            for w in r.clone() {
-                worker_llc[w] = l as u32;
-            }
-            word_base += r.len().div_ceil(64);
-        }
-        let mut class_masks = vec![0u64; word_base * classes.len()];
-        for l in &llcs {
-            for w in l.range.clone() {
-                let local = w - l.range.start;
-                let word = l.word_base + local / 64;
-                let k = classes
-                    .iter()
-                    .rposition(|&top| top >= shape.capacity[w])
-                    .unwrap_or(0);
-                class_masks[word * classes.len() + k] |= 1 << (local % 64);
-            }
-        }
-        let mut worker_cluster = vec![NO_CLUSTER; n];
-        for (c, r) in shape.cluster_ranges.iter().enumerate() {
-            for w in r.clone() {
-                worker_cluster[w] = c as u32;
-            }
-        }
-        let core_mask = core_masks(&shape.core_ranges, &llcs, &worker_llc);
-        let smt = shape.core_ranges.iter().any(|r| r.len() > 1);
-        let sizes: Vec<usize> = shape.llc_ranges.iter().map(|r| r.len()).collect();
-        IdleMasks {
-            words: (0..word_base)
-                .map(|_| CachePadded::new(AtomicU64::new(0)))
-                .collect(),
-            levels: summary_tree(sizes),
-            llcs: llcs.into(),
-            clusters: shape.cluster_ranges.into(),
-            worker_llc: worker_llc.into(),
-            worker_cluster: worker_cluster.into(),
-            class_masks: class_masks.into(),
-            classes: classes.len(),
-            llc_order: shape
-                .llc_order
-                .into_iter()
-                .map(Vec::into_boxed_slice)
-                .collect(),
-            armed: (0..n).map(|_| AtomicBool::new(false)).collect(),
-            core_mask: core_mask.into(),
-            smt,
-            plain: !smt && classes.len() == 1,
-            cluster_aware: AtomicBool::new(true),
-        }
-    }
-
     /// Turns the cluster step of [`claim_nearest`](Self::claim_nearest) on
     /// or off (on at creation; a shape without clusters has none anyway).
     pub fn set_cluster_aware(&self, on: bool) {
@@ -578,320 +371,6 @@ impl IdleMasks {
     pub fn is_idle(&self, w: usize) -> bool {
         let (word, bit) = self.slot(w);
         self.words[word].load(Ordering::SeqCst) & bit != 0
-    }
-
-    /// Whether some LLC may have an idle worker (no false negatives; false
-    /// positives while a claimed worker has not yet called `clear_idle`):
-    /// one load, of the summary's root word.
-    #[inline]
-    pub fn any_idle(&self) -> bool {
-        self.root().load(Ordering::SeqCst) != 0
-    }
-
-    /// The root word of the summary tree: non-zero iff some worker is armed.
-    #[inline]
-    fn root(&self) -> &AtomicU64 {
-        // `summary_tree` always ends with a level of one word.
-        &self.levels[self.levels.len() - 1].words[0]
-    }
-
-    /// Number of armed workers (idle, possibly claimed but not yet awake)
-    /// of the whole pool: the sum of the root word's fields, read with one
-    /// SeqCst load, so it is the exact count at one point of `S`.
-    pub fn armed_total(&self) -> usize {
-        let top = &self.levels[self.levels.len() - 1];
-        let v = self.root().load(Ordering::SeqCst);
-        (0..1usize << top.fields_log)
-            .map(|i| top.field(v, i) as usize)
-            .sum()
-    }
-
-    /// Whether some worker's idle bit is set (idle and not yet claimed):
-    /// the summary first (zero while every worker is busy), then, only if
-    /// it shows an armed worker, the idle words. No false negatives for a
-    /// `set_idle` ordered before the call (invariant 2: a set bit has a
-    /// non-zero field); a worker that was claimed is not reported (its
-    /// claimer wakes it). The pool asks it as `private::must_publish`,
-    /// which keeps the root word; the tests ask it here.
-    #[cfg(test)]
-    pub fn any_unclaimed(&self) -> bool {
-        self.any_idle() && self.any_bit_set()
-    }
-
-    /// The summary's root word, non-zero iff some worker is armed: a caller
-    /// that asks [`Self::any_unclaimed`] very often (every `join`) keeps a
-    /// reference to it, loads it, and calls [`Self::any_bit_set`] only when
-    /// it is non-zero.
-    #[inline]
-    pub fn root_word(&self) -> &AtomicU64 {
-        self.root()
-    }
-
-    /// Whether some idle bit is set: SeqCst loads down the summary tree,
-    /// then of the idle words of the LLCs it shows armed workers in (so a
-    /// pool with one idle worker reads a few words, not all of them).
-    #[cold]
-    #[inline(never)]
-    pub fn any_bit_set(&self) -> bool {
-        let any = |m: usize| {
-            let l = &self.llcs[m];
-            let words = l.word_base..l.word_base + l.range.len().div_ceil(64);
-            self.words[words]
-                .iter()
-                .any(|w| w.load(Ordering::SeqCst) != 0)
-                .then_some(())
-        };
-        self.visit_armed(0..self.llcs.len(), any).is_some()
-    }
-
-    /// The armed count of LLC `llc` (its leaf field).
-    fn llc_count(&self, llc: usize) -> u64 {
-        let lv = &self.levels[0];
-        let (i, shift) = lv.place(llc);
-        lv.field(lv.words[i].load(Ordering::SeqCst) >> shift, 0)
-    }
-
-    /// Calls `f` on the LLCs of `llcs` whose leaf field reads non-zero, in
-    /// ascending order, until it returns `Some`; returns that. Reads the
-    /// summary from the root down, skipping every subtree whose field reads
-    /// zero, so the cost grows with the tree's depth and the number of
-    /// armed LLCs met before the hit, not with the LLCs in `llcs`.
-    ///
-    /// No false negative (invariant 2): if some worker's bit in `llcs` is
-    /// set throughout the call, every field on its path reads non-zero
-    /// whenever it is loaded, so `f` is called on its LLC (unless `f`
-    /// returned `Some` before).
-    ///
-    /// The walk keeps a cursor `a`, the first LLC not yet ruled out, and
-    /// goes down from the root to the first field at or after `a` that
-    /// reads non-zero; a word whose fields from `a` on read zero moves `a`
-    /// past them, and `f` returning `None` moves it past that LLC; both
-    /// restart from the root (extra loads only on false positives).
-    /// `a` never passes an LLC with a bit set throughout: the loads of the
-    /// fields on its path read non-zero, so the walk goes down to it.
-    fn visit_armed<R>(
-        &self,
-        llcs: Range<usize>,
-        mut f: impl FnMut(usize) -> Option<R>,
-    ) -> Option<R> {
-        let top = self.levels.len() - 1;
-        let mut a = llcs.start;
-        'restart: while a < llcs.end {
-            let (mut k, mut word) = (top, 0);
-            loop {
-                let lv = &self.levels[k];
-                // The fields of this word (level-k indices) that meet a..end.
-                let first = word << lv.fields_log;
-                let lo = (a >> lv.span_log).max(first);
-                let hi = (((llcs.end - 1) >> lv.span_log) + 1).min(first + (1 << lv.fields_log));
-                debug_assert!(lo < hi, "the walk went down into a field before `a`");
-                let span = bits((lo - first) << lv.width_log, (hi - first) << lv.width_log);
-                let nz = lv.nonzero(lv.words[word].load(Ordering::SeqCst)) & span;
-                if nz == 0 {
-                    // Nothing armed in those fields: skip their LLCs.
-                    a = hi << lv.span_log;
-                    continue 'restart;
-                }
-                let field = first + (nz.trailing_zeros() >> lv.width_log) as usize;
-                if k == 0 {
-                    match f(field) {
-                        Some(hit) => return Some(hit),
-                        None => {
-                            a = field + 1;
-                            continue 'restart;
-                        }
-                    }
-                }
-                // Field `field` of level k counts word `field` of level k - 1.
-                a = a.max(field << lv.span_log);
-                (k, word) = (k - 1, field);
-            }
-        }
-        None
-    }
-
-    /// Of the bits `cand` of word `i` of LLC `l` (whose value is `v`), those
-    /// whose whole core is idle in `v`.
-    #[inline]
-    fn whole_cores(&self, l: &LlcInfo, i: usize, v: u64, cand: u64) -> u64 {
-        let mut out = 0;
-        let mut rest = cand;
-        while rest != 0 {
-            let b = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let cm = self.core_mask[l.range.start + i * 64 + b];
-            if cm != 0 && v & cm == cm {
-                out |= 1u64 << b;
-            }
-        }
-        out
-    }
-
-    /// Claims one idle bit among workers `range` (inside `l`), largest
-    /// capacity class first, lowest index first within a class; with
-    /// `whole`, only a worker whose whole core is idle.
-    fn claim_in(&self, l: &LlcInfo, range: Range<usize>, whole: bool) -> Option<usize> {
-        let lo = range.start - l.range.start;
-        let hi = range.end - l.range.start;
-        let (first, last) = (lo / 64, (hi - 1) / 64);
-        for k in 0..self.classes {
-            for i in first..=last {
-                let word = l.word_base + i;
-                let dom = bits(lo.max(i * 64) - i * 64, hi.min(i * 64 + 64) - i * 64);
-                let m = dom & self.class_masks[word * self.classes + k];
-                if m == 0 {
-                    continue;
-                }
-                let atom = &self.words[word];
-                let pick = |v: u64| {
-                    if whole {
-                        self.whole_cores(l, i, v, v & m)
-                    } else {
-                        v & m
-                    }
-                };
-                if let Some(b) = claim_bit(atom, pick) {
-                    return Some(l.range.start + i * 64 + b);
-                }
-            }
-        }
-        None
-    }
-
-    /// Claims (clears the bit of) the nearest idle worker and returns it with
-    /// its distance; the caller then owns its wakeup.
-    ///
-    /// Searched in order, each domain largest capacity first (and, where
-    /// cores have several workers, fully idle cores before all idle
-    /// workers: see the module docs): the cluster of
-    /// `from_worker` (when given and inside `from_llc`), the rest of
-    /// `from_llc`, then the LLCs of `llc_order[from_llc]` whose summary is
-    /// set. Returns `None` if no idle worker was found (or `from_llc` is out
-    /// of range).
-    pub fn claim_nearest(
-        &self,
-        from_worker: Option<usize>,
-        from_llc: usize,
-    ) -> Option<(usize, Distance)> {
-        self.llcs.get(from_llc)?;
-        if let Some(hit) = self.claim_in_llc(from_worker, from_llc) {
-            return Some(hit);
-        }
-        self.claim_remote(from_llc)
-    }
-
-    /// The first two steps of [`claim_nearest`](Self::claim_nearest): the
-    /// cluster of `from_worker` (when given, inside `from_llc`, and the
-    /// cluster step is on), then the rest of `from_llc`; never another LLC.
-    /// Used to wake a worker of one LLC in particular (job groups).
-    pub fn claim_in_llc(
-        &self,
-        from_worker: Option<usize>,
-        from_llc: usize,
-    ) -> Option<(usize, Distance)> {
-        let l = self.llcs.get(from_llc)?;
-        let cluster = from_worker
-            .filter(|_| self.cluster_aware.load(Ordering::Relaxed))
-            .filter(|&w| w < self.num_workers() && self.worker_llc[w] as usize == from_llc)
-            .map(|w| self.worker_cluster[w])
-            .filter(|&c| c != NO_CLUSTER)
-            .map(|c| self.clusters[c as usize].clone());
-        if self.plain && l.range.len() <= 64 {
-            // One word, one class, no SMT: the cluster's bits, then the
-            // rest, of one load (and of what each lost race leaves).
-            let near = cluster.map_or(0, |c| bits(c.start - l.range.start, c.end - l.range.start));
-            let pick = |v: u64| if v & near != 0 { v & near } else { v };
-            let b = claim_bit(&self.words[l.word_base], pick)?;
-            let d = if near & (1 << b) != 0 {
-                Distance::Cluster
-            } else {
-                Distance::Llc
-            };
-            return Some((l.range.start + b, d));
-        }
-        let passes: &[bool] = if self.smt { &[true, false] } else { &[false] };
-        for &whole in passes {
-            if let Some(c) = &cluster {
-                if let Some(w) = self.claim_in(l, c.clone(), whole) {
-                    return Some((w, Distance::Cluster));
-                }
-            }
-            if cluster.as_ref() != Some(&l.range) {
-                if let Some(w) = self.claim_in(l, l.range.clone(), whole) {
-                    let near = cluster.as_ref().is_some_and(|c| c.contains(&w));
-                    let d = if near {
-                        Distance::Cluster
-                    } else {
-                        Distance::Llc
-                    };
-                    return Some((w, d));
-                }
-            }
-        }
-        None
-    }
-
-    /// Claims worker `w` itself if its bit is set (a claim like the others,
-    /// restricted to one worker: invariant 1 holds, the caller owns its
-    /// wakeup). Used to aim a job at one worker (affinity replay of
-    /// parallel iterators). False if `w` is out of range or not claimable.
-    pub fn claim_worker(&self, w: usize) -> bool {
-        let Some(&l) = self.worker_llc.get(w) else {
-            return false;
-        };
-        self.claim_in(&self.llcs[l as usize], w..w + 1, false)
-            .is_some()
-    }
-
-    /// The remote step of [`claim_nearest`](Self::claim_nearest): the LLCs of
-    /// `llc_order[from_llc]` whose leaf field is non-zero, in order, each
-    /// run found by a walk down the summary tree
-    /// ([`visit_armed`](Self::visit_armed)), so a run of many LLCs costs a
-    /// few loads per tree level, not one per LLC.
-    ///
-    /// Every load of the walk comes after any `set_idle` that returned
-    /// before the claim started, which is all invariant 3 needs.
-    fn claim_remote(&self, from_llc: usize) -> Option<(usize, Distance)> {
-        for run in self.llc_order[from_llc].iter() {
-            if let Some(w) = self.visit_armed(run.clone(), |m| self.claim_llc(m)) {
-                return Some((w, Distance::Remote));
-            }
-        }
-        None
-    }
-
-    /// [`claim_remote`](Self::claim_remote) restricted to the LLCs for
-    /// which `accept` holds (asked only of LLCs whose summary shows an
-    /// armed worker): the nearest idle worker of another LLC that passes.
-    pub fn claim_remote_where(
-        &self,
-        from_llc: usize,
-        accept: impl Fn(usize) -> bool,
-    ) -> Option<(usize, Distance)> {
-        for run in self.llc_order.get(from_llc)?.iter() {
-            let hit = self.visit_armed(run.clone(), |m| {
-                if accept(m) { self.claim_llc(m) } else { None }
-            });
-            if let Some(w) = hit {
-                return Some((w, Distance::Remote));
-            }
-        }
-        None
-    }
-
-    /// Claims a worker anywhere in LLC `m`: fully idle cores first (with
-    /// SMT), largest capacity first.
-    #[inline]
-    fn claim_llc(&self, m: usize) -> Option<usize> {
-        let l = &self.llcs[m];
-        if self.plain && l.range.len() <= 64 {
-            return claim_bit(&self.words[l.word_base], |v| v).map(|b| l.range.start + b);
-        }
-        let whole = self
-            .smt
-            .then(|| self.claim_in(l, l.range.clone(), true))
-            .flatten();
-        whole.or_else(|| self.claim_in(l, l.range.clone(), false))
     }
 }
 
