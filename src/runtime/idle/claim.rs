@@ -16,14 +16,16 @@
 //! # Fully idle cores first
 //!
 //! Where some core has several workers (SMT siblings, or workers sharing
-//! a PU), a claim in a domain first takes a worker whose whole core is
-//! idle (its core mask all set in the word it read), then any idle
-//! worker: a woken worker then does not share its core with a busy one
+//! a PU), a claim first takes a worker whose whole core is idle (its core
+//! mask all set in the word it read), in the cluster then the rest of the
+//! LLC (or in the remote LLC), and only then any idle worker, in the same
+//! order: a woken worker then does not share its core with a busy one
 //! while a core is free. Within each pass the largest capacity class goes
 //! first. A core that crosses an idle word's boundary has no core mask
-//! (0) and is never "whole". Neither preference changes what is claimed
-//! from which set, only the order, so the invariants hold as for any
-//! order.
+//! (0) and is never "whole". Without SMT and with one class, a claim in an
+//! LLC of one word takes the lowest set bit of one load (`plain`). These
+//! preferences change only the order in which bits are tried, so the
+//! invariants hold as for any order.
 
 use std::ops::Range;
 
