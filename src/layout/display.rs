@@ -1,8 +1,9 @@
 //! Text form of a [`Layout`]: a header, a table of workers (one row per
 //! worker, or per cluster from [`COMPACT_FROM`] workers on), and the steal
-//! tiers of worker 0.
+//! tiers of worker 0; a [`Tier`]'s text.
 
-use super::{Layout, WorkerPlace};
+use super::Layout;
+use super::place::{Tier, TierKind, WorkerPlace};
 use crate::topology::CpuSet;
 use std::fmt;
 use std::ops::Range;
@@ -134,5 +135,20 @@ impl fmt::Display for Layout {
             tiers.join(" | ")
         };
         write!(f, "steal order of worker 0: {tiers}")
+    }
+}
+
+impl fmt::Display for Tier {
+    /// `same-cluster 1-3`, `same-llc 0,4-15`, `other-node(20) 32-63`, and
+    /// `all-others 1-63` for the one tier of [`StealOrder::Flat`](super::StealOrder::Flat).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kind == TierKind::Remote && self.distance > 0 {
+            write!(f, "{}({}) ", self.kind, self.distance)?;
+        } else if self.kind == TierKind::Remote {
+            f.write_str("all-others ")?;
+        } else {
+            write!(f, "{} ", self.kind)?;
+        }
+        write!(f, "{}", ranges_text(&self.ranges))
     }
 }

@@ -1,7 +1,9 @@
 //! Steal tiers of every worker (see the [layout module docs](super) for the
 //! rules). Ranges of worker indices only: no allocation per steal later.
 
-use super::{Layout, StealOrder, Tier, TierKind};
+use super::Layout;
+use super::options::StealOrder;
+use super::place::{Tier, TierKind};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
