@@ -49,7 +49,8 @@ pub use pool::{
     in_place_scope, in_place_scope_fifo, max_num_threads, scope_fifo, spawn_broadcast, spawn_fifo,
     yield_local, yield_now,
 };
-pub use runtime::idle::{Distance, IdleSearch};
+pub use runtime::idle::Distance;
+pub use runtime::idle::probe::IdleSearch;
 pub use runtime::pin::PinStatus;
 pub use runtime::stats::{PoolStats, TIER_KINDS, WorkerStats};
 pub use topology::{CpuSet, Level, Topology, TopologyError};

@@ -149,7 +149,9 @@
 //! - `summary`: the reads of the summary ([`IdleMasks::any_idle`], the
 //!   walk to armed LLCs);
 //! - `claim`: the claims ([`IdleMasks::claim_nearest`] and its steps);
-//! - `probe`: [`IdleSearch`], the masks alone for benchmarks;
+//! - `probe`: [`IdleSearch`](probe::IdleSearch), the masks alone for
+//!   benchmarks (the crate root re-exports it from there, so that this
+//!   module, which `probe` imports, does not import `probe`);
 //! - `shape`: [`IdleShape`], the plain-data input.
 //!
 //! This file keeps the state, the owner's operations (`set_idle`,
@@ -157,7 +159,7 @@
 
 mod build;
 mod claim;
-mod probe;
+pub(crate) mod probe;
 mod shape;
 mod summary;
 mod tree;
@@ -168,7 +170,6 @@ use crossbeam_utils::CachePadded;
 
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
-pub use probe::IdleSearch;
 pub use shape::IdleShape;
 use tree::Level;
 
@@ -178,6 +179,7 @@ use tree::Level;
 /// [`IdleSearch::claim_nearest`] returns it.
 ///
 /// [`WorkerStats::wakeups`]: crate::WorkerStats::wakeups
+/// [`IdleSearch::claim_nearest`]: crate::IdleSearch::claim_nearest
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Distance {
     /// In the waker's own cluster.
