@@ -153,7 +153,7 @@ fn push_then<O: Owner>(o: &mut O, job: O::Job, notify: impl FnOnce(&mut O)) {
 /// `join` frame's [`JoinStep::Publish`](super::join_frame::JoinStep)).
 ///
 /// The promotion rule at entry and the marks are looked at only when the
-/// `wanted` hint is set ([`PrivateStack::wanted`]: the deque may have
+/// `wanted` hint is set ([`PrivateStack::want`]: the deque may have
 /// shrunk, or a mark was set), which spares the fast path the deque's
 /// length (three loads of its shared line) and the marks' test; the fast
 /// push tests the hint and a full stack in one comparison
@@ -244,18 +244,20 @@ pub(crate) fn pop_private<O: Owner>(o: &mut O) -> bool {
     let stack: *const PrivateStack<O::Job> = o.private();
     // SAFETY: the worker owns its private stack (the `Owner` contract),
     // which lives as long as the worker `o` is.
-    if unsafe { (*stack).pop() } == Popped::Gone {
-        return false;
+    match unsafe { (*stack).pop() } {
+        Popped::Mine => true,
+        Popped::Gone => false,
+        // The exit is a second chance to refill the deque after a thief
+        // took from it while `a` ran, so a long stretch without joins (a
+        // serial partition before the next `join`) does not delay the
+        // next promotion. Asked only when the hint says the deque may have
+        // shrunk, which the pop's one comparison tests (`bottom`'s
+        // `WANTED`, `private`'s module docs).
+        Popped::Wanted => {
+            o.out_of_line(|o| refill(o, private::promote_at_exit));
+            true
+        }
     }
-    // The exit is a second chance to refill the deque after a thief took
-    // from it while `a` ran, so a long stretch without joins (a serial
-    // partition before the next `join`) does not delay the next
-    // promotion. Asked only when the hint says the deque may have shrunk.
-    // SAFETY: as above.
-    if unsafe { (*stack).wanted() } {
-        o.out_of_line(|o| refill(o, private::promote_at_exit));
-    }
-    true
 }
 
 /// Makes the *oldest* private `join` half stealable: pushes it on the

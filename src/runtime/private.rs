@@ -20,13 +20,21 @@
 //! - `top`: the number of halves pushed and not popped; written by the
 //!   owner only (Release, so a thief that reads it also reads the slots
 //!   below it).
-//! - `bottom`: `index | LOCKED` (the top bit, so that the owner's fast
-//!   path is one comparison: an unlocked `index <= t`). Halves below
-//!   `index` are gone (promoted or claimed); halves in `index..top` are
-//!   private. `LOCKED`
-//!   is held by a thief for the duration of one claim; every change of
-//!   `index` is a CAS from an unlocked value (owner: promote, or reset
-//!   after its half was taken; thief: lock), or a store by the lock holder.
+//! - `bottom`: `index | LOCKED | WANTED` (the two top bits, so that the
+//!   owner's fast pop is one comparison: an unlocked, hint-free
+//!   `index <= t`). Halves below `index` are gone (promoted or claimed);
+//!   halves in `index..top` are private. `LOCKED` is held by a thief for
+//!   the duration of one claim; every change of `index` is a CAS from an
+//!   unlocked value (owner: promote, or reset after its half was taken;
+//!   thief: lock), or a read-modify-write by the lock holder (its release).
+//!   `WANTED` is the pop's copy of the `wanted` hint (below): set and
+//!   cleared by read-modify-writes that change no other bit, and kept by
+//!   every write of `index` (a CAS carries the bit of the value it
+//!   replaces; the lock holder's release changes only `LOCKED` and
+//!   `index`).
+//! - `limit`: the push's copy of the hint (the capacity while it is clear,
+//!   0 while it is set), so that the push's one comparison (`top < limit`)
+//!   tests both a full stack and the hint. Not part of the claim.
 //!
 //! # The claim (thief) against the pop (owner)
 //!
@@ -35,9 +43,17 @@
 //! O1 top := t            (Release)       T1 CAS bottom (i, free) -> (i+1, LOCKED)
 //! O2 light fence                         T2 heavy fence
 //! O3 w := bottom         (Relaxed)       T3 n := top       (Acquire)
-//! O4 w <= t (free, index <= t): mine      T4 n > i: read slots[i], bottom := (i+1, free)
-//!    else: slow path (below)                else: bottom := (i, free) (give up)
+//! O4 w <= t (free, no hint,              T4 n > i: read slots[i], then unlock:
+//!    index <= t): mine                      bottom -= LOCKED (index stays i+1)
+//!    else: slow path (below)                else: bottom -= LOCKED + 1 (give up:
+//!                                           index back to i)
 //! ```
+//!
+//! (T1 carries `WANTED` over from the value it replaces; T4's writes are
+//! read-modify-writes, so a hint set or cleared during the claim stays as
+//! it was set or cleared. Subtracting `LOCKED` clears exactly that bit,
+//! which is set, and `index` is at least 1 while locked, so neither
+//! subtraction borrows from `WANTED`.)
 //!
 //! O1-O3 against T1-T3 is the store-buffering pattern, and the two fences
 //! act as `fence(SeqCst)`s: if T3 does not read O1 or a later store, then
@@ -48,9 +64,10 @@
 //!    `n > i`) and the owner pops depth `i` (O1 stores `i`), T3 did not
 //!    read O1 or anything after it up to the owner's next push; so O3
 //!    reads an index `> i` (T1's, or a later one: only the lock holder and
-//!    the owner change `index`, and nothing lowers it below `i + 1`
-//!    before the owner's slow path), and the owner does not take the fast
-//!    path. On the slow path it waits while `LOCKED` is set, then sees
+//!    the owner change `index`, the hint's writes do not, and nothing
+//!    lowers it below `i + 1` before the owner's slow path), and the
+//!    owner does not take the fast path (the fast path's condition implies
+//!    `index <= t`, whatever `WANTED` is). On the slow path it waits while `LOCKED` is set, then sees
 //!    `index > t`: the half is gone (the thief runs it; `join` waits for
 //!    its latch). If T3 reads a store *after* O1 (the owner pushed a new
 //!    half at depth `i` after taking the old one back), the thief takes
@@ -70,11 +87,61 @@
 //! claim; they only move `index` up, over halves the owner itself hands to
 //! its deque. The owner's slow path resets `index` from `t + 1` to `t`
 //! (with a CAS, against a thief locking at the same moment), keeping
-//! `index <= top` outside claims.
+//! `index <= top` outside claims. A set `WANTED` sends the pop to its
+//! slow path even when `index <= t`; there the half is the owner's
+//! exactly when the fast path would have said so (the slow path decides
+//! on `index` alone), and the pop reports the hint with it
+//! ([`Popped::Wanted`]).
+//!
+//! # The `wanted` hint
+//!
+//! The hint says that the owner's deque may hold fewer jobs than the
+//! promotion rules want (`promote_at_entry`, `promote_at_exit`): a thief
+//! stole from it, the owner popped from it, or a mark was set (`owner`).
+//! The push tests it in `limit`, the pop in `bottom`'s `WANTED`, each with
+//! the one comparison it makes anyway; a pop that sees `WANTED` refills
+//! the deque and settles the hint (`owner::refill`). Its writes:
+//!
+//! ```text
+//! want (anyone)                          settle (owner)
+//! W1 limit load != 0 (Relaxed), then:    S1 bottom &= !WANTED   (SeqCst)
+//! W2 limit := 0        (SeqCst)          S2 limit := cap        (SeqCst)
+//! W3 bottom |= WANTED  (SeqCst)          S3 short = the deque's length test
+//!                                        S4 if short: limit := 0, bottom |= WANTED
+//! ```
+//!
+//! Invariant (H): once every `want` and `settle` begun has returned,
+//! `limit == 0` implies that `bottom` holds `WANTED`. Else the push would
+//! take its slow path at every `join` while the pop, seeing no hint,
+//! never settles it (the push's slow path settles only while some worker
+//! searches), until some later steal set `WANTED`. A new stack holds
+//! both (its deque is empty). Proof: say the last
+//! store to `limit` stores 0 and `bottom`'s last value lacks `WANTED`.
+//! Only S1 clears the bit, and every other write of `bottom` keeps it
+//! (a CAS or read-modify-write carries the bit of the latest value), so
+//! some S1 follows, in `bottom`'s modification order, the `|= WANTED`
+//! that went with that last 0. If that was the owner's S4, the S1 is a
+//! later `settle` of the owner, whose S2 then follows S4 in `limit`'s
+//! order: S4 was not last. If it was a W2/W3 pair: W2 precedes W3
+//! (program order), W3 precedes S1 (`bottom`'s order), S1 precedes S2
+//! (program order), and S2 precedes W2 (`limit`'s order: W2 was last);
+//! all four are SeqCst, whose single total order agrees with program
+//! order and with each location's modification order: a cycle. (H) is
+//! why `want` writes `limit` before `bottom` and `settle` clears them in
+//! the other order. The converse state, `WANTED` set with `limit` at the
+//! capacity (a `want` whose W2 a `settle` overwrote, or whose W3 came
+//! after it), costs one slow pop: it settles both.
+//!
+//! Beyond (H) the hint is a hint: a `want` that reads `limit == 0` at W1
+//! just before a `settle` clears it writes nothing, and a pop may read
+//! `bottom` before a concurrent W3 lands. Either costs a promotion the
+//! rules asked for, never a job: promotions only feed thieves (the sleep
+//! protocol does not use them: a parking worker claims private halves
+//! itself, "Private `join` halves" in `sleep`).
 //!
 //! Under loom both fences are `fence(SeqCst)` and `loom-tests/tests/
 //! private.rs` checks this protocol (every half runs exactly once, no data
-//! race on a slot).
+//! race on a slot, a hint set during a claim is kept, and (H)).
 
 use std::mem::MaybeUninit;
 
@@ -94,10 +161,18 @@ pub const CAPACITY: usize = if cfg!(loom) { 4 } else { 64 };
 /// The `bottom` word's lock bit (see the module docs).
 const LOCKED: usize = 1 << (usize::BITS - 1);
 
+/// The `bottom` word's copy of the `wanted` hint (see the module docs):
+/// below `LOCKED`, above every index, so that a set hint fails the pop's
+/// fast test as a lock does.
+const WANTED: usize = 1 << (usize::BITS - 2);
+
+/// The `bottom` word's index bits.
+const INDEX: usize = !(LOCKED | WANTED);
+
 /// The two ends, in one cache line: the owner writes `top` and reads
 /// `bottom` on every pop, thieves rarely touch either. With them the
-/// `limit`, which the owner reads on every push and pop (the capacity and
-/// the `wanted` hint in one word).
+/// `limit`, which the owner reads on every push (the capacity and the
+/// `wanted` hint in one word).
 #[derive(Debug)]
 struct Ends {
     top: AtomicUsize,
@@ -107,13 +182,14 @@ struct Ends {
     cap: usize,
     /// `cap` while the `wanted` hint is clear, 0 while it is set, so that
     /// the push's one comparison (`top < limit`) tests both a full stack
-    /// and the hint, and the pop's test of the hint is a comparison with
-    /// zero. The hint is set when the owner's deque may have shrunk since
-    /// the owner last saw it hold enough promoted halves (a thief took a
-    /// job from it, or the owner popped one), and cleared by the owner once
-    /// it holds enough again (see [`PrivateStack::wanted`]). Not part of
-    /// the claim protocol: a hint that spares the owner a look at its
-    /// deque's length at every `join`.
+    /// and the hint (the pop tests `bottom`'s `WANTED`). The hint is set
+    /// when the owner's deque may have shrunk since the owner last saw it
+    /// hold enough promoted halves (a thief took a job from it, or the
+    /// owner popped one), and cleared by the owner once it holds enough
+    /// again ([`PrivateStack::want`], [`PrivateStack::settle`], and "The
+    /// `wanted` hint" in the module docs). Not part of the claim protocol:
+    /// a hint that spares the owner a look at its deque's length at every
+    /// `join`.
     limit: AtomicUsize,
 }
 
@@ -139,6 +215,9 @@ unsafe impl<T: Send> Send for PrivateStack<T> {}
 pub enum Popped {
     /// The half was still private: the owner runs it.
     Mine,
+    /// As `Mine`, and the `wanted` hint is set: the owner runs the half
+    /// and looks at its deque (`owner::pop_private`).
+    Wanted,
     /// It was promoted or claimed: whoever has it runs it.
     Gone,
 }
@@ -179,9 +258,9 @@ impl<T: Copy> PrivateStack<T> {
         PrivateStack {
             ends: CachePadded::new(Ends {
                 top: AtomicUsize::new(0),
-                bottom: AtomicUsize::new(0),
+                bottom: AtomicUsize::new(WANTED),
                 cap,
-                // The deque starts empty: the hint is set.
+                // The deque starts empty: the hint is set, in both words.
                 limit: AtomicUsize::new(0),
             }),
             slots: std::array::from_fn(|_| UnsafeCell::new(MaybeUninit::uninit())),
@@ -263,7 +342,8 @@ impl<T: Copy> PrivateStack<T> {
 
     /// Owner: pops the newest half. Fence-free unless a thief or a
     /// promotion took it (then the slow path, which may wait for a thief's
-    /// claim to finish).
+    /// claim to finish) or the `wanted` hint is set (the slow path too,
+    /// which reports it).
     ///
     /// # Safety
     /// As [`PrivateStack::push`]; the stack must not be empty.
@@ -275,25 +355,31 @@ impl<T: Copy> PrivateStack<T> {
         self.ends.top.store(t, Ordering::Release);
         light_fence();
         let w = self.ends.bottom.load(Ordering::Relaxed);
-        // Unlocked and `index <= t` (a locked word is above every depth).
+        // Unlocked, no hint, and `index <= t` (a locked or hinted word is
+        // above every depth).
         if w <= t {
             return Popped::Mine;
         }
         self.pop_slow(t)
     }
 
-    /// The pop's slow path: `bottom` said depth `t` may be gone. Waits for
-    /// a claim in progress, then decides; if gone, resets `index` to `t`.
+    /// The pop's slow path: `bottom` said depth `t` may be gone, or that
+    /// the hint is set. Waits for a claim in progress, then decides; if
+    /// gone, resets `index` to `t` (keeping `WANTED`).
     #[cold]
     #[inline(never)]
     fn pop_slow(&self, t: usize) -> Popped {
         let mut wait = SpinWait::default();
         loop {
             let w = self.ends.bottom.load(Ordering::Acquire);
-            if w & !LOCKED <= t {
-                // A thief gave up on it (module docs, 2), or is claiming
-                // a half below it.
-                return Popped::Mine;
+            if w & INDEX <= t {
+                // Never taken, a thief gave up on it (module docs, 2), or
+                // a thief is claiming a half below it.
+                return if w & WANTED != 0 {
+                    Popped::Wanted
+                } else {
+                    Popped::Mine
+                };
             }
             if w & LOCKED != 0 {
                 wait.spin();
@@ -303,7 +389,7 @@ impl<T: Copy> PrivateStack<T> {
             if self
                 .ends
                 .bottom
-                .compare_exchange(w, t, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(w, t | (w & WANTED), Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
                 return Popped::Gone;
@@ -337,8 +423,8 @@ impl<T: Copy> PrivateStack<T> {
     }
 
     /// Owner: moves `index` over the oldest private half (`all`: over
-    /// every one) with a CAS from an unlocked value, waiting out a claim
-    /// in progress. Returns the depths handed over, `i..t` (`None`: no
+    /// every one) with a CAS from an unlocked value (keeping `WANTED`),
+    /// waiting out a claim in progress. Returns the depths handed over, `i..t` (`None`: no
     /// private half).
     ///
     /// # Safety
@@ -348,7 +434,7 @@ impl<T: Copy> PrivateStack<T> {
         let mut wait = SpinWait::default();
         loop {
             let w = self.ends.bottom.load(Ordering::Acquire);
-            let i = w & !LOCKED;
+            let i = w & INDEX;
             if i >= t {
                 return None;
             }
@@ -360,7 +446,7 @@ impl<T: Copy> PrivateStack<T> {
             if self
                 .ends
                 .bottom
-                .compare_exchange(w, to, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(w, to | (w & WANTED), Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
                 return Some((i, to));
@@ -389,21 +475,27 @@ impl<T: Copy> PrivateStack<T> {
     /// thieves choosing a victim, never a claim).
     #[inline]
     pub fn private_count(&self) -> usize {
-        let w = self.ends.bottom.load(Ordering::Relaxed) & !LOCKED;
+        let w = self.ends.bottom.load(Ordering::Relaxed) & INDEX;
         self.ends.top.load(Ordering::Relaxed).saturating_sub(w)
     }
 
     /// Owner: whether its deque may hold fewer jobs than the promotion
-    /// rules want ([`promote_at_exit`]): the one load a `join` pays
-    /// for them while nothing was taken from the deque (a plain load of a
-    /// word in the line the pop reads anyway).
-    #[inline]
-    pub fn wanted(&self) -> bool {
-        self.ends.limit.load(Ordering::Relaxed) == 0
+    /// rules want ([`promote_at_exit`]), as the push sees it (`limit`)
+    /// and as the pop sees it (`bottom`'s `WANTED`). Outside a `want` or
+    /// `settle` in progress, the second is set whenever the first is
+    /// (invariant (H) of the module docs). For checks and tests: `join`
+    /// tests the hint in the push's and the pop's comparisons.
+    #[cfg(any(test, loom))]
+    pub fn wanted_by(&self) -> (bool, bool) {
+        (
+            self.ends.limit.load(Ordering::Relaxed) == 0,
+            self.ends.bottom.load(Ordering::Relaxed) & WANTED != 0,
+        )
     }
 
     /// Anyone: the owner's deque may have shrunk (a thief took from it, or
-    /// the owner popped a job). Stores only if the hint is clear, so that
+    /// the owner popped a job). Writes `limit`, then `bottom`'s `WANTED`
+    /// (W1-W3 of the module docs), and only if the hint is clear, so that
     /// steals do not write the owner's line while it is set; a steal whose
     /// thief found it set just before the owner's [`settle`](Self::settle)
     /// cleared it can go unnoticed until the next steal or pop. The hint
@@ -414,17 +506,21 @@ impl<T: Copy> PrivateStack<T> {
     pub fn want(&self) {
         if self.ends.limit.load(Ordering::Relaxed) != 0 {
             self.ends.limit.store(0, Ordering::SeqCst);
+            self.ends.bottom.fetch_or(WANTED, Ordering::SeqCst);
         }
     }
 
-    /// Owner: clears the hint, then calls `short` (the deque's length test,
-    /// read after the clear) and sets the hint again if it says the deque
-    /// is still short.
+    /// Owner: clears the hint, `bottom`'s `WANTED` first and then `limit`
+    /// (S1-S4 of the module docs), then calls `short` (the deque's length
+    /// test, read after the clear) and sets the hint again if it says the
+    /// deque is still short.
     #[inline]
     pub fn settle(&self, short: impl FnOnce() -> bool) {
+        self.ends.bottom.fetch_and(!WANTED, Ordering::SeqCst);
         self.ends.limit.swap(self.ends.cap, Ordering::SeqCst);
         if short() {
             self.ends.limit.store(0, Ordering::Relaxed);
+            self.ends.bottom.fetch_or(WANTED, Ordering::Relaxed);
         }
     }
 
@@ -435,14 +531,15 @@ impl<T: Copy> PrivateStack<T> {
         if w & LOCKED != 0 {
             return Claim::Busy;
         }
-        let i = w;
+        let i = w & INDEX;
         if self.ends.top.load(Ordering::Relaxed) <= i {
             return Claim::Empty;
         }
+        let locked = (i + 1) | LOCKED | (w & WANTED);
         if self
             .ends
             .bottom
-            .compare_exchange(w, (i + 1) | LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(w, locked, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
             return Claim::Busy;
@@ -453,11 +550,12 @@ impl<T: Copy> PrivateStack<T> {
             // was written (Acquire above), and the owner does not write
             // slot `i` again while we hold `LOCKED` (module docs, 3).
             let job = self.slots[i].with(|p| unsafe { (*p).assume_init() });
-            self.ends.bottom.store(i + 1, Ordering::Release);
+            // Unlock at `i + 1`, with whatever `WANTED` is now (T4).
+            self.ends.bottom.fetch_sub(LOCKED, Ordering::Release);
             Claim::Taken(job)
         } else {
-            // The owner took it back (module docs, 2).
-            self.ends.bottom.store(w, Ordering::Release);
+            // The owner took it back (module docs, 2): unlock at `i`.
+            self.ends.bottom.fetch_sub(LOCKED + 1, Ordering::Release);
             Claim::Empty
         }
     }
@@ -473,8 +571,8 @@ pub(crate) const PROMOTED_AHEAD: usize = 2;
 
 /// The promotion rule of private `join` halves at a `join`'s exit: promote
 /// the oldest half while the deque holds fewer than [`PROMOTED_AHEAD`]
-/// jobs. Asked only while [`PrivateStack::wanted`] is set (the deque may
-/// have shrunk), by `owner::pop_private`.
+/// jobs. Asked only while the `wanted` hint is set (the deque may have
+/// shrunk: the pop's [`Popped::Wanted`]), by `owner::pop_private`.
 #[inline]
 pub(crate) fn promote_at_exit(deque_len: usize) -> bool {
     deque_len < PROMOTED_AHEAD
@@ -482,8 +580,9 @@ pub(crate) fn promote_at_exit(deque_len: usize) -> bool {
 
 /// The promotion rule at a `join`'s entry (after the private push): as at
 /// its exit, and only while some worker is searching (`searching`, asked
-/// only when the deque is short). Asked only while
-/// [`PrivateStack::wanted`] is set, by `owner::push_private`.
+/// only when the deque is short). Asked only while the push sees the
+/// `wanted` hint set ([`PrivateStack::push_if_clear`] refused), by
+/// `owner::push_private`.
 ///
 /// Why the entry asks: while every worker is busy (an inner `par_iter` in
 /// each item of an outer one) nobody would steal a promoted half, and each
@@ -547,6 +646,8 @@ mod tests {
     #[test]
     fn owner_push_pop_is_lifo_and_private() {
         let s = PrivateStack::<u32>::new();
+        // The deque holds enough: no hint (a new stack's pops report it).
+        s.settle(|| false);
         // SAFETY: this thread is the only user (the owner).
         unsafe {
             assert!(s.push(1));
@@ -561,6 +662,7 @@ mod tests {
     #[test]
     fn claims_take_the_oldest_and_the_owner_sees_them_gone() {
         let s = PrivateStack::<u32>::new();
+        s.settle(|| false);
         // SAFETY: one thread plays owner and thief in turn.
         unsafe {
             for v in 0..3 {
@@ -583,15 +685,42 @@ mod tests {
     #[test]
     fn the_wanted_hint_starts_set_and_clears_only_when_the_deque_is_long_enough() {
         let s = PrivateStack::<u32>::new();
-        assert!(s.wanted(), "a new worker's deque is empty");
+        assert_eq!(s.wanted_by(), (true, true), "a new worker's deque is empty");
         s.settle(|| true);
-        assert!(s.wanted(), "still short: kept");
+        assert_eq!(s.wanted_by(), (true, true), "still short: kept");
         s.settle(|| false);
-        assert!(!s.wanted());
+        assert_eq!(s.wanted_by(), (false, false));
         s.want();
-        assert!(s.wanted(), "a steal or a pop sets it");
+        assert_eq!(s.wanted_by(), (true, true), "a steal or a pop sets it");
         s.want();
-        assert!(s.wanted());
+        assert_eq!(s.wanted_by(), (true, true));
+    }
+
+    #[test]
+    fn the_pop_reports_the_hint_and_decides_on_the_index_alone() {
+        let s = PrivateStack::<u32>::new();
+        // SAFETY: one thread plays owner and thief in turn.
+        unsafe {
+            assert!(s.push(0) && s.push(1));
+            assert_eq!(s.pop(), Popped::Wanted, "a new stack wants");
+            s.settle(|| false);
+            assert_eq!(s.pop(), Popped::Mine);
+            assert!(s.push(2) && s.push(3));
+            assert_eq!(s.try_claim(), Claim::Taken(2));
+            s.want();
+            assert_eq!(s.pop(), Popped::Wanted, "3 is private, the hint set");
+            assert_eq!(s.pop(), Popped::Gone, "2 was claimed");
+            assert_eq!(s.wanted_by(), (true, true), "the reset kept the hint");
+            assert!(s.push(4));
+            assert_eq!(s.promote_oldest(), Some(4));
+            assert_eq!(s.wanted_by(), (true, true), "a promotion keeps it");
+            assert_eq!(s.pop(), Popped::Gone);
+            s.settle(|| false);
+            assert!(s.push(5));
+            assert_eq!(s.try_claim(), Claim::Taken(5));
+            assert_eq!(s.wanted_by(), (false, false), "a claim leaves it clear");
+            assert_eq!(s.pop(), Popped::Gone);
+        }
     }
 
     #[test]
