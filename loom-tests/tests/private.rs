@@ -5,8 +5,11 @@
 //! slots are loom cells, so a slot read racing its write is reported.
 //!
 //! The first models race the owner's push/pop (and promotions) against a
-//! thief's claim and check that every half runs exactly once. The last
-//! one is the sleep side: an owner that pushes a half and then blocks
+//! thief's claim and check that every half runs exactly once. Then the
+//! `wanted` hint (the pop's copy is a bit of the word claims lock): a
+//! hint set during a claim survives the claim's unlock, and `want`
+//! against `settle` never leaves the push's copy set without the pop's
+//! (invariant (H) of `runtime::private`). The last one is the sleep side: an owner that pushes a half and then blocks
 //! until it has run (the `a` that waits for its `b`), and a worker going
 //! to sleep; loom reports a deadlock if the worker can park for good
 //! while the half stays private.
@@ -83,9 +86,11 @@ fn spawn_thief(stack: &Arc<PrivateStack<usize>>, runs: &Arc<Runs>) -> thread::Jo
     })
 }
 
-/// The owner pushes halves `0..n`, oldest first.
+/// The owner pushes halves `0..n`, oldest first, with the `wanted` hint
+/// clear (a new stack's is set: its deque is empty).
 fn push_halves(n: usize) -> Arc<PrivateStack<usize>> {
     let stack = Arc::new(PrivateStack::new());
+    stack.settle(|| false);
     for h in 0..n {
         // SAFETY: the calling thread is the owner.
         assert!(unsafe { stack.push(h) });
@@ -93,12 +98,28 @@ fn push_halves(n: usize) -> Arc<PrivateStack<usize>> {
     stack
 }
 
-/// The owner takes a half back: runs it if it is still private.
-fn pop_and_run(stack: &PrivateStack<usize>, half: usize, runs: &Runs) {
+/// The owner takes a half back: runs it if it is still private (with or
+/// without the hint). Returns what the pop said.
+fn pop_and_run(stack: &PrivateStack<usize>, half: usize, runs: &Runs) -> Popped {
     // SAFETY: called on the owner's thread only.
-    if unsafe { stack.pop() } == Popped::Mine {
+    let popped = unsafe { stack.pop() };
+    if popped != Popped::Gone {
         runs.run(half);
     }
+    popped
+}
+
+/// Invariant (H) of `runtime::private`, once every `want` and `settle`
+/// has returned: if the push sees the hint, so does the pop.
+fn assert_hint_consistent(stack: &PrivateStack<usize>) {
+    let (push, pop) = stack.wanted_by();
+    assert!(!push || pop, "the push's hint is set, the pop's is not");
+}
+
+/// A steal from the owner's deque: sets the hint (`PrivateStack::want`).
+fn spawn_want(stack: &Arc<PrivateStack<usize>>) -> thread::JoinHandle<()> {
+    let stack = stack.clone();
+    thread::spawn(move || stack.want())
 }
 
 /// Push, pop against one claim: the half runs exactly once (by the owner
@@ -188,6 +209,50 @@ fn claim_versus_promotion() {
             runs.run(h);
         }
         runs.assert_each_once();
+    });
+}
+
+/// A claim, the owner's pop and a steal's `want` at once: the half runs
+/// once, and the hint, set by nobody but the `want`, is set at the end in
+/// both copies (the claim's lock carries it over, its unlock is a
+/// read-modify-write, the pop's reset keeps it).
+#[test]
+fn a_hint_set_during_a_claim_is_kept() {
+    builder(3).check(|| {
+        let stack = push_halves(1);
+        let runs = Runs::new(1);
+        let thief = spawn_thief(&stack, &runs);
+        let want = spawn_want(&stack);
+        pop_and_run(&stack, 0, &runs);
+        thief.join().unwrap();
+        want.join().unwrap();
+        runs.assert_each_once();
+        assert_eq!(stack.wanted_by(), (true, true));
+        assert!(!stack.has_private());
+    });
+}
+
+/// The owner's `settle` (clearing the hint, the deque long enough) against
+/// a steal's `want`, with a claim locking and unlocking `bottom`
+/// meanwhile: whichever wins, the push never sees the hint without the
+/// pop (H); and the half runs once. The owner's pop, if it sees the hint,
+/// settles as `owner::refill` does.
+#[test]
+fn want_against_settle_keeps_the_pop_s_hint() {
+    builder(3).check(|| {
+        let stack = push_halves(1);
+        let runs = Runs::new(1);
+        let want = spawn_want(&stack);
+        let thief = spawn_thief(&stack, &runs);
+        // The owner saw its deque hold enough (`owner::refill`).
+        stack.settle(|| false);
+        if pop_and_run(&stack, 0, &runs) == Popped::Wanted {
+            stack.settle(|| false);
+        }
+        want.join().unwrap();
+        thief.join().unwrap();
+        runs.assert_each_once();
+        assert_hint_consistent(&stack);
     });
 }
 
