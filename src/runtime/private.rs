@@ -66,15 +66,15 @@
 //!    reads an index `> i` (T1's, or a later one: only the lock holder and
 //!    the owner change `index`, the hint's writes do not, and nothing
 //!    lowers it below `i + 1` before the owner's slow path), and the
-//!    owner does not take the fast path (the fast path's condition implies
-//!    `index <= t`, whatever `WANTED` is). On the slow path it waits while `LOCKED` is set, then sees
-//!    `index > t`: the half is gone (the thief runs it; `join` waits for
-//!    its latch). If T3 reads a store *after* O1 (the owner pushed a new
+//!    owner does not take the fast path (its condition implies
+//!    `index <= t`, whatever `WANTED` is). On the slow path it waits
+//!    while `LOCKED` is set, then sees `index > t`: the half is gone (the
+//!    thief runs it; `join` waits for its latch). If T3 reads a store *after* O1 (the owner pushed a new
 //!    half at depth `i` after taking the old one back), the thief takes
 //!    the new half, which is as private as the old one was; T3's Acquire
 //!    pairs with that push's Release, so it reads the new slot.
 //! 2. **No half is lost.** If the owner takes the fast path it runs the
-//!    half itself. If the thief gives up at T4 it restores `bottom`, and an
+//!    half itself. If the thief gives up at T4 it restores `index`, and an
 //!    owner on its slow path (which waited for `LOCKED` to clear) reads
 //!    `index <= t`: the half is its own.
 //! 3. **Slots are not overwritten while read.** A thief reads
@@ -114,23 +114,29 @@
 //! `limit == 0` implies that `bottom` holds `WANTED`. Else the push would
 //! take its slow path at every `join` while the pop, seeing no hint,
 //! never settles it (the push's slow path settles only while some worker
-//! searches), until some later steal set `WANTED`. A new stack holds
-//! both (its deque is empty). Proof: say the last
-//! store to `limit` stores 0 and `bottom`'s last value lacks `WANTED`.
-//! Only S1 clears the bit, and every other write of `bottom` keeps it
-//! (a CAS or read-modify-write carries the bit of the latest value), so
-//! some S1 follows, in `bottom`'s modification order, the `|= WANTED`
-//! that went with that last 0. If that was the owner's S4, the S1 is a
-//! later `settle` of the owner, whose S2 then follows S4 in `limit`'s
-//! order: S4 was not last. If it was a W2/W3 pair: W2 precedes W3
-//! (program order), W3 precedes S1 (`bottom`'s order), S1 precedes S2
-//! (program order), and S2 precedes W2 (`limit`'s order: W2 was last);
-//! all four are SeqCst, whose single total order agrees with program
-//! order and with each location's modification order: a cycle. (H) is
-//! why `want` writes `limit` before `bottom` and `settle` clears them in
-//! the other order. The converse state, `WANTED` set with `limit` at the
-//! capacity (a `want` whose W2 a `settle` overwrote, or whose W3 came
-//! after it), costs one slow pop: it settles both.
+//! searches), until some later steal set `WANTED`.
+//!
+//! Proof: say `limit`'s last value is 0 and `bottom`'s lacks `WANTED`. A
+//! new stack holds the bit, only S1 clears it, and every other write of
+//! `bottom` keeps it (a CAS or read-modify-write carries the bit of the
+//! latest value); so some S1 cleared it, and after the last S1 in
+//! `bottom`'s modification order (call it S1*) nothing set it again. The
+//! S2* of S1*'s `settle` stored the capacity, so the last 0 in `limit` is
+//! a later store Z (in `limit`'s modification order): an S4 or a W2, whose
+//! `|= WANTED` precedes S1* in `bottom`'s order.
+//! - Z in an S4: its `|= WANTED` and S1* are both the owner's, so by
+//!   coherence that S4 precedes S1* in program order, and S2* follows Z in
+//!   program order, hence in `limit`'s order: Z was not last.
+//! - Z a W2: W2 precedes its W3 (program order), W3 precedes S1*
+//!   (`bottom`'s order), S1* precedes S2* (program order), S2* precedes W2
+//!   (`limit`'s order). All four are SeqCst, whose single total order
+//!   agrees with program order and with each location's modification
+//!   order: a cycle.
+//!
+//! (H) is why `want` writes `limit` before `bottom` and `settle` clears
+//! them in the other order. The converse state, `WANTED` set with `limit`
+//! at the capacity (a `want` whose W2 a `settle` overwrote, or whose W3
+//! came after it), costs one slow pop, which settles both.
 //!
 //! Beyond (H) the hint is a hint: a `want` that reads `limit == 0` at W1
 //! just before a `settle` clears it writes nothing, and a pop may read
