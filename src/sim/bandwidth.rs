@@ -231,21 +231,53 @@ impl Links {
         self.now = now;
     }
 
-    /// Worker `w` reads `bytes` `from` at time `at`, which it alone would move in `alone` ns: the delay beyond
-    /// `alone` the shared resources on its path add (0 when none is busy
-    /// enough), their time reserved.
+    /// The kind of resource `r` (an index of `res`): 0 an LLC link, 1 a
+    /// node's DRAM, 2 a socket link (the order of
+    /// [`Counts::bw_wait_by_kind`](super::Counts::bw_wait_by_kind)).
+    fn kind(&self, r: usize) -> usize {
+        if r < self.llcs {
+            0
+        } else if r < self.llcs + self.nodes {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// [`Links::delay`], counted: the wait is added to `counts.bw_wait_ns`
+    /// and to `counts.bw_wait_by_kind` of the resource that decided it.
+    pub(super) fn charge(
+        &mut self,
+        layout: &Layout,
+        w: usize,
+        from: From,
+        transfer: (f64, u64, f64),
+        counts: &mut super::Counts,
+    ) -> f64 {
+        let (wait, by) = self.delay(layout, w, from, transfer);
+        if wait > 0.0 {
+            counts.bw_wait_ns += wait.round() as u64;
+            counts.bw_wait_by_kind[self.kind(by)] += wait.round() as u64;
+        }
+        wait
+    }
+
+    /// Worker `w` reads `bytes` `from` at time `at`, which it alone would
+    /// move in `alone` ns: the delay beyond `alone` the shared resources on
+    /// its path add (0 when none is busy enough), their time reserved, and
+    /// the resource that decided it (the last to move the bytes).
     pub(super) fn delay(
         &mut self,
         layout: &Layout,
         w: usize,
         from: From,
         (at, bytes, alone): (f64, u64, f64),
-    ) -> f64 {
+    ) -> (f64, usize) {
         if bytes == 0 {
-            return 0.0;
+            return (0.0, 0);
         }
         let (path, len) = self.path(layout, w, from);
-        let mut wait: f64 = 0.0;
+        let (mut wait, mut by): (f64, usize) = (0.0, 0);
         for &r in &path[..len] {
             let res = &mut self.res[r];
             if res.bw <= 0.0 {
@@ -262,10 +294,12 @@ impl Links {
                 self.log[r].extend(_pieces);
                 self.log_bytes[r] += bytes;
             }
-            wait = wait.max(end - at - alone);
+            if end - at - alone > wait {
+                (wait, by) = (end - at - alone, r);
+            }
         }
         // Below a picosecond is the rounding of `end`, not a wait.
-        if wait > 1e-3 { wait } else { 0.0 }
+        if wait > 1e-3 { (wait, by) } else { (0.0, 0) }
     }
 }
 
@@ -328,6 +362,8 @@ mod tests {
         assert_eq!(a, one);
         assert_eq!(a.max(b), 2.0 * one);
         assert_eq!(k.bw_wait_ns, one.round() as u64);
+        // The wait is the node's DRAM's (the only resource on the path).
+        assert_eq!(k.bw_wait_by_kind, [0, k.bw_wait_ns, 0]);
         // Started one after the other, neither waits.
         let mut c = Caches::new(&l, &cost);
         c.access(&l, &cost, (0, 0.0), (1, MIB, false), &mut k);
@@ -481,6 +517,8 @@ mod tests {
             let gbs = dram as f64 / k.makespan_ns as f64;
             assert!(gbs <= cost.bw_dram_package, "{p}: {gbs} GB/s");
             assert!(k.bw_wait_ns > 0, "{p}");
+            // Each wait is put on one resource: the kinds add up to it.
+            assert_eq!(k.bw_wait_by_kind.iter().sum::<u64>(), k.bw_wait_ns, "{p}");
         }
     }
 }

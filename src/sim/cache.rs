@@ -224,9 +224,9 @@ impl Caches {
         let (tier, mut ns, far) =
             source(layout, cost, &self.member, w, block, bytes, own_l2, own_llc);
         if let Some((from, alone)) = far {
-            let wait = self.links.delay(layout, w, from, (at, bytes, alone));
-            counts.bw_wait_ns += wait.round() as u64;
-            ns += wait;
+            ns += self
+                .links
+                .charge(layout, w, from, (at, bytes, alone), counts);
         }
         counts.bytes_by_tier[tier] += bytes;
         if matches!(tier, 3..=5) {
@@ -375,12 +375,13 @@ impl Sim<'_> {
         if matches!(tier, 3..=5) {
             self.counts.llc_moves += 1;
             let alone = self.cost.refill(reach, bytes);
-            let wait =
-                self.caches
-                    .links
-                    .delay(&self.layout, w, From::Cache(from), (at, bytes, alone));
-            self.counts.bw_wait_ns += wait.round() as u64;
-            ns += wait;
+            ns += self.caches.links.charge(
+                &self.layout,
+                w,
+                From::Cache(from),
+                (at, bytes, alone),
+                &mut self.counts,
+            );
         }
         ns
     }

@@ -35,6 +35,7 @@ fn tally(w: &dyn Workload, node: &Node, t: &mut Tally) {
             tally(w, &then, t);
         }
         Body::Scope(kids) => kids.iter().for_each(|k| tally(w, k, t)),
+        Body::Spawn(n, _) => tally(w, &n, t),
         Body::Iter(spec) => {
             tally(w, &Node::new(0, spec.len, spec.piece), t);
             if let Some(then) = spec.then {
@@ -192,22 +193,55 @@ fn triad_reduce_and_pipeline_touch_their_arrays() {
         }
     );
     // Pipeline: every stage reads its state, stages after the first the
-    // item, and each writes the item.
+    // item, and each writes the item; only the first stage is injected,
+    // each stage spawns the next, the last is a leaf.
     let w = Pipeline {
         items: 10,
         stages: 2,
     };
-    assert_eq!(w.roots().len(), 20);
+    assert_eq!(w.roots().len(), 10);
     assert!(w.roots().windows(2).all(|r| r[0].at_ns <= r[1].at_ns));
     assert_eq!(
         tally_all(&w),
         Tally {
             work: 20 * Pipeline::ITEM / 16,
-            leaves: 20,
+            leaves: 10,
             read: 20 * Pipeline::STATE + 10 * Pipeline::ITEM,
             written: 20 * Pipeline::ITEM,
         }
     );
+}
+
+#[test]
+fn a_pipeline_stage_spawns_the_next_into_its_group() {
+    // Each stage's task spawns the item's next stage into the next group
+    // (`Body::Spawn`), under every policy: every group runs every item
+    // once, and the run ends only when the last stage of the last item
+    // did (the spawned tasks count as the run's, not their spawner's).
+    let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:2").unwrap();
+    let w = Pipeline {
+        items: 24,
+        stages: 3,
+    };
+    assert_eq!(
+        w.task(&Node::new(5, 0, 0)).body,
+        Body::Spawn(Node::new(5, 1, 0), 1)
+    );
+    assert_eq!(w.task(&Node::new(5, 2, 0)).body, Body::Leaf);
+    let (_, span) = crate::sim::work_span(&w, &Node::new(0, 0, 0));
+    let last_root = w.roots().iter().map(|r| r.at_ns).max().unwrap();
+    for p in Policy::ALL {
+        let r = simulate(&t, &w, p, None, &CostModel::published()).unwrap();
+        let c = &r.counts;
+        if p != Policy::RayonLike {
+            for g in 0..3 {
+                let runs = c.group_runs.iter().filter(|r| r.0 == g).count();
+                assert_eq!(runs, 24, "{p}: group {g}");
+            }
+        }
+        assert_eq!(c.leaves, 24, "{p}");
+        assert!(c.makespan_ns >= last_root + span, "{p}: {c:?}");
+    }
 }
 
 #[test]

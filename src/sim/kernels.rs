@@ -487,12 +487,15 @@ impl Workload for Reduce {
 /// [`Pipeline::ITEM`] bytes, [`Pipeline::BATCH`] entering every period;
 /// stage `s` of an item reads the item (written by stage `s - 1`) and
 /// the stage's own state ([`Pipeline::STATE`] bytes: its tables, its
-/// model) and writes the item, 1 ns per 16 bytes of the item. The
-/// simulator's scopes spawn into their own group only, so the stages are
-/// started on a schedule, not by the previous stage: item batch `b`'s
-/// stage `s` is injected at `(b + s)` periods, and a period is twice a
-/// stage's work (each packed LLC keeps up when it has half a batch of
-/// workers free).
+/// model) and writes the item, 1 ns per 16 bytes of the item. Batch
+/// `b`'s first stage is injected at `b` periods (a period is twice a
+/// stage's work); each stage's task then spawns the item's next stage
+/// into the next stage's group ([`Body::Spawn`]), as a program's stage
+/// hands its item on. Until the simulator had that spawn, every stage was
+/// injected from outside the pool on the same schedule, which is not how
+/// a pipeline runs: each `Auto` group learned its LLC from the injectors'
+/// round robin, not from where its items were (docs/cache-model.md,
+/// "The pipeline's loss").
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     /// Items.
@@ -526,22 +529,13 @@ impl Workload for Pipeline {
     // A task is (item, stage, 0).
     fn roots(&self) -> Vec<Root> {
         let period = 2 * Self::work_ns();
-        let batches = self.items.div_ceil(Self::BATCH);
-        let mut roots = Vec::new();
-        for t in 0..batches + self.stages {
-            for s in 0..self.stages {
-                let Some(b) = t.checked_sub(s).filter(|&b| b < batches) else {
-                    continue;
-                };
-                let items = b * Self::BATCH..((b + 1) * Self::BATCH).min(self.items);
-                roots.extend(items.map(|i| Root {
-                    at_ns: t * period,
-                    node: Node::new(i, s, 0),
-                    group: Some(s as usize),
-                }));
-            }
-        }
-        roots
+        (0..self.items)
+            .map(|i| Root {
+                at_ns: i / Self::BATCH * period,
+                node: Node::new(i, 0, 0),
+                group: Some(0),
+            })
+            .collect()
     }
     fn groups(&self) -> Vec<GroupOptions> {
         (0..self.stages)
@@ -551,8 +545,16 @@ impl Workload for Pipeline {
             })
             .collect()
     }
-    fn task(&self, _: &Node) -> Task {
-        leaf(Self::work_ns())
+    fn task(&self, node: &Node) -> Task {
+        let (item, next) = (node.a, node.b + 1);
+        if next < self.stages {
+            task(
+                Self::work_ns(),
+                Body::Spawn(Node::new(item, next, 0), next as u32),
+            )
+        } else {
+            leaf(Self::work_ns())
+        }
     }
     fn touches(&self, node: &Node) -> Vec<Touch> {
         let (item, stage) = (node.a, node.b);

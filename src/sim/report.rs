@@ -48,6 +48,10 @@ pub struct Counts {
     /// node's DRAM, a socket link: `sim::bandwidth`), beyond what one
     /// core alone would have taken, summed over all transfers (ns).
     pub bw_wait_ns: u64,
+    /// [`Counts::bw_wait_ns`] by the resource that decided each wait (the
+    /// last of its path to move the bytes): an LLC's link, a node's DRAM,
+    /// a socket link.
+    pub bw_wait_by_kind: [u64; 3],
     /// Private `join` halves promoted to the deque.
     pub promotions: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
@@ -288,6 +292,7 @@ impl Report {
                 "{}\n    {{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
                  \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
                  \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \"bw_wait_ns\": {}, \
+                 \"bw_wait_by_resource\": {{\"llc-link\": {}, \"dram\": {}, \"socket-link\": {}}}, \
                  \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}, \
                  \"promotions\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
                 if i == 0 { "" } else { "," },
@@ -305,6 +310,9 @@ impl Report {
                 k.llc_moves,
                 bytes.join(", "),
                 k.bw_wait_ns,
+                k.bw_wait_by_kind[0],
+                k.bw_wait_by_kind[1],
+                k.bw_wait_by_kind[2],
                 k.claim_words,
                 k.claim_calls,
                 k.parks,

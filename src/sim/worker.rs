@@ -105,6 +105,7 @@ impl Sim<'_> {
             }
             Body::Join(_, b) | Body::JoinThen(_, b, _) => self.start_join(w, job, b),
             Body::Scope(kids) => self.start_scope(w, job, kids),
+            Body::Spawn(node, g) => self.spawn_detached(w, node, g),
             Body::Iter(spec) => self.start_iter(w, spec),
         }
         Continue(())
@@ -195,6 +196,17 @@ impl Sim<'_> {
             latch: job,
             join: None,
         };
+    }
+
+    /// [`Body::Spawn`]: the task goes to group `g`'s queues as a spawn from
+    /// `w` (`Registry::push_group`; rayon-like: `w`'s deque), counted as a
+    /// root (its end, not its spawner's, ends the run); the frame is done.
+    fn spawn_detached(&mut self, w: usize, node: Node, g: u32) {
+        let id = self.new_job(node, Some(g), w as u32, None, Kind::Root);
+        self.roots_left += 1;
+        self.push_group(g, id, Some(w));
+        let top = self.workers[w].frames.len() - 1;
+        self.workers[w].frames[top].stage = Stage::Finish;
     }
 
     /// `Stage::Wait`: one step of `WorkerThread::run(Some(latch))`: the

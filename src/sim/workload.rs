@@ -42,6 +42,12 @@ pub enum Body {
     /// A scope: spawns every task (in the task's group, if any) and waits
     /// for all of them.
     Scope(Vec<Node>),
+    /// `JobGroup::spawn` of one task into group `g` (an index of
+    /// [`Workload::groups`]) from inside the pool, without waiting for it:
+    /// a stage of a pipeline handing its item to the next stage. The task
+    /// is done at once; the spawned task belongs to the enclosing scope
+    /// (the run), so the run ends when it and what it spawns end.
+    Spawn(Node, u32),
     /// An indexed parallel iterator run as the pool runs one: cut by the
     /// first split (`hierarchy::first_split`) into pieces aimed at their
     /// domains, each piece then its own task tree; see [`IterSpec`].
@@ -183,6 +189,10 @@ pub fn work_span(w: &dyn Workload, node: &Node) -> (u64, u64) {
             let (wk, sk) = work_span(w, k);
             (w1 + wk, s.max(t.work_ns + sk))
         }),
+        Body::Spawn(n, _) => {
+            let (wn, sn) = work_span(w, &n);
+            (t.work_ns + wn, t.work_ns + sn)
+        }
         // The whole iterator as one tree (the first split only cuts it at
         // other places), then what follows.
         Body::Iter(spec) => {
