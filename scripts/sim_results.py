@@ -13,7 +13,8 @@ resumes). It needs the release build of the `simulate` example
 (`cargo build --release --features sim --example simulate`) and hwloc's
 snapshots in ../shared/topologies (or $LOCUS_TEST_TOPOLOGIES).
 
-`render` reads the reports and prints Markdown tables (makespan, the
+`render` reads the reports and prints Markdown tables (the headline matrices
+of hierarchical's ratios to rayon-like and to flat; per workload: makespan, the
 paired ratio to rayon-like, bytes read across LLCs, share of steals in the
 thief's LLC: median [min-max] over the runs) to FILE or stdout, and writes
 the SVG chart of the hierarchical/flat and hierarchical/rayon-like
@@ -43,7 +44,7 @@ def machines():
         ("epyc96", "EPYC 9654-like: 96 cores, 12 CCX (`llc:12 core:8`)", "llc:12 core:8", "epyc"),
         ("epyc192", "2x EPYC 9654-like: 192 cores, 24 CCX, 2 nodes (`package:2 llc:12 core:8`)",
          "package:2 llc:12 core:8", "epyc"),
-        ("xeon", "2x Xeon Gold 6230: 80 PUs, 2 LLCs, 4 NUMA nodes (SNC2; hwloc `memorysidecaches`)",
+        ("xeon", "2x Xeon Gold 6230: 80 PUs, 4 LLCs (an L3 per socket, clipped to its SNC2 node), 4 NUMA nodes (hwloc `memorysidecaches`)",
          os.path.join(t, "memorysidecaches.tar.bz2"), "xeon"),
         ("laptop", "Core i7-1370P: 6 P (SMT) + 8 E cores, 20 PUs, 1 LLC (hwloc `20em64t-hybrid-1p6c2t+2ca4co1t`)",
          os.path.join(t, "20em64t-hybrid-1p6c2t+2ca4co1t.tar.bz2"), "laptop"),
@@ -57,6 +58,7 @@ WORKLOADS = [
     ("stencil", "stencil (2048 x 2048, 8 sweeps)", False),
     ("stencil-replay", "stencil-replay (the same, with replay)", False),
     ("matmul", "matmul (2048 x 2048, 64 x 64 blocks)", False),
+    ("matmul:8192", "matmul:8192 (8192 x 8192: three 512 MiB matrices, larger than every machine's L3s)", False),
     ("mergesort", "mergesort (4 Mi elements)", False),
     ("triad", "triad (3 x 4 Mi f64, 10 iterations)", False),
     ("reduce", "reduce (8 Mi f64, 8 runs)", False),
@@ -144,7 +146,7 @@ def render(args):
             if os.path.exists(p):
                 with open(p) as f:
                     reports[(key, spec)] = cells(json.load(f))
-    lines = []
+    lines = headline(reports)
     for spec, label, _ in WORKLOADS:
         rows = [(k, lab) for k, lab, _, _ in machines() if (k, spec) in reports]
         if not rows:
@@ -176,13 +178,35 @@ def render(args):
             f.write(svg(reports))
 
 
+def headline(reports):
+    """Two matrices, workload by machine: hierarchical's makespan over
+    rayon-like's and over flat's, median [min-max] over the runs."""
+    ms = [(k, SHORT[k]) for k, _, _, _ in machines()]
+    lines = []
+    for what, title in [("rayon", "hierarchical ÷ rayon-like"), ("flat", "hierarchical ÷ flat")]:
+        lines += [f"### {title}", "",
+                  "| workload | " + " | ".join(m for _, m in ms) + " |",
+                  "|---|" + "---:|" * len(ms)]
+        for spec, label, _ in WORKLOADS:
+            if not any((k, spec) in reports for k, _ in ms):
+                continue
+            name = label.split(" (")[0] + (" (overhead only)" if "overhead only" in label else "")
+            row = [spread(reports[(k, spec)]["hierarchical"][what], lambda v: f"{v:.2f}")
+                   if (k, spec) in reports else "" for k, _ in ms]
+            lines.append(f"| {name} | " + " | ".join(row) + " |")
+        lines.append("")
+    return lines
+
+
+SHORT = {"kunpeng": "Kunpeng 920, 128", "epyc96": "EPYC 12 CCX, 96", "epyc192": "2x EPYC 24 CCX, 192",
+         "xeon": "2x Xeon 6230, 80", "laptop": "i7-1370P, 20"}
+
+
 def svg(reports):
     """Grouped bars: per workload (rows) and machine (bars), the median
     hierarchical/flat and hierarchical/rayon-like makespan ratios on a log
     scale around 1 (left of 1: hierarchical faster)."""
-    short = {"kunpeng": "Kunpeng 920, 128", "epyc96": "EPYC 12 CCX, 96", "epyc192": "2x EPYC 24 CCX, 192",
-             "xeon": "2x Xeon 6230, 80", "laptop": "i7-1370P laptop, 20"}
-    ms = [(k, short[k]) for k, _, _, _ in machines()]
+    ms = [(k, SHORT[k]) for k, _, _, _ in machines()]
     wls = [(s, lab.split(" (")[0]) for s, lab, _ in WORKLOADS]
     colours = {"flat": "#4c78a8", "rayon": "#f58518"}
     bar, gap, left, width = 7, 6, 250, 420
