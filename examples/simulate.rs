@@ -56,7 +56,7 @@ workloads (sizes in brackets are optional):
   scheduling overhead only (no data):
     fib:N                      fib(N) with join, 10 ns a call
     spawn:JOBS[:NS]            one scope spawning JOBS tasks of NS ns (1000)
-  kernels with data (default sizes; src/sim/kernels.rs cites the work figures):
+  kernels with data (default sizes; src/sim/kernels/mod.rs cites the work figures):
     stencil[:N[:SWEEPS]]       5-point Jacobi sweeps over an N x N grid (2048, 8 sweeps)
     stencil-replay[:N[:SWEEPS]]  the same, every sweep with one affinity replay handle
     matmul[:N]                 blocked C = A B, N x N f64, 64 x 64 blocks (2048)

@@ -63,6 +63,7 @@
 use crate::layout::Layout;
 
 use super::cost::CostModel;
+use super::report::Counts;
 
 /// Where a transfer's bytes come from, for its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,7 +234,7 @@ impl Links {
 
     /// The kind of resource `r` (an index of `res`): 0 an LLC link, 1 a
     /// node's DRAM, 2 a socket link (the order of
-    /// [`Counts::bw_wait_by_kind`](super::Counts::bw_wait_by_kind)).
+    /// [`Counts::bw_wait_by_resource`](super::report::Counts::bw_wait_by_resource)).
     fn kind(&self, r: usize) -> usize {
         if r < self.llcs {
             0
@@ -245,19 +246,19 @@ impl Links {
     }
 
     /// [`Links::delay`], counted: the wait is added to `counts.bw_wait_ns`
-    /// and to `counts.bw_wait_by_kind` of the resource that decided it.
+    /// and to `counts.bw_wait_by_resource` of the resource that decided it.
     pub(super) fn charge(
         &mut self,
         layout: &Layout,
         w: usize,
         from: From,
         transfer: (f64, u64, f64),
-        counts: &mut super::Counts,
+        counts: &mut Counts,
     ) -> f64 {
         let (wait, by) = self.delay(layout, w, from, transfer);
         if wait > 0.0 {
             counts.bw_wait_ns += wait.round() as u64;
-            counts.bw_wait_by_kind[self.kind(by)] += wait.round() as u64;
+            counts.bw_wait_by_resource[self.kind(by)] += wait.round() as u64;
         }
         wait
     }
@@ -363,7 +364,7 @@ mod tests {
         assert_eq!(a.max(b), 2.0 * one);
         assert_eq!(k.bw_wait_ns, one.round() as u64);
         // The wait is the node's DRAM's (the only resource on the path).
-        assert_eq!(k.bw_wait_by_kind, [0, k.bw_wait_ns, 0]);
+        assert_eq!(k.bw_wait_by_resource, [0, k.bw_wait_ns, 0]);
         // Started one after the other, neither waits.
         let mut c = Caches::new(&l, &cost);
         c.access(&l, &cost, (0, 0.0), (1, MIB, false), &mut k);
@@ -518,7 +519,11 @@ mod tests {
             assert!(gbs <= cost.bw_dram_package, "{p}: {gbs} GB/s");
             assert!(k.bw_wait_ns > 0, "{p}");
             // Each wait is put on one resource: the kinds add up to it.
-            assert_eq!(k.bw_wait_by_kind.iter().sum::<u64>(), k.bw_wait_ns, "{p}");
+            assert_eq!(
+                k.bw_wait_by_resource.iter().sum::<u64>(),
+                k.bw_wait_ns,
+                "{p}"
+            );
         }
     }
 }

@@ -39,7 +39,7 @@
 //!   [`Task::data`]: the working set the creating task produced) move from
 //!   the creator's caches at the creator's relation and distance; they
 //!   are not kept in the LRU lists (they have no identity to find again).
-//! - **A victim look** ([`Sim::victim_look`]): a steal pass reading a
+//! - **A victim look** (`Sim::victim_look`, in `refill`): a steal pass reading a
 //!   busy victim's deque or private-stack ends reads lines its owner keeps
 //!   writing: one line transfer at the victim's relation and distance on
 //!   top of the look's own cost (`probe_ns`). An idle victim's lines have
@@ -72,6 +72,7 @@
 //! [`Task::data`]: super::workload::Task::data
 //! [`Task::footprint`]: super::workload::Task::footprint
 //! [`Counts::bytes_by_tier`]: super::report::Counts::bytes_by_tier
+//! [`BYTE_TIERS`]: super::report::BYTE_TIERS
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -79,30 +80,14 @@ use crate::layout::{Layout, TierKind};
 
 use super::bandwidth::{From, Links};
 use super::cost::{CostModel, Reach};
-use super::engine::{JobId, Mode, Sim};
 use super::report::Counts;
-use super::workload::Touch;
 
-/// The names of [`Counts::bytes_by_tier`]'s entries: a cache at each
-/// relation ([`TierKind`] as `usize`: `same-core` to `other-node`), DRAM
-/// of the own node, DRAM of another node, and bytes found in the worker's
-/// own caches (nothing moved).
-///
-/// [`Counts::bytes_by_tier`]: super::report::Counts::bytes_by_tier
-pub const BYTE_TIERS: [&str; 9] = [
-    "same-core",
-    "same-cluster",
-    "same-llc",
-    "same-node",
-    "same-package",
-    "other-node",
-    "dram-local",
-    "dram-remote",
-    "own-cache",
-];
+// Indexes of `BYTE_TIERS` beyond the relations (`TierKind` as `usize`).
 const DRAM_LOCAL: usize = 6;
 const DRAM_REMOTE: usize = 7;
-const OWN: usize = 8;
+/// The index of `own-cache` in [`BYTE_TIERS`](super::report::BYTE_TIERS): bytes found in the
+/// worker's own caches (nothing moved).
+pub(super) const OWN: usize = 8;
 
 /// One cache's blocks in LRU order.
 #[derive(Debug, Default)]
@@ -325,97 +310,10 @@ fn source(
     best
 }
 
-impl Sim<'_> {
-    /// The refill of `id`'s working set on `w`: its footprint (its own
-    /// data, read and written, or the anonymous working set its creator
-    /// left), then each of its [`Touch`]es, priced by the cache model,
-    /// one after the other from the event's time so far (the shared
-    /// links see each transfer when it starts).
-    pub(super) fn refill(&mut self, w: usize, id: JobId) -> f64 {
-        let (footprint, data) = {
-            let t = self.task(id);
-            (t.footprint, t.data)
-        };
-        let start = self.now as f64 + self.acc;
-        self.caches.links.at_event(self.now as f64);
-        let mut ns = match data {
-            Some(d) => self.touch(
-                (w, start),
-                Touch {
-                    id: d,
-                    bytes: footprint,
-                    write: true,
-                },
-            ),
-            None => match self.jobs[id as usize].home {
-                u32::MAX => 0.0,
-                from => self.anonymous(from as usize, (w, start), footprint),
-            },
-        };
-        let node = self.jobs[id as usize].node;
-        for touch in self.workload.touches(&node) {
-            ns += self.touch((w, start + ns), touch);
-        }
-        ns
-    }
-
-    /// Moving an anonymous working set of `bytes` from its creator `from`
-    /// to `w`, starting at time `at`.
-    fn anonymous(&mut self, from: usize, (w, at): (usize, f64), bytes: u64) -> f64 {
-        if bytes == 0 {
-            return 0.0;
-        }
-        let reach = self.reach(from, w);
-        let tier = match reach {
-            Reach::Same => OWN,
-            Reach::At(k, _) => k as usize,
-        };
-        self.counts.bytes_by_tier[tier] += bytes;
-        let mut ns = self.cost.transfer(reach, bytes);
-        if matches!(tier, 3..=5) {
-            self.counts.llc_moves += 1;
-            let alone = self.cost.refill(reach, bytes);
-            ns += self.caches.links.charge(
-                &self.layout,
-                w,
-                From::Cache(from),
-                (at, bytes, alone),
-                &mut self.counts,
-            );
-        }
-        ns
-    }
-
-    /// Worker `w` reads or writes named data at time `at`.
-    fn touch(&mut self, (w, at): (usize, f64), t: Touch) -> f64 {
-        self.caches.access(
-            &self.layout,
-            self.cost,
-            (w, at),
-            (t.id, t.bytes, t.write),
-            &mut self.counts,
-        )
-    }
-
-    /// What thief `w`'s look at victim `v`'s deque or private stack costs
-    /// (see the module docs): `probe_ns`, plus a line transfer at the
-    /// victim's distance when the victim is running (its owner writes
-    /// those lines as it pushes and pops).
-    pub(super) fn victim_look(&self, w: usize, v: usize) -> f64 {
-        let busy = v != w && matches!(self.workers[v].mode, Mode::Run);
-        let line = if busy {
-            self.cost.line(self.reach(v, w))
-        } else {
-            0.0
-        };
-        self.cost.probe_ns + line
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Fib, Policy};
+    use crate::sim::BYTE_TIERS;
 
     const MIB: u64 = 1 << 20;
 
@@ -566,22 +464,5 @@ mod tests {
                 assert!(c.blocks[id].holders.contains(&(i as u32)));
             }
         }
-    }
-
-    #[test]
-    fn a_victim_look_costs_a_line_at_its_distance_while_it_runs() {
-        let l = machine("numa:2 llc:2 cluster:2 core:2");
-        let cost = CostModel::published();
-        let fib = Fib { n: 3, ns: 1 };
-        let mut sim = Sim::new(l, &cost, Policy::Hierarchical, &fib, 0);
-        // A new simulation's workers are all running.
-        let looks: Vec<f64> = [1, 2, 4, 8].map(|v| sim.victim_look(0, v)).to_vec();
-        assert!(looks.windows(2).all(|p| p[0] < p[1]), "{looks:?}");
-        assert_eq!(looks[0], cost.probe_ns + cost.line_cluster_ns);
-        // A parked victim's lines did not change: the look alone.
-        let idle = sim.sleep.born_idle(8);
-        let llc = sim.workers[8].llc;
-        sim.workers[8].mode = Mode::Parked(crate::runtime::search::Search::born(8, llc, idle));
-        assert_eq!(sim.victim_look(0, 8), cost.probe_ns);
     }
 }

@@ -1,183 +1,52 @@
-//! The simulated pool: workers, queues, jobs, simulated time, and the event
-//! loop. Each worker is a small state machine that advances at its events;
-//! between events nothing else runs, so one event's look at the queues is
-//! atomic (the simulator does not model races; a steal never reports
-//! contention).
+//! The simulated pool and its event loop: `Sim`, its queues and simulated
+//! time, the jobs' lives (created, executed, finished, freed) and the
+//! wakeups. Each worker is a small state machine that advances at its
+//! events (`worker`); between events nothing else runs, so one event's
+//! look at the queues is atomic (the simulator does not model races; a
+//! steal never reports contention).
 //!
 //! What each event calls of the runtime's code is in the table of the
-//! [module docs](super).
+//! [module docs](super). The rest of `Sim`'s behaviour lives beside its
+//! concept, each module an `impl Sim` over the state defined here: a
+//! worker's loop (`worker`), its passes (`queues`), the runtime's views of
+//! the queues (`views`), the first splits (`split`), the pricing of a
+//! job's data (`refill`) and the rayon-like policy (`rayon_like`).
+//!
+//! Invariants: events are handled in time order (the heap orders them by
+//! time, then by the order they were scheduled, so equal times keep a
+//! deterministic order); each event's costs accumulate in `acc` and move
+//! the clock once, at `after_cost` (the fraction of a ns carried to the
+//! worker's next event); a root's injection costs no worker anything
+//! (`acc` reset); the run ends when every root finished, else it stalled
+//! (a panic: an internal error).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use crossbeam_deque::{Injector, Stealer, Worker};
+use crossbeam_deque::{Injector, Stealer};
 
-use crate::groups::{AffinityTracker, GroupPlan};
 use crate::iter::plumbing::replay_record::ReplayCore;
-use crate::iter::plumbing::run_split::Level;
 use crate::layout::Layout;
-use crate::runtime::group_state::{feed_tracker, feeds_at};
 use crate::runtime::idle::{Distance, IdleMasks};
-use crate::runtime::join_frame::JoinFrame;
-use crate::runtime::owner::{self, Owner};
+use crate::runtime::owner;
 use crate::runtime::private::PrivateStack;
 use crate::runtime::registry::group_routing::{busy_per_llc, push_to};
 use crate::runtime::registry::idle_shape;
 use crate::runtime::registry::push::inject_to;
-use crate::runtime::registry::shared::SharedQueues;
-use crate::runtime::registry::{Aim, AimedFrame};
-use crate::runtime::search::Search;
+use crate::runtime::search::{self, Search};
 use crate::runtime::sleep::Sleep;
-use crate::runtime::{pass, search};
 
-use super::Policy;
 use super::cache::Caches;
 use super::cost::{CostModel, Reach};
-use super::rayon_like::RayonSleep;
+use super::group_state::{SimGroup, new_groups};
+use super::job::{Frame, Job, JobId, Kind, Stage};
+use super::policy::Policy;
+use super::rayon_sleep::RayonSleep;
 use super::report::{Counts, Run};
 use super::split_run::SplitRun;
+use super::worker_state::{Mode, SimWorker, new_workers};
 use super::workload::{Node, Task, Workload};
-
-/// A job's index in the arena.
-pub(super) type JobId = u32;
-
-/// A job: a task instance and its latch.
-#[derive(Debug, Clone)]
-pub(super) struct Job {
-    pub(super) node: Node,
-    pub(super) group: Option<u32>,
-    /// The worker that created it (where its data was last touched, unless
-    /// the task names its data).
-    pub(super) home: u32,
-    /// Its latch is set (it finished).
-    pub(super) done: bool,
-    /// Spawned children not finished yet (scopes).
-    pub(super) pending: u32,
-    /// The scope that spawned it, if any.
-    pub(super) scope: Option<JobId>,
-    /// What kind of job it is (who frees it).
-    pub(super) kind: Kind,
-    /// The worker waiting for its latch (a `join`'s owner, a scope's).
-    pub(super) waiter: Option<u32>,
-    /// The piece of an iterator's first split it belongs to: (index into
-    /// `Sim::splits`, piece).
-    pub(super) piece: Option<(u32, u32)>,
-    /// A group of pieces of a first split to run (`run_split::run_group`).
-    pub(super) fanout: Option<Fanout>,
-    /// Queued copies not executed yet (an `Aim::Worker` push queues two;
-    /// the first executed runs the job, the last frees it).
-    pub(super) copies: u8,
-    /// A copy ran it.
-    pub(super) taken: bool,
-    /// The root of a piece of a first split, counted in its worker's LLC's
-    /// `Sim::placed` while it runs (`WorkerThread::run_placed`).
-    pub(super) placed: bool,
-    /// It runs on another worker than its creator (`Start::migrated`).
-    pub(super) migrated: bool,
-    /// The task after its `join` ([`Body::JoinThen`]) was started.
-    pub(super) then_started: bool,
-}
-
-/// Pieces `pieces` of first split `split`, grouped at `level`.
-#[derive(Debug, Clone)]
-pub(super) struct Fanout {
-    pub(super) split: u32,
-    pub(super) pieces: std::ops::Range<usize>,
-    pub(super) level: Level,
-    /// Once fanned out (`run_aimed`): its groups, and where each runs.
-    pub(super) aimed: Option<(Vec<std::ops::Range<usize>>, Vec<Aim>)>,
-}
-
-/// Who frees a job, and what its end sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// Injected from outside: its end counts towards the end of the run.
-    Root,
-    /// Runs inline in its creator's frame (a `join`'s `a`).
-    Inline,
-    /// A `join`'s `b`: may run elsewhere; its owner sees its latch.
-    Half,
-    /// Spawned in a scope: its end counts down the scope.
-    Spawned,
-}
-
-/// Where a job's frame is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Stage {
-    /// About to do its own work.
-    Start,
-    /// Its own work is done: its body next.
-    Body,
-    /// A `join` frame ([`JoinFrame`]) with second half `b`: its next
-    /// step, after `a`, `b` or another job (the frame above) returned.
-    Join { b: JobId, frame: JoinFrame },
-    /// Waiting for `latch` (a `join`'s `b`, whose frame `join` steps again
-    /// once it is set, or the scope's children) by running other jobs
-    /// (`wait_until`).
-    Wait {
-        latch: JobId,
-        join: Option<JoinFrame>,
-    },
-    /// A fan-out's frame (`run_aimed`): its next step, after an inline
-    /// group (the frame above) returned.
-    Aimed { frame: AimedFrame },
-    /// An iterator's pieces all returned: record the replay, then what
-    /// follows the iterator.
-    AfterIter { split: u32 },
-    /// Body done: finish.
-    Finish,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Frame {
-    pub(super) job: JobId,
-    pub(super) stage: Stage,
-}
-
-/// A worker's state between events.
-#[derive(Debug)]
-pub(super) enum Mode {
-    /// Running frames or its own deque.
-    Run,
-    /// Searching: its next event is the next step of this search.
-    Search(Search),
-    /// Parked (the search holds its idle token) until a wakeup.
-    Parked(Search),
-    /// Woken, running again after the wake latency: its next event is the
-    /// search's step after the park.
-    Waking(Search),
-    /// A rayon-like worker's idle loop (its state in `Sim::rayon`).
-    Rayon(super::rayon_like::Phase),
-}
-
-pub(super) struct SimWorker {
-    pub(super) deque: Worker<JobId>,
-    pub(super) frames: Vec<Frame>,
-    pub(super) mode: Mode,
-    pub(super) rng: u64,
-    pub(super) llc: usize,
-    pub(super) cluster: usize,
-    /// A pending event is in the heap.
-    pub(super) scheduled: bool,
-    /// The fraction of a ns of cost not yet on the clock (`after_cost`).
-    pub(super) carry: f64,
-    /// The victim of the last job a pass took by a steal (`None`: the last
-    /// job a pass took came from elsewhere), as the worker thread's
-    /// `stolen_from`.
-    pub(super) stolen_from: Option<usize>,
-}
-
-/// Per group: its plan and the runtime's learning state, on simulated time.
-struct SimGroup {
-    plan: GroupPlan,
-    runs: Vec<u64>,
-    ticks: u64,
-    tracker: AffinityTracker,
-    seen: Vec<u64>,
-    last_decay_ns: u64,
-    preferred: Option<usize>,
-}
 
 /// The simulation of one pool running one workload.
 pub(super) struct Sim<'a> {
@@ -228,54 +97,6 @@ pub(super) struct Sim<'a> {
     /// Cost of the current event so far (ns).
     pub(super) acc: f64,
     pub(super) counts: Counts,
-}
-
-/// One simulated worker per layout slot, each with its deque (whose
-/// stealers are returned in the same order) and its seeded search rng.
-fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<Stealer<JobId>>) {
-    let n = layout.len();
-    let mut stealers = Vec::with_capacity(n);
-    let workers = (0..n)
-        .map(|i| {
-            let deque = Worker::new_lifo();
-            stealers.push(deque.stealer());
-            let p = &layout.workers()[i];
-            SimWorker {
-                deque,
-                frames: Vec::new(),
-                mode: Mode::Run,
-                rng: seeded(pass::worker_seed(i), seed),
-                llc: p.llc,
-                cluster: p.cluster,
-                scheduled: false,
-                carry: 0.0,
-                stolen_from: None,
-            }
-        })
-        .collect();
-    (workers, stealers)
-}
-
-/// The state of each job group the workload names: its plan on this
-/// machine and its per-LLC run counts and affinity tracker, all empty.
-fn new_groups(layout: &Layout, workload: &dyn Workload) -> Vec<SimGroup> {
-    workload
-        .groups()
-        .into_iter()
-        .map(|o| {
-            let nllc = layout.llc_ranges().len();
-            let plan = GroupPlan::new(layout, o).expect("the workload's group fits the machine");
-            SimGroup {
-                preferred: plan.fixed_llc(),
-                plan,
-                runs: vec![0; nllc],
-                ticks: 0,
-                tracker: AffinityTracker::new(nllc),
-                seen: vec![0; nllc],
-                last_decay_ns: 0,
-            }
-        })
-        .collect()
 }
 
 /// One private stack per worker; the rayon-like policy has none (its
@@ -551,22 +372,11 @@ impl<'a> Sim<'a> {
         push_to(&mut self.shared(from), dest, id);
     }
 
-    fn push_from(&mut self, id: JobId, from: Option<usize>) {
+    pub(super) fn push_from(&mut self, id: JobId, from: Option<usize>) {
         match from {
             Some(w) => self.push(w, id),
             None => self.inject_plain(id),
         }
-    }
-
-    /// The simulated pool as a push from worker `from` (none: from
-    /// outside) sees its shared queues.
-    pub(super) fn shared(&mut self, from: Option<usize>) -> SimShared<'_, 'a> {
-        SimShared { sim: self, from }
-    }
-
-    /// Worker `w` as the runtime's operations on its own queues see it.
-    pub(super) fn owner(&mut self, w: usize) -> SimOwner<'_, 'a> {
-        SimOwner { sim: self, w }
     }
 
     /// `owner::push`: the own deque, then the fenced notify.
@@ -642,36 +452,8 @@ impl<'a> Sim<'a> {
             return;
         };
         let llc = self.workers[w].llc;
-        let now = self.now;
-        let st = &mut self.groups[g as usize];
-        st.runs[llc] += 1;
-        self.counts.group_runs.push((g, w as u32));
-        if st.plan.options().affinity != crate::groups::Affinity::Auto {
-            return;
-        }
-        st.ticks += 1;
-        if feeds_at(st.ticks) {
-            let elapsed = std::time::Duration::from_nanos(now - st.last_decay_ns);
-            let steps = feed_tracker(
-                &mut st.tracker,
-                &mut st.seen,
-                st.runs.iter().copied(),
-                elapsed,
-            );
-            st.last_decay_ns += crate::groups::DECAY_PERIOD.as_nanos() as u64 * steps as u64;
-            if steps == 64 {
-                st.last_decay_ns = now;
-            }
-            let before = st.preferred;
-            st.preferred = st.tracker.preferred();
-            self.counts
-                .group_feeds
-                .push((g, st.tracker.counts(), before, st.preferred));
-        }
+        self.groups[g as usize].record_run(g, (w, llc), self.now, &mut self.counts);
     }
-
-    /// Finishes job `id` on `w`: sets its latch (waking its waiter if it
-    /// parked on it), counts down its scope, frees it unless its owner
     /// still has to see the latch.
     pub(super) fn finish(&mut self, id: JobId) {
         self.tasks.remove(&id);
@@ -748,204 +530,5 @@ impl<'a> Sim<'a> {
         } else {
             j.done
         })
-    }
-}
-
-/// Worker `w` of `sim` as the runtime's operations on a worker's own
-/// queues ([`owner`]) see it: its deque, private stack and marks, with
-/// their costs charged to the event and their counts kept.
-pub(super) struct SimOwner<'s, 'a> {
-    sim: &'s mut Sim<'a>,
-    w: usize,
-}
-
-// SAFETY: the simulation is single-threaded: worker `w`'s owner operations
-// run only on the simulator's thread, never concurrently with a claim of
-// its private stack, which is its own (`Sim::private[w]`).
-unsafe impl Owner for SimOwner<'_, '_> {
-    type Job = JobId;
-
-    fn deque(&self) -> &Worker<JobId> {
-        &self.sim.workers[self.w].deque
-    }
-
-    fn private(&self) -> &PrivateStack<JobId> {
-        &self.sim.private[self.w]
-    }
-
-    fn sleep(&self) -> &Sleep {
-        &self.sim.sleep
-    }
-
-    fn idle_word(&self) -> &crate::sync::AtomicU64 {
-        self.sim.sleep.idle().root_word()
-    }
-
-    fn marks(&self) -> u8 {
-        self.sim.marks[self.w]
-    }
-
-    fn set_marks(&mut self, marks: u8) {
-        self.sim.marks[self.w] = marks;
-    }
-
-    /// `ThreadInfo::starting`, read by the passes' `shows_private`.
-    fn publish_starting(&mut self, on: bool) {
-        self.sim.starting[self.w] = on;
-    }
-
-    /// `LlcHints::crossing`.
-    fn count_crossing(&mut self, up: bool) {
-        let c = &mut self.sim.crossing[self.sim.workers[self.w].llc];
-        if up {
-            *c += 1;
-        } else {
-            *c -= 1;
-        }
-    }
-
-    /// `Sleep::notify` (rayon-like pushes never come here: `rayon_like`).
-    fn notify(&mut self) {
-        let llc = self.sim.workers[self.w].llc;
-        self.sim.notify(Some(self.w), llc);
-    }
-
-    /// `Sleep::notify_queued`, with the own deque's length.
-    fn notify_promoted(&mut self) {
-        let (w, llc) = (self.w, self.sim.workers[self.w].llc);
-        self.sim.acc += self.sim.cost.fence_ns;
-        let hit = self.sim.counting(|s| {
-            let queued = || s.workers[w].deque.len();
-            s.sleep.notify_queued(w, llc, queued)
-        });
-        self.sim.woke(hit);
-    }
-
-    fn own_group_queues(&self) -> [&Injector<JobId>; 2] {
-        let sw = &self.sim.workers[self.w];
-        [
-            &self.sim.group_llc[sw.llc],
-            &self.sim.group_cluster[sw.cluster],
-        ]
-    }
-
-    fn pushed(&mut self) {
-        self.sim.acc += self.sim.cost.push_ns;
-    }
-
-    fn promoted(&mut self) {
-        self.sim.counts.promotions += 1;
-    }
-
-    fn popped(&mut self, _: bool) {
-        self.sim.acc += self.sim.cost.pop_ns;
-    }
-
-    fn pulled(&mut self) {
-        self.sim.counts.injector_pulls += 1;
-    }
-
-    fn private_op(&mut self) {
-        self.sim.acc += self.sim.cost.private_ns;
-    }
-}
-
-/// The simulated pool as a push from `from` into its shared queues sees
-/// it (`registry::shared::SharedQueues`): the pushes charge their costs in
-/// the hooks.
-pub(super) struct SimShared<'s, 'a> {
-    sim: &'s mut Sim<'a>,
-    from: Option<usize>,
-}
-
-impl SharedQueues for SimShared<'_, '_> {
-    type Job = JobId;
-
-    fn sleep(&self) -> &Sleep {
-        &self.sim.sleep
-    }
-
-    fn layout(&self) -> &Layout {
-        &self.sim.layout
-    }
-
-    fn pack(&self, llc: usize) -> &Injector<JobId> {
-        &self.sim.group_llc[llc]
-    }
-
-    fn spread(&self, cluster: usize) -> &Injector<JobId> {
-        &self.sim.group_cluster[cluster]
-    }
-
-    fn injector(&self, llc: usize) -> &Injector<JobId> {
-        &self.sim.injectors[llc]
-    }
-
-    fn pusher(&self) -> Option<usize> {
-        self.from
-    }
-
-    fn pusher_llc(&self) -> Option<usize> {
-        self.from.map(|w| self.sim.workers[w].llc)
-    }
-
-    fn next_round_robin(&mut self) -> usize {
-        self.sim.round_robin += 1;
-        self.sim.round_robin - 1
-    }
-
-    fn push_ordinary(&mut self, job: JobId) {
-        self.sim.push_from(job, self.from);
-    }
-
-    fn mark_spread_used(&mut self) {
-        self.sim.spread_used = true;
-    }
-
-    /// The push and the wakeup's fence.
-    fn routed(&mut self) {
-        self.sim.acc += self.sim.cost.push_ns + self.sim.cost.fence_ns;
-    }
-
-    /// The notify's fence (the push is the injecting thread's, outside the
-    /// pool).
-    fn injected(&mut self) {
-        self.sim.acc += self.sim.cost.fence_ns;
-    }
-
-    /// The job's count of copies; the copy is the job itself.
-    fn two_copies(&mut self, job: JobId) -> JobId {
-        self.sim.jobs[job as usize].copies = 2;
-        job
-    }
-
-    /// The second push.
-    fn queue_targeted(&mut self, w: usize, job: JobId) {
-        self.sim.targeted[w].push_back(job);
-        self.sim.acc += self.sim.cost.push_ns;
-    }
-
-    /// Charged with the push (`routed`).
-    fn fence(&mut self) {}
-
-    fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
-        self.sim.counting(|s| op(&s.sleep))
-    }
-
-    fn woke(&mut self, hit: (usize, Distance)) {
-        self.sim.woke(Some(hit));
-    }
-}
-
-/// A worker's random state for run seed `seed`: the pool's own
-/// (`pass::worker_seed`) for seed 0, else mixed with the seed (never 0,
-/// which would stall xorshift).
-fn seeded(state: u64, seed: u64) -> u64 {
-    if seed == 0 {
-        return state;
-    }
-    match state ^ super::workload::mix(seed) {
-        0 => state,
-        x => x,
     }
 }

@@ -54,7 +54,7 @@
 //! # Policies
 //!
 //! [`Policy::Hierarchical`] and [`Policy::Flat`] are the two
-//! [`StealOrder`]s; [`Policy::ClusterOff`] is
+//! [`StealOrder`](crate::StealOrder)s; [`Policy::ClusterOff`] is
 //! hierarchical with the run-time cluster switch off; [`Policy::RayonLike`]
 //! is the comparison: rayon-core's own mechanisms, rule by rule, in the
 //! module `rayon_like` (its docs' table names the rayon-core function each
@@ -96,17 +96,26 @@
 mod bandwidth;
 mod cache;
 mod cost;
+mod cost_file;
 mod engine;
+mod error;
+mod group_state;
+mod job;
 mod kernels;
 mod machine;
+mod policy;
 mod queues;
 mod rayon_like;
+mod rayon_sleep;
+mod refill;
 mod report;
 mod spec;
 mod split;
 mod split_run;
 mod spread;
+mod views;
 mod worker;
+mod worker_state;
 mod workload;
 
 #[cfg(test)]
@@ -114,95 +123,22 @@ mod kernel_tests;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
-
-use crate::layout::{Layout, LayoutOptions, StealOrder};
+use crate::layout::{Layout, LayoutOptions};
 use crate::topology::Topology;
 
-pub use cache::BYTE_TIERS;
-pub use cost::{CostError, CostModel, Reach, heavy_fence};
+pub use cost::{CostModel, Reach, heavy_fence};
+pub use cost_file::CostError;
+pub use error::SimError;
 pub use kernels::{Matmul, Mergesort, Pipeline, Reduce, Stencil, Triad};
 pub use machine::{MachineError, load as load_machine};
-pub use report::{Counts, Feed, IterStats, PieceStats, Report, Run};
+pub use policy::Policy;
+pub use report::{BYTE_TIERS, Counts, Feed, IterStats, PieceStats, Report, Run};
 pub use spec::parse as parse_workload;
 pub use spread::{Repeat, Spread};
 pub use workload::{
     Body, Fib, Iter, IterRange, IterSpec, Node, RandomTree, Root, SpawnStorm, Start, Stream, Task,
     Touch, Workload, WorkloadError, work_span,
 };
-
-/// The policy a simulated pool runs: see the [module docs](self#policies).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Policy {
-    /// Steal tiers nearest first, cluster level on (the pool's default).
-    Hierarchical,
-    /// One tier of every other worker ([`StealOrder::Flat`]).
-    Flat,
-    /// Hierarchical with the cluster level switched off.
-    ClusterOff,
-    /// Rayon's mechanisms, for comparison.
-    RayonLike,
-}
-
-impl Policy {
-    /// Every policy, in report order.
-    pub const ALL: [Policy; 4] = [
-        Policy::Hierarchical,
-        Policy::Flat,
-        Policy::ClusterOff,
-        Policy::RayonLike,
-    ];
-
-    /// Its name: `hierarchical`, `flat`, `cluster-off`, `rayon-like`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Hierarchical => "hierarchical",
-            Policy::Flat => "flat",
-            Policy::ClusterOff => "cluster-off",
-            Policy::RayonLike => "rayon-like",
-        }
-    }
-
-    /// The policy called `name`.
-    ///
-    /// # Errors
-    /// An unknown name; the message lists the known ones.
-    pub fn parse(name: &str) -> Result<Policy, SimError> {
-        Policy::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
-            SimError(format!("unknown policy `{name}`; the policies are hierarchical, flat, cluster-off, rayon-like"))
-        })
-    }
-
-    fn steal_order(self) -> StealOrder {
-        match self {
-            Policy::Hierarchical | Policy::ClusterOff => StealOrder::Hierarchical,
-            Policy::Flat | Policy::RayonLike => StealOrder::Flat,
-        }
-    }
-
-    /// Whether the run-time cluster switch is on.
-    pub(crate) fn cluster_aware(self) -> bool {
-        self != Policy::ClusterOff
-    }
-}
-
-impl fmt::Display for Policy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A simulation that could not be set up.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SimError(pub String);
-
-impl fmt::Display for SimError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SimError {}
 
 /// The layout a pool of `workers` workers (`None`: one per PU) running
 /// `policy` would have on `topology` (virtual: nothing is pinned).

@@ -9,7 +9,8 @@ use crate::runtime::private::{self, Claim};
 use crate::runtime::registry::group_routing::helps;
 use crate::runtime::search::Found;
 
-use super::engine::{JobId, Sim};
+use super::engine::Sim;
+use super::job::JobId;
 
 /// Worker `w`'s pass over `sim`.
 struct SimPass<'s, 'a> {

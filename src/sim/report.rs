@@ -7,8 +7,27 @@ use std::fmt::Write as _;
 use crate::layout::TierKind;
 use crate::runtime::idle::Distance;
 
-use super::Policy;
+use super::policy::Policy;
 use super::spread::{self, Repeat};
+
+/// The names of [`Counts::bytes_by_tier`]'s entries: a cache at each
+/// relation ([`TierKind`] as `usize`: `same-core` to `other-node`), DRAM
+/// of the own node, DRAM of another node, and bytes found in the worker's
+/// own caches (nothing moved). The cache model (`sim::cache`) fills
+/// them.
+///
+/// [`Counts::bytes_by_tier`]: Counts::bytes_by_tier
+pub const BYTE_TIERS: [&str; 9] = [
+    "same-core",
+    "same-cluster",
+    "same-llc",
+    "same-node",
+    "same-package",
+    "other-node",
+    "dram-local",
+    "dram-remote",
+    "own-cache",
+];
 
 /// One feed of an `Auto` group's tracker: (group, the tracker's counts by
 /// LLC after the feed, preference before, after).
@@ -40,7 +59,7 @@ pub struct Counts {
     /// Reads and writes of task data served from another LLC's cache.
     pub llc_moves: u64,
     /// Bytes of task data by where they came from, indexed as
-    /// [`BYTE_TIERS`](super::BYTE_TIERS): a cache at each relation, DRAM
+    /// [`BYTE_TIERS`]: a cache at each relation, DRAM
     /// of the own node or another, or the worker's own caches (the cache
     /// model, `sim::cache`). The entries add up to every byte touched.
     pub bytes_by_tier: [u64; 9],
@@ -51,7 +70,7 @@ pub struct Counts {
     /// [`Counts::bw_wait_ns`] by the resource that decided each wait (the
     /// last of its path to move the bytes): an LLC's link, a node's DRAM,
     /// a socket link.
-    pub bw_wait_by_kind: [u64; 3],
+    pub bw_wait_by_resource: [u64; 3],
     /// Private `join` halves promoted to the deque.
     pub promotions: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
@@ -282,7 +301,7 @@ impl Report {
                 .iter()
                 .map(|&t| format!("\"{}\": {}", t.name(), k.steals[t as usize]))
                 .collect();
-            let bytes: Vec<String> = super::BYTE_TIERS
+            let bytes: Vec<String> = BYTE_TIERS
                 .iter()
                 .zip(k.bytes_by_tier)
                 .map(|(t, b)| format!("\"{t}\": {b}"))
@@ -310,9 +329,9 @@ impl Report {
                 k.llc_moves,
                 bytes.join(", "),
                 k.bw_wait_ns,
-                k.bw_wait_by_kind[0],
-                k.bw_wait_by_kind[1],
-                k.bw_wait_by_kind[2],
+                k.bw_wait_by_resource[0],
+                k.bw_wait_by_resource[1],
+                k.bw_wait_by_resource[2],
                 k.claim_words,
                 k.claim_calls,
                 k.parks,

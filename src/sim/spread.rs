@@ -16,8 +16,8 @@
 
 use std::fmt::Write as _;
 
-use super::Policy;
 use super::cost::CostModel;
+use super::policy::Policy;
 use super::report::{Counts, Report, Run};
 
 /// How often to simulate each policy and worker count: `runs` repeats

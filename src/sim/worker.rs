@@ -18,8 +18,10 @@ use crate::runtime::search::{Found, Reach, Search, Sources, Step};
 use crate::runtime::sleep::Sleep;
 use crate::sync::Pause;
 
-use super::Policy;
-use super::engine::{Frame, JobId, Kind, Mode, Sim, Stage};
+use super::engine::Sim;
+use super::job::{Frame, JobId, Kind, Stage};
+use super::policy::Policy;
+use super::worker_state::Mode;
 use super::workload::{Body, Node};
 
 impl Sim<'_> {
