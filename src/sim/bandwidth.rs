@@ -63,7 +63,7 @@
 use crate::layout::Layout;
 
 use super::cost::CostModel;
-use super::report::Counts;
+use super::counts::Counts;
 
 /// Where a transfer's bytes come from, for its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,7 +234,7 @@ impl Links {
 
     /// The kind of resource `r` (an index of `res`): 0 an LLC link, 1 a
     /// node's DRAM, 2 a socket link (the order of
-    /// [`Counts::bw_wait_by_resource`](super::report::Counts::bw_wait_by_resource)).
+    /// [`Counts::bw_wait_by_resource`](super::counts::Counts::bw_wait_by_resource)).
     fn kind(&self, r: usize) -> usize {
         if r < self.llcs {
             0
@@ -330,7 +330,7 @@ fn dram_share(layout: &Layout, cost: &CostModel, n: usize) -> f64 {
 mod tests {
     use super::*;
     use crate::sim::cache::Caches;
-    use crate::sim::report::Counts;
+    use crate::sim::counts::Counts;
     use crate::sim::{Policy, Triad, simulate};
     use crate::topology::Topology;
 

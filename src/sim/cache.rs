@@ -71,8 +71,8 @@
 //!
 //! [`Task::data`]: super::workload::Task::data
 //! [`Task::footprint`]: super::workload::Task::footprint
-//! [`Counts::bytes_by_tier`]: super::report::Counts::bytes_by_tier
-//! [`BYTE_TIERS`]: super::report::BYTE_TIERS
+//! [`Counts::bytes_by_tier`]: super::counts::Counts::bytes_by_tier
+//! [`BYTE_TIERS`]: super::counts::BYTE_TIERS
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -80,13 +80,13 @@ use crate::layout::{Layout, TierKind};
 
 use super::bandwidth::{From, Links};
 use super::cost::{CostModel, Reach};
-use super::report::Counts;
+use super::counts::Counts;
 
 // Indexes of `BYTE_TIERS` beyond the relations (`TierKind` as `usize`).
 const DRAM_LOCAL: usize = 6;
 const DRAM_REMOTE: usize = 7;
-/// The index of `own-cache` in [`BYTE_TIERS`](super::report::BYTE_TIERS): bytes found in the
-/// worker's own caches (nothing moved).
+/// The index of `own-cache` in [`BYTE_TIERS`](super::counts::BYTE_TIERS):
+/// bytes found in the worker's own caches (nothing moved).
 pub(super) const OWN: usize = 8;
 
 /// One cache's blocks in LRU order.

@@ -39,11 +39,11 @@ use crate::runtime::sleep::Sleep;
 
 use super::cache::Caches;
 use super::cost::{CostModel, Reach};
+use super::counts::{Counts, Run};
 use super::group_state::{SimGroup, new_groups};
 use super::job::{Frame, Job, JobId, Kind, Stage};
 use super::policy::Policy;
 use super::rayon_sleep::RayonSleep;
-use super::report::{Counts, Run};
 use super::split_run::SplitRun;
 use super::worker_state::{Mode, SimWorker, new_workers};
 use super::workload::{Node, Task, Workload};

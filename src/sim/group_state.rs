@@ -11,7 +11,7 @@ use crate::groups::{Affinity, AffinityTracker, DECAY_PERIOD, GroupPlan};
 use crate::layout::Layout;
 use crate::runtime::group_state::{feed_tracker, feeds_at};
 
-use super::report::Counts;
+use super::counts::Counts;
 use super::workload::Workload;
 
 /// Per group: its plan and the runtime's learning state, on simulated time.

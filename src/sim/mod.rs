@@ -97,6 +97,7 @@ mod bandwidth;
 mod cache;
 mod cost;
 mod cost_file;
+mod counts;
 mod engine;
 mod error;
 mod group_state;
@@ -128,11 +129,12 @@ use crate::topology::Topology;
 
 pub use cost::{CostModel, Reach, heavy_fence};
 pub use cost_file::CostError;
+pub use counts::{BYTE_TIERS, Counts, Feed, IterStats, PieceStats, Run};
 pub use error::SimError;
 pub use kernels::{Matmul, Mergesort, Pipeline, Reduce, Stencil, Triad};
 pub use machine::{MachineError, load as load_machine};
 pub use policy::Policy;
-pub use report::{BYTE_TIERS, Counts, Feed, IterStats, PieceStats, Report, Run};
+pub use report::Report;
 pub use spec::parse as parse_workload;
 pub use spread::{Repeat, Spread};
 pub use workload::{

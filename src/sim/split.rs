@@ -28,9 +28,9 @@ use crate::iter::plumbing::run_split::{Ctx, FanOut, Level, replay_targets, split
 use crate::runtime::owner;
 use crate::runtime::registry::{Aim, AimedFrame, AimedStep, push_aimed_to};
 
+use super::counts::{IterStats, PieceStats};
 use super::engine::Sim;
 use super::job::{Fanout, Frame, JobId, Kind, Stage};
-use super::report::{IterStats, PieceStats};
 use super::split_run::SplitRun;
 use super::workload::{Body, IterSpec, Node};
 

@@ -6,7 +6,7 @@
 use crate::iter::plumbing::hierarchy::Piece;
 use crate::iter::plumbing::replay_record::ReplayKey;
 
-use super::report::IterStats;
+use super::counts::IterStats;
 use super::workload::Node;
 
 /// One iterator run's first split.

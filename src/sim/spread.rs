@@ -17,8 +17,8 @@
 use std::fmt::Write as _;
 
 use super::cost::CostModel;
+use super::counts::{Counts, Run};
 use super::policy::Policy;
-use super::report::{Counts, Report, Run};
 
 /// How often to simulate each policy and worker count: `runs` repeats
 /// with seeds `seed`, `seed + 1`, …, each with the costs perturbed by up
@@ -205,13 +205,12 @@ const COLUMNS: &[Column] = &[
     },
 ];
 
-/// The runs of `report` by (policy, workers), in order of first
-/// appearance, each with the rayon-like run of its seed and worker count.
-fn groups(report: &Report) -> Vec<Vec<(&Run, Option<&Run>)>> {
+/// A report's `runs` by (policy, workers), in order of first appearance,
+/// each with the rayon-like run of its seed and worker count.
+fn groups(runs: &[Run]) -> Vec<Vec<(&Run, Option<&Run>)>> {
     let mut out: Vec<Vec<(&Run, Option<&Run>)>> = Vec::new();
-    for r in &report.runs {
-        let ray = report
-            .runs
+    for r in runs {
+        let ray = runs
             .iter()
             .find(|y| y.policy == Policy::RayonLike && y.workers == r.workers && y.seed == r.seed);
         match out
@@ -239,8 +238,8 @@ fn shown(c: &Column, gs: &[Vec<(&Run, Option<&Run>)>]) -> bool {
 
 /// The table's lines: a heading and one line per policy and worker
 /// count; over several repeats each cell is `median [min-max]`.
-pub(super) fn table_lines(report: &Report, s: &mut String) {
-    let gs = groups(report);
+pub(super) fn table_lines(runs: &[Run], s: &mut String) {
+    let gs = groups(runs);
     let cols: Vec<&Column> = COLUMNS.iter().filter(|c| shown(c, &gs)).collect();
     let mut rows: Vec<Vec<String>> = vec![
         ["policy", "workers"]
@@ -283,8 +282,8 @@ pub(super) fn table_lines(report: &Report, s: &mut String) {
 
 /// The JSON `"summary"` array: per policy and worker count, the seeds
 /// and each column's median, min and max.
-pub(super) fn json_summary(report: &Report, s: &mut String) {
-    let gs = groups(report);
+pub(super) fn json_summary(runs: &[Run], s: &mut String) {
+    let gs = groups(runs);
     s.push_str("  \"summary\": [");
     for (i, g) in gs.iter().enumerate() {
         let seeds: Vec<String> = g.iter().map(|(r, _)| r.seed.to_string()).collect();

@@ -5,11 +5,16 @@
 //! size is an error, not a long simulation); every size is a positive
 //! whole number.
 
-use super::{Matmul, Mergesort, Pipeline, Reduce, Stencil, Triad};
+use super::matmul::Matmul;
+use super::mergesort::Mergesort;
+use super::pipeline::Pipeline;
+use super::reduce::Reduce;
+use super::stencil::Stencil;
+use super::triad::Triad;
 use crate::sim::workload::Workload;
 
 /// The accepted forms of the data workloads' names, for error messages.
-pub(in crate::sim) const FORMS: &str = "stencil[:N[:SWEEPS]], stencil-replay[:N[:SWEEPS]], matmul[:N], \
+pub(crate) const FORMS: &str = "stencil[:N[:SWEEPS]], stencil-replay[:N[:SWEEPS]], matmul[:N], \
                                 mergesort[:N], triad[:N[:ITERS]], reduce[:N[:RUNS]], \
                                 pipeline[:ITEMS[:STAGES]]";
 
@@ -21,9 +26,7 @@ pub(in crate::sim) const FORMS: &str = "stencil[:N[:SWEEPS]], stencil-replay[:N[
 /// # Errors
 /// A number that does not parse, is zero, or makes more than about
 /// 2^24 tasks (too long to simulate).
-pub(in crate::sim) fn parse(
-    parts: &[&str],
-) -> Option<Result<Box<dyn Workload + Send + Sync>, String>> {
+pub(crate) fn parse(parts: &[&str]) -> Option<Result<Box<dyn Workload + Send + Sync>, String>> {
     let num = |i: usize, default: u64| -> Result<u64, String> {
         match parts.get(i) {
             None => Ok(default),

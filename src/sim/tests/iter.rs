@@ -40,7 +40,7 @@ fn check_split(
     assert_eq!(it.in_llc().1, items * 2, "every item's work counted once");
     // A piece's home: its LLC, or with replay the LLC of the worker it is
     // sent back to (where it ran last time, which may be another LLC).
-    let home = |p: &&super::report::PieceStats| p.aimed_at.map_or(p.llc, |w| l.workers()[w].llc);
+    let home = |p: &&super::counts::PieceStats| p.aimed_at.map_or(p.llc, |w| l.workers()[w].llc);
     let outside: Vec<_> = it
         .pieces
         .iter()
