@@ -142,8 +142,24 @@ where
     // `WorkerThread::current_in_frame`).
     match unsafe { WorkerThread::current_in_frame() } {
         Some(wt) => op(wt, false),
-        None => global_registry().in_worker(op),
+        None => in_global(op),
     }
+}
+
+/// [`in_worker`] from a thread outside every pool. Out of line, so that
+/// the thread-local read of `in_worker` is the only one in the caller:
+/// inlined, this path's second read (in `Registry::in_worker`) made the
+/// compiler keep the thread-local offset in a callee-saved register for
+/// both, a push and a pop more on every `join` (`docs/join-cost.md`,
+/// fifth round).
+#[cold]
+#[inline(never)]
+fn in_global<OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    global_registry().in_worker(op)
 }
 
 #[cfg(test)]

@@ -151,34 +151,62 @@ impl Latch for SpinLatch<'_> {
     }
 }
 
-/// The latch of `join`'s second half: a [`CoreLatch`] and the parker of
-/// the worker that waits for it. Two words to write at every `join`
+/// The latch of `join`'s second half: a [`CoreLatch`] and where the parker
+/// of the worker that waits for it is. Two words to write at every `join`
 /// (`SpinLatch` and the latch before it had four): the half is set only by a worker of the
 /// same pool (`join` halves are stolen and claimed inside their pool), and
 /// that worker's own `Arc` keeps the pool, so the parker, alive while it
 /// sets the latch.
+///
+/// The second word is the address of the waiting worker's [`ParkerSlot`],
+/// which is the worker's own address (the slot is its first field): the
+/// `join` stores the worker pointer it holds anyway, where storing the
+/// parker itself cost a load of it more (`docs/join-cost.md`, fifth
+/// round). The setter reads the slot before it sets the latch, while the
+/// waiter is certainly still in its `join` (so its worker is alive).
 pub(crate) struct JoinLatch<'r> {
     pub(crate) core: CoreLatch,
-    parker: &'r Parker,
+    owner: &'r ParkerSlot,
+}
+
+/// A worker's pointer to its parker, read by the setters of its `join`
+/// latches ([`JoinLatch`]): written once, when the worker is built, and
+/// only read afterwards, by any thread.
+#[repr(transparent)]
+pub(crate) struct ParkerSlot(*const Parker);
+
+// SAFETY: the pointer is never written after construction, and it points
+// to a `Parker` (which is `Sync`) in the pool's sleep state.
+unsafe impl Sync for ParkerSlot {}
+
+impl ParkerSlot {
+    /// The slot of a worker whose parker is `parker`, which must live as
+    /// long as the worker holding the slot (it is in the pool's sleep
+    /// state, which the worker's `Arc` of the pool keeps).
+    pub(crate) fn new(parker: &Parker) -> Self {
+        ParkerSlot(parker)
+    }
 }
 
 impl<'r> JoinLatch<'r> {
-    /// A latch whose owner parks on `parker`.
+    /// A latch whose owner parks on the parker in `owner`.
     #[inline]
-    pub(crate) fn new(parker: &'r Parker) -> Self {
+    pub(crate) fn new(owner: &'r ParkerSlot) -> Self {
         JoinLatch {
             core: CoreLatch::new(),
-            parker,
+            owner,
         }
     }
 }
 
 impl Latch for JoinLatch<'_> {
     unsafe fn set(this: *const Self) {
-        // SAFETY: `this` is valid until the swap inside `CoreLatch::set`;
-        // the parker lives in the pool, which the setter (a worker of the
-        // same pool) keeps alive past the swap.
-        let parker: *const Parker = unsafe { (*this).parker };
+        // SAFETY: `this` is valid until the swap inside `CoreLatch::set`,
+        // and so is the waiting worker's slot (the worker is in its `join`
+        // until it sees the latch set); the parker lives in the pool,
+        // which the setter (a worker of the same pool) keeps alive past
+        // the swap.
+        let parker: *const Parker = unsafe { (*this).owner.0 };
         // SAFETY: `core` is valid; this is the last access to `*this`.
         if unsafe { CoreLatch::set(&raw const (*this).core) } {
             // SAFETY: see above.

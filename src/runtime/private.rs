@@ -15,6 +15,14 @@
 //!
 //! # State
 //!
+//! Depths are kept in bytes: `top` and `bottom`'s index hold a depth
+//! times the size of a slot (`STEP`), so that the owner's push addresses
+//! its slot by adding `top` to the slots' address, without a
+//! multiplication (two instructions of every `join`: `docs/join-cost.md`,
+//! fifth round). Below, "depth `i`" and "`i + 1`" are in slots (one step
+//! of `STEP` bytes); every comparison of the protocol is between two
+//! such values, so it reads the same in either unit.
+//!
 //! - `slots[i]`: the half at depth `i`; written by the owner only, before
 //!   it publishes `top > i`.
 //! - `top`: the number of halves pushed and not popped; written by the
@@ -52,7 +60,7 @@
 //! (T1 carries `WANTED` over from the value it replaces; T4's writes are
 //! read-modify-writes, so a hint set or cleared during the claim stays as
 //! it was set or cleared. Subtracting `LOCKED` clears exactly that bit,
-//! which is set, and `index` is at least 1 while locked, so neither
+//! which is set, and `index` is at least one step while locked, so neither
 //! subtraction borrows from `WANTED`.)
 //!
 //! O1-O3 against T1-T3 is the store-buffering pattern, and the two fences
@@ -183,8 +191,9 @@ const INDEX: usize = !(LOCKED | WANTED);
 struct Ends {
     top: AtomicUsize,
     bottom: AtomicUsize,
-    /// [`CAPACITY`], or 0 where the process has no `membarrier` (then
-    /// every half is public at once: see [`PrivateStack::disabled`]).
+    /// [`CAPACITY`] (in bytes, as `top`), or 0 where the process has no
+    /// `membarrier` (then every half is public at once: see
+    /// [`PrivateStack::disabled`]).
     cap: usize,
     /// `cap` while the `wanted` hint is clear, 0 while it is set, so that
     /// the push's one comparison (`top < limit`) tests both a full stack
@@ -260,12 +269,20 @@ impl<T: Copy> PrivateStack<T> {
         Self::with_capacity(0)
     }
 
+    /// The bytes of one slot: one step of `top` and of `bottom`'s index
+    /// (module docs, "State").
+    const STEP: usize = {
+        let step = std::mem::size_of::<UnsafeCell<MaybeUninit<T>>>();
+        assert!(step > 0, "a private half must take memory");
+        step
+    };
+
     fn with_capacity(cap: usize) -> Self {
         PrivateStack {
             ends: CachePadded::new(Ends {
                 top: AtomicUsize::new(0),
                 bottom: AtomicUsize::new(WANTED),
-                cap,
+                cap: cap * Self::STEP,
                 // The deque starts empty: the hint is set, in both words.
                 limit: AtomicUsize::new(0),
             }),
@@ -273,11 +290,22 @@ impl<T: Copy> PrivateStack<T> {
         }
     }
 
-    /// Owner: the number of halves pushed and not popped.
-    #[inline]
+    /// Owner: the number of halves pushed and not popped (for tests).
+    #[cfg(any(test, loom))]
     pub fn depth(&self) -> usize {
         // Only the owner writes `top`: its own load is current.
-        self.ends.top.load(Ordering::Relaxed)
+        self.ends.top.load(Ordering::Relaxed) / Self::STEP
+    }
+
+    /// The slot at byte offset `at` (a depth in bytes, module docs).
+    ///
+    /// # Safety
+    /// `at` is a multiple of `STEP` below `cap`.
+    #[inline(always)]
+    unsafe fn slot(&self, at: usize) -> &UnsafeCell<MaybeUninit<T>> {
+        debug_assert!(at % Self::STEP == 0 && at < CAPACITY * Self::STEP);
+        // SAFETY: the caller's contract: `at` is the offset of a slot.
+        unsafe { &*self.slots.as_ptr().byte_add(at) }
     }
 
     /// Owner: the newest half, whether still private or not (for checks).
@@ -285,10 +313,11 @@ impl<T: Copy> PrivateStack<T> {
     /// # Safety
     /// As [`PrivateStack::push`].
     pub unsafe fn newest(&self) -> Option<T> {
-        let t = self.depth();
-        // SAFETY: slot `t - 1` was written by this (owner) thread, and
-        // other threads only read slots.
-        (t > 0).then(|| self.slots[t - 1].with(|p| unsafe { (*p).assume_init() }))
+        let t = self.ends.top.load(Ordering::Relaxed);
+        // SAFETY: the slot below `top` was written by this (owner) thread,
+        // and other threads only read slots.
+        (t > 0)
+            .then(|| unsafe { self.slot(t - Self::STEP) }.with(|p| unsafe { (*p).assume_init() }))
     }
 
     /// Owner: pushes `job` and then runs the light fence, so that the
@@ -339,10 +368,11 @@ impl<T: Copy> PrivateStack<T> {
         // thief reads only below the `top` it loaded; a thief still
         // reading a slot holds `LOCKED`, and that slot is below `t` (the
         // owner's pop at its depth waited for the lock: module docs, 3).
-        // SAFETY (index): `t < cap <= slots.len()`.
-        let slot = unsafe { self.slots.get_unchecked(t) };
+        // SAFETY (offset): `t < cap`, a multiple of `STEP` (`top` moves by
+        // one `STEP` at a time).
+        let slot = unsafe { self.slot(t) };
         slot.with_mut(|p| unsafe { (*p).write(job) });
-        self.ends.top.store(t + 1, Ordering::Release);
+        self.ends.top.store(t + Self::STEP, Ordering::Release);
         light_fence();
     }
 
@@ -357,7 +387,7 @@ impl<T: Copy> PrivateStack<T> {
     pub unsafe fn pop(&self) -> Popped {
         let t = self.ends.top.load(Ordering::Relaxed);
         debug_assert!(t > 0, "pop of an empty private stack");
-        let t = t - 1;
+        let t = t - Self::STEP;
         self.ends.top.store(t, Ordering::Release);
         light_fence();
         let w = self.ends.bottom.load(Ordering::Relaxed);
@@ -422,7 +452,7 @@ impl<T: Copy> PrivateStack<T> {
     pub unsafe fn promote_all(&self, mut f: impl FnMut(T)) {
         // SAFETY: the owner calls this.
         if let Some((i, t)) = unsafe { self.promote(true) } {
-            for d in i..t {
+            for d in (i..t).step_by(Self::STEP) {
                 f(self.read_promoted(d));
             }
         }
@@ -448,7 +478,7 @@ impl<T: Copy> PrivateStack<T> {
                 wait.spin();
                 continue;
             }
-            let to = if all { t } else { i + 1 };
+            let to = if all { t } else { i + Self::STEP };
             if self
                 .ends
                 .bottom
@@ -460,11 +490,13 @@ impl<T: Copy> PrivateStack<T> {
         }
     }
 
-    /// Owner: the half at depth `d`, just promoted (below `index`).
+    /// Owner: the half at depth `d` (in bytes), just promoted (below
+    /// `index`).
     fn read_promoted(&self, d: usize) -> T {
-        // SAFETY: slot `d` was written by this (owner) thread; thieves
-        // only read the slot at the index they lock, which is above `d`.
-        self.slots[d].with(|p| unsafe { (*p).assume_init() })
+        // SAFETY: `d` is a slot's offset below `top`; that slot was written
+        // by this (owner) thread; thieves only read the slot at the index
+        // they lock, which is above `d`.
+        unsafe { self.slot(d) }.with(|p| unsafe { (*p).assume_init() })
     }
 
     /// Anyone: whether the stack seemed to hold a private half at a recent
@@ -482,7 +514,7 @@ impl<T: Copy> PrivateStack<T> {
     #[inline]
     pub fn private_count(&self) -> usize {
         let w = self.ends.bottom.load(Ordering::Relaxed) & INDEX;
-        self.ends.top.load(Ordering::Relaxed).saturating_sub(w)
+        self.ends.top.load(Ordering::Relaxed).saturating_sub(w) / Self::STEP
     }
 
     /// Owner: whether its deque may hold fewer jobs than the promotion
@@ -541,7 +573,7 @@ impl<T: Copy> PrivateStack<T> {
         if self.ends.top.load(Ordering::Relaxed) <= i {
             return Claim::Empty;
         }
-        let locked = (i + 1) | LOCKED | (w & WANTED);
+        let locked = (i + Self::STEP) | LOCKED | (w & WANTED);
         if self
             .ends
             .bottom
@@ -554,14 +586,17 @@ impl<T: Copy> PrivateStack<T> {
         if self.ends.top.load(Ordering::Acquire) > i {
             // SAFETY: `top > i` was published with Release after slot `i`
             // was written (Acquire above), and the owner does not write
-            // slot `i` again while we hold `LOCKED` (module docs, 3).
-            let job = self.slots[i].with(|p| unsafe { (*p).assume_init() });
+            // slot `i` again while we hold `LOCKED` (module docs, 3); `i`
+            // is a slot's offset below `top`.
+            let job = unsafe { self.slot(i) }.with(|p| unsafe { (*p).assume_init() });
             // Unlock at `i + 1`, with whatever `WANTED` is now (T4).
             self.ends.bottom.fetch_sub(LOCKED, Ordering::Release);
             Claim::Taken(job)
         } else {
             // The owner took it back (module docs, 2): unlock at `i`.
-            self.ends.bottom.fetch_sub(LOCKED + 1, Ordering::Release);
+            self.ends
+                .bottom
+                .fetch_sub(LOCKED + Self::STEP, Ordering::Release);
             Claim::Empty
         }
     }

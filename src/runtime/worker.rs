@@ -44,7 +44,7 @@ use super::idle::Distance;
 use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
-use super::latch::JoinLatch;
+use super::latch::{JoinLatch, ParkerSlot};
 use super::owner::{self, CROSSING, Owner, STARTING};
 use super::pass::{self, PassQueues, Queue};
 use super::pin;
@@ -52,7 +52,7 @@ use super::private::{self, Claim, PrivateStack};
 use super::registry::{Registry, ThreadInfo, group_routing};
 use super::run_loop::{self, RunLoop};
 use super::search::{self, Reach, Sources};
-use super::sleep::{Idle, Parker};
+use super::sleep::Idle;
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
 
@@ -63,7 +63,27 @@ std::thread_local! {
 /// The per-thread state of a worker. Lives on the worker thread's stack
 /// for the whole main loop; [`CURRENT`] points to it (read through
 /// [`WorkerThread::with_current`]).
+///
+/// `repr(C)`, with the parker's slot first: a `join`'s latch points at the
+/// slot, which is then the worker's own address (`latch::JoinLatch`). The
+/// fields every `join` reads follow it, in the same cache line.
+#[repr(C)]
 pub(crate) struct WorkerThread {
+    /// Its parker in the registry's sleep state, for the latch of every
+    /// `join` ([`WorkerThread::join_latch`]). First: see above.
+    parker: ParkerSlot,
+    /// This worker's private `join` halves: `registry.threads[index]
+    /// .private`, which this thread owns (see `push_private`).
+    private: *const PrivateStack<JobRef>,
+    /// The idle masks' summary root word: read after every private push
+    /// (`private::must_publish`).
+    idle_word: *const crate::sync::AtomicU64,
+    /// The group of the job running now (null: none).
+    group: Cell<GroupRef>,
+    /// Jobs run and local pops not yet published (see `flush_counts`).
+    local_jobs: Cell<u64>,
+    local_pops: Cell<u64>,
+    registry: Arc<Registry>,
     deque: Worker<JobRef>,
     index: usize,
     llc: usize,
@@ -72,38 +92,26 @@ pub(crate) struct WorkerThread {
     tiers: [Vec<Tier>; 2],
     /// `pass::near_tiers` of each of `tiers`.
     near_tiers: [Option<usize>; 2],
-    /// The group of the job running now (null: none).
-    group: Cell<GroupRef>,
-    registry: Arc<Registry>,
-    /// Jobs run and local pops not yet published (see `flush_counts`).
-    local_jobs: Cell<u64>,
-    local_pops: Cell<u64>,
     rng: Cell<u64>,
     /// The spinner cap, `search::max_spinners` of the pool's size.
     max_spinners: isize,
     /// Recycled blocks for heap jobs (see `jobmem`).
     jobmem: JobCache,
-    /// This worker's private `join` halves: `registry.threads[index]
-    /// .private`, which this thread owns (see `push_private`).
-    private: *const PrivateStack<JobRef>,
-    /// This worker's marks ([`STARTING`], [`CROSSING`]) as it last
-    /// published them: `ThreadInfo::starting`, and its count in
-    /// `LlcHints::crossing`. Its first `join` ends both.
-    marks: Cell<u8>,
-    /// The idle masks' summary root word: read after every private push
-    /// (`private::must_publish`).
-    idle_word: *const crate::sync::AtomicU64,
     /// How long this worker's searches spin before parking
     /// (`runtime::backoff`), fed by the search's reports below.
     governor: IdleGovernor,
-    /// Its parker in the registry's sleep state, for the latch of every
-    /// `join` ([`WorkerThread::join_latch`]).
-    parker: *const Parker,
     /// The victim of the last job a pass took by a steal, `usize::MAX` if
     /// the last job a pass took came from elsewhere: for
     /// `Sources::more_behind`.
     stolen_from: Cell<usize>,
+    /// This worker's marks ([`STARTING`], [`CROSSING`]) as it last
+    /// published them: `ThreadInfo::starting`, and its count in
+    /// `LlcHints::crossing`. Its first `join` ends both.
+    marks: Cell<u8>,
 }
+
+// The latch's pointer to the slot is the worker's address (see above).
+const _: () = assert!(std::mem::offset_of!(WorkerThread, parker) == 0);
 
 /// What one pass over the sources found.
 type Found = search::Found<JobRef>;
@@ -183,7 +191,7 @@ impl WorkerThread {
             marks: Cell::new(0),
             stolen_from: Cell::new(usize::MAX),
             idle_word: registry.sleep.idle().root_word(),
-            parker: registry.sleep.parker(index),
+            parker: ParkerSlot::new(registry.sleep.parker(index)),
             governor: IdleGovernor::new(),
             registry,
         };
@@ -359,9 +367,7 @@ impl WorkerThread {
     /// A latch for a `join` half this worker waits for.
     #[inline]
     pub(crate) fn join_latch(&self) -> JoinLatch<'_> {
-        // SAFETY: `parker` points into the registry's sleep state, which
-        // lives as long as the registry this worker holds.
-        JoinLatch::new(unsafe { &*self.parker })
+        JoinLatch::new(&self.parker)
     }
 
     /// [`owner::start_piece`].
