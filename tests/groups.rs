@@ -281,12 +281,17 @@ fn overloaded_llc_gets_help_from_its_neighbour() {
     assert_eq!(g.stats().jobs_per_llc, [0, 1]);
 }
 
-/// Two `Auto` groups on two LLCs: each ends up with a clear majority of
-/// its jobs in one LLC (its learned preference), on any machine load:
-/// placement follows the preference, and only the overload rule lets the
-/// other LLC help.
+/// Two `Auto` groups on two LLCs: each runs all its jobs and learns an
+/// LLC. No share of the jobs in that LLC is asserted: while every worker
+/// of the learned LLC is busy (on a loaded machine, workers that spin
+/// count as busy) an `Auto` group's jobs are placed as ordinary ones
+/// (docs/pipeline-packing.md), and a scope's spawns from a worker of the
+/// LLC are on that worker's deque, where idle workers of the other LLC may
+/// steal them. The tracker's hysteresis is checked on simulated time
+/// (`sim::tests::groups::auto_group_switches_llc_only_at_twice_the_count`),
+/// where the load is known.
 #[test]
-fn auto_groups_settle_in_one_llc() {
+fn auto_groups_learn_an_llc() {
     let p = virtual_pool("llc:2 core:4");
     let groups: Vec<_> = (0..2)
         .map(|_| {
@@ -307,11 +312,8 @@ fn auto_groups_settle_in_one_llc() {
     }
     for g in &groups {
         let st = g.stats();
-        let max = *st.jobs_per_llc.iter().max().unwrap();
         assert!(st.total() >= 240, "{st}");
         assert!(st.preferred_llc.is_some(), "{st}");
-        // A clear majority: at least two thirds in one LLC.
-        assert!(max * 3 >= st.total() * 2, "{st}");
         eprintln!("{st}");
     }
 }

@@ -13,9 +13,13 @@
 //! dealer; `plan`: where each job of a group goes), unit-tested without
 //! threads; the runtime applies them:
 //! - **Pack** with an LLC `L` (given, or learned with [`Affinity::Auto`]):
-//!   a job goes to `L`'s group queue and wakes an idle worker of `L`
-//!   (the spawning worker's cluster first, or the `Near` worker's, big cores
-//!   first). Workers of `L` take from that queue right after their own
+//!   a job pushed by a worker of `L` goes on that worker's own deque, as an
+//!   ordinary spawn (it runs next where its parent's data is, unless
+//!   stolen); any other job goes to `L`'s group queue and wakes an idle
+//!   worker of `L` (the `Near` worker's cluster first, big cores first).
+//!   An `Auto` group does not pack into `L` while `L` is saturated (none
+//!   of its workers idle): its jobs are then placed as ordinary ones.
+//!   Workers of `L` take from that queue right after their own
 //!   deque; workers of other LLCs only after every nearer source came up
 //!   empty, and only as `may_help` allows: while `L` is `overloaded`,
 //!   or when `L` is saturated (none of its workers idle) and the helper has
@@ -35,11 +39,12 @@
 //!   first jobs then go to its old LLC, and the elapsed decay is applied at
 //!   its next feed).
 //!
-//! Limits: `join` halves stay on the creating worker's deque (as in any
-//! work-stealing pool, they are what idle workers steal), so a packed
-//! group's joins can be stolen by other LLCs' idle workers through their
-//! far steal tiers, past the overload rule; spawns and scope spawns go
-//! through the group's queues.
+//! Limits: `join` halves, and a packed group's spawns and scope spawns
+//! from a worker of its LLC, stay on the creating worker's deque (as in
+//! any work-stealing pool, they are what idle workers steal), so they can
+//! be stolen by other LLCs' idle workers through their far steal tiers,
+//! past the help rule; other spawns go through the group's queues
+//! (docs/pipeline-packing.md).
 //!
 //! A group's state lives while its handles or its queued and running jobs
 //! do; then it is freed and its counters are added to the pool's

@@ -21,15 +21,17 @@ pub enum Affinity {
     /// Learned: the LLC where the group's jobs ran most recently, switched
     /// with 2x hysteresis: the preference moves only to an LLC with more
     /// than twice the current one's recent runs.
-    /// Until there is enough activity, jobs are placed like ordinary jobs.
+    /// Until there is enough activity, and while every worker of the
+    /// learned LLC is busy, jobs are placed like ordinary jobs.
     Auto,
 }
 
 /// How a group's jobs are distributed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Placement {
-    /// Keep the jobs in the affinity's LLC (its queue, its idle workers,
-    /// cluster first, big cores first); other LLCs help only when it is
+    /// Keep the jobs in the affinity's LLC (a spawn from one of its
+    /// workers on that worker's deque, others on its queue for its idle
+    /// workers, cluster first, big cores first); other LLCs help only when it is
     /// overloaded, or saturated while they have nothing else to do (see
     /// [the module docs](super)): a preference, not a cap on
     /// parallelism. The default.

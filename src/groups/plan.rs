@@ -5,7 +5,7 @@
 use parking_lot::Mutex;
 
 use super::options::{Affinity, GroupError, GroupOptions, Placement};
-use super::policy::{SpreadDealer, SpreadUnit, spread_units};
+use super::policy::{SpreadDealer, SpreadUnit, saturated_by, spread_units};
 use crate::layout::Layout;
 
 /// Where one job of a group goes, and where the wakeup for it starts.
@@ -127,19 +127,42 @@ impl GroupPlan {
     /// Where the next job goes.
     ///
     /// - `learned`: the `Auto` group's preferred LLC (ignored otherwise);
-    /// - `busy_size`: busy workers and workers per LLC (see
-    ///   [`overloaded_by`](super::policy::overloaded_by)), asked only for `Numa`, which
-    ///   packs into the least busy LLC of its node (relative to size);
-    /// - `from_worker`: the pushing worker, if a worker of the pool; a pack
-    ///   wakeup starts at its cluster when it is in the target LLC (at the
-    ///   `Near` worker's for `Near`);
+    /// - `load(l)`: busy workers and workers of LLC `l` (see
+    ///   [`overloaded_by`](super::policy::overloaded_by)), asked by `Numa`,
+    ///   which packs into the least busy LLC of its node (relative to
+    ///   size), and by `Auto` for its learned LLC;
+    /// - `from_worker`: the pushing worker, if a worker of the pool;
     /// - `cluster_aware`: the pool's current cluster mode.
+    ///
+    /// Pack: the target LLC's pack queue, with the wakeup starting at the
+    /// `Near` worker's cluster for `Near` (anywhere in the LLC otherwise);
+    /// but a job pushed by a worker **of the target LLC** is
+    /// [`Destination::Ordinary`]: it goes on that worker's own deque, as
+    /// an ordinary spawn (LIFO: the worker runs it next, on the data its
+    /// parent just wrote, unless a thief takes it first). The group is
+    /// already where it should be, and the shared FIFO would hand the job
+    /// to whichever worker of the LLC comes next, which reads the parent's
+    /// data through the L3 (docs/pipeline-packing.md). Such a job is
+    /// stealable like a `join` half (the module's "Limits").
+    ///
+    /// `Auto` does not pack into its learned LLC while that LLC is
+    /// saturated ([`saturated`](super::policy::saturated): none of its
+    /// workers idle): the job is then placed as an ordinary one (the
+    /// spawner's deque, or an injector from outside), as the kernel's
+    /// cache-aware scheduling does not aggregate a process onto an
+    /// overloaded LLC. A learned LLC is a guess from where the group's
+    /// jobs ran; groups that feed each other (a pipeline's stages) all
+    /// learn the LLC of the first, and more work than it has workers would
+    /// queue there, to be taken by the help rule's idle helpers of other
+    /// LLCs once they run dry, after a trip to and from the LLC
+    /// (docs/pipeline-packing.md). A given LLC (`Llc`, `Near`, `Numa`) is
+    /// the user's choice and is kept.
     ///
     /// Spread advances the dealer of the current mode.
     pub(crate) fn destination(
         &self,
         learned: Option<usize>,
-        busy_size: &dyn Fn() -> (Vec<usize>, Vec<usize>),
+        load: &dyn Fn(usize) -> (usize, usize),
         from_worker: Option<usize>,
         cluster_aware: bool,
     ) -> Destination {
@@ -147,25 +170,29 @@ impl GroupPlan {
             Placement::Pack => {
                 let llc = match self.options.affinity {
                     Affinity::None => None,
-                    // Auto's domain is every LLC.
-                    Affinity::Auto => learned.filter(|&l| l < self.llcs.len()),
+                    // Auto's domain is every LLC; a saturated one is not
+                    // packed into (see below).
+                    Affinity::Auto => learned
+                        .filter(|&l| l < self.llcs.len())
+                        .filter(|&l| !saturated_by(load(l))),
                     Affinity::Llc(_) | Affinity::Near(_) => self.fixed_llc(),
-                    Affinity::Numa(_) => {
-                        let (busy, size) = busy_size();
-                        self.llcs.iter().copied().min_by_key(|&l| {
-                            let b = busy.get(l).copied().unwrap_or(0);
-                            let s = size.get(l).copied().unwrap_or(1).max(1);
-                            (b * 1024 / s, l)
-                        })
-                    }
+                    Affinity::Numa(_) => self.llcs.iter().copied().min_by_key(|&l| {
+                        let (b, s) = load(l);
+                        (b * 1024 / s.max(1), l)
+                    }),
                 };
                 match llc {
                     None => Destination::Ordinary,
+                    // From a worker of the LLC: its own deque, as an
+                    // ordinary spawn (see below).
+                    Some(llc) if from_worker.and_then(|w| self.worker_llc.get(w)) == Some(&llc) => {
+                        Destination::Ordinary
+                    }
                     Some(llc) => Destination::Pack {
                         llc,
                         wake_from: match self.options.affinity {
                             Affinity::Near(w) => Some(w),
-                            _ => from_worker.filter(|&w| self.worker_llc.get(w) == Some(&llc)),
+                            _ => None,
                         },
                     },
                 }

@@ -156,6 +156,21 @@ pub(crate) fn overloaded_by(
     b.saturating_sub(least) * 5 > size
 }
 
+/// Whether an LLC with `busy` busy workers of `size` is saturated: none of
+/// its workers idle (a searching worker counts as busy, as in
+/// [`overloaded_by`]). A packed job pushed there waits for one of them to
+/// finish, or for the help rule's idle helpers ([`may_help_by`]).
+#[inline]
+pub(crate) fn saturated(busy: usize, size: usize) -> bool {
+    busy >= size
+}
+
+/// [`saturated`] of a `(busy, size)` pair.
+#[inline]
+pub(crate) fn saturated_by((busy, size): (usize, usize)) -> bool {
+    saturated(busy, size)
+}
+
 /// [`may_help_by`] over slices, as [`overloaded`]. For the unit tests.
 #[cfg(test)]
 pub(crate) fn may_help(
@@ -207,7 +222,7 @@ pub(crate) fn may_help_by(
     if preferred >= llcs {
         return false;
     }
-    let saturated = busy(preferred) >= size;
+    let saturated = saturated(busy(preferred), size);
     (saturated && helper_idle()) || overloaded_by(llcs, busy, size, preferred)
 }
 

@@ -27,8 +27,10 @@ fn plan(l: &Layout, a: Affinity, p: Placement) -> GroupPlan {
     GroupPlan::new(l, GroupOptions::new().affinity(a).placement(p)).unwrap()
 }
 
-fn no_busy() -> (Vec<usize>, Vec<usize>) {
-    unreachable!("only Numa asks for load")
+/// No worker busy, LLCs of one worker (what the plan asks of `Numa` and
+/// of a learned `Auto` LLC).
+fn no_busy(_: usize) -> (usize, usize) {
+    (0, 1)
 }
 
 /// Deals `n` jobs; counts per spread unit.
@@ -66,17 +68,13 @@ fn pack_lands_in_the_affinity_llc_and_wakes_there() {
     );
     let m = all_idle(&l);
     assert_eq!(m.claim_in_llc(None, 1), Some((4, Distance::Llc)));
-    // From worker 7 (LLC 1, cluster 6..8): its cluster first.
-    let d = p.destination(None, &no_busy, Some(7), true);
+    // From worker 7 (LLC 1): its own deque, where the job's data is.
     assert_eq!(
-        d,
-        Destination::Pack {
-            llc: 1,
-            wake_from: Some(7)
-        }
+        p.destination(None, &no_busy, Some(7), true),
+        Destination::Ordinary
     );
     assert_eq!(m.claim_in_llc(Some(7), 1), Some((6, Distance::Cluster)));
-    // From a worker of the other LLC: no cluster hint.
+    // From a worker of the other LLC: the queue, no cluster hint.
     assert_eq!(
         p.destination(None, &no_busy, Some(0), true),
         Destination::Pack {
@@ -89,7 +87,8 @@ fn pack_lands_in_the_affinity_llc_and_wakes_there() {
     assert_eq!(m.claim_in_llc(Some(7), 1), None);
     assert!(m.is_idle(0));
 
-    // Near(5): LLC 1, wakeups start at worker 5's cluster (4..6).
+    // Near(5): LLC 1, wakeups start at worker 5's cluster (4..6); from
+    // a worker of LLC 1 (not only worker 5), its own deque.
     let p = plan(&l, Affinity::Near(5), Placement::Pack);
     let d = p.destination(None, &no_busy, Some(0), true);
     assert_eq!(
@@ -99,6 +98,12 @@ fn pack_lands_in_the_affinity_llc_and_wakes_there() {
             wake_from: Some(5)
         }
     );
+    for w in [4, 5, 7] {
+        assert_eq!(
+            p.destination(None, &no_busy, Some(w), true),
+            Destination::Ordinary
+        );
+    }
     let m = all_idle(&l);
     m.clear_idle(4);
     assert_eq!(m.claim_in_llc(Some(5), 1), Some((5, Distance::Cluster)));
@@ -115,13 +120,52 @@ fn pack_lands_in_the_affinity_llc_and_wakes_there() {
         p.destination(None, &no_busy, Some(3), true),
         Destination::Ordinary
     );
+    // Learned LLC 0: from worker 3 (LLC 0) its own deque, from worker 4
+    // (LLC 1) or from outside LLC 0's queue.
     assert_eq!(
         p.destination(Some(0), &no_busy, Some(3), true),
-        Destination::Pack {
-            llc: 0,
-            wake_from: Some(3)
-        }
+        Destination::Ordinary
     );
+    for from in [Some(4), None] {
+        assert_eq!(
+            p.destination(Some(0), &no_busy, from, true),
+            Destination::Pack {
+                llc: 0,
+                wake_from: None
+            }
+        );
+    }
+}
+
+/// `Auto` packs into its learned LLC while that LLC has an idle worker,
+/// and places the job as an ordinary one (the spawner's deque, an
+/// injector from outside) while every worker there is busy; a given LLC
+/// is packed into however busy it is.
+#[test]
+fn auto_does_not_pack_into_a_saturated_llc() {
+    let l = layout("llc:2 core:4");
+    let auto = plan(&l, Affinity::Auto, Placement::Pack);
+    let fixed = plan(&l, Affinity::Llc(0), Placement::Pack);
+    let three_of_four = |l: usize| ([3, 0][l], 4);
+    let all_four = |l: usize| ([4, 0][l], 4);
+    let packed = Destination::Pack {
+        llc: 0,
+        wake_from: None,
+    };
+    for from in [Some(5), None] {
+        assert_eq!(
+            auto.destination(Some(0), &three_of_four, from, true),
+            packed
+        );
+        assert_eq!(
+            auto.destination(Some(0), &all_four, from, true),
+            Destination::Ordinary
+        );
+        assert_eq!(fixed.destination(None, &all_four, from, true), packed);
+    }
+    // A saturated LLC 1 does not matter to a group that learned LLC 0.
+    let other = |l: usize| ([0, 4][l], 4);
+    assert_eq!(auto.destination(Some(0), &other, None, true), packed);
 }
 
 #[test]
@@ -129,7 +173,7 @@ fn numa_affinity_packs_into_its_least_busy_llc() {
     let l = layout("numa:2 llc:2 core:2");
     let p = plan(&l, Affinity::Numa(1), Placement::Pack);
     assert_eq!(p.llcs(), [2, 3]);
-    let load = || (vec![0, 0, 2, 1], vec![2, 2, 2, 2]);
+    let load = |l: usize| ([0, 0, 2, 1][l], 2);
     assert_eq!(
         p.destination(None, &load, None, true),
         Destination::Pack {
@@ -137,7 +181,20 @@ fn numa_affinity_packs_into_its_least_busy_llc() {
             wake_from: None
         }
     );
-    let even = || (vec![0, 0, 1, 1], vec![2, 2, 2, 2]);
+    // From a worker of the LLC it picks (6, LLC 3): that worker's deque;
+    // from a worker of its other LLC (4, LLC 2): LLC 3's queue.
+    assert_eq!(
+        p.destination(None, &load, Some(6), true),
+        Destination::Ordinary
+    );
+    assert_eq!(
+        p.destination(None, &load, Some(4), true),
+        Destination::Pack {
+            llc: 3,
+            wake_from: None
+        }
+    );
+    let even = |l: usize| ([0, 0, 1, 1][l], 2);
     assert_eq!(
         p.destination(None, &even, None, true),
         Destination::Pack {

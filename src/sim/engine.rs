@@ -31,7 +31,7 @@ use crate::layout::Layout;
 use crate::runtime::idle::{Distance, IdleMasks};
 use crate::runtime::owner;
 use crate::runtime::private::PrivateStack;
-use crate::runtime::registry::group_routing::{busy_per_llc, push_to};
+use crate::runtime::registry::group_routing::{load_of, push_to};
 use crate::runtime::registry::idle_shape;
 use crate::runtime::registry::push::inject_to;
 use crate::runtime::search::{self, Search};
@@ -365,7 +365,7 @@ impl<'a> Sim<'a> {
         let idle = self.sleep.idle();
         let dest = st.plan.destination(
             st.preferred,
-            &|| busy_per_llc(idle),
+            &|l| load_of(idle, l),
             from,
             self.policy.cluster_aware(),
         );

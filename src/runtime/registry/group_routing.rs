@@ -26,11 +26,6 @@ impl Registry {
         self.groups.create(plan, &self.layout)
     }
 
-    /// Busy workers and workers per LLC ([`busy_per_llc`]).
-    fn busy_per_llc(&self) -> (Vec<usize>, Vec<usize>) {
-        busy_per_llc(self.sleep.idle())
-    }
-
     /// Pushes a job of group `g`, from the current thread (`from`: the
     /// current worker if it belongs to this pool), where the group's plan
     /// says ([`crate::groups::GroupPlan::destination`]), and wakes a worker
@@ -38,7 +33,7 @@ impl Registry {
     pub(crate) fn push_group(&self, g: &GroupState, job: JobRef, from: Option<&WorkerThread>) {
         let dest = g.plan.destination(
             g.preferred(),
-            &|| self.busy_per_llc(),
+            &|l| load_of(self.sleep.idle(), l),
             from.map(|wt| wt.index()),
             self.cluster_aware(),
         );
@@ -88,13 +83,10 @@ pub(crate) fn busy_in(idle: &IdleMasks, l: usize) -> usize {
     idle.llc_len(l).saturating_sub(idle.idle_count(l))
 }
 
-/// Busy workers and workers per LLC ([`busy_in`]).
-pub(crate) fn busy_per_llc(idle: &IdleMasks) -> (Vec<usize>, Vec<usize>) {
-    let n = idle.num_llcs();
-    (
-        (0..n).map(|l| busy_in(idle, l)).collect(),
-        (0..n).map(|l| idle.llc_len(l)).collect(),
-    )
+/// Busy workers ([`busy_in`]) and workers of LLC `l`: what the group
+/// plan reads per LLC (`GroupPlan::destination`).
+pub(crate) fn load_of(idle: &IdleMasks, l: usize) -> (usize, usize) {
+    (busy_in(idle, l), idle.llc_len(l))
 }
 
 /// The help rule ([`crate::groups::may_help`]) read from the idle masks:
