@@ -2,7 +2,7 @@
 
 use locus::__loom::{
     CoreLatch, Found, Idle, IdleMasks, IdleShape, LatchOwner, Reach, RunLoop, Sleep, Sources,
-    first_search, run,
+    first_search, may_help_in, run,
 };
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -18,8 +18,9 @@ pub enum Kind {
     /// its deque), the others steal from it in their passes.
     Deque(usize),
     /// LLC `l`'s packed-group queue: taken by `l`'s workers (also outside
-    /// the search, as `take_own_group` does); by the others only while `l`
-    /// is overloaded, and otherwise they forward a wakeup to `l`.
+    /// the search, as `take_own_group` does); by the others only as the
+    /// help rule allows (`l` overloaded, or saturated while the helper is
+    /// idle), and otherwise they forward a wakeup to `l`.
     Pack(usize),
 }
 
@@ -147,23 +148,14 @@ impl Pool {
         self.push(q);
         let own = from.is_some_and(|w| self.llc_of(w) == llc);
         let _ = self.sleep.notify_in(from, llc, own, false).or_else(|| {
-            if self.overloaded(llc) {
+            // `group_routing::notify_pack`: a helper if the help rule would
+            // let one take the job.
+            if may_help_in(self.sleep.idle(), llc, None) {
                 self.sleep.notify(from, llc)
             } else {
                 None
             }
         });
-    }
-
-    /// `Registry::llc_overloaded`: the overload rule over the idle masks.
-    pub fn overloaded(&self, l: usize) -> bool {
-        let idle = self.sleep.idle();
-        let n = idle.num_llcs();
-        let busy: Vec<usize> = (0..n)
-            .map(|m| idle.llc_len(m) - idle.idle_count(m))
-            .collect();
-        let size: Vec<usize> = (0..n).map(|m| idle.llc_len(m)).collect();
-        locus::__loom::overloaded(&busy, &size, l)
     }
 
     /// The wakeups searchers made when they left the searching state.
@@ -311,9 +303,9 @@ impl Sources for Searcher<'_> {
 
     /// `WorkerThread::find_work`: the queues it may take from in their
     /// order (deques of others, shared queues, its LLC's pack queue), then
-    /// the other LLCs' pack queues: taken only while their LLC is
-    /// overloaded and none of its workers searches, else a wakeup is
-    /// forwarded to that LLC.
+    /// the other LLCs' pack queues: taken only while none of their LLC's
+    /// workers searches and the help rule allows (`may_help_in`), else a
+    /// wakeup is forwarded to that LLC.
     fn find_work(&mut self, reach: Reach) -> Found<usize> {
         let pool = self.pool;
         let mut retry = false;
@@ -350,8 +342,11 @@ impl Sources for Searcher<'_> {
             }
             // `group_routing::helps`, in its order: while a worker of `l`
             // searches, leave the job to it; else as the help rule says
-            // (here the overload rule); a refusal forwards.
-            if pool.sleep.searching_in(l) > 0 || !pool.overloaded(l) {
+            // (`may_help_in`: `l` overloaded, or saturated while this
+            // worker is idle, in its re-check); a refusal forwards.
+            if pool.sleep.searching_in(l) > 0
+                || !may_help_in(pool.sleep.idle(), l, Some(self.w))
+            {
                 pool.sleep.wake_in(None, l);
                 continue;
             }

@@ -3,6 +3,7 @@
 //! above it; nothing here names that layer.
 
 pub(crate) mod backoff;
+pub(crate) mod deal;
 pub(crate) mod error;
 pub(crate) mod fifo;
 pub(crate) mod group_state;

@@ -84,6 +84,16 @@ pub(crate) unsafe trait Owner {
         self.notify();
     }
 
+    /// A private half just promoted: pushes it to another LLC's pack queue
+    /// with that queue's wakeup if the deal of a ramp-up says so
+    /// ([`super::deal`]; the owner's LLC and the pack queues are the
+    /// implementor's), else hands it back for the own deque. Asked only
+    /// in a pool of several LLCs ([`super::deal::Deal::enabled`]).
+    #[inline(always)]
+    fn deal(&mut self, job: Self::Job) -> Option<Self::Job> {
+        Some(job)
+    }
+
     /// The own LLC's pack queue and the own cluster's spread queue.
     fn own_group_queues(&self) -> [&Injector<Self::Job>; 2];
 
@@ -269,6 +279,14 @@ pub(crate) fn promote<O: Owner>(o: &mut O) {
     // SAFETY: the worker owns its private stack (the `Owner` contract).
     if let Some(job) = unsafe { o.private().promote_oldest() } {
         o.promoted();
+        let job = if o.sleep().deal().enabled() {
+            match o.deal(job) {
+                Some(job) => job,
+                None => return,
+            }
+        } else {
+            job
+        };
         push_then(o, job, O::notify_promoted);
     }
 }
@@ -279,6 +297,21 @@ pub(crate) fn promote<O: Owner>(o: &mut O) {
 #[inline(never)]
 pub(crate) fn promote_all<O: Owner>(o: &mut O) {
     let mut moved = 0usize;
+    if o.sleep().deal().enabled() {
+        // The deal of a ramp-up takes the oldest halves first (`deal`);
+        // the first it leaves goes on the deque with the rest.
+        // SAFETY: the worker owns its private stack (the `Owner` contract).
+        while let Some(job) = unsafe { o.private().promote_oldest() } {
+            o.promoted();
+            if let Some(job) = o.deal(job) {
+                o.deque().push(job);
+                o.pushed();
+                moved += 1;
+                break;
+            }
+        }
+    }
+    let counted = moved;
     // SAFETY: the worker owns its private stack (the `Owner` contract).
     unsafe {
         o.private().promote_all(|job| {
@@ -286,7 +319,7 @@ pub(crate) fn promote_all<O: Owner>(o: &mut O) {
             moved += 1;
         })
     };
-    for _ in 0..moved {
+    for _ in counted..moved {
         o.promoted();
         o.pushed();
     }

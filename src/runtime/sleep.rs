@@ -96,6 +96,9 @@ pub struct Sleep {
     /// `stop_searching` or `prepare_sleep`, which lower this count before
     /// the global one.
     llc_searching: Box<[CachePadded<AtomicUsize>]>,
+    /// The regions of the deal of a ramp-up (`runtime::deal`; none in a
+    /// pool of one LLC).
+    deal: super::deal::Deal,
 }
 
 impl Sleep {
@@ -110,6 +113,7 @@ impl Sleep {
             llc_searching: (0..llcs)
                 .map(|_| CachePadded::new(AtomicUsize::new(0)))
                 .collect(),
+            deal: super::deal::Deal::new(idle.num_llcs()),
             idle,
             parkers: (0..num_workers)
                 .map(|_| CachePadded::new(Parker::new()))
@@ -408,6 +412,11 @@ impl Sleep {
     /// (the claim is one of the claims of rule 2 in "Queues of one LLC").
     pub fn wake_if_idle(&self, w: usize, d: Distance) -> Option<(usize, Distance)> {
         self.idle.claim_worker(w).then(|| self.wake_claimed((w, d)))
+    }
+
+    /// The deal of a ramp-up (`runtime::deal`).
+    pub fn deal(&self) -> &super::deal::Deal {
+        &self.deal
     }
 
     /// The idle masks (for load estimates and the cluster switch).

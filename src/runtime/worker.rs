@@ -853,6 +853,28 @@ unsafe impl Owner for &WorkerThread {
         }
     }
 
+    /// The deal of a ramp-up (`runtime::deal`): the pack queue of the LLC
+    /// it names, with that queue's wakeup (`group_routing::push_to`).
+    #[inline(never)]
+    fn deal(&mut self, job: JobRef) -> Option<JobRef> {
+        let reg = &*self.registry;
+        let Some(llc) = reg.sleep.deal().target(&reg.sleep, self.llc, |m| {
+            reg.group_llc[m].is_empty() && reg.llc_hints[m].placed.load(StdOrdering::Relaxed) == 0
+        }) else {
+            return Some(job);
+        };
+        let me: &WorkerThread = self;
+        super::registry::group_routing::push_to(
+            &mut (reg, Some(me)),
+            crate::groups::Destination::Pack {
+                llc,
+                wake_from: None,
+            },
+            job,
+        );
+        None
+    }
+
     #[inline]
     fn own_group_queues(&self) -> [&Injector<JobRef>; 2] {
         let reg = &*self.registry;

@@ -105,6 +105,28 @@ unsafe impl Owner for SimOwner<'_, '_> {
         self.sim.woke(hit);
     }
 
+    /// `WorkerThread::deal`: the same rule and push, on the simulated
+    /// queues (the regions' loads are not charged).
+    fn deal(&mut self, job: JobId) -> Option<JobId> {
+        let sim = &*self.sim;
+        let llc = sim.workers[self.w].llc;
+        let Some(to) = sim.sleep.deal().target(&sim.sleep, llc, |m| {
+            sim.group_llc[m].is_empty() && sim.placed[m] == 0
+        }) else {
+            return Some(job);
+        };
+        let dest = crate::groups::Destination::Pack {
+            llc: to,
+            wake_from: None,
+        };
+        crate::runtime::registry::group_routing::push_to(
+            &mut self.sim.shared(Some(self.w)),
+            dest,
+            job,
+        );
+        None
+    }
+
     fn own_group_queues(&self) -> [&Injector<JobId>; 2] {
         let sw = &self.sim.workers[self.w];
         [

@@ -92,7 +92,7 @@ pub(crate) fn load_of(idle: &IdleMasks, l: usize) -> (usize, usize) {
 /// The help rule ([`crate::groups::may_help`]) read from the idle masks:
 /// may `helper` (or, for `None`, an idle helper) of another LLC take a job
 /// from LLC `l`'s pack queue?
-pub(crate) fn may_help_in(idle: &IdleMasks, l: usize, helper: Option<usize>) -> bool {
+pub fn may_help_in(idle: &IdleMasks, l: usize, helper: Option<usize>) -> bool {
     crate::groups::may_help_by(
         idle.num_llcs(),
         |l| busy_in(idle, l),
