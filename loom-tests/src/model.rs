@@ -1,8 +1,8 @@
 //! The model pool the loom models run the real search loop on.
 
 use locus::__loom::{
-    CoreLatch, Found, Idle, IdleMasks, IdleShape, LatchOwner, Reach, RunLoop, Sleep, Sources,
-    first_search, may_help_in, run,
+    CoreLatch, Found, Idle, IdleMasks, IdleShape, LatchOwner, LockLatch, Reach, RunLoop, Sleep,
+    Sources, first_search, may_help_in, run,
 };
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -116,6 +116,23 @@ impl Pool {
     pub fn with_body(mut self, body: impl Fn(&Pool, usize, usize) + Send + Sync + 'static) -> Pool {
         self.body = Box::new(body);
         self
+    }
+
+    /// The same pool, whose first job to start blocks until a second job
+    /// ran: a job waiting where the pool cannot see (as an owner's `join`
+    /// waits for its stolen or dealt half). So two idle workers must each
+    /// run one, and a worker parked for good while a job is queued is a
+    /// deadlock loom reports.
+    pub fn first_job_waits_for_second(self) -> Pool {
+        let second_ran = LockLatch::new();
+        let started = AtomicBool::new(false);
+        self.with_body(move |_, _, _| {
+            if !started.swap(true, SeqCst) {
+                second_ran.wait();
+            } else {
+                second_ran.set_now();
+            }
+        })
     }
 
     /// The LLC of worker `w`.
@@ -344,9 +361,7 @@ impl Sources for Searcher<'_> {
             // searches, leave the job to it; else as the help rule says
             // (`may_help_in`: `l` overloaded, or saturated while this
             // worker is idle, in its re-check); a refusal forwards.
-            if pool.sleep.searching_in(l) > 0
-                || !may_help_in(pool.sleep.idle(), l, Some(self.w))
-            {
+            if pool.sleep.searching_in(l) > 0 || !may_help_in(pool.sleep.idle(), l, Some(self.w)) {
                 pool.sleep.wake_in(None, l);
                 continue;
             }

@@ -15,10 +15,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use locus::__loom::{IdleShape, LockLatch};
+use locus::__loom::IdleShape;
 use locus_loom_tests::{Kind, Pool, builder};
-use loom::sync::Arc;
-use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
 /// LLC 0 = {0, 1}, LLC 1 = {2}. Worker 0 (busy, never started: it runs
 /// the root `join`) promotes two halves; for each it asks the deal
@@ -31,23 +29,19 @@ use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
 fn a_dealt_half_is_run_by_a_woken_worker() {
     static DEALT: AtomicUsize = AtomicUsize::new(0);
     builder(3).check(|| {
-        let second_ran = Arc::new(LockLatch::new());
-        let body = {
-            let (second_ran, started) = (second_ran.clone(), AtomicBool::new(false));
-            move |_: &Pool, _, _| {
-                if !started.swap(true, SeqCst) {
-                    second_ran.wait();
-                } else {
-                    second_ran.set_now();
-                }
-            }
-        };
-        let pool = Pool::new(IdleShape::uniform(3, 2, 0), &[Kind::Deque(0), Kind::Pack(1)], 2)
-            .with_body(body);
+        let pool = Pool::new(
+            IdleShape::uniform(3, 2, 0),
+            &[Kind::Deque(0), Kind::Pack(1)],
+            2,
+        )
+        .first_job_waits_for_second();
         let (pool, unrun) = pool.start_born(&[1, 2], &[1, 2]);
         assert!(unrun.is_empty());
         for _ in 0..2 {
-            let to = pool.sleep.deal().target(&pool.sleep, 0, |m| m == 0 || pool.queued(1) == 0);
+            let to = pool
+                .sleep
+                .deal()
+                .target(&pool.sleep, 0, |m| m == 0 || pool.queued(1) == 0);
             match to {
                 Some(1) => {
                     DEALT.fetch_add(1, Relaxed);

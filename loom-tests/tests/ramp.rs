@@ -22,10 +22,8 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use locus::__loom::{IdleShape, LockLatch};
+use locus::__loom::IdleShape;
 use locus_loom_tests::{Kind, Pool, builder};
-use loom::sync::Arc;
-use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
 
 /// The common model: worker 0 (busy: it runs the root `join`, never
 /// started) promotes two halves onto its deque (queue 0), each followed by
@@ -45,18 +43,7 @@ fn promotions_while_ramping_up(
     spread: &'static [AtomicUsize; 2],
 ) -> [usize; 2] {
     builder(bound).check(move || {
-        let second_ran = Arc::new(LockLatch::new());
-        let body = {
-            let (second_ran, started) = (second_ran.clone(), AtomicBool::new(false));
-            move |_: &Pool, _, _| {
-                if !started.swap(true, SeqCst) {
-                    second_ran.wait();
-                } else {
-                    second_ran.set_now();
-                }
-            }
-        };
-        let pool = Pool::new(shape.clone(), &[Kind::Deque(0)], 2).with_body(body);
+        let pool = Pool::new(shape.clone(), &[Kind::Deque(0)], 2).first_job_waits_for_second();
         let (pool, unrun) = pool.start_born(born, born);
         assert!(unrun.is_empty());
         for _ in 0..2 {

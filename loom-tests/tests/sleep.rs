@@ -102,19 +102,8 @@ fn saturated_llc_spills_the_wake() {
 #[test]
 fn two_jobs_searcher_passes_the_notify_on() {
     builder(2).check(|| {
-        let started = Arc::new(AtomicUsize::new(0));
-        let second_ran = Arc::new(LockLatch::new());
-        let body = {
-            let second_ran = second_ran.clone();
-            move |_: &Pool, _, _| {
-                if started.fetch_add(1, SeqCst) == 0 {
-                    second_ran.wait();
-                } else {
-                    second_ran.set_now();
-                }
-            }
-        };
-        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 2).with_body(body);
+        let pool =
+            Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 2).first_job_waits_for_second();
         let pool = pool.start(&[0, 1]);
         for _ in 0..2 {
             pool.push(0);
