@@ -120,8 +120,6 @@ mod worker_state;
 mod workload;
 
 #[cfg(test)]
-mod kernel_tests;
-#[cfg(test)]
 mod tests;
 
 use crate::layout::{Layout, LayoutOptions};

@@ -105,58 +105,63 @@ impl Report {
         );
         s.push_str("  \"runs\": [");
         for (i, r) in self.runs.iter().enumerate() {
-            let k = &r.counts;
-            let by_kind: Vec<String> = crate::TIER_KINDS
-                .iter()
-                .map(|&t| format!("\"{}\": {}", t.name(), k.steals[t as usize]))
-                .collect();
-            let bytes: Vec<String> = BYTE_TIERS
-                .iter()
-                .zip(k.bytes_by_tier)
-                .map(|(t, b)| format!("\"{t}\": {b}"))
-                .collect();
-            let _ = write!(
-                s,
-                "{}\n    {{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
-                 \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
-                 \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \"bw_wait_ns\": {}, \
-                 \"bw_wait_by_resource\": {{\"llc-link\": {}, \"dram\": {}, \"socket-link\": {}}}, \
-                 \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}, \
-                 \"promotions\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
-                if i == 0 { "" } else { "," },
-                json_str(r.policy.name()),
-                r.workers,
-                r.seed,
-                k.makespan_ns,
-                r.utilisation(),
-                k.jobs,
-                k.steals_total(),
-                k.steals_within_llc(),
-                by_kind.join(", "),
-                k.wakeups_total(),
-                k.wakeups_within_llc(),
-                k.llc_moves,
-                bytes.join(", "),
-                k.bw_wait_ns,
-                k.bw_wait_by_resource[0],
-                k.bw_wait_by_resource[1],
-                k.bw_wait_by_resource[2],
-                k.claim_words,
-                k.claim_calls,
-                k.parks,
-                k.workers_ran,
-                k.events,
-                k.promotions,
-                k.private_claims,
-                k.failed_searches,
-                k.leaves,
-            );
+            s.push_str(if i == 0 { "\n    " } else { ",\n    " });
+            run_json(r, &mut s);
         }
         s.push_str("\n  ],\n");
         spread::json_summary(&self.runs, &mut s);
         s.push_str("\n}\n");
         s
     }
+}
+
+/// Run `r` as a JSON object on one line, appended to `s`.
+fn run_json(r: &Run, s: &mut String) {
+    let k = &r.counts;
+    let by_kind: Vec<String> = crate::TIER_KINDS
+        .iter()
+        .map(|&t| format!("\"{}\": {}", t.name(), k.steals[t as usize]))
+        .collect();
+    let bytes: Vec<String> = BYTE_TIERS
+        .iter()
+        .zip(k.bytes_by_tier)
+        .map(|(t, b)| format!("\"{t}\": {b}"))
+        .collect();
+    let _ = write!(
+        s,
+        "{{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
+             \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
+             \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \"bw_wait_ns\": {}, \
+             \"bw_wait_by_resource\": {{\"llc-link\": {}, \"dram\": {}, \"socket-link\": {}}}, \
+             \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"workers_ran\": {}, \"events\": {}, \
+             \"promotions\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
+        json_str(r.policy.name()),
+        r.workers,
+        r.seed,
+        k.makespan_ns,
+        r.utilisation(),
+        k.jobs,
+        k.steals_total(),
+        k.steals_within_llc(),
+        by_kind.join(", "),
+        k.wakeups_total(),
+        k.wakeups_within_llc(),
+        k.llc_moves,
+        bytes.join(", "),
+        k.bw_wait_ns,
+        k.bw_wait_by_resource[0],
+        k.bw_wait_by_resource[1],
+        k.bw_wait_by_resource[2],
+        k.claim_words,
+        k.claim_calls,
+        k.parks,
+        k.workers_ran,
+        k.events,
+        k.promotions,
+        k.private_claims,
+        k.failed_searches,
+        k.leaves,
+    );
 }
 
 /// A JSON string literal.

@@ -27,22 +27,33 @@ use super::workload::{
 /// An unknown name or a number that does not parse; the message lists the
 /// accepted forms.
 pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
-    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS[:GRAIN:NS], iter:ITEMS[:RUNS[:NS]], iter-replay:ITEMS[:RUNS[:NS]], \
-                         spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
     let parts: Vec<&str> = spec.split(':').collect();
-    let bad = || {
-        WorkloadError(format!(
-            "workload `{spec}`: expected one of {FORMS}, {}",
-            kernels::FORMS
-        ))
-    };
     if let Some(made) = kernels::parse(&parts) {
         return made.map_err(|e| WorkloadError(format!("workload `{spec}`: {e}")));
     }
+    tree(spec, &parts)
+}
+
+/// The error for `spec` when it names no workload: every accepted form.
+fn bad(spec: &str) -> WorkloadError {
+    const FORMS: &str = "fib:N, tree:ITEMS[:SEED], range:ITEMS[:GRAIN:NS], iter:ITEMS[:RUNS[:NS]], iter-replay:ITEMS[:RUNS[:NS]], \
+                         spawn:JOBS[:NS], stream:CHUNKS:BYTES[:spread|pack]";
+    WorkloadError(format!(
+        "workload `{spec}`: expected one of {FORMS}, {}",
+        kernels::FORMS
+    ))
+}
+
+/// The workload without data (`workload`'s trees) that `parts`, `spec`
+/// split at `:`, names.
+///
+/// # Errors
+/// As [`parse`].
+fn tree(spec: &str, parts: &[&str]) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
     let num = |i: usize, default: Option<u64>| -> Result<u64, WorkloadError> {
         match parts.get(i) {
-            Some(s) => s.parse().map_err(|_| bad()),
-            None => default.ok_or_else(bad),
+            Some(s) => s.parse().map_err(|_| bad(spec)),
+            None => default.ok_or_else(|| bad(spec)),
         }
     };
     Ok(match parts[0] {
@@ -82,21 +93,27 @@ pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadErro
             let placement = match parts.get(3).copied().unwrap_or("spread") {
                 "spread" => Placement::Spread,
                 "pack" => Placement::Pack,
-                _ => return Err(bad()),
+                _ => return Err(bad(spec)),
             };
-            Box::new(Stream {
-                chunks: num(1, None)?,
-                bytes: num(2, None)?,
-                sweeps: 4,
-                gap_ns: 0,
-                placement,
-                affinity: if placement == Placement::Pack {
-                    Affinity::Auto
-                } else {
-                    Affinity::None
-                },
-            })
+            Box::new(stream(num(1, None)?, num(2, None)?, placement))
         }
-        _ => return Err(bad()),
+        _ => return Err(bad(spec)),
     })
+}
+
+/// `stream:CHUNKS:BYTES[:spread|pack]`: four sweeps without a gap, a
+/// packed stream in a group of `Affinity::Auto`.
+fn stream(chunks: u64, bytes: u64, placement: Placement) -> Stream {
+    Stream {
+        chunks,
+        bytes,
+        sweeps: 4,
+        gap_ns: 0,
+        placement,
+        affinity: if placement == Placement::Pack {
+            Affinity::Auto
+        } else {
+            Affinity::None
+        },
+    }
 }

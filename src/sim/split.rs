@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use crate::iter::plumbing::hierarchy::first_split;
+use crate::iter::plumbing::hierarchy::{Piece, first_split};
 use crate::iter::plumbing::replay_record::ReplayKey;
 use crate::iter::plumbing::run_split::{Ctx, FanOut, Level, replay_targets, split_depth};
 use crate::runtime::owner;
@@ -39,20 +39,8 @@ impl Sim<'_> {
     /// the first split where the runtime makes one, else the whole
     /// iterator's adaptive tree inline.
     pub(super) fn start_iter(&mut self, w: usize, spec: IterSpec) {
-        let layout = Arc::clone(&self.layout);
-        let len = usize::try_from(spec.len).unwrap_or(usize::MAX);
         let split = self.splits.len() as u32;
-        // `bridge`: one LLC and no replay is the adaptive tree at once;
-        // `first_split_cold`: fewer than two pieces too.
-        // Rayon-like: rayon's bridge never cuts by domain.
-        let rayon = self.rayon.is_some();
-        let pieces = if rayon || (!spec.replay && layout.llc_ranges().len() < 2) {
-            Vec::new()
-        } else {
-            let depth = split_depth(spec.replay, self.policy.cluster_aware());
-            let min = usize::try_from(spec.min_len).unwrap_or(usize::MAX);
-            first_split(&layout, len, min, depth)
-        };
+        let pieces = self.first_pieces(&spec);
         let top = self.workers[w].frames.len() - 1;
         self.workers[w].frames[top].stage = Stage::AfterIter { split };
         let mut run = SplitRun {
@@ -64,27 +52,62 @@ impl Sim<'_> {
             then: spec.then,
             stats: IterStats::default(),
         };
-        if pieces.len() < 2 {
+        let job = if pieces.len() < 2 {
             if spec.replay {
                 self.replay.unsplit();
                 run.stats.replay = Some(self.replay.stats());
             }
             self.splits.push(run);
             let node = Node::new(0, spec.len, spec.piece);
-            let id = self.new_job(node, None, w as u32, None, Kind::Inline);
-            self.workers[w].frames.push(Frame {
-                job: id,
-                stage: Stage::Start,
+            self.new_job(node, None, w as u32, None, Kind::Inline)
+        } else {
+            let all = 0..pieces.len();
+            self.fill_split(&mut run, pieces, &spec);
+            self.splits.push(run);
+            // `run_top`: the whole split is one group at the pool level,
+            // run inline.
+            let id = self.new_job(Node::default(), None, w as u32, None, Kind::Inline);
+            self.jobs[id as usize].fanout = Some(Fanout {
+                split,
+                pieces: all,
+                level: Level::Pool,
+                aimed: None,
             });
-            return;
+            id
+        };
+        self.workers[w].frames.push(Frame {
+            job,
+            stage: Stage::Start,
+        });
+    }
+
+    /// The pieces of the runtime's first split of `spec` (fewer than two:
+    /// no split).
+    fn first_pieces(&self, spec: &IterSpec) -> Vec<Piece> {
+        // `bridge`: one LLC and no replay is the adaptive tree at once;
+        // `first_split_cold`: fewer than two pieces too.
+        // Rayon-like: rayon's bridge never cuts by domain.
+        let rayon = self.rayon.is_some();
+        if rayon || (!spec.replay && self.layout.llc_ranges().len() < 2) {
+            return Vec::new();
         }
+        let len = usize::try_from(spec.len).unwrap_or(usize::MAX);
+        let depth = split_depth(spec.replay, self.policy.cluster_aware());
+        let min = usize::try_from(spec.min_len).unwrap_or(usize::MAX);
+        first_split(&self.layout, len, min, depth)
+    }
+
+    /// `run` of the split `pieces` of `spec`: with replay, the targets of
+    /// the record and its key; the pieces' stats; none ran yet.
+    fn fill_split(&self, run: &mut SplitRun, pieces: Vec<Piece>, spec: &IterSpec) {
+        let layout = &self.layout;
         if spec.replay {
             let key = ReplayKey {
                 pool: 0,
-                len,
+                len: usize::try_from(spec.len).unwrap_or(usize::MAX),
                 pieces: pieces.len(),
             };
-            run.targets = Some(replay_targets(&self.replay, key, &pieces, &layout));
+            run.targets = Some(replay_targets(&self.replay, key, &pieces, layout));
             run.key = Some(key);
         }
         run.stats.pieces = pieces
@@ -92,28 +115,13 @@ impl Sim<'_> {
             .enumerate()
             .map(|(i, p)| PieceStats {
                 items: p.range.clone(),
-                llc: p.domain.llc(&layout).unwrap_or(0),
+                llc: p.domain.llc(layout).unwrap_or(0),
                 aimed_at: run.targets.as_ref().map(|t| t[i]),
                 ..PieceStats::default()
             })
             .collect();
         run.ran = vec![usize::MAX; pieces.len()];
-        let all = 0..pieces.len();
         run.pieces = pieces;
-        self.splits.push(run);
-        // `run_top`: the whole split is one group at the pool level, run
-        // inline.
-        let id = self.new_job(Node::default(), None, w as u32, None, Kind::Inline);
-        self.jobs[id as usize].fanout = Some(Fanout {
-            split,
-            pieces: all,
-            level: Level::Pool,
-            aimed: None,
-        });
-        self.workers[w].frames.push(Frame {
-            job: id,
-            stage: Stage::Start,
-        });
     }
 
     /// `run_group` on worker `w` for the fan-out job `job` (the top frame):

@@ -42,6 +42,9 @@ mod reduce;
 mod stencil;
 mod triad;
 
+#[cfg(test)]
+mod tests;
+
 pub use matmul::Matmul;
 pub use mergesort::Mergesort;
 pub(super) use parse::{FORMS, parse};

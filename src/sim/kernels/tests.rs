@@ -1,7 +1,7 @@
 //! The data workloads (`kernels`): their names, their task trees' work
 //! and touches at small sizes, and runs to completion in the simulator.
 
-use super::*;
+use crate::sim::*;
 
 /// Work, leaves and touched bytes (read, written) of a task tree, an
 /// iterator's tree taken whole (as [`work_span`] takes it).
