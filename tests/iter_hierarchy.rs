@@ -313,6 +313,30 @@ fn replay_records_per_length() {
     assert_eq!(s, 12_497_500);
 }
 
+/// On one LLC a replay places nothing: the iterator runs the adaptive
+/// tree (0 pieces in the stats, the record untouched) with the same
+/// results, and a pool of several LLCs still cuts per worker.
+#[test]
+fn replay_on_one_llc_is_not_split() {
+    let _serial = measuring();
+    let one = virtual_pool("llc:1 core:4");
+    let replay = Replay::new();
+    let mut v = vec![1u64; 10_000];
+    for _ in 0..3 {
+        one.install(|| v.par_iter_mut().with_replay(&replay).for_each(|x| *x *= 2));
+        assert_eq!(replay.stats().pieces, 0, "one LLC: not split");
+    }
+    assert!(v.iter().all(|&x| x == 8));
+    assert!(
+        format!("{replay:?}").contains("recorded_len: None"),
+        "nothing recorded: {replay:?}"
+    );
+    let two = virtual_pool("llc:2 core:2");
+    two.install(|| v.par_iter_mut().with_replay(&replay).for_each(|x| *x += 1));
+    assert_eq!(replay.stats().pieces, 4, "two LLCs: one piece per worker");
+    assert!(v.iter().all(|&x| x == 9));
+}
+
 /// The reduction tree is the hierarchy: combining results from two LLCs'
 /// pieces happens only in the top tree over the LLCs, `LLCs - 1` times,
 /// whatever ran where; inside, each LLC's results are combined first.

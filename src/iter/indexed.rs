@@ -525,11 +525,12 @@ pub trait IndexedParallelIterator: ParallelIterator {
         MaxLen::new(self, max)
     }
 
-    /// Runs with affinity replay: the iterator is cut into one piece per
-    /// worker, and each piece goes back to the worker that ran it in the
+    /// Runs with affinity replay: on a pool of several LLCs the iterator
+    /// is cut into one piece per worker, and each piece goes back to the worker that ran it in the
     /// last run of the same length with this `replay` handle (to its LLC
     /// if that worker is busy), so data a worker touched stays in its
-    /// caches. Results are the same as without; see [`Replay`].
+    /// caches (on one LLC, where all workers share the cache, it runs as
+    /// without). Results are the same as without; see [`Replay`].
     ///
     /// ```
     /// use locus::prelude::*;

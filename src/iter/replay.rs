@@ -14,7 +14,10 @@
 //! LLC's other workers take when it is busy, and other LLCs only under the
 //! overload rule of job groups). A run of another length (or with another
 //! number of pieces, or on another pool) records afresh; its first aim is
-//! each piece's own worker in the split.
+//! each piece's own worker in the split. On a pool of one LLC a replay
+//! does nothing (the adaptive split, as without it, and 0 pieces in its
+//! stats): every worker reads the data through the same shared cache, and
+//! aiming a piece only makes it wait for its worker.
 //!
 //! Invariants: a replay never changes results (only where pieces run);
 //! the record of a run is kept only if the run finished without a panic;

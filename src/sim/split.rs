@@ -24,7 +24,9 @@ use std::sync::Arc;
 
 use crate::iter::plumbing::hierarchy::{Piece, first_split};
 use crate::iter::plumbing::replay_record::ReplayKey;
-use crate::iter::plumbing::run_split::{Ctx, FanOut, Level, replay_targets, split_depth};
+use crate::iter::plumbing::run_split::{
+    Ctx, FanOut, Level, first_split_applies, replay_targets, split_depth,
+};
 use crate::runtime::owner;
 use crate::runtime::registry::{Aim, AimedFrame, AimedStep, push_aimed_to};
 
@@ -84,11 +86,12 @@ impl Sim<'_> {
     /// The pieces of the runtime's first split of `spec` (fewer than two:
     /// no split).
     fn first_pieces(&self, spec: &IterSpec) -> Vec<Piece> {
-        // `bridge`: one LLC and no replay is the adaptive tree at once;
-        // `first_split_cold`: fewer than two pieces too.
+        // `bridge`: one LLC (replayed or not, `first_split_applies`) is
+        // the adaptive tree at once; `first_split_cold`: fewer than two
+        // pieces too.
         // Rayon-like: rayon's bridge never cuts by domain.
         let rayon = self.rayon.is_some();
-        if rayon || (!spec.replay && self.layout.llc_ranges().len() < 2) {
+        if rayon || !first_split_applies(self.layout.llc_ranges().len()) {
             return Vec::new();
         }
         let len = usize::try_from(spec.len).unwrap_or(usize::MAX);

@@ -46,9 +46,10 @@
 //! LLC as fallback): see [`crate::iter::Replay`].
 //!
 //! Not cut along the hierarchy, and split adaptively only: unindexed
-//! iterators; iterators on a pool with one LLC, unless replayed (their
+//! iterators; iterators on a pool with one LLC, replayed or not (their
 //! path is the adaptive split alone, as before the first split existed,
-//! at the cost of one thread-local look for a pending replay); iterators
+//! at the cost of one thread-local look for a pending replay: with one
+//! shared cache there is nothing to place); iterators
 //! too short to give every domain `min_len` items; iterators started
 //! inside another iterator's split tree on a multi-LLC pool, or inside a
 //! replayed one (only the outermost iterator is spread over the machine);

@@ -19,8 +19,8 @@ use parking_lot::Mutex;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ReplayStats {
     /// Pieces of the last run (one per worker when the iterator is long
-    /// enough; 0 when it was not split: too short, a pool of one worker,
-    /// or a nested iterator).
+    /// enough; 0 when it was not split: too short, a pool of one worker
+    /// or of one LLC, or a nested iterator).
     pub pieces: usize,
     /// Pieces started by the same worker as in the previous run (0 when
     /// the previous run had another length: nothing to compare with).

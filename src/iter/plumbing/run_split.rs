@@ -95,12 +95,36 @@ where
 {
     let replay = replay::take_pending();
     here(|wt, registry| {
-        if replay.is_none() && registry.layout.llc_ranges().len() < 2 {
-            // One LLC and no replay: the adaptive split tree, as rayon's.
+        if !first_split_applies(registry.layout.llc_ranges().len()) {
+            // One LLC: the adaptive split tree, as rayon's; a replay has
+            // no cache to place pieces in (`first_split_applies`).
+            if let Some(r) = replay {
+                unsplit_cold(&r);
+            }
             return adaptive(wt, registry, len, producer, consumer, false);
         }
         first_split_cold(wt, registry, len, producer, consumer, replay)
     })
+}
+
+/// A replayed run that is not split: its stats say so (out of line, off
+/// the path of every unreplayed iterator).
+#[cold]
+#[inline(never)]
+fn unsplit_cold(replay: &ReplayCore) {
+    replay.unsplit();
+}
+
+/// Whether an iterator on a pool of `llcs` LLCs starts with the first
+/// split (by LLC, cluster or, replayed, by worker) rather than the
+/// adaptive tree. Only with several LLCs: in one LLC every worker reads
+/// the data through the same shared cache, so placing pieces buys no
+/// locality, and a replay's aims cost a wait for the aimed worker instead
+/// of the first free one (measured: docs/iter-paired.md, "Replay on one
+/// LLC").
+#[inline]
+pub(crate) fn first_split_applies(llcs: usize) -> bool {
+    llcs >= 2
 }
 
 /// The adaptive split tree of the whole iterator on `registry`'s pool
