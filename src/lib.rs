@@ -65,7 +65,7 @@ pub use topology::{CpuSet, Level, Topology, TopologyError};
 #[doc(hidden)]
 pub mod __loom {
     pub use crate::groups::policy::overloaded;
-    pub use crate::runtime::deal::Deal;
+    pub use crate::runtime::deal::{Deal, Dealt};
     pub use crate::runtime::handoff::Handoff;
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
     pub use crate::runtime::latch::{CoreLatch, CountLatch, Latch, LatchOwner, LockLatch};

@@ -36,8 +36,8 @@
 //! worker of that LLC takes it in step 2 of its next pass, another LLC's
 //! only as the help rule allows, and the sleep proof's argument for pack
 //! queues ("Queues of one LLC" in `sleep`) covers it as it covers a group
-//! job. The owner's `join` waits for the dealt half's latch as for a
-//! stolen one (it is not on its deque to take back).
+//! job. The owner's `join` takes the half back if no receiver claimed it
+//! yet, else waits for its latch as for a stolen one (below).
 //!
 //! Why: the simulator's trace of `fib:28` on the Kunpeng 920 (4 LLCs of
 //! 32 workers) put hierarchical stealing's loss in the first 15 us, where
@@ -46,15 +46,33 @@
 //! empty LLCs fixed `fib` but moved `reduce`'s data between its first run
 //! and the warm ones after it (`docs/mid-run-stealing.md`).
 //!
+//! # Taking a dealt half back
+//!
+//! A dealt half has two holders: the copy in the receiving LLC's pack
+//! queue and its owner's `join` frame ([`Dealt`]). Whichever claims it
+//! first runs it: the receiver's worker that executes the copy, or the
+//! owner when its `join` reaches the half (after `a` returned) before any
+//! receiver did, which then runs it inline as if popped from its own deque
+//! (`owner::take_back`). So a small tree whose `a` ends before the
+//! receiving LLC's workers wake does not wait for them; a large one, whose
+//! dealt halves the receivers claimed long before, is dealt as before.
+//! The copy a receiver executes after the owner's claim runs nothing. The
+//! owner's frames reach their halves in the reverse order of the deals (a
+//! deal takes the oldest private half, and frames nest), so the owner
+//! keeps its holds as a stack and looks only at its top.
+//!
 //! Everything here is a hint: the regions are read and bisected with CASes
 //! so that two promoters of one LLC do not deal the same half of a region
 //! twice, but any value only decides where a job is pushed, never whether
 //! it is, so no interleaving loses or repeats a job.
 
+use std::cell::{Cell, RefCell};
+
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
+use super::job::{Job, JobRef};
 use super::sleep::Sleep;
 
 /// A region as one word: `lo << SHIFT | hi` (LLCs `lo..hi`); 0 (empty) is
@@ -175,6 +193,147 @@ impl Deal {
     }
 }
 
+/// A dealt half and its two holders (module docs, "Taking a dealt half
+/// back"): the copy in the receiving LLC's pack queue and the owner's
+/// `join` frame. The first [`Dealt::claim`] wins the job; the last
+/// [`Dealt::release`] frees the record.
+pub struct Dealt<J> {
+    job: J,
+    /// Set by the holder that runs the job.
+    taken: AtomicBool,
+    /// Holders that have not released it yet.
+    holders: AtomicUsize,
+}
+
+impl<J: Copy> Dealt<J> {
+    /// `job` with both holders (the queue's copy and the owner).
+    pub fn new(job: J) -> Self {
+        Dealt {
+            job,
+            taken: AtomicBool::new(false),
+            holders: AtomicUsize::new(2),
+        }
+    }
+
+    /// The dealt job (a holder recognises its half by it).
+    #[inline]
+    pub fn job(&self) -> J {
+        self.job
+    }
+
+    /// Claims the job: true for the first holder to ask (it runs the
+    /// job), false for the other (it must not touch the job: for the
+    /// owner, the job's latch tells when it ran; for the queue's copy, the
+    /// job may be gone). Each holder asks at most once.
+    #[inline]
+    pub fn claim(&self) -> bool {
+        // AcqRel, so that the loser's `release` below is ordered after the
+        // winner's claim (as `AffineProxy::execute`).
+        !self.taken.swap(true, Ordering::AcqRel)
+    }
+
+    /// A holder is done with the record (after its claim, and after
+    /// running the job if it won): true for the last one, which frees it.
+    #[inline]
+    pub fn release(&self) -> bool {
+        self.holders.fetch_sub(1, Ordering::AcqRel) == 1
+    }
+}
+
+impl Job for Dealt<JobRef> {
+    /// The copy in the receiving LLC's pack queue.
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: the record lives until both holders released it (below);
+        // the queue's copy is one of them, executed once (a `JobRef` is
+        // moved out of a queue by one pop).
+        let d = unsafe { &*this };
+        if d.claim() {
+            // SAFETY: claimed, so the owner's claim loses: its frame, which
+            // holds the job, stays until the job's latch is set, and the job
+            // runs once, here.
+            unsafe { d.job.execute() };
+        }
+        if d.release() {
+            // SAFETY: the last holder; made by `Box::into_raw` in
+            // `Holds::deal`.
+            drop(unsafe { Box::from_raw(this.cast_mut()) });
+        }
+    }
+}
+
+/// A worker's holds on the halves it dealt and whose frames have not
+/// reached them yet, newest last (module docs, "Taking a dealt half
+/// back"). One per thread (a thread-local, so that `WorkerThread`, whose
+/// layout the `join` fast path reads, does not grow for it); only worker
+/// threads deal.
+pub(crate) struct Holds {
+    held: RefCell<Vec<*const Dealt<JobRef>>>,
+    /// `held`'s length, read without a borrow by [`Holds::any`].
+    count: Cell<usize>,
+}
+
+thread_local! {
+    static HOLDS: Holds = const {
+        Holds {
+            held: RefCell::new(Vec::new()),
+            count: Cell::new(0),
+        }
+    };
+}
+
+impl Holds {
+    /// Whether the calling thread holds a dealt half (the test every
+    /// `join` frame whose half is gone makes, in any pool).
+    #[inline(always)]
+    pub(crate) fn any() -> bool {
+        HOLDS.with(|h| h.count.get() != 0)
+    }
+
+    /// Makes the record of `job`, dealt now by the calling worker, keeps
+    /// its hold on it, and returns the copy for the receiving LLC's pack
+    /// queue.
+    pub(crate) fn deal(job: JobRef) -> JobRef {
+        let d = Box::into_raw(Box::new(Dealt::new(job)));
+        HOLDS.with(|h| {
+            h.held.borrow_mut().push(d);
+            h.count.set(h.count.get() + 1);
+        });
+        // SAFETY: the record lives until both holders released it: the
+        // copy's `execute` and `take_back`.
+        unsafe { JobRef::new(d.cast_const()) }
+    }
+
+    /// [`Owner::take_dealt`](super::owner::Owner::take_dealt): if the
+    /// calling worker's newest hold is on `b`, claims it and drops the
+    /// hold; returns whether the claim won (the caller runs `b` inline).
+    /// Not generic and out of line: every `join` site instantiates the
+    /// frame's steps, and this is not their business.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn take_back(b: JobRef) -> bool {
+        let Some(d) = HOLDS.with(|h| {
+            let mut held = h.held.borrow_mut();
+            // SAFETY: a held record is live (the owner has not released it).
+            let d = *held
+                .last()
+                .filter(|&&d| unsafe { &*d }.job().id() == b.id())?;
+            held.pop();
+            h.count.set(held.len());
+            Some(d)
+        }) else {
+            return false;
+        };
+        // SAFETY: as above, until the release below.
+        let won = unsafe { &*d }.claim();
+        // SAFETY: as above; the last holder frees it, as the copy does.
+        if unsafe { &*d }.release() {
+            // SAFETY: made by `Box::into_raw` in `deal`; no holder is left.
+            drop(unsafe { Box::from_raw(d.cast_mut()) });
+        }
+        won
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +398,17 @@ mod tests {
         // Worker 1 searches: the pool is quiet again.
         sleep.start_searching(1);
         assert_eq!(deal.target(&sleep, 0, |_| true), Some(2));
+    }
+
+    #[test]
+    fn a_dealt_half_goes_to_the_first_claim_and_the_last_release() {
+        let d = Dealt::new(7u32);
+        assert_eq!(d.job(), 7);
+        // The owner takes it back before the receiver's copy runs.
+        assert!(d.claim());
+        assert!(!d.release());
+        assert!(!d.claim());
+        assert!(d.release());
     }
 
     #[test]

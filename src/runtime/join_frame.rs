@@ -135,7 +135,7 @@ impl JoinFrame {
                 self.state = State::TakeBack;
                 JoinStep::Gone
             }
-            State::TakeBack => match owner::take_back(o, latch_set, is_b) {
+            State::TakeBack => match owner::take_back(o, b, latch_set, is_b) {
                 TakeBack::Done => {
                     self.state = State::Over;
                     JoinStep::Done
@@ -174,19 +174,26 @@ fn refused<O: Owner>(o: &mut O) {
 mod tests {
     use crossbeam_deque::{Injector, Steal, Worker};
 
+    use std::sync::Arc;
+
     use super::*;
+    use crate::runtime::deal::Dealt;
     use crate::runtime::idle::{IdleMasks, IdleShape};
     use crate::runtime::private::PrivateStack;
     use crate::runtime::sleep::Sleep;
 
     /// A worker of a two-worker pool whose jobs are numbers; `B` is the
-    /// frame's `b`.
+    /// frame's `b`. In a pool of two LLCs ([`Fake::two_llcs`]) it deals
+    /// to the other LLC, whose pack queue is `dealt_to`, and keeps its
+    /// holds in `holds` (as `deal::Holds`).
     struct Fake {
         deque: Worker<u32>,
         private: PrivateStack<u32>,
         sleep: Sleep,
         groups: [Injector<u32>; 2],
         marks: u8,
+        holds: Vec<Arc<Dealt<u32>>>,
+        dealt_to: Vec<Arc<Dealt<u32>>>,
     }
 
     const B: u32 = 7;
@@ -199,7 +206,19 @@ mod tests {
                 sleep: Sleep::new(IdleMasks::new(IdleShape::uniform(2, 2, 0)), 2),
                 groups: [Injector::new(), Injector::new()],
                 marks: 0,
+                holds: Vec::new(),
+                dealt_to: Vec::new(),
             }
+        }
+
+        /// Worker 0 of two LLCs of one worker each, worker 1 idle: the
+        /// first promotion deals.
+        fn two_llcs() -> Fake {
+            let mut o = Fake::new(PrivateStack::new());
+            o.sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(2, 1, 0)), 2);
+            o.sleep.start_searching(1);
+            let _ = o.sleep.prepare_sleep(1);
+            o
         }
     }
 
@@ -229,6 +248,25 @@ mod tests {
         fn notify(&mut self) {}
         fn own_group_queues(&self) -> [&Injector<u32>; 2] {
             [&self.groups[0], &self.groups[1]]
+        }
+        fn deal(&mut self, job: u32) -> Option<u32> {
+            let free = self.dealt_to.is_empty();
+            if self.sleep.deal().target(&self.sleep, 0, |_| free).is_none() {
+                return Some(job);
+            }
+            let d = Arc::new(Dealt::new(job));
+            self.holds.push(d.clone());
+            self.dealt_to.push(d);
+            None
+        }
+        fn take_dealt(&mut self, b: u32) -> bool {
+            if self.holds.last().is_none_or(|d| d.job() != b) {
+                return false;
+            }
+            let d = self.holds.pop().expect("a hold");
+            let won = d.claim();
+            let _ = d.release();
+            won
         }
     }
 
@@ -347,5 +385,39 @@ mod tests {
                 JoinStep::Done
             ]
         );
+    }
+
+    #[test]
+    fn a_dealt_half_no_receiver_claimed_is_taken_back() {
+        let mut o = Fake::two_llcs();
+        let s = steps(&mut o, JoinFrame::new(true), false, owner::promote);
+        assert_eq!(s, [JoinStep::RunA, JoinStep::Gone, JoinStep::RunB]);
+        assert!(o.deque.is_empty() && o.holds.is_empty());
+        // The queue's copy, executed later, runs nothing and frees the
+        // record.
+        let copy = o.dealt_to.pop().expect("dealt");
+        assert!(!copy.claim());
+        assert!(copy.release());
+    }
+
+    #[test]
+    fn a_dealt_half_its_receiver_claimed_is_waited_for() {
+        let mut o = Fake::two_llcs();
+        let s = steps(&mut o, JoinFrame::new(true), false, |o| {
+            owner::promote(o);
+            // The receiver's worker executes the copy while `a` runs.
+            assert!(o.dealt_to[0].claim());
+            assert!(!o.dealt_to[0].release());
+        });
+        assert_eq!(
+            s,
+            [
+                JoinStep::RunA,
+                JoinStep::Gone,
+                JoinStep::Wait,
+                JoinStep::Done
+            ]
+        );
+        assert!(o.holds.is_empty());
     }
 }

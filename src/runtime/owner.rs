@@ -94,6 +94,20 @@ pub(crate) unsafe trait Owner {
         Some(job)
     }
 
+    /// A `join` frame found its `b` gone from the private stack: if the
+    /// newest half this owner dealt ([`Owner::deal`]) and has not looked at
+    /// since is `b`, drops the owner's hold on it and returns
+    /// whether the owner claimed it before the receiver's worker did (then
+    /// the frame runs it inline; "Taking a dealt half back" in
+    /// [`super::deal`]). False, doing nothing, if `b` was not dealt. Asked
+    /// by every frame whose `b` is gone, in any pool: an owner that holds
+    /// no dealt half answers at once.
+    #[inline(always)]
+    fn take_dealt(&mut self, b: Self::Job) -> bool {
+        let _ = b;
+        false
+    }
+
     /// The own LLC's pack queue and the own cluster's spread queue.
     fn own_group_queues(&self) -> [&Injector<Self::Job>; 2];
 
@@ -411,7 +425,8 @@ pub(crate) fn end_marks<O: Owner>(o: &mut O, which: u8) {
 pub(crate) enum TakeBack<J> {
     /// `b`'s latch is set: another worker ran it.
     Done,
-    /// `b` was still on the own deque and is taken back: run it inline.
+    /// `b` was still on the own deque, or dealt and not claimed by its
+    /// receiver, and is taken back: run it inline.
     Inline,
     /// Another job was on the own deque (pushed by `a` and left behind,
     /// e.g. a scope's spawn): run it, then ask again.
@@ -423,17 +438,24 @@ pub(crate) enum TakeBack<J> {
 }
 
 /// One step of a `join` frame after `a` returned and [`pop_private`]
-/// found `b` gone (promoted to the deque, or claimed): take `b` back if
-/// it is still on the deque, else help until whoever took it has set its
-/// latch. `latch_set` probes `b`'s latch; `is_b` recognises `b`. The
-/// pool's `join` (`pool::join::take_back_or_wait`) and the simulator's
-/// `join` frame both step it.
+/// found `b` gone (promoted to the deque, dealt to another LLC, or
+/// claimed): take `b` back if it is still on the deque or dealt and not
+/// claimed by its receiver ([`Owner::take_dealt`], asked first so that
+/// the owner's hold is dropped on every path), else help until whoever
+/// took it has set its latch. `b` is the frame's second half, `latch_set`
+/// probes its latch, `is_b` recognises it. The pool's `join`
+/// (`pool::join::take_back_or_wait`) and the simulator's `join` frame both
+/// step it.
 #[inline]
 pub(crate) fn take_back<O: Owner>(
     o: &mut O,
+    b: O::Job,
     latch_set: impl FnOnce() -> bool,
     is_b: impl FnOnce(&O::Job) -> bool,
 ) -> TakeBack<O::Job> {
+    if o.take_dealt(b) {
+        return TakeBack::Inline;
+    }
     if latch_set() {
         return TakeBack::Done;
     }

@@ -870,9 +870,15 @@ unsafe impl Owner for &WorkerThread {
                 llc,
                 wake_from: None,
             },
-            job,
+            super::deal::Holds::deal(job),
         );
         None
+    }
+
+    /// The owner's hold on its newest dealt half (`deal::Holds`).
+    #[inline(always)]
+    fn take_dealt(&mut self, b: JobRef) -> bool {
+        super::deal::Holds::any() && super::deal::Holds::take_back(b)
     }
 
     #[inline]

@@ -77,6 +77,10 @@ pub struct Counts {
     pub bw_wait_by_resource: [u64; 3],
     /// Private `join` halves promoted to the deque.
     pub promotions: u64,
+    /// Promoted halves dealt to another LLC (`runtime::deal`).
+    pub deals: u64,
+    /// Dealt halves their owner took back before a receiver claimed them.
+    pub dealt_taken_back: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
     /// `n < 2` calls).
     pub leaves: u64,

@@ -75,6 +75,9 @@ pub(super) struct Sim<'a> {
     groups: Vec<SimGroup>,
     /// Per worker: its targeted queue (`Aim::Worker` copies).
     pub(super) targeted: Vec<std::collections::VecDeque<JobId>>,
+    /// Per worker: its holds on the halves it dealt, newest last
+    /// (`deal::Holds`).
+    pub(super) dealt: Vec<Vec<JobId>>,
     /// The iterators' first splits, in order of start.
     pub(super) splits: Vec<SplitRun>,
     /// The workload's affinity replay handle (the runtime's own record).
@@ -144,6 +147,7 @@ impl<'a> Sim<'a> {
             group_cluster: (0..ncl).map(|_| Injector::new()).collect(),
             spread_used: false,
             targeted: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
+            dealt: vec![Vec::new(); n],
             splits: Vec::new(),
             replay: ReplayCore::default(),
             cost,
@@ -425,8 +429,9 @@ impl<'a> Sim<'a> {
     pub(super) fn execute(&mut self, w: usize, id: JobId) {
         let j = &mut self.jobs[id as usize];
         if j.copies > 0 {
-            // A copy of an `Aim::Worker` job (`AffineProxy::execute`): the
-            // first runs it, a later one only frees it.
+            // A copy of an `Aim::Worker` job (`AffineProxy::execute`) or
+            // of a dealt half (`Dealt`): the first claim runs it, a later
+            // copy only frees it.
             j.copies -= 1;
             if j.taken {
                 if j.copies == 0 && j.done {
@@ -464,7 +469,13 @@ impl<'a> Sim<'a> {
                 self.roots_left -= 1;
                 self.free.push(id);
             }
-            Kind::Inline => self.free.push(id),
+            // A dealt half its owner took back: the copy still queued
+            // frees it when it is executed.
+            Kind::Inline => {
+                if job.copies == 0 {
+                    self.free.push(id);
+                }
+            }
             // Its owner frees it once it saw the latch.
             Kind::Half => self.latch_set(id),
             Kind::Spawned => {

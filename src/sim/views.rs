@@ -119,12 +119,33 @@ unsafe impl Owner for SimOwner<'_, '_> {
             llc: to,
             wake_from: None,
         };
+        // One copy in the queue; the owner's hold is `dealt` (`Dealt`).
+        self.sim.jobs[job as usize].copies = 1;
+        self.sim.counts.deals += 1;
+        self.sim.dealt[self.w].push(job);
         crate::runtime::registry::group_routing::push_to(
             &mut self.sim.shared(Some(self.w)),
             dest,
             job,
         );
         None
+    }
+
+    /// `Holds::take_back`: the claim's swap charged as a steal's CAS.
+    fn take_dealt(&mut self, b: JobId) -> bool {
+        let holds = &mut self.sim.dealt[self.w];
+        if holds.last() != Some(&b) {
+            return false;
+        }
+        holds.pop();
+        let b = b as usize;
+        self.sim.acc += self.sim.cost.steal_ns;
+        let won = !self.sim.jobs[b].taken;
+        self.sim.jobs[b].taken = true;
+        if won {
+            self.sim.counts.dealt_taken_back += 1;
+        }
+        won
     }
 
     fn own_group_queues(&self) -> [&Injector<JobId>; 2] {
