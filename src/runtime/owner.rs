@@ -19,6 +19,8 @@
 //! job moved from the private stack to the deque is followed by one
 //! fenced notify.
 
+use std::cell::Cell;
+
 use crossbeam_deque::{Injector, Steal, Worker};
 
 use super::private::{self, Popped, PrivateStack};
@@ -110,6 +112,13 @@ pub(crate) unsafe trait Owner {
 
     /// The own LLC's pack queue and the own cluster's spread queue.
     fn own_group_queues(&self) -> [&Injector<Self::Job>; 2];
+
+    /// The own LLC's injector and the worker's turn flag for it (see
+    /// [`take_own_group`]); `None` (the default): no turns.
+    #[inline(always)]
+    fn injector_turn(&self) -> Option<(&Injector<Self::Job>, &Cell<bool>)> {
+        None
+    }
 
     /// Counts a job pushed on the own deque.
     #[inline(always)]
@@ -358,21 +367,56 @@ pub(crate) fn take_local<O: Owner>(o: &mut O) -> Option<O::Job> {
 /// queue without going through a search (no searching count, like a pop
 /// of the own deque): the fast path of a chain of group jobs handed on
 /// inside one LLC. The search still looks at both queues.
+///
+/// The injector's turn: after a job of a group queue, the next call looks
+/// at the own LLC's injector first ([`Owner::injector_turn`]). Why: a
+/// worker looks at its injector only when it searches, and it does not
+/// search while its group queues hold a job, so a job injected from
+/// outside the pool (a plain `spawn`, or one into an `Affinity::Auto`
+/// group that has learned no LLC, which is placed as a plain one) waited
+/// for every packed job queued after it, as long as they kept coming
+/// (`tests/groups.rs`, `injected_jobs_are_not_overtaken_by_later_packed_jobs`;
+/// `docs/injector-turn.md`). With the turn, the injector gets one job in
+/// two of those the LLC's workers take without a search; a worker whose
+/// group queues stay empty never takes the turn.
 #[inline]
 pub(crate) fn take_own_group<O: Owner>(o: &mut O) -> Option<O::Job> {
-    let job = o.own_group_queues().into_iter().find_map(|q| {
-        if q.is_empty() {
-            return None;
+    let job = injector_first(o).or_else(|| {
+        let job = o.own_group_queues().into_iter().find_map(take_one);
+        if job.is_some()
+            && let Some((_, turn)) = o.injector_turn()
+        {
+            turn.set(true);
         }
-        match q.steal() {
-            Steal::Success(job) => Some(job),
-            _ => None,
-        }
+        job
     });
     if job.is_some() {
         o.pulled();
     }
     job
+}
+
+/// The injector's turn of [`take_own_group`]: a job of the own LLC's
+/// injector if the turn is set (which it clears).
+#[inline]
+fn injector_first<O: Owner>(o: &O) -> Option<O::Job> {
+    let (injector, turn) = o.injector_turn()?;
+    if !turn.replace(false) {
+        return None;
+    }
+    take_one(injector)
+}
+
+/// One job of `q`, if it looks non-empty and the steal succeeds.
+#[inline]
+fn take_one<J>(q: &Injector<J>) -> Option<J> {
+    if q.is_empty() {
+        return None;
+    }
+    match q.steal() {
+        Steal::Success(job) => Some(job),
+        _ => None,
+    }
 }
 
 /// Marks the worker as starting a piece of a parallel iterator's first

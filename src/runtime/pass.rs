@@ -6,7 +6,7 @@
 //! simulator (`crate::sim`, feature `sim`) implements it over its model
 //! queues, so both walk the sources in the same order, with the same
 //! randomised start inside each steal tier ([`tier_victims`]), the same
-//! batch rule ([`steal_batch`]) and the same forwarding rule for pack
+//! batch rule ([`steal_batch`], with its limit) and the same forwarding rule for pack
 //! queues the worker may not take from ([`PassQueues::forward`]).
 //!
 //! The order (see `worker` for the why of each step):
@@ -182,9 +182,10 @@ pub(crate) trait PassQueues {
     /// first split (a plain look at a per-LLC count).
     fn victim_placed(&mut self, v: usize) -> bool;
 
-    /// Steals from worker `v`'s deque: one job, or with `batch` a batch
-    /// into the own deque and one job of it. Counts the steal on success.
-    fn steal_from(&mut self, v: usize, batch: bool) -> Found<Self::Job>;
+    /// Steals from worker `v`'s deque: one job, or with `batch` a batch of
+    /// at most that many jobs into the own deque and one job of it
+    /// ([`steal_batch`]). Counts the steal on success.
+    fn steal_from(&mut self, v: usize, batch: Option<usize>) -> Found<Self::Job>;
 
     /// The worker's next random number (the start inside a tier).
     fn random(&mut self) -> u64;
@@ -811,13 +812,21 @@ fn strided_victims(
     (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k * stride) % total))
 }
 
-/// Whether a steal from a victim of tier `kind` whose deque holds `len`
-/// jobs takes a batch: across an LLC or NUMA boundary always (the cache
-/// misses of a remote steal buy more work), inside an LLC only from a long
-/// deque ([`LONG_DEQUE`]: a loop of spawns, not a recursion).
+/// How many jobs at most a steal from a victim of tier `kind` whose deque
+/// holds `len` jobs takes: `None` for one job, `Some(limit)` for a batch
+/// (about half the victim's deque, at most `limit`, into the own deque).
+/// Across an LLC or NUMA boundary always a batch (the cache misses of a
+/// remote steal buy more work), of up to [`FAR_BATCH`] from a long deque
+/// ([`LONG_DEQUE`]: a loop of spawns, not a recursion), else of up to
+/// [`BATCH`]; inside an LLC a batch of up to [`BATCH`] from a long deque,
+/// else one job.
 #[inline]
-pub(crate) fn steal_batch(kind: TierKind, len: usize) -> bool {
-    kind.crosses_llc() || len >= LONG_DEQUE
+pub(crate) fn steal_batch(kind: TierKind, len: usize) -> Option<usize> {
+    match (kind.crosses_llc(), len >= LONG_DEQUE) {
+        (true, true) => Some(FAR_BATCH),
+        (true, false) | (false, true) => Some(BATCH),
+        (false, false) => None,
+    }
 }
 
 /// A victim deque at least this long is robbed of a batch even inside an
@@ -825,6 +834,26 @@ pub(crate) fn steal_batch(kind: TierKind, len: usize) -> bool {
 /// (fib(30): 30 at most); a longer deque comes from a loop of spawns, whose
 /// many small jobs make one steal per job the bottleneck.
 pub(crate) const LONG_DEQUE: usize = 64;
+
+/// The most jobs a batch steal takes, but for [`FAR_BATCH`] (crossbeam's
+/// own limit).
+pub(crate) const BATCH: usize = 32;
+
+/// The most jobs a steal across the LLC takes from a long deque (at least
+/// [`LONG_DEQUE`]: a loop of spawns): half the deque up to this many,
+/// where [`BATCH`] was the bound. Why: an LLC whose work is another LLC's
+/// loop of spawns gets it one crossing at a time (rule 4 of "Before
+/// crossing the LLC" keeps its other searchers from crossing while a mate
+/// crosses, and a worker that ran dry looks [`Reach::Near`] for its first
+/// passes), and [`BATCH`] jobs fed a 20-worker LLC for about one job
+/// each: in the simulator its workers idled half the time, and `spawn`
+/// took 1.12 times flat stealing's makespan on the 2x Xeon 6230. The bound
+/// keeps one steal's copy of job handles short (16 KiB). Inside an LLC
+/// the bound stays [`BATCH`]: half a long deque there made a scope of
+/// 100,000 spawns on the 2-core development machine slower against rayon
+/// (`docs/spawn-long-batch.md`). Recursions' deques are shorter than
+/// [`LONG_DEQUE`] and never take it.
+pub(crate) const FAR_BATCH: usize = 1024;
 
 /// The `n`-th index of a list of ranges taken as one sequence.
 fn nth_in_ranges(ranges: &[Range<usize>], mut n: usize) -> usize {

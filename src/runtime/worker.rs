@@ -15,8 +15,8 @@
 //! Inside an LLC it steals one job, unless the victim's deque is long
 //! ([`pass::LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
 //! NUMA boundary, and from injectors, it steals a batch (half the victim's
-//! queue, capped by crossbeam) so that the cache misses of a remote steal
-//! buy more work.
+//! queue, capped by crossbeam's 32, or by [`pass::FAR_BATCH`] from a long
+//! deque) so that the cache misses of a remote steal buy more work.
 //!
 //! When a whole pass finds nothing the worker spins with backoff, then goes
 //! through the sleep protocol of [`super::sleep`]: announce idle, re-check
@@ -104,6 +104,10 @@ pub(crate) struct WorkerThread {
     /// the last job a pass took came from elsewhere: for
     /// `Sources::more_behind`.
     stolen_from: Cell<usize>,
+    /// The injector's turn of `owner::take_own_group`: set after a job of
+    /// an own group queue, so that the next local take looks at the own
+    /// LLC's injector first.
+    injector_turn: Cell<bool>,
     /// This worker's marks ([`STARTING`], [`CROSSING`]) as it last
     /// published them: `ThreadInfo::starting`, and its count in
     /// `LlcHints::crossing`. Its first `join` ends both.
@@ -190,6 +194,7 @@ impl WorkerThread {
             private: &registry.threads[index].private,
             marks: Cell::new(0),
             stolen_from: Cell::new(usize::MAX),
+            injector_turn: Cell::new(false),
             idle_word: registry.sleep.idle().root_word(),
             parker: ParkerSlot::new(registry.sleep.parker(index)),
             governor: IdleGovernor::new(),
@@ -675,12 +680,11 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
-    fn steal_from(&mut self, victim: usize, batch: bool) -> Found {
+    fn steal_from(&mut self, victim: usize, batch: Option<usize>) -> Found {
         let stealer = &self.registry.threads[victim].stealer;
-        let found = Found::from(if batch {
-            stealer.steal_batch_and_pop(&self.deque)
-        } else {
-            stealer.steal()
+        let found = Found::from(match batch {
+            Some(limit) => stealer.steal_batch_with_limit_and_pop(&self.deque, limit),
+            None => stealer.steal(),
         });
         if let Found::Job(_) = found {
             // The victim's deque shrank: its next `join` looks at it.
@@ -885,6 +889,11 @@ unsafe impl Owner for &WorkerThread {
     fn own_group_queues(&self) -> [&Injector<JobRef>; 2] {
         let reg = &*self.registry;
         [&reg.group_llc[self.llc], &reg.group_cluster[self.cluster]]
+    }
+
+    #[inline]
+    fn injector_turn(&self) -> Option<(&Injector<JobRef>, &Cell<bool>)> {
+        Some((&self.registry.injectors[self.llc], &self.injector_turn))
     }
 
     #[inline]

@@ -106,12 +106,11 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.placed[self.sim.llc_of(v)] > 0
     }
 
-    fn steal_from(&mut self, v: usize, batch: bool) -> Found<JobId> {
+    fn steal_from(&mut self, v: usize, batch: Option<usize>) -> Found<JobId> {
         let stealer = &self.sim.stealers[v];
-        let s = if batch {
-            stealer.steal_batch_and_pop(self.sim.deque(self.w))
-        } else {
-            stealer.steal()
+        let s = match batch {
+            Some(limit) => stealer.steal_batch_with_limit_and_pop(self.sim.deque(self.w), limit),
+            None => stealer.steal(),
         };
         let f = Found::from(s);
         if let Found::Job(_) = f {

@@ -156,6 +156,12 @@ unsafe impl Owner for SimOwner<'_, '_> {
         ]
     }
 
+    /// The own LLC's injector and the worker's turn flag.
+    fn injector_turn(&self) -> Option<(&Injector<JobId>, &std::cell::Cell<bool>)> {
+        let sw = &self.sim.workers[self.w];
+        Some((&self.sim.injectors[sw.llc], &sw.injector_turn))
+    }
+
     fn pushed(&mut self) {
         self.sim.acc += self.sim.cost.push_ns;
     }

@@ -48,6 +48,8 @@ pub(super) struct SimWorker {
     /// job a pass took came from elsewhere), as the worker thread's
     /// `stolen_from`.
     pub(super) stolen_from: Option<usize>,
+    /// The worker thread's `injector_turn` (`owner::take_own_group`).
+    pub(super) injector_turn: std::cell::Cell<bool>,
 }
 
 /// One simulated worker per layout slot, each with its deque (whose
@@ -70,6 +72,7 @@ pub(super) fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<St
                 scheduled: false,
                 carry: 0.0,
                 stolen_from: None,
+                injector_turn: std::cell::Cell::new(false),
             }
         })
         .collect();

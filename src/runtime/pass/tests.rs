@@ -107,7 +107,7 @@ impl PassQueues for Model {
     fn victim_placed(&mut self, v: usize) -> bool {
         self.placed[v]
     }
-    fn steal_from(&mut self, v: usize, _batch: bool) -> Found<Src> {
+    fn steal_from(&mut self, v: usize, _batch: Option<usize>) -> Found<Src> {
         self.log.push("steal");
         if self.gone == Some(v) {
             return Found::Nothing;
@@ -522,4 +522,23 @@ fn the_far_list_of_awake_victims_keeps_the_strided_order() {
         assert_eq!(got, want);
     }
     assert_eq!(strided(&[], 3).count(), 0);
+}
+
+/// The batch rule: one job inside an LLC but from a long deque (a loop of
+/// spawns), a batch of up to `BATCH` across it, and half a long deque up to
+/// `FAR_BATCH` across it.
+#[test]
+fn a_long_deque_is_robbed_of_a_far_batch_across_the_llc() {
+    use crate::layout::TierKind::{Cluster, Llc, Numa, Package, Remote, Smt};
+    for kind in [Smt, Cluster, Llc] {
+        assert_eq!(steal_batch(kind, 1), None);
+        assert_eq!(steal_batch(kind, LONG_DEQUE - 1), None);
+        assert_eq!(steal_batch(kind, LONG_DEQUE), Some(BATCH));
+    }
+    for kind in [Numa, Package, Remote] {
+        assert_eq!(steal_batch(kind, 1), Some(BATCH));
+        assert_eq!(steal_batch(kind, LONG_DEQUE - 1), Some(BATCH));
+        assert_eq!(steal_batch(kind, LONG_DEQUE), Some(FAR_BATCH));
+    }
+    const { assert!(BATCH < LONG_DEQUE && LONG_DEQUE <= FAR_BATCH) };
 }
