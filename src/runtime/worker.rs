@@ -22,39 +22,51 @@
 //! through the sleep protocol of [`super::sleep`]: announce idle, re-check
 //! everything (including its latch and the exit condition), park. That loop
 //! is [`super::search::search`], generic over its sources so that loom runs
-//! it too; this module supplies the sources ([`Sources`] for
-//! `WorkerThread`: its `find_work` pass). The re-check also looks at the
+//! it too; the worker supplies the sources (`sources`: `Sources` for
+//! `WorkerThread`, over its `find_work` pass). The re-check also looks at the
 //! other workers' private `join` halves, the only time a worker does (see
 //! [`super::private`] and "Private `join` halves" in `sleep`): taking one
 //! costs a heavy fence.
+//!
+//! This module holds the worker's state, its thread's entry and its own
+//! operations (`execute`, the counts, the group of the running job); its
+//! side of each protocol is a child module, an `impl` over
+//! `&WorkerThread`: `pass_queues` (a search pass, `pass::PassQueues`),
+//! `own_queues` (its deque and private halves, `owner::Owner`) and
+//! `sources` (its run and search loops, `run_loop::RunLoop` and
+//! `search::Sources`). Invariant of all of them: a `WorkerThread` lives on
+//! its thread's stack and is not `Sync`, so only that thread runs them.
 
 use std::cell::Cell;
 use std::ptr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 
-use crossbeam_deque::{Injector, Worker};
+use crossbeam_deque::Worker;
 use crossbeam_utils::Backoff;
 
 use crate::layout::Tier;
 
 use super::backoff::IdleGovernor;
 use super::group_state::GroupRef;
-use super::idle::Distance;
 use super::job::JobRef;
 use super::jobmem::{Depot, JobCache};
 use super::latch::CoreLatch;
 use super::latch::{JoinLatch, ParkerSlot};
-use super::owner::{self, CROSSING, Owner, STARTING};
-use super::pass::{self, PassQueues, Queue};
+use super::owner::{self, STARTING};
+use super::pass;
 use super::pin;
-use super::private::{self, Claim, PrivateStack};
-use super::registry::{Registry, ThreadInfo, group_routing};
-use super::run_loop::{self, RunLoop};
-use super::search::{self, Reach, Sources};
+use super::private::PrivateStack;
+use super::registry::{Registry, ThreadInfo};
+use super::run_loop;
+use super::search::{self, Reach};
 use super::sleep::Idle;
 use super::stats::Counters;
 use super::unwind::AbortOnUnwind;
+
+mod own_queues;
+mod pass_queues;
+mod sources;
 
 std::thread_local! {
     static CURRENT: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
@@ -108,7 +120,7 @@ pub(crate) struct WorkerThread {
     /// an own group queue, so that the next local take looks at the own
     /// LLC's injector first.
     injector_turn: Cell<bool>,
-    /// This worker's marks ([`STARTING`], [`CROSSING`]) as it last
+    /// This worker's marks ([`STARTING`], [`CROSSING`](owner::CROSSING)) as it last
     /// published them: `ThreadInfo::starting`, and its count in
     /// `LlcHints::crossing`. Its first `join` ends both.
     marks: Cell<u8>,
@@ -557,511 +569,5 @@ impl WorkerThread {
         let r = pass::next_random(&mut x);
         self.rng.set(x);
         r
-    }
-
-    /// One pass over the sources except the own deque, as far as `reach`
-    /// ([`pass::pass`], in the order of its module docs).
-    fn find_work(&self, reach: Reach) -> Found {
-        let mode = usize::from(self.registry.cluster_aware());
-        if let Some(cut) = pass::near_cut(reach, self.near_tiers[mode]) {
-            return self.find_work_near(mode, cut);
-        }
-        // The full pass, with `near_cut` a constant `None`, so that this
-        // path (the hot one: every steal in a one-LLC pool) compiles to the
-        // plain pass.
-        self.pass_with(mode, None)
-    }
-
-    /// A near pass (see "Near passes" in `pass`), out of line so that it
-    /// does not weigh on the full pass's code.
-    #[inline(never)]
-    fn find_work_near(&self, mode: usize, cut: usize) -> Found {
-        self.pass_with(mode, Some(cut))
-    }
-
-    /// [`pass::pass`] for this worker, in cluster mode `mode`.
-    #[inline(always)]
-    fn pass_with(&self, mode: usize, near_cut: Option<usize>) -> Found {
-        let reg = &*self.registry;
-        let at = pass::Place {
-            index: self.index,
-            llc: self.llc,
-            cluster: self.cluster,
-            clusters: reg.group_cluster.len(),
-            tiers: &self.tiers[mode],
-            llc_order: reg.layout.llc_order_runs(self.llc),
-            near_cut,
-            llc_cut: self.near_tiers[mode],
-        };
-        pass::pass(&mut &*self, at)
-    }
-
-    /// The queue `q` names.
-    #[inline]
-    fn queue(&self, q: Queue) -> &crossbeam_deque::Injector<JobRef> {
-        let reg = &*self.registry;
-        match q {
-            Queue::Spread(c) => &reg.group_cluster[c],
-            Queue::Pack(l) => &reg.group_llc[l],
-            Queue::Injector(l) => &reg.injectors[l],
-        }
-    }
-}
-
-/// The worker's side of one search pass ([`pass::pass`]).
-impl PassQueues for &WorkerThread {
-    type Job = JobRef;
-
-    #[inline]
-    fn targeted(&mut self) -> Option<JobRef> {
-        let job = self.registry.pop_targeted(self.index);
-        if job.is_some() {
-            self.stolen_from.set(usize::MAX);
-        }
-        job
-    }
-
-    /// Takes one job from an injector-like queue, with `batch` also a
-    /// batch into the own deque (not when helping another cluster or LLC:
-    /// the jobs were placed there on purpose).
-    #[inline]
-    fn pull(&mut self, q: Queue, batch: bool) -> Found {
-        let q = self.queue(q);
-        if q.is_empty() {
-            return Found::Nothing;
-        }
-        let found = Found::from(if batch {
-            q.steal_batch_and_pop(&self.deque)
-        } else {
-            q.steal()
-        });
-        if let Found::Job(_) = found {
-            self.stolen_from.set(usize::MAX);
-            self.counters().injector_pull();
-        }
-        found
-    }
-
-    #[inline]
-    fn looks_empty(&mut self, q: Queue) -> bool {
-        self.queue(q).is_empty()
-    }
-
-    #[inline]
-    fn victim_len(&mut self, v: usize) -> usize {
-        self.registry.threads[v].stealer.len()
-    }
-
-    #[inline]
-    fn mostly_idle(&mut self) -> bool {
-        // The root's load alone while nobody is idle (the busy pool's
-        // passes, every steal's).
-        let idle = self.registry.sleep.idle();
-        idle.any_idle() && 2 * idle.armed_total() >= idle.num_workers()
-    }
-
-    #[inline]
-    fn awake_bits(&mut self, from: usize, end: usize) -> (u64, usize) {
-        self.registry.sleep.idle().awake_bits(from, end)
-    }
-
-    #[inline]
-    fn victim_private(&mut self, v: usize) -> usize {
-        self.registry.threads[v].private.private_count()
-    }
-
-    #[inline]
-    fn victim_placed(&mut self, v: usize) -> bool {
-        let reg = &self.registry;
-        reg.llc_hints[reg.layout.workers()[v].llc]
-            .placed
-            .load(StdOrdering::Relaxed)
-            > 0
-    }
-
-    #[inline]
-    fn steal_from(&mut self, victim: usize, batch: Option<usize>) -> Found {
-        let stealer = &self.registry.threads[victim].stealer;
-        let found = Found::from(match batch {
-            Some(limit) => stealer.steal_batch_with_limit_and_pop(&self.deque, limit),
-            None => stealer.steal(),
-        });
-        if let Found::Job(_) = found {
-            // The victim's deque shrank: its next `join` looks at it.
-            self.registry.threads[victim].private.want();
-            self.stolen_from.set(victim);
-            // Counted by distance, not by tier, so that a `Flat` pool's
-            // steals are comparable (`Layout::relation`).
-            let kind = self.registry.layout.relation(self.index, victim);
-            self.counters().steal(kind);
-        }
-        found
-    }
-
-    #[inline]
-    fn random(&mut self) -> u64 {
-        self.next_random()
-    }
-
-    #[inline]
-    fn spread_used(&mut self) -> bool {
-        self.registry.spread_used()
-    }
-
-    #[inline]
-    fn may_help(&mut self, llc: usize) -> bool {
-        group_routing::helps(&self.registry.sleep, llc, self.index)
-    }
-
-    /// Wakes an idle worker of `llc` for its pack queue (the sleep protocol
-    /// relies on this take or forward: see `sleep`, "Queues of one LLC").
-    fn forward(&mut self, llc: usize) {
-        if self.registry.sleep.wake_in(None, llc).is_some() {
-            self.counters().wakeup(Distance::Remote);
-        }
-    }
-
-    /// The last step of a pass that found nothing: in the re-check before
-    /// parking only (this worker's idle bit is set), take the oldest
-    /// private `join` half of another worker, nearest tier first. The
-    /// costly path: a heavy fence (a `membarrier` system call) for the
-    /// look, unless every other worker is idle too, and another for a
-    /// claim. So it runs at most once per park attempt, after a full
-    /// spin phase found nothing, and never in an idle pool (parked
-    /// workers do not search). See "Private `join` halves" in `sleep` for
-    /// why a parking worker misses no private half.
-    fn find_private(&mut self) -> Found {
-        let reg = &*self.registry;
-        let idle = reg.sleep.idle();
-        // Idle workers hold no private half ("Idle workers" in `pass`):
-        // skipped a word of idle bits at a time.
-        let victims = self.tiers[usize::from(reg.cluster_aware())]
-            .iter()
-            .flat_map(|t| t.ranges.iter().flat_map(|r| idle.awake_in(r.clone())))
-            .map(|v| (v, &reg.threads[v].private));
-        match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
-            Claim::Taken((victim, job)) => {
-                self.stolen_from.set(usize::MAX);
-                let kind = reg.layout.relation(self.index, victim);
-                self.counters().steal(kind);
-                self.counters().claim();
-                Found::Job(job)
-            }
-            Claim::Busy => Found::Retry,
-            Claim::Empty => Found::Nothing,
-        }
-    }
-
-    #[inline]
-    fn shows_private(&mut self, v: usize) -> bool {
-        let t = &self.registry.threads[v];
-        t.private.has_private() || t.starting.load(StdOrdering::Relaxed)
-    }
-
-    #[inline]
-    fn llc_searched(&mut self, v: usize) -> bool {
-        let reg = &self.registry;
-        reg.sleep.searching_in(reg.layout.workers()[v].llc) > 0
-    }
-
-    #[inline]
-    fn crossed(&mut self) {
-        owner::mark_crossing(self);
-    }
-
-    #[inline]
-    fn mate_crossing(&mut self) -> bool {
-        Sources::mate_crossing(self)
-    }
-
-    #[inline]
-    fn rechecking(&mut self) -> bool {
-        self.registry.sleep.idle().is_idle(self.index)
-    }
-}
-
-/// The worker's side of the operations on its own queues ([`owner`]).
-// SAFETY: a `WorkerThread` is not `Sync` (cells) and lives on its thread's
-// stack, so only its own thread calls these, and `private` is the stack of
-// `registry.threads[index]`, which this thread owns.
-unsafe impl Owner for &WorkerThread {
-    type Job = JobRef;
-
-    #[inline(always)]
-    fn deque(&self) -> &Worker<JobRef> {
-        &self.deque
-    }
-
-    #[inline(always)]
-    fn private(&self) -> &PrivateStack<JobRef> {
-        WorkerThread::private(self)
-    }
-
-    #[inline(always)]
-    fn sleep(&self) -> &super::sleep::Sleep {
-        &self.registry.sleep
-    }
-
-    #[inline(always)]
-    fn out_of_line<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
-        let mut me: &WorkerThread = self;
-        f(&mut me)
-    }
-
-    #[inline(always)]
-    fn idle_word(&self) -> &crate::sync::AtomicU64 {
-        // SAFETY: `idle_word` points into the registry's idle masks, which
-        // live as long as the registry this worker holds.
-        unsafe { &*self.idle_word }
-    }
-
-    #[inline(always)]
-    fn marks(&self) -> u8 {
-        self.marks.get()
-    }
-
-    #[inline(always)]
-    fn set_marks(&mut self, marks: u8) {
-        self.marks.set(marks);
-    }
-
-    #[inline]
-    fn publish_starting(&mut self, on: bool) {
-        self.info().starting.store(on, StdOrdering::Relaxed);
-    }
-
-    #[inline]
-    fn count_crossing(&mut self, up: bool) {
-        let c = &self.registry.llc_hints[self.llc].crossing;
-        if up {
-            c.fetch_add(1, StdOrdering::Relaxed);
-        } else {
-            c.fetch_sub(1, StdOrdering::Relaxed);
-        }
-    }
-
-    #[inline]
-    fn notify(&mut self) {
-        WorkerThread::notify(self);
-    }
-
-    #[inline]
-    fn notify_promoted(&mut self) {
-        let queued = || self.deque.len();
-        if let Some((_, d)) = self
-            .registry
-            .sleep
-            .notify_queued(self.index, self.llc, queued)
-        {
-            self.counters().wakeup(d);
-        }
-    }
-
-    /// The deal of a ramp-up (`runtime::deal`): the pack queue of the LLC
-    /// it names, with that queue's wakeup (`group_routing::push_to`).
-    #[inline(never)]
-    fn deal(&mut self, job: JobRef) -> Option<JobRef> {
-        let reg = &*self.registry;
-        let Some(llc) = reg.sleep.deal().target(&reg.sleep, self.llc, |m| {
-            reg.group_llc[m].is_empty() && reg.llc_hints[m].placed.load(StdOrdering::Relaxed) == 0
-        }) else {
-            return Some(job);
-        };
-        let me: &WorkerThread = self;
-        super::registry::group_routing::push_to(
-            &mut (reg, Some(me)),
-            crate::groups::Destination::Pack {
-                llc,
-                wake_from: None,
-            },
-            super::deal::Holds::deal(job),
-        );
-        None
-    }
-
-    /// The owner's hold on its newest dealt half (`deal::Holds`).
-    #[inline(always)]
-    fn take_dealt(&mut self, b: JobRef) -> bool {
-        super::deal::Holds::any() && super::deal::Holds::take_back(b)
-    }
-
-    #[inline]
-    fn own_group_queues(&self) -> [&Injector<JobRef>; 2] {
-        let reg = &*self.registry;
-        [&reg.group_llc[self.llc], &reg.group_cluster[self.cluster]]
-    }
-
-    #[inline]
-    fn injector_turn(&self) -> Option<(&Injector<JobRef>, &Cell<bool>)> {
-        Some((&self.registry.injectors[self.llc], &self.injector_turn))
-    }
-
-    #[inline]
-    fn promoted(&mut self) {
-        self.counters().promotion();
-    }
-
-    #[inline(always)]
-    fn popped(&mut self, hit: bool) {
-        if hit {
-            self.local_pops.set(self.local_pops.get() + 1);
-        }
-    }
-
-    #[inline]
-    fn pulled(&mut self) {
-        self.counters().injector_pull();
-    }
-}
-
-/// The worker's side of its run loop ([`run_loop::run`]).
-impl RunLoop for &WorkerThread {
-    #[inline]
-    fn take_local(&mut self) -> Option<JobRef> {
-        WorkerThread::take_local(self).or_else(|| WorkerThread::take_own_group(self))
-    }
-
-    /// Publishes the counts; ends the `CROSSING` mark: out of work, no
-    /// halves of a job taken across the LLC will come from here any more.
-    #[inline]
-    fn before_search(&mut self) {
-        self.flush_counts();
-        if self.marks.get() & CROSSING != 0 {
-            owner::end_marks(self, CROSSING);
-        }
-    }
-}
-
-/// The worker's side of the search loop ([`search::search`]).
-impl Sources for &WorkerThread {
-    type Job = JobRef;
-    type Latch = CoreLatch;
-
-    #[inline]
-    fn sleep(&self) -> &super::sleep::Sleep {
-        &self.registry.sleep
-    }
-
-    #[inline]
-    fn find_work(&mut self, reach: Reach) -> Found {
-        WorkerThread::find_work(self, reach)
-    }
-
-    #[inline]
-    fn may_exit(&self) -> bool {
-        self.registry.may_exit(self.index)
-    }
-
-    #[inline]
-    fn probe(&self, latch: &CoreLatch) -> bool {
-        latch.probe()
-    }
-
-    #[inline]
-    fn try_sleep(&self, latch: &CoreLatch) -> bool {
-        latch.try_sleep()
-    }
-
-    #[inline]
-    fn wake_up(&self, latch: &CoreLatch) -> bool {
-        latch.wake_up()
-    }
-
-    #[inline]
-    fn max_spinners(&self) -> isize {
-        self.max_spinners
-    }
-
-    #[inline]
-    fn mate_crossing(&self) -> bool {
-        // This worker's own mark ended before it searched.
-        let reg = &*self.registry;
-        let crossing = reg.llc_hints[self.llc].crossing.load(StdOrdering::Relaxed);
-        pass::crossing_covers(crossing, || reg.sleep.searching_in(self.llc))
-    }
-
-    #[inline]
-    fn mostly_idle(&self) -> bool {
-        let idle = self.registry.sleep.idle();
-        idle.any_idle() && 2 * idle.armed_total() >= idle.num_workers()
-    }
-
-    /// Loads only, stopping at the first job seen; idle workers' deques
-    /// are skipped a word of idle bits at a time (they hold no jobs).
-    fn sees_work(&mut self) -> bool {
-        let reg = &*self.registry;
-        if !self.deque.is_empty() {
-            return true;
-        }
-        let shared = reg.injectors.iter();
-        if shared
-            .chain(reg.group_llc.iter())
-            .chain(reg.group_cluster.iter())
-            .any(|q| !q.is_empty())
-        {
-            return true;
-        }
-        reg.sleep
-            .idle()
-            .awake_in(0..reg.threads.len())
-            .any(|v| v != self.index && !reg.threads[v].stealer.is_empty())
-    }
-
-    #[inline]
-    fn woke(&mut self, (_, d): (usize, Distance)) {
-        self.counters().wakeup(d);
-    }
-
-    /// The victim of the steal that gave the job, if it was one, still
-    /// holds a job, or a batch is in the own deque (two loads each).
-    #[inline]
-    fn more_behind(&mut self) -> bool {
-        let v = self.stolen_from.replace(usize::MAX);
-        !self.deque.is_empty()
-            || self
-                .registry
-                .threads
-                .get(v)
-                .is_some_and(|t| !t.stealer.is_empty())
-    }
-
-    #[inline]
-    fn failed_search(&mut self) {
-        self.governor.spent();
-        self.counters().failed_search();
-    }
-
-    #[inline]
-    fn parked(&mut self) {
-        self.governor.parking();
-        self.counters().park();
-    }
-
-    #[inline]
-    fn search_opened(&mut self) {
-        self.governor.opened();
-        if self.registry.hands_wakeups() {
-            self.info().handoff.open(pin::current_cpu());
-        }
-    }
-
-    #[inline]
-    fn search_closed(&mut self) {
-        self.governor.closed();
-        if self.info().handoff.close() {
-            std::thread::yield_now();
-        }
-    }
-
-    #[inline]
-    fn serve_handoff(&mut self) {
-        if self.info().handoff.serve() {
-            std::thread::yield_now();
-        }
-    }
-
-    #[inline]
-    fn search_steps(&self, waits: bool) -> u32 {
-        self.governor.steps(waits)
     }
 }
