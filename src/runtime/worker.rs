@@ -13,9 +13,9 @@
 //! queue is in every pass).
 //!
 //! Inside an LLC it steals one job, unless the victim's deque is long
-//! ([`pass::LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
+//! ([`pass::tiers::LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
 //! NUMA boundary, and from injectors, it steals a batch (half the victim's
-//! queue, capped by crossbeam's 32, or by [`pass::FAR_BATCH`] from a long
+//! queue, capped by crossbeam's 32, or by [`pass::tiers::FAR_BATCH`] from a long
 //! deque) so that the cache misses of a remote steal buy more work.
 //!
 //! When a whole pass finds nothing the worker spins with backoff, then goes
@@ -201,7 +201,7 @@ impl WorkerThread {
             local_jobs: Cell::new(0),
             local_pops: Cell::new(0),
             max_spinners: search::max_spinners(registry.num_threads()),
-            rng: Cell::new(pass::worker_seed(index)),
+            rng: Cell::new(pass::tiers::worker_seed(index)),
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,
             marks: Cell::new(0),
@@ -395,7 +395,7 @@ impl WorkerThread {
     /// Runs `f`, a piece of a parallel iterator's first split, counted in
     /// its LLC's `LlcHints::placed` until it returns or unwinds: the far
     /// steals of other LLCs then treat this LLC's jobs as placed data, not
-    /// as the biggest work to take (`pass::far_size`).
+    /// as the biggest work to take (`pass::tiers::far_size`).
     pub(crate) fn run_placed<R>(&self, f: impl FnOnce() -> R) -> R {
         /// Takes the count back when `f` returns or unwinds.
         struct Placed<'a>(&'a StdAtomicUsize);
@@ -566,7 +566,7 @@ impl WorkerThread {
 
     fn next_random(&self) -> u64 {
         let mut x = self.rng.get();
-        let r = pass::next_random(&mut x);
+        let r = pass::tiers::next_random(&mut x);
         self.rng.set(x);
         r
     }

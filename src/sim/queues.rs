@@ -4,7 +4,8 @@
 //! decides the order. Each look is charged to the event's cost.
 
 use crate::runtime::idle::Distance;
-use crate::runtime::pass::{self, PassQueues, Place, Queue};
+use crate::runtime::pass::queues::{PassQueues, Queue};
+use crate::runtime::pass::{self, Place};
 use crate::runtime::private::{self, Claim};
 use crate::runtime::registry::group_routing::helps;
 use crate::runtime::search::Found;
@@ -124,7 +125,7 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn random(&mut self) -> u64 {
-        pass::next_random(self.rng)
+        pass::tiers::next_random(self.rng)
     }
 
     fn spread_used(&mut self) -> bool {

@@ -3,7 +3,7 @@
 //! of the repeats ([`Spread`]).
 //!
 //! A repeat changes two things, both drawn from its seed: the policies'
-//! random choices (locus's steal start, `pass::worker_seed` mixed with the
+//! random choices (locus's steal start, `pass::tiers::worker_seed` mixed with the
 //! seed; rayon-like's xorshift* start) and, with `perturb_pct > 0`, every
 //! parameter of the cost model, each scaled by its own factor drawn
 //! uniformly from `1 ± perturb_pct / 100` ([`CostModel::perturbed`]). Every

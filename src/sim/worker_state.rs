@@ -4,7 +4,7 @@
 //!
 //! Invariants: a worker has at most one pending event (`scheduled`); a
 //! parked or blocked worker has none until a wakeup schedules it; seed 0
-//! gives every worker the pool's own random state (`pass::worker_seed`),
+//! gives every worker the pool's own random state (`pass::tiers::worker_seed`),
 //! so a simulation with seed 0 makes the pool's own random choices.
 
 use crossbeam_deque::{Stealer, Worker};
@@ -66,7 +66,7 @@ pub(super) fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<St
                 deque,
                 frames: Vec::new(),
                 mode: Mode::Run,
-                rng: seeded(pass::worker_seed(i), seed),
+                rng: seeded(pass::tiers::worker_seed(i), seed),
                 llc: p.llc,
                 cluster: p.cluster,
                 scheduled: false,
@@ -80,7 +80,7 @@ pub(super) fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<St
 }
 
 /// A worker's random state for run seed `seed`: the pool's own
-/// (`pass::worker_seed`) for seed 0, else mixed with the seed (never 0,
+/// (`pass::tiers::worker_seed`) for seed 0, else mixed with the seed (never 0,
 /// which would stall xorshift).
 fn seeded(state: u64, seed: u64) -> u64 {
     if seed == 0 {

@@ -1,6 +1,10 @@
 //! Tests of `pass`: the checks "Before crossing the LLC" on a model of
 //! four workers: worker 0 (the searcher) and its mate 1 in LLC 0, workers
 //! 2 and 3 in LLCs 1 and 2.
+use crate::layout::TierKind;
+
+use super::queues::{PassQueues, Queue};
+use super::tiers::*;
 use super::*;
 
 /// Where a job came from.

@@ -13,7 +13,8 @@ use std::sync::atomic::Ordering as StdOrdering;
 use crate::runtime::idle::Distance;
 use crate::runtime::job::JobRef;
 use crate::runtime::owner;
-use crate::runtime::pass::{self, PassQueues, Queue};
+use crate::runtime::pass;
+use crate::runtime::pass::queues::{PassQueues, Queue};
 use crate::runtime::private::{self, Claim};
 use crate::runtime::registry::group_routing;
 use crate::runtime::search::{Reach, Sources};
@@ -196,7 +197,7 @@ impl PassQueues for &WorkerThread {
     fn find_private(&mut self) -> Found {
         let reg = &*self.registry;
         let idle = reg.sleep.idle();
-        // Idle workers hold no private half ("Idle workers" in `pass`):
+        // Idle workers hold no private half ("Idle workers" in `pass::tiers`):
         // skipped a word of idle bits at a time.
         let victims = self.tiers[usize::from(reg.cluster_aware())]
             .iter()

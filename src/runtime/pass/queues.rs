@@ -1,0 +1,125 @@
+//! The mechanism of a pass ([`super::pass`]): the queues it names
+//! ([`Queue`]) and what it asks of the queues' owner ([`PassQueues`]),
+//! implemented by the pool's worker (`worker::pass_queues`) and by the
+//! simulator's (`sim::queues`).
+//!
+//! Invariant: every method is a look or a take by the searching worker's
+//! own thread; the cheap looks (`victim_len`, `looks_empty`,
+//! `shows_private`, `awake_bits`) take nothing and need no fence (the
+//! sleep proof's re-check reads after its own fence: `sleep_proof.md`).
+
+use super::super::search::Found;
+
+/// A queue shared by several workers, as a pass names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Queue {
+    /// The spread-group queue of a cluster.
+    Spread(usize),
+    /// The pack-group queue of an LLC.
+    Pack(usize),
+    /// The injector of an LLC.
+    Injector(usize),
+}
+
+/// The sources one pass looks at, and what it may do besides taking a job
+/// (forwarding a wakeup). Implemented by the pool's worker and by the
+/// simulator's.
+pub(crate) trait PassQueues {
+    /// A job as the queues hold it.
+    type Job;
+
+    /// A job only this worker may run, if any.
+    fn targeted(&mut self) -> Option<Self::Job>;
+
+    /// Takes a job from `q`, with `batch` also a batch into the own deque.
+    fn pull(&mut self, q: Queue, batch: bool) -> Found<Self::Job>;
+
+    /// Whether `q` looks empty (a cheap look, no claim).
+    fn looks_empty(&mut self, q: Queue) -> bool;
+
+    /// The length of worker `v`'s deque (a cheap look).
+    fn victim_len(&mut self, v: usize) -> usize;
+
+    /// How many of worker `v`'s `join` halves are still private (a plain
+    /// look at its private stack's two ends: [`far_size`](super::tiers::far_size) adds the deque
+    /// length to it).
+    fn victim_private(&mut self, v: usize) -> usize;
+
+    /// Whether worker `v`'s LLC runs a piece of a parallel iterator's
+    /// first split (a plain look at a per-LLC count).
+    fn victim_placed(&mut self, v: usize) -> bool;
+
+    /// Steals from worker `v`'s deque: one job, or with `batch` a batch of
+    /// at most that many jobs into the own deque and one job of it
+    /// ([`steal_batch`](super::tiers::steal_batch)). Counts the steal on success.
+    fn steal_from(&mut self, v: usize, batch: Option<usize>) -> Found<Self::Job>;
+
+    /// The worker's next random number (the start inside a tier).
+    fn random(&mut self) -> u64;
+
+    /// Whether a spread job was ever pushed (step 5 is skipped before).
+    fn spread_used(&mut self) -> bool;
+
+    /// Whether this worker may take a job from LLC `llc`'s pack queue (the
+    /// help rule of job groups, `crate::groups::may_help`, while no worker
+    /// of `llc` searches: `group_routing::helps`).
+    fn may_help(&mut self, llc: usize) -> bool;
+
+    /// Makes sure a worker of LLC `llc` is awake for its pack queue, which
+    /// this worker may not take from (the take-or-forward rule of the sleep
+    /// proof, "Queues of one LLC").
+    fn forward(&mut self, llc: usize);
+
+    /// The last step: another worker's private `join` half (re-check before
+    /// parking only), nearest victim first.
+    fn find_private(&mut self) -> Found<Self::Job>;
+
+    /// Whether worker `v` seems to hold a private `join` half, or to start
+    /// a piece it has not split yet (a cheap look, no fence: see "Before
+    /// crossing the LLC").
+    fn shows_private(&mut self, v: usize) -> bool;
+
+    /// Whether this pass is a re-check before parking (the worker's idle
+    /// bit is set), the only pass that may claim private halves.
+    fn rechecking(&mut self) -> bool;
+
+    /// Whether at least half of the pool's workers are idle (a hint, one
+    /// load): the steal tiers then skip idle victims a word at a time. The
+    /// default says no.
+    #[inline]
+    fn mostly_idle(&mut self) -> bool {
+        false
+    }
+
+    /// Which workers of `from..stop` are awake (idle bit clear), as a mask
+    /// (bit `i`: worker `from + i`), and `stop`, at most `end` and at most
+    /// 64 workers on: the pass skips idle workers, whose deques and private
+    /// stacks are empty (see "Idle workers" in `pass::tiers`). The
+    /// default says all are awake.
+    #[inline]
+    fn awake_bits(&mut self, from: usize, end: usize) -> (u64, usize) {
+        let stop = end.min(from + 64);
+        let span = stop - from;
+        (
+            if span == 64 {
+                u64::MAX
+            } else {
+                (1 << span) - 1
+            },
+            stop,
+        )
+    }
+
+    /// Whether some worker of `v`'s LLC is counted as searching.
+    fn llc_searched(&mut self, v: usize) -> bool;
+
+    /// This worker just took a job from a worker of another LLC (a far
+    /// steal): it marks itself as *crossing* until its first `join` or the
+    /// end of its search, so that its LLC mates spin for its halves
+    /// instead of crossing too (`search::may_spin`).
+    fn crossed(&mut self);
+
+    /// Whether a worker of this worker's LLC is crossing (took a job from
+    /// another LLC's worker and has not split it yet: [`Self::crossed`]).
+    fn mate_crossing(&mut self) -> bool;
+}

@@ -1,0 +1,471 @@
+//! The steal tiers of a pass (step 3 of [`super::pass`]'s order): the
+//! victims of a tier in the order one pass tries them (from a random
+//! start: [`tier_victims`], with the workers' random numbers,
+//! [`worker_seed`] and [`next_random`]), the batch rule
+//! ([`steal_batch`]), the walk past idle workers, and across the LLC the
+//! far choice ([`steal_tier_far`]).
+//!
+//! Invariant: a tier's walk tries every worker of the tier but the
+//! searcher once, or stops early only with a job or a `Retry`; an idle
+//! worker is skipped only by its idle bit (its deque and private stack
+//! are empty: "Idle workers hold no jobs" in `sleep`).
+//!
+//! # Idle workers
+//!
+//! While most workers are idle ([`PassQueues::mostly_idle`], one load of
+//! the idle summary's root per pass), every steal tier is walked past the
+//! workers whose idle bit is set ([`PassQueues::awake_bits`]: one word of
+//! 64 idle bits per 64 workers): an idle worker's deque and private stack
+//! are empty (the argument, which covers the re-check, is "Idle workers
+//! hold no jobs" in `sleep`). A pass over N mostly idle workers so costs
+//! about N / 64 loads instead of N looks at other threads' deques, and a
+//! busy pool's pass (the hot path of every steal) does not pay for the
+//! bits. The far choice's order is strided over LLCs: there the awake
+//! victims are listed a word at a time and compared in that order (more
+//! than 64 of them: the tier is walked past the idle ones a word at a
+//! time from a random start, without the stride; testing each victim's
+//! bit in the strided order cost a load per worker of the tier, in every
+//! far pass of every searcher, which made a pool of many small LLCs pay
+//! N loads per pass: `docs/first-broadcast.md`). The
+//! claims of private halves in the re-check skip idle victims too. What
+//! this is for: a pool's first calls, while its workers wake one at a time
+//! and each spins a backoff of passes before it parks again, paid N passes
+//! of N looks each (`docs/first-broadcast.md`, with the measurements).
+//!
+//! # The far choice
+//!
+//! Across the LLC, after the checks of "Before crossing the LLC" in
+//! `pass`, a pass steals from the victim, of the first
+//! [`FAR_CHOICES`] holding a job in the order of [`far_victims`] (from a
+//! random start, spread over the tier's LLCs), whose oldest job looks
+//! biggest ([`far_size`]: deque length plus private halves), not
+//! from the first. A far steal's cost is paid per crossing, so each one
+//! should bring the most work: the first victim with a job was usually a
+//! worker near the end of a small piece (its LLC mates had taken its
+//! bigger halves), the thief's LLC ran dry again within microseconds and
+//! crossed again, one to sixteen leaves at a time (traced at 192 workers
+//! in 24 LLCs). Victims in an LLC that runs a piece of a parallel
+//! iterator's first split (`LlcHints::placed`) are not compared by size:
+//! that piece's data was placed in their LLC, and the biggest half of it
+//! is the most data to move; the first of them in the random order is
+//! taken, and only when none of the compared victims is outside such an
+//! LLC. What was measured for these rules is in
+//! `docs/llc-local-stealing.md`.
+
+use std::ops::Range;
+
+use crate::layout::{Tier, TierKind};
+use crate::runtime::search::Found;
+
+use super::queues::PassQueues;
+
+/// Tries every worker of a tier once, from a random start
+/// ([`tier_victims`]), skipping empty deques with a cheap look; while most
+/// workers are idle, skipping idle workers a word of idle bits at a time
+/// ([`steal_tier_awake`]).
+#[inline]
+pub(super) fn steal_tier<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    mostly_idle: bool,
+) -> Found<Q::Job> {
+    let total = tier.len();
+    if total == 0 {
+        return Found::Nothing;
+    }
+    let random = q.random();
+    if mostly_idle {
+        return steal_tier_awake(q, me, tier, random);
+    }
+    let mut retry = false;
+    for victim in tier_victims(tier, total, random).filter(|&v| v != me) {
+        // A cheap look first (two loads, no epoch pin): most victims of a
+        // scan are empty. Sound for the sleep protocol's re-check too:
+        // after the sleeper's fence, the load of the victim's `back` sees
+        // any push ordered before the pusher's fence.
+        let len = q.victim_len(victim);
+        if len == 0 {
+            continue;
+        }
+        match q.steal_from(victim, steal_batch(tier.kind, len)) {
+            Found::Job(job) => return Found::Job(job),
+            Found::Retry => retry = true,
+            Found::Nothing => {}
+        }
+    }
+    if retry { Found::Retry } else { Found::Nothing }
+}
+
+/// [`steal_tier`] in a mostly idle pool: the same order, a run of
+/// consecutive workers at a time ([`rotated_runs`]), past the idle ones a
+/// word of idle bits at a time ([`PassQueues::awake_bits`]). Out of line:
+/// the busy pool's walk is the hot path of every steal.
+#[inline(never)]
+fn steal_tier_awake<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    random: u64,
+) -> Found<Q::Job> {
+    let start = (random % tier.len() as u64) as usize;
+    let mut retry = false;
+    for run in rotated_runs(&tier.ranges, start) {
+        let mut from = run.start;
+        while from < run.end {
+            let (mut awake, stop) = q.awake_bits(from, run.end);
+            while awake != 0 {
+                let victim = from + awake.trailing_zeros() as usize;
+                awake &= awake - 1;
+                if victim == me {
+                    continue;
+                }
+                let len = q.victim_len(victim);
+                if len > 0 {
+                    match q.steal_from(victim, steal_batch(tier.kind, len)) {
+                        Found::Job(job) => return Found::Job(job),
+                        Found::Retry => retry = true,
+                        Found::Nothing => {}
+                    }
+                }
+            }
+            from = stop;
+        }
+    }
+    if retry { Found::Retry } else { Found::Nothing }
+}
+
+/// The workers of `ranges` (a tier's) from position `start` on, wrapping
+/// around, as runs of consecutive indexes: the order of [`tier_victims`],
+/// a run at a time.
+pub(super) fn rotated_runs(
+    ranges: &[Range<usize>],
+    start: usize,
+) -> impl Iterator<Item = Range<usize>> + '_ {
+    // The range holding position `start`, and the offset in it.
+    let mut skip = start;
+    let mut first = 0;
+    while first < ranges.len() && skip >= ranges[first].len() {
+        skip -= ranges[first].len();
+        first += 1;
+    }
+    let n = ranges.len();
+    (0..=n).filter_map(move |k| {
+        let r = &ranges[(first + k) % n.max(1)];
+        let run = match k {
+            0 => r.start + skip..r.end,
+            k if k == n => r.start..r.start + skip,
+            _ => r.clone(),
+        };
+        (!run.is_empty()).then_some(run)
+    })
+}
+
+/// The steal from a tier that crosses the LLC: of the first
+/// [`FAR_CHOICES`] victims from a random start ([`tier_victims`]) that hold
+/// a job, the one whose oldest job looks biggest ([`far_size`]), victims of
+/// an LLC running an iterator piece counting as smallest; with
+/// `leave_searched` (ordinary passes), rule 3 of "Before crossing the LLC"
+/// skips the victims of LLCs where some worker searches. A lost race on
+/// the chosen victim is a `Retry`.
+///
+/// Out of line, as [`cross_llc`](super::cross_llc) that calls it: inlined into
+/// [`pass`](super::pass) it
+/// makes the plain pass of a one-LLC pool (every steal there) bigger and
+/// fine-grained `join` measurably slower.
+#[inline(never)]
+pub(super) fn steal_tier_far<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    leave_searched: bool,
+    mostly_idle: bool,
+) -> Found<Q::Job> {
+    let total = tier.len();
+    if total == 0 {
+        return Found::Nothing;
+    }
+    let random = q.random();
+    // (victim, size, deque length) of the biggest so far, and how many
+    // victims holding a job were compared.
+    let mut best: Option<(usize, usize, usize)> = None;
+    let mut choices = 0;
+    let mut consider = |q: &mut Q, victim: usize| {
+        compare_far(q, victim, leave_searched, &mut best, &mut choices);
+        choices == FAR_CHOICES
+    };
+    // While most workers are idle, only the awake ones can hold a job: they
+    // are listed a word of idle bits at a time and compared in the same
+    // strided order; if there are too many to list, the tier is walked
+    // past the idle ones a word at a time from a random start, as
+    // [`steal_tier_awake`] does (module docs, "Idle workers").
+    if !mostly_idle {
+        for victim in far_victims(tier, total, random).filter(|&v| v != me) {
+            if consider(q, victim) {
+                break;
+            }
+        }
+    } else if let Some((list, n)) = awake_victims(q, me, tier) {
+        for victim in strided(&list[..n], random) {
+            if consider(q, victim) {
+                break;
+            }
+        }
+    } else {
+        let start = (random % total as u64) as usize;
+        'walk: for run in rotated_runs(&tier.ranges, start) {
+            let mut from = run.start;
+            while from < run.end {
+                let (mut awake, stop) = q.awake_bits(from, run.end);
+                while awake != 0 {
+                    let victim = from + awake.trailing_zeros() as usize;
+                    awake &= awake - 1;
+                    if victim != me && consider(q, victim) {
+                        break 'walk;
+                    }
+                }
+                from = stop;
+            }
+        }
+    }
+    match best {
+        Some((victim, _, len)) => match q.steal_from(victim, steal_batch(tier.kind, len)) {
+            Found::Job(job) => {
+                q.crossed();
+                Found::Job(job)
+            }
+            Found::Retry | Found::Nothing => Found::Retry,
+        },
+        None => Found::Nothing,
+    }
+}
+
+/// One victim of a far steal ([`steal_tier_far`]): if it holds a job (and,
+/// with `leave_searched`, no worker of its LLC searches), counts it in
+/// `choices` and keeps it in `best` (victim, size, deque length) if it
+/// looks biggest so far.
+#[inline]
+fn compare_far<Q: PassQueues>(
+    q: &mut Q,
+    victim: usize,
+    leave_searched: bool,
+    best: &mut Option<(usize, usize, usize)>,
+    choices: &mut usize,
+) {
+    let len = q.victim_len(victim);
+    if len == 0 || (leave_searched && q.llc_searched(victim)) {
+        return;
+    }
+    let size = if q.victim_placed(victim) {
+        0
+    } else {
+        far_size(len, q.victim_private(victim))
+    };
+    if best.is_none_or(|(_, s, _)| size > s) {
+        *best = Some((victim, size, len));
+    }
+    *choices += 1;
+}
+
+/// How many awake victims a far steal lists ([`awake_victims`]) before it
+/// falls back to the tier's full order.
+const AWAKE_LIST: usize = 64;
+
+/// The awake workers of `tier` other than `me` (at most [`AWAKE_LIST`];
+/// `None` if there are more), read a word of idle bits at a time.
+fn awake_victims<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+) -> Option<([usize; AWAKE_LIST], usize)> {
+    let mut list = [0; AWAKE_LIST];
+    let mut n = 0;
+    for r in &tier.ranges {
+        let mut from = r.start;
+        while from < r.end {
+            let (mut bits, stop) = q.awake_bits(from, r.end);
+            while bits != 0 {
+                let v = from + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if v == me {
+                    continue;
+                }
+                *list.get_mut(n)? = v;
+                n += 1;
+            }
+            from = stop;
+        }
+    }
+    Some((list, n))
+}
+
+/// The victims `list` in the order of [`far_victims`] over a tier of that
+/// many workers: from `random % len`, with the same stride.
+pub(super) fn strided(list: &[usize], random: u64) -> impl Iterator<Item = usize> + '_ {
+    let len = list.len();
+    let (start, stride) = if len == 0 {
+        (0, 1)
+    } else {
+        (
+            (random % len as u64) as usize,
+            coprime_stride(len, FAR_CHOICES),
+        )
+    };
+    (0..len).map(move |k| list[(start + k * stride) % len])
+}
+
+/// The victims of a tier that crosses the LLC in the order a far steal
+/// compares them: from position `random % total`, every `stride`-th
+/// position after it, wrapping around, where `stride` is the number
+/// nearest above `total / FAR_CHOICES` that is coprime with `total` (so
+/// every victim comes once). A tier numbers its workers LLC by LLC, so
+/// with a stride of one (the order of [`tier_victims`]) the first
+/// [`FAR_CHOICES`] victims holding a job were mostly workers of one LLC,
+/// whose sizes say the same thing; spread over the tier, they sample
+/// several LLCs, as the "power of d choices" wants independent samples.
+#[inline]
+pub(crate) fn far_victims(
+    tier: &Tier,
+    total: usize,
+    random: u64,
+) -> impl Iterator<Item = usize> + '_ {
+    strided_victims(tier, total, random, coprime_stride(total, FAR_CHOICES))
+}
+
+/// The least number at or above `total / parts` (at least 1) that is
+/// coprime with `total`: a stride that visits each of `total` positions
+/// once. `total` is at least 1.
+pub(super) fn coprime_stride(total: usize, parts: usize) -> usize {
+    fn gcd(mut a: usize, mut b: usize) -> usize {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    let mut stride = (total / parts.max(1)).max(1);
+    while gcd(stride, total) != 1 {
+        stride += 1;
+    }
+    stride
+}
+
+/// How many victims holding a job a steal across the LLC compares
+/// ([`steal_tier_far`], in the order of [`far_victims`]): the "power of d
+/// choices" of load balancing. Enough samples, spread over several LLCs,
+/// to find a big job; few enough that looking at them (cache-line
+/// transfers at a far distance) costs less than the choice brings. 8 kept
+/// the most steals inside the LLC in the shortest makespans of the counts
+/// tried in the simulator (`docs/llc-local-stealing.md`); to be measured
+/// on a real multi-LLC machine.
+pub(crate) const FAR_CHOICES: usize = 8;
+
+/// The size estimate of a victim's oldest job that a steal across the LLC
+/// compares: its deque length plus its private halves, the number of
+/// `join` levels between the victim's oldest public half and the one it
+/// runs. In a balanced recursion a half pushed `k` levels above the
+/// running one holds about `2^k` leaves, so the victim with the largest
+/// estimate gives the thief's LLC the most work for one crossing. A
+/// worker's deque holds about [`PROMOTED_AHEAD`](crate::runtime::private::PROMOTED_AHEAD) jobs in any recursion, so
+/// its length alone does not tell a victim deep in a large piece from one
+/// near the end of a small one.
+#[inline]
+pub(crate) fn far_size(deque_len: usize, private: usize) -> usize {
+    deque_len + private
+}
+
+/// The victims of a tier of `total` workers in the order one pass tries
+/// them: from position `random % total`, wrapping around.
+/// [`steal_tier_awake`] walks them a run at a time ([`rotated_runs`]) to
+/// skip idle workers by the word; the tests check the two orders agree.
+pub(crate) fn tier_victims(
+    tier: &Tier,
+    total: usize,
+    random: u64,
+) -> impl Iterator<Item = usize> + '_ {
+    strided_victims(tier, total, random, 1)
+}
+
+/// The workers of a tier of `total` workers from position `random %
+/// total`, every `stride`-th position after it, wrapping around (each once
+/// when `stride` is coprime with `total`).
+#[inline(always)]
+fn strided_victims(
+    tier: &Tier,
+    total: usize,
+    random: u64,
+    stride: usize,
+) -> impl Iterator<Item = usize> + '_ {
+    let start = (random % total as u64) as usize;
+    (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k * stride) % total))
+}
+
+/// How many jobs at most a steal from a victim of tier `kind` whose deque
+/// holds `len` jobs takes: `None` for one job, `Some(limit)` for a batch
+/// (about half the victim's deque, at most `limit`, into the own deque).
+/// Across an LLC or NUMA boundary always a batch (the cache misses of a
+/// remote steal buy more work), of up to [`FAR_BATCH`] from a long deque
+/// ([`LONG_DEQUE`]: a loop of spawns, not a recursion), else of up to
+/// [`BATCH`]; inside an LLC a batch of up to [`BATCH`] from a long deque,
+/// else one job.
+#[inline]
+pub(crate) fn steal_batch(kind: TierKind, len: usize) -> Option<usize> {
+    match (kind.crosses_llc(), len >= LONG_DEQUE) {
+        (true, true) => Some(FAR_BATCH),
+        (true, false) | (false, true) => Some(BATCH),
+        (false, false) => None,
+    }
+}
+
+/// A victim deque at least this long is robbed of a batch even inside an
+/// LLC. Deques of recursive `join`s hold about one job per recursion level
+/// (fib(30): 30 at most); a longer deque comes from a loop of spawns, whose
+/// many small jobs make one steal per job the bottleneck.
+pub(crate) const LONG_DEQUE: usize = 64;
+
+/// The most jobs a batch steal takes, but for [`FAR_BATCH`] (crossbeam's
+/// own limit).
+pub(crate) const BATCH: usize = 32;
+
+/// The most jobs a steal across the LLC takes from a long deque (at least
+/// [`LONG_DEQUE`]: a loop of spawns): half the deque up to this many,
+/// where [`BATCH`] was the bound. Why: an LLC whose work is another LLC's
+/// loop of spawns gets it one crossing at a time (rule 4 of "Before
+/// crossing the LLC" keeps its other searchers from crossing while a mate
+/// crosses, and a worker that ran dry looks [`Reach::Near`](crate::runtime::search::Reach::Near) for its first
+/// passes), and [`BATCH`] jobs fed a 20-worker LLC for about one job
+/// each: in the simulator its workers idled half the time, and `spawn`
+/// took 1.12 times flat stealing's makespan on the 2x Xeon 6230. The bound
+/// keeps one steal's copy of job handles short (16 KiB). Inside an LLC
+/// the bound stays [`BATCH`]: half a long deque there made a scope of
+/// 100,000 spawns on the 2-core development machine slower against rayon
+/// (`docs/spawn-long-batch.md`). Recursions' deques are shorter than
+/// [`LONG_DEQUE`] and never take it.
+pub(crate) const FAR_BATCH: usize = 1024;
+
+/// The `n`-th index of a list of ranges taken as one sequence.
+fn nth_in_ranges(ranges: &[Range<usize>], mut n: usize) -> usize {
+    for r in ranges {
+        if n < r.len() {
+            return r.start + n;
+        }
+        n -= r.len();
+    }
+    unreachable!("n < total length")
+}
+
+/// The seed of worker `index`'s random numbers (nonzero, distinct per
+/// worker).
+pub(crate) fn worker_seed(index: usize) -> u64 {
+    0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03))
+}
+
+/// The next number of a worker's xorshift64 sequence.
+#[inline]
+pub(crate) fn next_random(state: &mut u64) -> u64 {
+    let mut x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    x
+}
