@@ -56,7 +56,7 @@ pub(crate) unsafe trait Owner {
     fn sleep(&self) -> &Sleep;
 
     /// The idle masks' summary root word (`IdleMasks::root_word`), which
-    /// [`private::must_publish`] loads after every private push.
+    /// [`private::rules::must_publish`] loads after every private push.
     fn idle_word(&self) -> &crate::sync::AtomicU64;
 
     /// The marks as last published ([`STARTING`], [`CROSSING`]).
@@ -171,7 +171,7 @@ fn push_then<O: Owner>(o: &mut O, job: O::Job, notify: impl FnOnce(&mut O)) {
 /// runs it unless it is promoted or claimed (see [`super::private`]).
 /// Private halves become stealable in three ways:
 /// - [`promote`], at `join` entry and exit while the deque holds fewer
-///   than [`private::PROMOTED_AHEAD`] jobs, so thieves find the oldest halves
+///   than [`private::rules::PROMOTED_AHEAD`] jobs, so thieves find the oldest halves
 ///   (the largest pieces of work) on the deque, and a steal is answered by
 ///   a new promotion at this worker's next `join`;
 /// - [`promote_all`], here when some worker is idle (it may have parked
@@ -210,7 +210,7 @@ pub(crate) fn push_private<O: Owner>(o: &mut O, job: O::Job) -> bool {
     // proof ("Private `join` halves", rule 2).
     // SAFETY: the idle word lives in the pool's sleep state, as long as
     // the worker.
-    if private::must_publish(unsafe { &*idle_word }, || o.sleep().idle()) {
+    if private::rules::must_publish(unsafe { &*idle_word }, || o.sleep().idle()) {
         o.out_of_line(promote_all);
     }
     true
@@ -227,7 +227,7 @@ fn push_private_slow<O: Owner>(o: &mut O, job: O::Job) -> bool {
         return false;
     }
     // After the push and its light fence, as in `push_private`.
-    if private::must_publish(o.idle_word(), || o.sleep().idle()) {
+    if private::rules::must_publish(o.idle_word(), || o.sleep().idle()) {
         promote_all(o);
     }
     join_entry(o);
@@ -237,7 +237,7 @@ fn push_private_slow<O: Owner>(o: &mut O, job: O::Job) -> bool {
 /// The `wanted` hint was set at a `join`'s entry, after the private push:
 /// the push ends both marks (a mark sets the hint too, so that the fast
 /// path tests one word for both), then the entry rule
-/// ([`private::promote_at_entry`]) promotes if some worker is searching.
+/// ([`private::rules::promote_at_entry`]) promotes if some worker is searching.
 /// Out of line: with the marks' end called from [`push_private`] inline,
 /// `iter_paired`'s 1M stencil sweeps measured 0.98 to 1.02 of rayon's
 /// time against 0.92 to 0.94 (alternating builds, one LLC, where no mark
@@ -249,7 +249,7 @@ fn join_entry<O: Owner>(o: &mut O) {
         end_marks(o, STARTING | CROSSING);
     }
     if o.sleep().searching() > 0 {
-        refill(o, |len| private::promote_at_entry(len, || true));
+        refill(o, |len| private::rules::promote_at_entry(len, || true));
     }
 }
 
@@ -263,7 +263,7 @@ fn refill<O: Owner>(o: &mut O, rule: impl FnOnce(usize) -> bool) {
         promote(o);
     }
     o.private()
-        .settle(|| private::promote_at_exit(o.deque().len()));
+        .settle(|| private::rules::promote_at_exit(o.deque().len()));
 }
 
 /// Takes back the newest private `join` half (nested joins took theirs
@@ -287,7 +287,7 @@ pub(crate) fn pop_private<O: Owner>(o: &mut O) -> bool {
         // shrunk, which the pop's one comparison tests (`bottom`'s
         // `WANTED`, `private`'s module docs).
         Popped::Wanted => {
-            o.out_of_line(|o| refill(o, private::promote_at_exit));
+            o.out_of_line(|o| refill(o, private::rules::promote_at_exit));
             true
         }
     }

@@ -13,6 +13,11 @@
 //!   the heavy side of the fence (`membarrier`): the costly path, taken
 //!   only by a worker about to park.
 //!
+//! This module is the stack and its protocol (the owner's push, pop and
+//! promotions, the thief's claim, the `wanted` hint), each proof beside
+//! the code it is about; `rules` says when they are used (the promotion
+//! rules, the publication after a push, the claim before parking).
+//!
 //! # State
 //!
 //! Depths are kept in bytes: `top` and `bottom`'s index hold a depth
@@ -161,11 +166,9 @@ use std::mem::MaybeUninit;
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{
-    AtomicU64, AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence,
-};
+use crate::sync::{AtomicUsize, Ordering, SpinWait, UnsafeCell, heavy_fence, light_fence};
 
-use super::idle::IdleMasks;
+pub(crate) mod rules;
 
 /// Private halves a worker holds at most; a `join` nested deeper pushes
 /// its `b` on the deque directly (as rayon does for every `join`). Small
@@ -602,211 +605,5 @@ impl<T: Copy> PrivateStack<T> {
     }
 }
 
-/// A worker holding private `join` halves promotes one at each `join`
-/// entry and exit while its deque holds fewer jobs than this. Two rather
-/// than one: after a steal one job is still there for the next thief
-/// (or the same one), so repeated steals from one victim do not wait for
-/// its next `join`; more pays for promotions (a fenced push each) that no thief needs
-/// (`docs/promotion.md`).
-pub(crate) const PROMOTED_AHEAD: usize = 2;
-
-/// The promotion rule of private `join` halves at a `join`'s exit: promote
-/// the oldest half while the deque holds fewer than [`PROMOTED_AHEAD`]
-/// jobs. Asked only while the `wanted` hint is set (the deque may have
-/// shrunk: the pop's [`Popped::Wanted`]), by `owner::pop_private`.
-#[inline]
-pub(crate) fn promote_at_exit(deque_len: usize) -> bool {
-    deque_len < PROMOTED_AHEAD
-}
-
-/// The promotion rule at a `join`'s entry (after the private push): as at
-/// its exit, and only while some worker is searching (`searching`, asked
-/// only when the deque is short). Asked only while the push sees the
-/// `wanted` hint set ([`PrivateStack::push_if_clear`] refused), by
-/// `owner::push_private`.
-///
-/// Why the entry asks: while every worker is busy (an inner `par_iter` in
-/// each item of an outer one) nobody would steal a promoted half, and each
-/// promotion is a fenced push followed by a fenced pop back. The exit does
-/// not ask: a thief's first pass, before it counts as searching, must find
-/// the halves promoted at the exits (`docs/promotion.md`).
-#[inline]
-pub(crate) fn promote_at_entry(deque_len: usize, searching: impl FnOnce() -> bool) -> bool {
-    promote_at_exit(deque_len) && searching()
-}
-
-/// Owner, right after [`PrivateStack::push`] (whose light fence orders
-/// these reads after the push): whether it must publish all its private
-/// halves because some worker is idle and unclaimed, so it may have parked
-/// without seeing them (rule 2 of "Private `join` halves" in `sleep`).
-/// `root` is `idle().root_word()`, kept by the caller: one load of a word
-/// that stays zero while all work (`IdleMasks::any_unclaimed`'s first
-/// test), and `idle` is only called when it is not.
-#[inline(always)]
-pub fn must_publish<'a>(root: &AtomicU64, idle: impl FnOnce() -> &'a IdleMasks) -> bool {
-    root.load(Ordering::SeqCst) != 0 && idle().any_bit_set()
-}
-
-/// A worker's look at the other workers' private halves, in the re-check
-/// before it parks (rule 1 of "Private `join` halves" in `sleep`): if its
-/// idle bit `me` is still set (not claimed: a claimed worker does not
-/// stay parked), a heavy fence, unless every worker is armed (idle), then
-/// a claim on the first victim, in the order given, that shows a private
-/// half. Returns the victim's index with the claimed half; `Busy` if a
-/// claim was contended (look again before parking); `Empty` if there is
-/// nothing to take. Not called elsewhere: a heavy fence is a system call.
-pub fn claim_before_parking<'a, T: Copy + 'a>(
-    idle: &IdleMasks,
-    me: usize,
-    victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
-) -> Claim<(usize, T)> {
-    if !idle.is_idle(me) {
-        return Claim::Empty;
-    }
-    if idle.armed_total() < idle.num_workers() {
-        heavy_fence();
-    }
-    let mut busy = false;
-    for (v, stack) in victims {
-        if v == me || !stack.has_private() {
-            continue;
-        }
-        match stack.try_claim() {
-            Claim::Taken(job) => return Claim::Taken((v, job)),
-            Claim::Busy => busy = true,
-            Claim::Empty => {}
-        }
-    }
-    if busy { Claim::Busy } else { Claim::Empty }
-}
-
 #[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn owner_push_pop_is_lifo_and_private() {
-        let s = PrivateStack::<u32>::new();
-        // The deque holds enough: no hint (a new stack's pops report it).
-        s.settle(|| false);
-        // SAFETY: this thread is the only user (the owner).
-        unsafe {
-            assert!(s.push(1));
-            assert!(s.push(2));
-            assert!(s.has_private());
-            assert_eq!(s.pop(), Popped::Mine);
-            assert_eq!(s.pop(), Popped::Mine);
-        }
-        assert!(s.depth() == 0 && !s.has_private());
-    }
-
-    #[test]
-    fn claims_take_the_oldest_and_the_owner_sees_them_gone() {
-        let s = PrivateStack::<u32>::new();
-        s.settle(|| false);
-        // SAFETY: one thread plays owner and thief in turn.
-        unsafe {
-            for v in 0..3 {
-                assert!(s.push(v));
-            }
-            assert_eq!(s.try_claim(), Claim::Taken(0));
-            assert_eq!(s.promote_oldest(), Some(1));
-            assert_eq!(s.pop(), Popped::Mine); // 2
-            assert!(!s.has_private());
-            assert_eq!(s.try_claim(), Claim::Empty);
-            assert_eq!(s.pop(), Popped::Gone); // 1, promoted
-            assert_eq!(s.pop(), Popped::Gone); // 0, claimed
-            // Reset: depth 0 is private again.
-            assert!(s.push(7));
-            assert_eq!(s.try_claim(), Claim::Taken(7));
-            assert_eq!(s.pop(), Popped::Gone);
-        }
-    }
-
-    #[test]
-    fn the_wanted_hint_starts_set_and_clears_only_when_the_deque_is_long_enough() {
-        let s = PrivateStack::<u32>::new();
-        assert_eq!(s.wanted_by(), (true, true), "a new worker's deque is empty");
-        s.settle(|| true);
-        assert_eq!(s.wanted_by(), (true, true), "still short: kept");
-        s.settle(|| false);
-        assert_eq!(s.wanted_by(), (false, false));
-        s.want();
-        assert_eq!(s.wanted_by(), (true, true), "a steal or a pop sets it");
-        s.want();
-        assert_eq!(s.wanted_by(), (true, true));
-    }
-
-    #[test]
-    fn the_pop_reports_the_hint_and_decides_on_the_index_alone() {
-        let s = PrivateStack::<u32>::new();
-        // SAFETY: one thread plays owner and thief in turn.
-        unsafe {
-            assert!(s.push(0) && s.push(1));
-            assert_eq!(s.pop(), Popped::Wanted, "a new stack wants");
-            s.settle(|| false);
-            assert_eq!(s.pop(), Popped::Mine);
-            assert!(s.push(2) && s.push(3));
-            assert_eq!(s.try_claim(), Claim::Taken(2));
-            s.want();
-            assert_eq!(s.pop(), Popped::Wanted, "3 is private, the hint set");
-            assert_eq!(s.pop(), Popped::Gone, "2 was claimed");
-            assert_eq!(s.wanted_by(), (true, true), "the reset kept the hint");
-            assert!(s.push(4));
-            assert_eq!(s.promote_oldest(), Some(4));
-            assert_eq!(s.wanted_by(), (true, true), "a promotion keeps it");
-            assert_eq!(s.pop(), Popped::Gone);
-            s.settle(|| false);
-            assert!(s.push(5));
-            assert_eq!(s.try_claim(), Claim::Taken(5));
-            assert_eq!(s.wanted_by(), (false, false), "a claim leaves it clear");
-            assert_eq!(s.pop(), Popped::Gone);
-        }
-    }
-
-    #[test]
-    fn the_fast_push_refuses_while_wanted_or_full() {
-        let s = PrivateStack::<usize>::new();
-        // SAFETY: single-threaded owner.
-        unsafe {
-            assert!(!s.push_if_clear(0), "a new stack wants");
-            assert!(s.push(0));
-            s.settle(|| false);
-            for v in 1..CAPACITY {
-                assert!(s.push_if_clear(v));
-            }
-            assert!(!s.push_if_clear(CAPACITY) && !s.push(CAPACITY), "full");
-            assert_eq!(s.pop(), Popped::Mine);
-            s.want();
-            assert!(!s.push_if_clear(CAPACITY), "wanted");
-            assert!(s.push(CAPACITY));
-        }
-    }
-
-    #[test]
-    fn a_disabled_stack_refuses_every_push() {
-        let s = PrivateStack::<u32>::disabled();
-        // SAFETY: single-threaded owner.
-        assert!(!unsafe { s.push(1) });
-        assert_eq!(s.try_claim(), Claim::Empty);
-    }
-
-    #[test]
-    fn promote_all_hands_over_oldest_first_and_fills_up() {
-        let s = PrivateStack::<usize>::new();
-        let mut got = Vec::new();
-        // SAFETY: single-threaded owner.
-        unsafe {
-            for v in 0..CAPACITY {
-                assert!(s.push(v));
-            }
-            assert!(!s.push(CAPACITY), "a full stack refuses");
-            s.promote_all(|v| got.push(v));
-            assert_eq!(s.promote_oldest(), None);
-            for _ in 0..CAPACITY {
-                assert_eq!(s.pop(), Popped::Gone);
-            }
-        }
-        assert_eq!(got, (0..CAPACITY).collect::<Vec<_>>());
-    }
-}
+mod tests;

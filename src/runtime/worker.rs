@@ -88,7 +88,7 @@ pub(crate) struct WorkerThread {
     /// .private`, which this thread owns (see `push_private`).
     private: *const PrivateStack<JobRef>,
     /// The idle masks' summary root word: read after every private push
-    /// (`private::must_publish`).
+    /// (`private::rules::must_publish`).
     idle_word: *const crate::sync::AtomicU64,
     /// The group of the job running now (null: none).
     group: Cell<GroupRef>,

@@ -154,7 +154,7 @@ impl PassQueues for SimPass<'_, '_> {
             .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
             .filter(|&v| !idle.is_idle(v))
             .map(|v| (v, &sim.private[v]));
-        let claim = private::claim_before_parking(sim.sleep.idle(), w, victims);
+        let claim = private::rules::claim_before_parking(sim.sleep.idle(), w, victims);
         self.sim.acc += self.sim.cost.heavy_fence_ns;
         match claim {
             Claim::Taken((v, id)) => {

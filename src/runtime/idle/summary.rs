@@ -49,7 +49,7 @@ impl IdleMasks {
     /// it shows an armed worker, the idle words. No false negatives for a
     /// `set_idle` ordered before the call (invariant 2: a set bit has a
     /// non-zero field); a worker that was claimed is not reported (its
-    /// claimer wakes it). The pool asks it as `private::must_publish`,
+    /// claimer wakes it). The pool asks it as `private::rules::must_publish`,
     /// which keeps the root word; the tests ask it here.
     #[cfg(test)]
     pub fn any_unclaimed(&self) -> bool {

@@ -365,7 +365,7 @@ pub(crate) const FAR_CHOICES: usize = 8;
 /// runs. In a balanced recursion a half pushed `k` levels above the
 /// running one holds about `2^k` leaves, so the victim with the largest
 /// estimate gives the thief's LLC the most work for one crossing. A
-/// worker's deque holds about [`PROMOTED_AHEAD`](crate::runtime::private::PROMOTED_AHEAD) jobs in any recursion, so
+/// worker's deque holds about [`PROMOTED_AHEAD`](crate::runtime::private::rules::PROMOTED_AHEAD) jobs in any recursion, so
 /// its length alone does not tell a victim deep in a large piece from one
 /// near the end of a small one.
 #[inline]

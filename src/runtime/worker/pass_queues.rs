@@ -203,7 +203,7 @@ impl PassQueues for &WorkerThread {
             .iter()
             .flat_map(|t| t.ranges.iter().flat_map(|r| idle.awake_in(r.clone())))
             .map(|v| (v, &reg.threads[v].private));
-        match private::claim_before_parking(reg.sleep.idle(), self.index, victims) {
+        match private::rules::claim_before_parking(reg.sleep.idle(), self.index, victims) {
             Claim::Taken((victim, job)) => {
                 self.stolen_from.set(usize::MAX);
                 let kind = reg.layout.relation(self.index, victim);

@@ -76,7 +76,7 @@ use crate::runtime::registry::idle_shape;
 /// Tried and not kept, after the far choice (the simulate example over
 /// three machines and 14 workloads):
 /// - promoting three `join` halves ahead instead of two
-///   (`private::PROMOTED_AHEAD`, so a far batch steal takes two): 0.890,
+///   (`private::rules::PROMOTED_AHEAD`, so a far batch steal takes two): 0.890,
 ///   0.913, 0.876, 0.933 over 2^14 to 2^17 leaves, but makespans 1.025 of
 ///   the far choice's (geomean), `fib` 5 to 13% slower, the Kunpeng's
 ///   fork-joins 8 to 10%; four ahead, 1.027;
