@@ -32,7 +32,7 @@
 ///   worker (the exit's wakeups);
 ///   `Sleep::wake_if_idle` claims and wakes one given worker if it is idle;
 ///   `Sleep::wake_another` wakes the nearest idle worker for a ramp-up's
-///   fan-out (`search::RAMP_FANOUT`, `search::Sources::more_behind`);
+///   fan-out (`search::rules::RAMP_FANOUT`, `search::Sources::more_behind`);
 ///   `Sleep::notify_queued` is `Sleep::notify` for a promoted `join`
 ///   half, which while the pool ramps up also wakes toward an empty LLC:
 ///   both are `Sleep::notify_with`, with and without its hook (the

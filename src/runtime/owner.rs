@@ -436,7 +436,7 @@ pub(crate) fn start_piece<O: Owner>(o: &mut O) {
 /// Marks the worker as *crossing*: it just took a job from a worker of
 /// another LLC (`pass::PassQueues::crossed`). Until its first `join` or
 /// its next search, its LLC mates that find nothing spin for its halves
-/// past the spinner cap instead of crossing too (`search::may_spin`).
+/// past the spinner cap instead of crossing too (`search::rules::may_spin`).
 #[inline]
 pub(crate) fn mark_crossing<O: Owner>(o: &mut O) {
     let marks = o.marks();

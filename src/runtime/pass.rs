@@ -36,7 +36,7 @@
 //!
 //! # Near passes
 //!
-//! The first [`NEAR_PASSES`](super::search::NEAR_PASSES) passes of a search that began because the
+//! The first [`NEAR_PASSES`](super::search::rules::NEAR_PASSES) passes of a search that began because the
 //! worker ran out of work ([`Reach::Near`]) stop after the steal tiers
 //! inside the worker's LLC (steps 1 to 3 without the tiers that cross the
 //! LLC). A worker of a busy LLC whose mates have nothing to steal *yet*
@@ -88,7 +88,7 @@
 //!    the LLC's searchers ([`crossing_covers`]: up to [`CROSSING_FEEDS`]
 //!    each), an ordinary pass takes no job from another LLC's workers (it
 //!    still looks at the other LLCs' queues), and searchers spin past the
-//!    spinner cap instead of parking (`search::may_spin`): the crossers'
+//!    spinner cap instead of parking (`search::rules::may_spin`): the crossers'
 //!    halves are for them. The re-check before parking, which comes once
 //!    the spin is over, still looks everywhere. Why: an LLC runs dry all
 //!    at once, its workers within a few hundred nanoseconds of each other,
@@ -319,7 +319,7 @@ fn mates_show_private<Q: PassQueues>(q: &mut Q, me: usize, tiers: &[Tier]) -> bo
 /// only when some mate crosses): at most [`CROSSING_FEEDS`] searchers per
 /// crossing mate. While they do, a pass takes no job from another LLC's
 /// workers (rule 4 of "Before crossing the LLC") and a searcher may spin
-/// past the spinner cap (`search::may_spin`): the crossers' halves are
+/// past the spinner cap (`search::rules::may_spin`): the crossers' halves are
 /// for them.
 #[inline]
 pub(crate) fn crossing_covers(crossing: usize, searching: impl FnOnce() -> isize) -> bool {

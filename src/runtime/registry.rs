@@ -249,7 +249,7 @@ pub(crate) struct LlcHints {
     /// How many of its workers run a job they took from another LLC's
     /// worker and have not split yet (`WorkerThread::mark_crossing`): rule
     /// 4 of "Before crossing the LLC" in `pass` and the spinner cap
-    /// (`search::may_spin`).
+    /// (`search::rules::may_spin`).
     pub(crate) crossing: StdAtomicUsize,
 }
 

@@ -139,7 +139,7 @@ impl Sleep {
     /// Whether at most one worker of LLC `llc` is counted as searching, in
     /// a pool that keeps per-LLC counts (false in a pool of one LLC): for a
     /// searcher of `llc`, whether it is its LLC's only one (the spinner
-    /// allowance of `search::may_spin`).
+    /// allowance of `search::rules::may_spin`).
     pub fn alone_in(&self, llc: usize) -> bool {
         !self.llc_searching.is_empty() && self.searching_in(llc) <= 1
     }

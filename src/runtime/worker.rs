@@ -105,7 +105,7 @@ pub(crate) struct WorkerThread {
     /// `pass::near_tiers` of each of `tiers`.
     near_tiers: [Option<usize>; 2],
     rng: Cell<u64>,
-    /// The spinner cap, `search::max_spinners` of the pool's size.
+    /// The spinner cap, `search::rules::max_spinners` of the pool's size.
     max_spinners: isize,
     /// Recycled blocks for heap jobs (see `jobmem`).
     jobmem: JobCache,
@@ -200,7 +200,7 @@ impl WorkerThread {
             group: Cell::new(GroupRef::NONE),
             local_jobs: Cell::new(0),
             local_pops: Cell::new(0),
-            max_spinners: search::max_spinners(registry.num_threads()),
+            max_spinners: search::rules::max_spinners(registry.num_threads()),
             rng: Cell::new(pass::tiers::worker_seed(index)),
             jobmem: JobCache::new(),
             private: &registry.threads[index].private,

@@ -134,7 +134,7 @@ impl<'a> Sim<'a> {
         let caches = Caches::new(&layout, cost);
         Sim {
             layout: Arc::new(layout),
-            max_spinners: search::max_spinners(n),
+            max_spinners: search::rules::max_spinners(n),
             rayon: (policy == Policy::RayonLike).then(|| RayonSleep::new(n, seed)),
             ran: vec![false; n],
             starting: vec![false; n],

@@ -116,7 +116,7 @@ pub(crate) trait PassQueues {
     /// This worker just took a job from a worker of another LLC (a far
     /// steal): it marks itself as *crossing* until its first `join` or the
     /// end of its search, so that its LLC mates spin for its halves
-    /// instead of crossing too (`search::may_spin`).
+    /// instead of crossing too (`search::rules::may_spin`).
     fn crossed(&mut self);
 
     /// Whether a worker of this worker's LLC is crossing (took a job from

@@ -1,5 +1,6 @@
 //! Tests of the search state machine and its spinning rule.
 
+use super::rules::*;
 use super::*;
 
 #[test]

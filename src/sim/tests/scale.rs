@@ -17,7 +17,7 @@ use crate::runtime::registry::idle_shape;
 /// 0.913 to 0.933; 2^18 and 2^20 leaves of 2 us 0.939 and 0.945 (2.970
 /// and 11.42 ms against `Flat`'s 2.856 and 11.09). What reached it
 /// (session 16; `pass`, rule 4 of "Before crossing the LLC" and
-/// `pass::tiers::far_victims`; `search::may_spin`): a worker that takes a job
+/// `pass::tiers::far_victims`; `search::rules::may_spin`): a worker that takes a job
 /// from another LLC marks itself *crossing* until its first `join` or
 /// next search, and while it does its LLC mates neither cross in ordinary
 /// passes nor park after their first passes: they spin for its halves.
@@ -29,7 +29,7 @@ use crate::runtime::registry::idle_shape;
 /// History before that (the simulate example on `range:67108864`, the
 /// same tree with leaves of 2,048 ns, unless said otherwise):
 /// - Before latch waiters could spin past the spinner cap
-///   (`search::may_spin`): 0.81 and 1.345 ms.
+///   (`search::rules::may_spin`): 0.81 and 1.345 ms.
 /// - Before the checks "Before crossing the LLC" of `pass` (own pack queue
 ///   again, mates' private halves first, LLCs with a searcher left to it):
 ///   0.800 and 0.961 ms; with them, 0.808 and 0.927 ms (flat 0.815).
@@ -43,7 +43,7 @@ use crate::runtime::registry::idle_shape;
 ///   steals took one to four leaves, and the thief's LLC ran dry again at
 ///   once. With the far choice the far steals fell to ~1,200, their
 ///   working-set moves across LLCs from 906 to 109.
-/// - One searcher per LLC past the spinner cap (`search::may_spin`): this
+/// - One searcher per LLC past the spinner cap (`search::rules::may_spin`): this
 ///   test 0.877 again (0.806 ms); over 2^14 to 2^17 leaves 0.842, 0.880,
 ///   0.844, 0.897 (it is for iterators: their later runs' work in their
 ///   pieces' LLC went from 0.85-0.93 to 0.997-1.000).
@@ -85,7 +85,7 @@ use crate::runtime::registry::idle_shape;
 /// - the re-check skipping other LLCs' workers while an LLC mate searches:
 ///   makespans 1.135 (the worst 2.6 times), with near passes for woken
 ///   workers 1.243;
-/// - near passes spinning past the spinner cap (`search::may_spin`): this
+/// - near passes spinning past the spinner cap (`search::rules::may_spin`): this
 ///   test 0.894; makespans 0.992 (iterators 0.68 to 0.95, but `fib` and
 ///   the fork-joins up to 13% slower), the later iterator runs 97.4% in
 ///   their pieces' LLC; only while an LLC mate is busy (it will split):
@@ -166,7 +166,7 @@ fn hierarchical_steals_stay_in_the_llc_at_192_workers() {
     );
 }
 
-/// Latch waiters spin past the spinner cap (`search::may_spin`): at 192
+/// Latch waiters spin past the spinner cap (`search::rules::may_spin`): at 192
 /// workers nearly every worker waits on a `join` latch near the end of a
 /// fork-join, and parked waiters unwound the join tree one wakeup latency
 /// per nested steal. `fib:24`, measured: `Hierarchical` 0.103 ms (0.111
