@@ -69,12 +69,13 @@ pub mod __loom {
     pub use crate::runtime::handoff::Handoff;
     pub use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
     pub use crate::runtime::latch::{CoreLatch, CountLatch, Latch, LatchOwner, LockLatch};
+    pub use crate::runtime::parker::Parker;
     pub use crate::runtime::private::rules::{claim_before_parking, must_publish};
     pub use crate::runtime::private::{CAPACITY, Claim, Popped, PrivateStack};
     pub use crate::runtime::registry::group_routing::may_help_in;
     pub use crate::runtime::run_loop::{RunLoop, run};
     pub use crate::runtime::search::{Found, Reach, Sources, first_search, search};
-    pub use crate::runtime::sleep::{Idle, Parker, Sleep};
+    pub use crate::runtime::sleep::{Idle, Sleep};
 }
 
 #[cfg(feature = "sim")]

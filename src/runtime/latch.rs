@@ -37,8 +37,8 @@ use std::sync::Arc;
 
 use crate::sync::{AtomicUsize, Condvar, Mutex, Ordering};
 
+use super::parker::Parker;
 use super::registry::Registry;
-use super::sleep::Parker;
 
 /// A latch that can be set once.
 pub trait Latch {

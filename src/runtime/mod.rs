@@ -14,6 +14,7 @@ pub(crate) mod jobmem;
 pub(crate) mod join_frame;
 pub(crate) mod latch;
 pub(crate) mod owner;
+pub(crate) mod parker;
 pub(crate) mod pass;
 pub(crate) mod pin;
 pub(crate) mod private;
