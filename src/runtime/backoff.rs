@@ -47,29 +47,29 @@ use std::time::{Duration, Instant};
 
 /// Yields of a full budget, after the pause spins, before a search parks
 /// (rayon searches 32 rounds with a yield each).
-pub const SEARCH_YIELDS: u32 = 32;
+pub(crate) const SEARCH_YIELDS: u32 = 32;
 
 /// The spin steps of `sync::Backoff` (1, 2, .. 64 pauses) before it yields.
-pub const SPIN_STEPS: u32 = 7;
+pub(crate) const SPIN_STEPS: u32 = 7;
 
 /// The backoff steps of a full budget.
-pub const FULL_STEPS: u32 = SPIN_STEPS + SEARCH_YIELDS;
+pub(crate) const FULL_STEPS: u32 = SPIN_STEPS + SEARCH_YIELDS;
 
 /// The backoff steps at score 0: spins of 1, 2, 4 and 8 pauses. The longer
 /// spins (up to 64 pauses each, several microseconds in all) are for gaps
 /// that a worker at score 0 has not been seeing.
-pub const FLOOR_STEPS: u32 = 4;
+pub(crate) const FLOOR_STEPS: u32 = 4;
 
 /// The governor's score ceiling (full budget).
-pub const MAX_SCORE: u8 = 8;
+pub(crate) const MAX_SCORE: u8 = 8;
 
 /// A park shorter than this counts as an idle period a full spin would
 /// have covered.
-pub const SHORT_PARK: Duration = Duration::from_micros(50);
+pub(crate) const SHORT_PARK: Duration = Duration::from_micros(50);
 
 /// The per-worker idle governor (see the module docs).
 #[derive(Debug)]
-pub struct IdleGovernor {
+pub(crate) struct IdleGovernor {
     score: Cell<u8>,
     /// When the current park began, until the first hook after it.
     parked_at: Cell<Option<Instant>>,
@@ -89,7 +89,7 @@ impl Default for IdleGovernor {
 impl IdleGovernor {
     /// A governor with the full budget (a new worker behaves as before
     /// any evidence).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         IdleGovernor {
             score: Cell::new(MAX_SCORE),
             parked_at: Cell::new(None),
@@ -101,7 +101,7 @@ impl IdleGovernor {
     /// The backoff steps the next search may spend before parking; a
     /// latch waiter (`waits`) gets the full budget.
     #[inline]
-    pub fn steps(&self, waits: bool) -> u32 {
+    pub(crate) fn steps(&self, waits: bool) -> u32 {
         if waits {
             FULL_STEPS
         } else {
@@ -111,26 +111,26 @@ impl IdleGovernor {
 
     /// The score now.
     #[cfg(test)]
-    pub fn score(&self) -> u8 {
+    pub(crate) fn score(&self) -> u8 {
         self.score.get()
     }
 
     /// A (counted) search starts or resumes after a park.
     #[inline]
-    pub fn opened(&self) {
+    pub(crate) fn opened(&self) {
         self.woken.set(self.end_park());
         self.spent.set(false);
     }
 
     /// The search spent its budget and goes idle.
     #[inline]
-    pub fn spent(&self) {
+    pub(crate) fn spent(&self) {
         self.spent.set(true);
     }
 
     /// The worker parks now.
     #[inline]
-    pub fn parking(&self) {
+    pub(crate) fn parking(&self) {
         self.parked_at.set(Some(Instant::now()));
     }
 
@@ -138,7 +138,7 @@ impl IdleGovernor {
     /// that neither began at a wakeup nor spent its budget found its work
     /// while spinning.
     #[inline]
-    pub fn closed(&self) {
+    pub(crate) fn closed(&self) {
         if self.end_park() {
             return;
         }
@@ -165,7 +165,7 @@ impl IdleGovernor {
 
 /// The backoff steps of score `score`.
 #[inline]
-pub fn steps(score: u8) -> u32 {
+pub(crate) fn steps(score: u8) -> u32 {
     match score.min(MAX_SCORE) {
         0 => FLOOR_STEPS,
         s => SPIN_STEPS + SEARCH_YIELDS * u32::from(s) / u32::from(MAX_SCORE),
@@ -174,13 +174,13 @@ pub fn steps(score: u8) -> u32 {
 
 /// The score after a search that found work while spinning.
 #[inline]
-pub fn caught(score: u8) -> u8 {
+pub(crate) fn caught(score: u8) -> u8 {
     score.saturating_add(2).min(MAX_SCORE)
 }
 
 /// The score after a park of `parked`.
 #[inline]
-pub fn after_park(score: u8, parked: Duration) -> u8 {
+pub(crate) fn after_park(score: u8, parked: Duration) -> u8 {
     if parked < SHORT_PARK {
         score.saturating_add(1).min(MAX_SCORE)
     } else {

@@ -107,7 +107,7 @@ pub enum Reach {
 /// the count restarts after a re-check that found contention), for a
 /// search that began at an empty deque (`woken` false) or after a park.
 #[inline]
-pub fn reach_of_pass(n: u32, woken: bool) -> Reach {
+pub(crate) fn reach_of_pass(n: u32, woken: bool) -> Reach {
     if woken || n >= NEAR_PASSES {
         Reach::Far
     } else {
@@ -253,7 +253,7 @@ pub trait Sources {
 
 /// What the driver of a [`Search`] does after a step.
 #[derive(Debug)]
-pub enum Step<J> {
+pub(crate) enum Step<J> {
     /// Run this job: the search is over and the worker is *working* (not
     /// counted as searching, its idle bit clear).
     Run(J),
@@ -293,7 +293,7 @@ enum State {
 /// during its backoff) and it spins until its backoff is completed or
 /// [`may_spin_on`] says no, then goes idle as any search does.
 #[derive(Debug)]
-pub struct Search {
+pub(crate) struct Search {
     worker: usize,
     llc: usize,
     state: State,
@@ -313,7 +313,7 @@ pub struct Search {
 impl Search {
     /// A search that begins at an empty deque: its first pass uncounted.
     #[inline]
-    pub fn new(worker: usize, llc: usize) -> Search {
+    pub(crate) fn new(worker: usize, llc: usize) -> Search {
         Search {
             worker,
             llc,
@@ -332,7 +332,7 @@ impl Search {
     /// before its bit was set), and steps once something wakes it, as a
     /// search woken from a park does.
     #[inline]
-    pub fn born(worker: usize, llc: usize, idle: Idle) -> Search {
+    pub(crate) fn born(worker: usize, llc: usize, idle: Idle) -> Search {
         Search {
             state: State::Parked(idle),
             ..Search::new(worker, llc)
@@ -342,7 +342,7 @@ impl Search {
     /// The idle token of a search that parks ([`Step::Park`], or
     /// [`Search::born`]), for [`Sleep::park`].
     #[inline]
-    pub fn idle(&self) -> Option<&Idle> {
+    pub(crate) fn idle(&self) -> Option<&Idle> {
         match &self.state {
             State::Parked(idle) => Some(idle),
             _ => None,
@@ -353,7 +353,11 @@ impl Search {
     /// the worker waits for, if it waits (else it searches until the pool
     /// may exit).
     #[inline]
-    pub fn step<S: Sources>(&mut self, src: &mut S, latch: Option<&S::Latch>) -> Step<S::Job> {
+    pub(crate) fn step<S: Sources>(
+        &mut self,
+        src: &mut S,
+        latch: Option<&S::Latch>,
+    ) -> Step<S::Job> {
         match std::mem::replace(&mut self.state, State::Counted) {
             State::Uncounted => {
                 // A first look without announcing ourselves: when it finds

@@ -28,7 +28,7 @@ use std::str::FromStr;
 /// The largest CPU id accepted by the parsers. Linux's `NR_CPUS` tops out at
 /// 8192; we allow far more but refuse absurd ids so that a corrupt file can
 /// not make us allocate gigabytes.
-pub const MAX_CPU_ID: usize = 1 << 20;
+pub(crate) const MAX_CPU_ID: usize = 1 << 20;
 
 /// A set of CPU ids (Linux logical CPU numbers, hwloc "PU OS indexes").
 ///

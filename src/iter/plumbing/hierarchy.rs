@@ -30,7 +30,7 @@ use crate::layout::Layout;
 /// are single cores (no cluster level on the machine) is not cut per
 /// cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SplitDepth {
+pub(crate) enum SplitDepth {
     /// One piece per LLC.
     Llc,
     /// One piece per cluster (per LLC where the machine has no cluster
@@ -43,7 +43,7 @@ pub enum SplitDepth {
 /// The domain a piece of the first split belongs to (dense ids of the
 /// [`Layout`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Domain {
+pub(crate) enum Domain {
     /// The whole pool: the iterator was not cut.
     Pool,
     /// An LLC ([`Layout::llc_ranges`]).
@@ -56,7 +56,7 @@ pub enum Domain {
 
 impl Domain {
     /// Its workers.
-    pub fn workers(&self, layout: &Layout) -> Range<usize> {
+    pub(crate) fn workers(&self, layout: &Layout) -> Range<usize> {
         match *self {
             Domain::Pool => 0..layout.workers().len(),
             Domain::Llc(l) => layout.llc_ranges()[l].clone(),
@@ -66,7 +66,7 @@ impl Domain {
     }
 
     /// The LLC it lies in (`None` for [`Domain::Pool`]).
-    pub fn llc(&self, layout: &Layout) -> Option<usize> {
+    pub(crate) fn llc(&self, layout: &Layout) -> Option<usize> {
         match *self {
             Domain::Pool => None,
             Domain::Llc(l) => Some(l),
@@ -75,7 +75,7 @@ impl Domain {
     }
 
     /// The cluster it lies in (`None` for the pool and for LLCs).
-    pub fn cluster(&self, layout: &Layout) -> Option<usize> {
+    pub(crate) fn cluster(&self, layout: &Layout) -> Option<usize> {
         match *self {
             Domain::Pool | Domain::Llc(_) => None,
             Domain::Cluster(c) => Some(c),
@@ -86,7 +86,7 @@ impl Domain {
 
 /// One piece of the first split: items `range`, started in `domain`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Piece {
+pub(crate) struct Piece {
     /// The items (indices into the iterator).
     pub range: Range<usize>,
     /// Where it starts.
@@ -96,7 +96,12 @@ pub struct Piece {
 /// Cuts `len` items along `layout`'s hierarchy down to `depth`: see the
 /// [module docs](self) for the rules. A layout with one LLC and
 /// [`SplitDepth::Llc`] gives one piece.
-pub fn first_split(layout: &Layout, len: usize, min_len: usize, depth: SplitDepth) -> Vec<Piece> {
+pub(crate) fn first_split(
+    layout: &Layout,
+    len: usize,
+    min_len: usize,
+    depth: SplitDepth,
+) -> Vec<Piece> {
     let mut out = Vec::new();
     if layout.workers().is_empty() {
         out.push(Piece {

@@ -20,7 +20,7 @@ use crate::runtime::backoff::{FLOOR_STEPS, FULL_STEPS, SEARCH_YIELDS, SPIN_STEPS
 /// before its LLC mates' next halves appear; more delay the far look an
 /// empty LLC needs: 20 kept the most steals inside the LLC in the
 /// shortest simulated makespan (`docs/llc-local-stealing.md`).
-pub const NEAR_PASSES: u32 = 20;
+pub(crate) const NEAR_PASSES: u32 = 20;
 
 /// How many idle workers a search woken from a park wakes when it finds a
 /// job with more behind it ([`Sources::more_behind`](super::Sources::more_behind)), besides the
@@ -28,7 +28,7 @@ pub const NEAR_PASSES: u32 = 20;
 /// wakes this many more, so the awake workers of a ramp-up grow by a
 /// factor of about `1 + RAMP_FANOUT` per wake latency instead of one
 /// worker per latency (`docs/ramp-up-wakes.md`).
-pub const RAMP_FANOUT: u32 = 2;
+pub(crate) const RAMP_FANOUT: u32 = 2;
 
 /// The spinner cap of a pool of `threads` workers: above this many searching
 /// workers, a worker without a latch that found nothing goes idle (re-check,
@@ -36,7 +36,7 @@ pub const RAMP_FANOUT: u32 = 2;
 /// looks at other workers' queues, so a crowd of spinners costs O(n²) on
 /// large pools.
 #[inline]
-pub fn max_spinners(threads: usize) -> isize {
+pub(crate) fn max_spinners(threads: usize) -> isize {
     (threads / 8).max(2) as isize
 }
 
@@ -83,7 +83,7 @@ pub fn max_spinners(threads: usize) -> isize {
 /// inside the LLC for about 1.5% of simulated makespan on work without
 /// data to keep near (`docs/llc-local-stealing.md`).
 #[inline]
-pub fn may_spin(
+pub(crate) fn may_spin(
     waits: bool,
     searching: impl FnOnce() -> isize,
     alone: impl FnOnce() -> bool,
@@ -95,7 +95,7 @@ pub fn may_spin(
 
 /// The spinner cap of a mostly idle pool, whatever its size (see
 /// [`may_spin_on`]).
-pub const IDLE_SPINNERS: isize = 8;
+pub(crate) const IDLE_SPINNERS: isize = 8;
 
 /// Whether a searcher that found nothing may spin on to pass number `next`
 /// of its search, once [`may_spin`] said it may spin: always a latch
@@ -129,7 +129,7 @@ pub const IDLE_SPINNERS: isize = 8;
 /// claimed for a job that may be anywhere, and a latch waiter's latch is
 /// on the critical path: both keep their budget.
 #[inline]
-pub fn may_spin_on(
+pub(crate) fn may_spin_on(
     waits: bool,
     woken: bool,
     small: bool,
@@ -147,13 +147,13 @@ pub fn may_spin_on(
 
 /// Over the pool's spinner cap, at most this many searchers of one LLC (of
 /// the pool, in a pool of one LLC) keep spinning ([`may_spin_over_cap`]).
-pub const LLC_SPINNERS: isize = 64;
+pub(crate) const LLC_SPINNERS: isize = 64;
 
 /// A search whose budget ([`Sources::search_steps`](super::Sources::search_steps)) is at least this many
 /// backoff steps may spin over the pool's spinner cap: the idle governor
 /// (`runtime::backoff`) gives it at least half the yields only while this
 /// worker's recent idle periods were short.
-pub const LONG_BUDGET: u32 = SPIN_STEPS + SEARCH_YIELDS / 2;
+pub(crate) const LONG_BUDGET: u32 = SPIN_STEPS + SEARCH_YIELDS / 2;
 
 // A worker at the governor's floor never spins over the cap, one with the
 // full budget does.
@@ -185,6 +185,6 @@ const _: () = assert!(LONG_BUDGET > FLOOR_STEPS && LONG_BUDGET <= FULL_STEPS);
 /// 1.8 times slower in the simulator). The budget condition keeps light
 /// and irregular loads parking after their short spins, as before.
 #[inline]
-pub fn may_spin_over_cap(long_budget: bool, llc_searching: impl FnOnce() -> isize) -> bool {
+pub(crate) fn may_spin_over_cap(long_budget: bool, llc_searching: impl FnOnce() -> isize) -> bool {
     long_budget && llc_searching() <= LLC_SPINNERS
 }

@@ -21,7 +21,7 @@ use super::Sleep;
 /// not) ramps up, for the spread of [`Sleep::notify_queued`]: at least half
 /// of them are idle (the threshold of the passes' "mostly idle").
 #[inline]
-pub fn ramping_up(armed: usize, workers: usize) -> bool {
+pub(crate) fn ramping_up(armed: usize, workers: usize) -> bool {
     2 * armed >= workers
 }
 
@@ -29,7 +29,7 @@ pub fn ramping_up(armed: usize, workers: usize) -> bool {
 /// workers of its LLC will take (each takes one): then a ramp-up wakes one
 /// more worker ([`Sleep::notify_queued`]).
 #[inline]
-pub fn more_jobs_than_searchers(queued: usize, searching: isize) -> bool {
+pub(crate) fn more_jobs_than_searchers(queued: usize, searching: isize) -> bool {
     isize::try_from(queued).unwrap_or(isize::MAX) > searching
 }
 

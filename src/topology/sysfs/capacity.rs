@@ -27,11 +27,11 @@ use crate::topology::build::PuFacts;
 /// 50-70% range of single-thread performance of Gracemont/Crestmont E-cores
 /// relative to Golden Cove/Redwood Cove P-cores in Intel's and reviewers'
 /// figures. Only the order (P above E) matters to the scheduler.
-pub const ATOM_CAPACITY: u32 = 640;
+pub(crate) const ATOM_CAPACITY: u32 = 640;
 
 /// Figures whose largest is less than this many percent above the smallest
 /// are taken as uniform.
-pub const UNIFORM_SPREAD_PERCENT: u64 = 15;
+pub(crate) const UNIFORM_SPREAD_PERCENT: u64 = 15;
 
 /// Whether figures differ enough to tell kinds of cores apart.
 pub(crate) fn differentiates(values: &[u32]) -> bool {
