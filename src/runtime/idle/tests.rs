@@ -614,6 +614,81 @@ fn close_capacities_form_one_class() {
     assert_eq!(got, vec![1, 2, 3, 0]);
 }
 
+/// Counters shared by the threads of [`no_lost_wakeup_under_churn`].
+type Shared = (
+    StdArc<IdleMasks>,
+    StdArc<Vec<std::sync::atomic::AtomicU64>>,
+    StdArc<Vec<std::sync::atomic::AtomicU64>>,
+    StdArc<StdBool>,
+);
+
+/// A sleeper of [`no_lost_wakeup_under_churn`]: worker `w` announces an
+/// idle period, waits until it is claimed, then leaves the idle state
+/// (which must find its bit claimed), until `stop`.
+fn sleeper(w: usize, (m, announced, claims, stop): Shared) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut period = 0;
+        while !stop.load(SeqCst) {
+            m.set_idle(w);
+            period += 1;
+            announced[w].store(period, SeqCst);
+            while claims[w].load(SeqCst) < period && !stop.load(SeqCst) {
+                std::thread::yield_now();
+            }
+            // Claimed (or stopping): leave the idle state.
+            let cleared = m.clear_idle(w);
+            if cleared {
+                assert!(
+                    stop.load(SeqCst),
+                    "sleeper {w} cleared its own bit while running"
+                );
+                break;
+            }
+        }
+    })
+}
+
+/// The claimer of [`no_lost_wakeup_under_churn`]: `claims` claims from
+/// rotating LLCs, each `None` checked against the sleepers' announced
+/// periods; signals `done` when finished.
+fn claimer(
+    sleepers: [usize; 5],
+    n: usize,
+    claims_wanted: usize,
+    (m, announced, claims, stop): Shared,
+    done: std::sync::mpsc::Sender<()>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut by_me = vec![0u64; n];
+        let mut k = 0;
+        while k < claims_wanted && !stop.load(SeqCst) {
+            let owed = sleepers
+                .iter()
+                .any(|&w| announced[w].load(SeqCst) > by_me[w]);
+            let from = [0, 64, 129][k % 3];
+            match m.claim_nearest(None, from) {
+                Some((w, _)) => {
+                    by_me[w] += 1;
+                    claims[w].fetch_add(1, SeqCst);
+                    k += 1;
+                }
+                None => {
+                    // (After the watchdog's stop, sleepers clear their
+                    // own bits: not a lost wakeup.)
+                    assert!(
+                        !owed || stop.load(SeqCst),
+                        "lost wakeup from LLC {from}: announced {:?}, claimed {:?}",
+                        sleepers.map(|w| announced[w].load(SeqCst)),
+                        sleepers.map(|w| by_me[w])
+                    );
+                    std::thread::yield_now();
+                }
+            }
+        }
+        done.send(()).unwrap();
+    })
+}
+
 /// Invariant 3 under concurrency, on a three-level tree: sleepers announce
 /// each idle period (after `set_idle`) and wait to be claimed; churners arm
 /// and disarm their own bits in the same leaf and upper words; one claimer
@@ -637,31 +712,8 @@ fn no_lost_wakeup_under_churn() {
     let announced: StdArc<Vec<StdU64>> = StdArc::new((0..n).map(|_| StdU64::new(0)).collect());
     let claims: StdArc<Vec<StdU64>> = StdArc::new((0..n).map(|_| StdU64::new(0)).collect());
     let stop = StdArc::new(StdBool::new(false));
-    let mut threads = Vec::new();
-    for &w in &sleepers {
-        let (m, announced, claims, stop) =
-            (m.clone(), announced.clone(), claims.clone(), stop.clone());
-        threads.push(std::thread::spawn(move || {
-            let mut period = 0;
-            while !stop.load(SeqCst) {
-                m.set_idle(w);
-                period += 1;
-                announced[w].store(period, SeqCst);
-                while claims[w].load(SeqCst) < period && !stop.load(SeqCst) {
-                    std::thread::yield_now();
-                }
-                // Claimed (or stopping): leave the idle state.
-                let cleared = m.clear_idle(w);
-                if cleared {
-                    assert!(
-                        stop.load(SeqCst),
-                        "sleeper {w} cleared its own bit while running"
-                    );
-                    break;
-                }
-            }
-        }));
-    }
+    let shared = || (m.clone(), announced.clone(), claims.clone(), stop.clone());
+    let mut threads: Vec<_> = sleepers.iter().map(|&w| sleeper(w, shared())).collect();
     for &w in &churners {
         let (m, stop) = (m.clone(), stop.clone());
         threads.push(std::thread::spawn(move || {
@@ -673,39 +725,7 @@ fn no_lost_wakeup_under_churn() {
         }));
     }
     let (done_tx, done_rx) = mpsc::channel();
-    let claimer = {
-        let (m, announced, claims, stop) =
-            (m.clone(), announced.clone(), claims.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let mut by_me = vec![0u64; n];
-            let mut k = 0;
-            while k < CLAIMS && !stop.load(SeqCst) {
-                let owed = sleepers
-                    .iter()
-                    .any(|&w| announced[w].load(SeqCst) > by_me[w]);
-                let from = [0, 64, 129][k % 3];
-                match m.claim_nearest(None, from) {
-                    Some((w, _)) => {
-                        by_me[w] += 1;
-                        claims[w].fetch_add(1, SeqCst);
-                        k += 1;
-                    }
-                    None => {
-                        // (After the watchdog's stop, sleepers clear their
-                        // own bits: not a lost wakeup.)
-                        assert!(
-                            !owed || stop.load(SeqCst),
-                            "lost wakeup from LLC {from}: announced {:?}, claimed {:?}",
-                            sleepers.map(|w| announced[w].load(SeqCst)),
-                            sleepers.map(|w| by_me[w])
-                        );
-                        std::thread::yield_now();
-                    }
-                }
-            }
-            done_tx.send(()).unwrap();
-        })
-    };
+    let claimer = claimer(sleepers, n, CLAIMS, shared(), done_tx);
     let finished = done_rx.recv_timeout(Duration::from_secs(60));
     stop.store(true, SeqCst);
     claimer.join().unwrap();
