@@ -15,6 +15,7 @@ use super::cpus::cpu_dir;
 use super::{SetFormat, Tree, parse_set, trim_value};
 use crate::topology::CpuSet;
 use crate::topology::build::PuFacts;
+use std::path::Path;
 use std::sync::Arc;
 
 /// The kind of cache a `type` file names.
@@ -69,6 +70,17 @@ pub(crate) fn decide_sharing(
     }
 }
 
+/// What one PU's reading of one cache index found, when it is a data L2
+/// or L3 with a usable sharing set.
+struct DataCache {
+    level: i64,
+    set: CpuSet,
+    /// Its map and list parsed to different sets (the map is kept).
+    disagree: bool,
+    /// Its map was all zeros: the set is the PU's core.
+    unfilled: bool,
+}
+
 /// Fills `l2` and `l3` of every PU.
 pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
     let mut disagreeing: Vec<String> = Vec::new();
@@ -76,63 +88,18 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
     for p in pus.iter_mut() {
         let cache = cpu_dir(p.os).join("cache");
         for k in tree.numbered_entries(&cache, "index") {
-            let dir = cache.join(format!("index{k}"));
-            let Some(level) = tree.int(dir.join("level")) else {
+            let Some(c) = read_index(tree, p, &cache.join(format!("index{k}"))) else {
                 continue;
             };
-            if level != 2 && level != 3 {
-                continue;
-            }
-            let Some(type_text) = tree.read(dir.join("type")) else {
-                continue;
-            };
-            match parse_type(&type_text) {
-                Some(CacheType::Data) => {}
-                Some(CacheType::Instruction) => continue,
-                None => {
-                    let path = tree.path(dir.join("type"));
-                    tree.note(format!(
-                        "malformed {}: unknown cache type {:?}; ignored",
-                        path.display(),
-                        super::short(&type_text)
-                    ));
-                    continue;
-                }
-            }
-            let map_rel = dir.join("shared_cpu_map");
-            let list_rel = dir.join("shared_cpu_list");
-            let map = tree.read(&map_rel);
-            let list = tree.read(&list_rel);
-            let mut disagree = false;
-            let sharing = decide_sharing(map.as_deref(), list.as_deref(), &mut disagree);
-            let set = match sharing {
-                Sharing::Set(s) => s,
-                Sharing::Unfilled => {
-                    unfilled = true;
-                    p.core
-                        .as_deref()
-                        .cloned()
-                        .unwrap_or_else(|| CpuSet::from_ids([p.os]))
-                }
-                Sharing::Unknown => {
-                    if map.is_some() || list.is_some() {
-                        let path = tree.path(if map.is_some() { &map_rel } else { &list_rel });
-                        tree.note(format!(
-                            "malformed {}: cache sharing unknown; ignored",
-                            path.display()
-                        ));
-                    }
-                    continue;
-                }
-            };
-            if disagree {
+            if c.disagree {
                 disagreeing.push(format!("cpu{}/cache/index{k}", p.os));
             }
-            let slot = if level == 2 { &mut p.l2 } else { &mut p.l3 };
+            unfilled |= c.unfilled;
+            let slot = if c.level == 2 { &mut p.l2 } else { &mut p.l3 };
             // Two data caches at one level (never seen): keep the union.
             *slot = Some(Arc::new(match slot.take() {
-                Some(prev) => prev.union(&set),
-                None => set,
+                Some(prev) => prev.union(&c.set),
+                None => c.set,
             }));
         }
     }
@@ -147,6 +114,58 @@ pub(crate) fn read(tree: &mut Tree<'_>, pus: &mut [PuFacts]) {
     if unfilled {
         tree.note("some caches have an all-zero shared_cpu_map: taken as private to their core, as hwloc does".into());
     }
+}
+
+/// Reads one `indexK` directory of PU `p`: `None` for a level other than 2
+/// or 3, an instruction cache, or a cache whose files are missing or
+/// garbage (garbage gets a note naming the file).
+fn read_index(tree: &mut Tree<'_>, p: &PuFacts, dir: &Path) -> Option<DataCache> {
+    let level = tree.int(dir.join("level"))?;
+    if level != 2 && level != 3 {
+        return None;
+    }
+    let type_text = tree.read(dir.join("type"))?;
+    match parse_type(&type_text) {
+        Some(CacheType::Data) => {}
+        Some(CacheType::Instruction) => return None,
+        None => {
+            let path = tree.path(dir.join("type"));
+            tree.note(format!(
+                "malformed {}: unknown cache type {:?}; ignored",
+                path.display(),
+                super::short(&type_text)
+            ));
+            return None;
+        }
+    }
+    let map_rel = dir.join("shared_cpu_map");
+    let list_rel = dir.join("shared_cpu_list");
+    let map = tree.read(&map_rel);
+    let list = tree.read(&list_rel);
+    let mut disagree = false;
+    let (set, unfilled) = match decide_sharing(map.as_deref(), list.as_deref(), &mut disagree) {
+        Sharing::Set(s) => (s, false),
+        Sharing::Unfilled => {
+            let core = p.core.as_deref().cloned();
+            (core.unwrap_or_else(|| CpuSet::from_ids([p.os])), true)
+        }
+        Sharing::Unknown => {
+            if map.is_some() || list.is_some() {
+                let path = tree.path(if map.is_some() { &map_rel } else { &list_rel });
+                tree.note(format!(
+                    "malformed {}: cache sharing unknown; ignored",
+                    path.display()
+                ));
+            }
+            return None;
+        }
+    };
+    Some(DataCache {
+        level,
+        set,
+        disagree,
+        unfilled,
+    })
 }
 
 #[cfg(test)]
