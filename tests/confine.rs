@@ -2,6 +2,9 @@
 
 use locus::{BuildError, CpuSet, Level, ThreadPoolBuilder, Topology, TopologyError};
 
+mod common;
+use common::work::virtual_pool;
+
 fn set(s: &str) -> CpuSet {
     s.parse().unwrap()
 }
@@ -264,10 +267,7 @@ fn broadcast_per_runs_once_per_domain_inside_it() {
 
 #[test]
 fn broadcast_per_resumes_the_first_panic() {
-    let pool = ThreadPoolBuilder::new()
-        .topology(Topology::synthetic("llc:3 core:2").unwrap())
-        .build()
-        .unwrap();
+    let pool = virtual_pool("llc:3 core:2");
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         pool.broadcast_per(Level::Llc, |ctx| {
             if ctx.domain() >= 1 {

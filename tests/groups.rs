@@ -546,10 +546,7 @@ fn pack_group_under_light_load_stays_in_its_llc() {
 /// queued; order only, no timing.
 #[test]
 fn injected_jobs_are_not_overtaken_by_later_packed_jobs() {
-    let p = ThreadPoolBuilder::new()
-        .topology(Topology::synthetic("llc:1 core:1").unwrap())
-        .build()
-        .unwrap();
+    let p = virtual_pool("llc:1 core:1");
     let packed = p
         .group(GroupOptions::new().affinity(Affinity::Llc(0)))
         .unwrap();

@@ -2,9 +2,8 @@
 
 use super::*;
 use crate::runtime::stats::TIER_KINDS;
-use crate::topology::Topology;
 
-use crate::test_support::work::fib;
+use crate::test_support::work::{fib, virtual_pool};
 
 /// Every `CROSSING` mark a far steal sets (`WorkerThread::mark_crossing`)
 /// is taken back: once the pool is idle, no LLC counts a crossing worker,
@@ -12,10 +11,7 @@ use crate::test_support::work::fib;
 /// will not split anything.
 #[test]
 fn crossing_marks_are_taken_back_once_the_pool_is_idle() {
-    let pool = ThreadPoolBuilder::new()
-        .topology(Topology::synthetic("llc:4 core:2").unwrap())
-        .build()
-        .unwrap();
+    let pool = virtual_pool("llc:4 core:2");
     let far = |pool: &ThreadPool| -> u64 {
         let total = pool.stats().total();
         TIER_KINDS

@@ -42,8 +42,8 @@ mod parts;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+use crate::ThreadPool;
 use crate::slice::sort::*;
-use crate::{ThreadPool, ThreadPoolBuilder, Topology};
 
 /// The sorts' entry points, as [`any_order`] and [`panics`] run them.
 #[derive(Clone, Copy, Debug)]
@@ -99,12 +99,7 @@ impl Entry {
 
 pub(super) fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        ThreadPoolBuilder::new()
-            .topology(Topology::synthetic("llc:2 core:2").unwrap())
-            .build()
-            .unwrap()
-    })
+    POOL.get_or_init(|| crate::test_support::work::virtual_pool("llc:2 core:2"))
 }
 
 /// xorshift64*: small, deterministic.
