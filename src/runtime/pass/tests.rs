@@ -320,7 +320,7 @@ fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
         ..Model::new(4)
     };
     assert!(matches!(
-        steal_tier(&mut m, 0, &tiers[0], false),
+        steal_tier(&mut m, 0, &tiers[0], false, false),
         Found::Job(Src::Stolen(1))
     ));
 }
@@ -530,19 +530,24 @@ fn the_far_list_of_awake_victims_keeps_the_strided_order() {
 
 /// The batch rule: one job inside an LLC but from a long deque (a loop of
 /// spawns), a batch of up to `BATCH` across it, and half a long deque up to
-/// `FAR_BATCH` across it.
+/// `FAR_BATCH` across it, and inside it in a pool of one LLC.
 #[test]
 fn a_long_deque_is_robbed_of_a_far_batch_across_the_llc() {
     use crate::layout::TierKind::{Cluster, Llc, Numa, Package, Remote, Smt};
     for kind in [Smt, Cluster, Llc] {
-        assert_eq!(steal_batch(kind, 1), None);
-        assert_eq!(steal_batch(kind, LONG_DEQUE - 1), None);
-        assert_eq!(steal_batch(kind, LONG_DEQUE), Some(BATCH));
+        for one_llc in [false, true] {
+            assert_eq!(steal_batch(kind, 1, one_llc), None);
+            assert_eq!(steal_batch(kind, LONG_DEQUE - 1, one_llc), None);
+        }
+        assert_eq!(steal_batch(kind, LONG_DEQUE, false), Some(BATCH));
+        assert_eq!(steal_batch(kind, LONG_DEQUE, true), Some(FAR_BATCH));
     }
     for kind in [Numa, Package, Remote] {
-        assert_eq!(steal_batch(kind, 1), Some(BATCH));
-        assert_eq!(steal_batch(kind, LONG_DEQUE - 1), Some(BATCH));
-        assert_eq!(steal_batch(kind, LONG_DEQUE), Some(FAR_BATCH));
+        for one_llc in [false, true] {
+            assert_eq!(steal_batch(kind, 1, one_llc), Some(BATCH));
+            assert_eq!(steal_batch(kind, LONG_DEQUE - 1, one_llc), Some(BATCH));
+            assert_eq!(steal_batch(kind, LONG_DEQUE, one_llc), Some(FAR_BATCH));
+        }
     }
     const { assert!(BATCH < LONG_DEQUE && LONG_DEQUE <= FAR_BATCH) };
 }

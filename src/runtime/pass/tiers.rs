@@ -62,13 +62,15 @@ use super::queues::PassQueues;
 /// Tries every worker of a tier once, from a random start
 /// ([`tier_victims`]), skipping empty deques with a cheap look; while most
 /// workers are idle, skipping idle workers a word of idle bits at a time
-/// ([`steal_tier_awake`]).
+/// ([`steal_tier_awake`]). `one_llc`: the worker has no steal tier across
+/// an LLC (the batch rule of [`steal_batch`]).
 #[inline]
 pub(super) fn steal_tier<Q: PassQueues>(
     q: &mut Q,
     me: usize,
     tier: &Tier,
     mostly_idle: bool,
+    one_llc: bool,
 ) -> Found<Q::Job> {
     let total = tier.len();
     if total == 0 {
@@ -76,7 +78,7 @@ pub(super) fn steal_tier<Q: PassQueues>(
     }
     let random = q.random();
     if mostly_idle {
-        return steal_tier_awake(q, me, tier, random);
+        return steal_tier_awake(q, me, tier, random, one_llc);
     }
     let mut retry = false;
     for victim in tier_victims(tier, total, random).filter(|&v| v != me) {
@@ -88,7 +90,7 @@ pub(super) fn steal_tier<Q: PassQueues>(
         if len == 0 {
             continue;
         }
-        match q.steal_from(victim, steal_batch(tier.kind, len)) {
+        match q.steal_from(victim, steal_batch(tier.kind, len, one_llc)) {
             Found::Job(job) => return Found::Job(job),
             Found::Retry => retry = true,
             Found::Nothing => {}
@@ -107,6 +109,7 @@ fn steal_tier_awake<Q: PassQueues>(
     me: usize,
     tier: &Tier,
     random: u64,
+    one_llc: bool,
 ) -> Found<Q::Job> {
     let start = (random % tier.len() as u64) as usize;
     let mut retry = false;
@@ -122,7 +125,7 @@ fn steal_tier_awake<Q: PassQueues>(
                 }
                 let len = q.victim_len(victim);
                 if len > 0 {
-                    match q.steal_from(victim, steal_batch(tier.kind, len)) {
+                    match q.steal_from(victim, steal_batch(tier.kind, len, one_llc)) {
                         Found::Job(job) => return Found::Job(job),
                         Found::Retry => retry = true,
                         Found::Nothing => {}
@@ -229,7 +232,7 @@ pub(super) fn steal_tier_far<Q: PassQueues>(
         }
     }
     match best {
-        Some((victim, _, len)) => match q.steal_from(victim, steal_batch(tier.kind, len)) {
+        Some((victim, _, len)) => match q.steal_from(victim, steal_batch(tier.kind, len, false)) {
             Found::Job(job) => {
                 q.crossed();
                 Found::Job(job)
@@ -405,13 +408,24 @@ fn strided_victims(
 /// Across an LLC or NUMA boundary always a batch (the cache misses of a
 /// remote steal buy more work), of up to [`FAR_BATCH`] from a long deque
 /// ([`LONG_DEQUE`]: a loop of spawns, not a recursion), else of up to
-/// [`BATCH`]; inside an LLC a batch of up to [`BATCH`] from a long deque,
-/// else one job.
+/// [`BATCH`]; inside an LLC one job, but from a long deque a batch of up
+/// to [`BATCH`], or of up to [`FAR_BATCH`] when `one_llc` (the thief has
+/// no steal tier across an LLC: its LLC is the whole pool).
+///
+/// Why the pool of one LLC takes the far batch inside it: there a loop of
+/// spawns has only LLC mates to feed, and a batch of [`BATCH`] left the
+/// rest of the spawner's jobs to be stolen one at a time from deques
+/// shorter than [`LONG_DEQUE`] (flat stealing, whose one tier counts as
+/// crossing, took the far batch and was 1.10 times faster on a simulated
+/// 20-worker laptop). In a pool of several LLCs the bound inside an LLC
+/// stays [`BATCH`]: there the far batch inside the LLC cost up to 11% of
+/// the makespan of 5 us spawns (`docs/spawn-long-batch.md`).
 #[inline]
-pub(crate) fn steal_batch(kind: TierKind, len: usize) -> Option<usize> {
+pub(crate) fn steal_batch(kind: TierKind, len: usize, one_llc: bool) -> Option<usize> {
     match (kind.crosses_llc(), len >= LONG_DEQUE) {
         (true, true) => Some(FAR_BATCH),
-        (true, false) | (false, true) => Some(BATCH),
+        (false, true) => Some(if one_llc { FAR_BATCH } else { BATCH }),
+        (true, false) => Some(BATCH),
         (false, false) => None,
     }
 }
