@@ -72,6 +72,9 @@ pub(crate) const WAIT_YIELDS: u32 = 4 * SEARCH_YIELDS;
 /// The backoff steps of a latch waiter.
 pub(crate) const WAIT_STEPS: u32 = SPIN_STEPS + WAIT_YIELDS;
 
+// A waiter never spins less than a searcher with the full budget.
+const _: () = assert!(WAIT_STEPS > FULL_STEPS);
+
 /// The backoff steps at score 0: spins of 1, 2, 4 and 8 pauses. The longer
 /// spins (up to 64 pauses each, several microseconds in all) are for gaps
 /// that a worker at score 0 has not been seeing.
@@ -272,6 +275,5 @@ mod tests {
         g.score.set(MAX_SCORE);
         assert_eq!(g.steps(false), FULL_STEPS);
         assert_eq!(g.steps(true), WAIT_STEPS);
-        assert!(WAIT_STEPS > FULL_STEPS);
     }
 }
