@@ -449,11 +449,9 @@ pub(crate) const BATCH: usize = 32;
 /// passes), and [`BATCH`] jobs fed a 20-worker LLC for about one job
 /// each: in the simulator its workers idled half the time, and `spawn`
 /// took 1.12 times flat stealing's makespan on the 2x Xeon 6230. The bound
-/// keeps one steal's copy of job handles short (16 KiB). Inside an LLC
-/// the bound stays [`BATCH`]: half a long deque there made a scope of
-/// 100,000 spawns on the 2-core development machine slower against rayon
-/// (`docs/spawn-long-batch.md`). Recursions' deques are shorter than
-/// [`LONG_DEQUE`] and never take it.
+/// keeps one steal's copy of job handles short (16 KiB). Inside an LLC it
+/// is taken only in a pool of one LLC ([`steal_batch`] says why). Recursions'
+/// deques are shorter than [`LONG_DEQUE`] and never take it.
 pub(crate) const FAR_BATCH: usize = 1024;
 
 /// The `n`-th index of a list of ranges taken as one sequence.
