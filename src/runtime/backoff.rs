@@ -44,13 +44,11 @@
 //! whatever the score, [`WAIT_STEPS`]: the pause spins and [`WAIT_YIELDS`]
 //! yields. Their wait ends with work already running elsewhere (the thief
 //! of their half), so the spin is not wasted on an idle pool, and a waiter
-//! that parks puts a futex wakeup on the critical path when the thief
-//! finishes: the waiter resumes about 20 us after the latch is set on a
-//! 2-vCPU VM, where a 10-pass stencil of 110 us passes waits for its
-//! thief's last chunk 10 to 60 us in about one pass in eight. The full
-//! search budget covered about 10 us of such a wait; four times its yields
-//! cover most of them (`docs/iter-paired.md`, "Latch waiters park too
-//! early").
+//! that parks puts a futex wakeup (tens of microseconds) on the critical
+//! path when the thief finishes. The search's budget is shorter than the
+//! usual wait for a thief's last chunk; four times its yields cover most
+//! of them (the measurements: `docs/iter-paired.md`, "Latch waiters park
+//! too early").
 
 use std::cell::Cell;
 use std::time::{Duration, Instant};

@@ -415,11 +415,11 @@ fn strided_victims(
 /// Why the pool of one LLC takes the far batch inside it: there a loop of
 /// spawns has only LLC mates to feed, and a batch of [`BATCH`] left the
 /// rest of the spawner's jobs to be stolen one at a time from deques
-/// shorter than [`LONG_DEQUE`] (flat stealing, whose one tier counts as
-/// crossing, took the far batch and was 1.10 times faster on a simulated
-/// 20-worker laptop). In a pool of several LLCs the bound inside an LLC
-/// stays [`BATCH`]: there the far batch inside the LLC cost up to 11% of
-/// the makespan of 5 us spawns (`docs/spawn-long-batch.md`).
+/// shorter than [`LONG_DEQUE`], where flat stealing (whose one tier
+/// counts as crossing) took the far batch. In a pool of several LLCs the
+/// bound inside an LLC stays [`BATCH`]: there the far batch inside every
+/// LLC let the spawner's own LLC keep the loop and slowed short spawns
+/// (the measurements: `docs/spawn-long-batch.md`).
 #[inline]
 pub(crate) fn steal_batch(kind: TierKind, len: usize, one_llc: bool) -> Option<usize> {
     match (kind.crosses_llc(), len >= LONG_DEQUE) {
