@@ -156,12 +156,20 @@ fn check_invariants(l: &Layout) {
     }
 }
 
-fn tier(kind: TierKind, ranges: &[Range<usize>], distance: u32) -> Tier {
-    Tier {
-        kind,
-        ranges: ranges.to_vec(),
-        distance,
-    }
+/// A tier's public fields: what these tests compare, since only the
+/// layout makes a [`Tier`] (it also carries a crate-private field).
+type Shape = (TierKind, Vec<Range<usize>>, u32);
+
+fn tier(kind: TierKind, ranges: &[Range<usize>], distance: u32) -> Shape {
+    (kind, ranges.to_vec(), distance)
+}
+
+/// The [`Shape`]s of `tiers`, to compare with [`tier`]'s.
+fn shapes(tiers: &[Tier]) -> Vec<Shape> {
+    tiers
+        .iter()
+        .map(|t| (t.kind, t.ranges.clone(), t.distance))
+        .collect()
 }
 
 const SPEC: &str = "numa:2 llc:2 cluster:2 core:4 smt:2";
@@ -230,7 +238,7 @@ fn tiers_of_worker_0_and_a_middle_worker() {
     let l = default_layout(SPEC);
     use TierKind::*;
     assert_eq!(
-        l.workers()[0].tiers,
+        shapes(&l.workers()[0].tiers),
         [
             tier(Smt, &[1..2], 0),
             tier(Cluster, &[2..8], 0),
@@ -241,7 +249,7 @@ fn tiers_of_worker_0_and_a_middle_worker() {
     );
     // Worker 37: core 36-37, cluster 32-39, LLC 32-47, node 32-63.
     assert_eq!(
-        l.workers()[37].tiers,
+        shapes(&l.workers()[37].tiers),
         [
             tier(Smt, &[36..37], 0),
             tier(Cluster, &[32..36, 38..40], 0),
@@ -258,7 +266,7 @@ fn remote_tiers_by_distance() {
     let l = default_layout("package:2 numa:2 llc:2 core:2");
     use TierKind::*;
     assert_eq!(
-        l.workers()[0].tiers,
+        shapes(&l.workers()[0].tiers),
         [
             tier(Llc, &[1..2], 0),
             tier(Numa, &[2..4], 0),
@@ -268,7 +276,7 @@ fn remote_tiers_by_distance() {
     );
     let w = &l.workers()[13]; // package 1, node 3, LLC 6 (12-13)
     assert_eq!(
-        w.tiers,
+        shapes(&w.tiers),
         [
             tier(Llc, &[12..13], 0),
             tier(Numa, &[14..16], 0),
@@ -288,7 +296,7 @@ fn no_cluster_tier_without_cluster_awareness() {
     let l = layout(SPEC, opts);
     use TierKind::*;
     assert_eq!(
-        l.workers()[37].tiers,
+        shapes(&l.workers()[37].tiers),
         [
             tier(Smt, &[36..37], 0),
             tier(Llc, &[32..36, 38..48], 0),
@@ -310,11 +318,17 @@ fn flat_order_is_one_tier_of_all_others() {
     };
     let l = layout(SPEC, flat.clone());
     assert_eq!(
-        l.workers()[5].tiers,
+        shapes(&l.workers()[5].tiers),
         [tier(TierKind::Remote, &[0..5, 6..64], 0)]
     );
-    assert_eq!(l.workers()[0].tiers, [tier(TierKind::Remote, &[1..64], 0)]);
-    assert_eq!(l.workers()[63].tiers, [tier(TierKind::Remote, &[0..63], 0)]);
+    assert_eq!(
+        shapes(&l.workers()[0].tiers),
+        [tier(TierKind::Remote, &[1..64], 0)]
+    );
+    assert_eq!(
+        shapes(&l.workers()[63].tiers),
+        [tier(TierKind::Remote, &[0..63], 0)]
+    );
     // Its text says what it is, not a place.
     assert_eq!(l.workers()[0].tiers[0].to_string(), "all-others 1-63");
     let one = layout("core:1", flat);
@@ -369,7 +383,7 @@ fn num_threads_spread_over_llcs_clusters_cores() {
     assert_eq!(l.workers()[1].cluster, 1);
     // One node: the other LLC is the rest of the node.
     assert_eq!(
-        l.workers()[1].tiers,
+        shapes(&l.workers()[1].tiers),
         [
             tier(TierKind::Llc, &[0..1], 0),
             tier(TierKind::Numa, &[2..4], 0)
@@ -405,7 +419,7 @@ fn more_threads_than_pus_wrap_around() {
     assert_eq!(l.core_ranges(), [0..3, 3..5]);
     use TierKind::*;
     assert_eq!(
-        l.workers()[0].tiers,
+        shapes(&l.workers()[0].tiers),
         [tier(Smt, &[1..3], 0), tier(Llc, &[3..5], 0)]
     );
     // Five workers on two CPUs: no domain holds them, so every worker may

@@ -93,6 +93,7 @@ mod select;
 mod tiers;
 
 pub use options::{LayoutOptions, ParseOptionError, Pinning, StealOrder};
+pub(crate) use place::TierBatch;
 pub use place::{Tier, TierKind, WorkerPlace};
 
 use crate::topology::Topology;

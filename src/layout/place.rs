@@ -1,6 +1,7 @@
 //! Where one worker runs and where it steals from: [`WorkerPlace`], its
-//! steal [`Tier`]s and their [`TierKind`]. Plain data; the layout builds
-//! them (`build`, `tiers`) and its text form prints them (`display`).
+//! steal [`Tier`]s, their [`TierKind`] and their class for the runtime's
+//! batch rule ([`TierBatch`]). Plain data; the layout builds them
+//! (`build`, `tiers`) and its text form prints them (`display`).
 //!
 //! Invariants (of a [`Tier`] in a [`Layout`](super::Layout), kept by
 //! `tiers`): non-empty, never containing its worker, maximal contiguous
@@ -69,7 +70,50 @@ impl fmt::Display for TierKind {
     }
 }
 
+/// Where a [`Tier`]'s victims are, as the runtime's batch rule
+/// (`runtime::pass::tiers::steal_batch`, which maps each class to its
+/// bounds) asks it: in the thief's LLC or across it, and, inside it,
+/// whether that LLC is the pool's only one.
+///
+/// Rule: a tier of a kind that crosses the LLC is [`Far`](Self::Far)
+/// (every tier of the `Flat` order); any other tier is
+/// [`WholePool`](Self::WholePool) in a layout of one LLC and
+/// [`Near`](Self::Near) in a layout of several. Why here: the rule
+/// takes a bigger batch from a long deque inside the LLC when there is no
+/// other LLC to feed, and whether there is one is a fact of the layout,
+/// fixed when it is built; a steal reads the class from its tier instead
+/// of every pass working it out from the worker's tier list. The layout
+/// names the class, not the bounds: the batch sizes are the runtime's
+/// policy, with their reasons (`docs/spawn-long-batch.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum TierBatch {
+    /// Victims in the thief's LLC, in a pool of several LLCs.
+    Near,
+    /// Victims in the thief's LLC, the only LLC of the pool.
+    WholePool,
+    /// Victims in other LLCs ([`TierKind::crosses_llc`]).
+    Far,
+}
+
+impl TierBatch {
+    /// The class of a tier of kind `kind` in a layout of `llcs` LLCs (the
+    /// rule of the type's docs).
+    pub(crate) fn of(kind: TierKind, llcs: usize) -> TierBatch {
+        if kind.crosses_llc() {
+            TierBatch::Far
+        } else if llcs == 1 {
+            TierBatch::WholePool
+        } else {
+            TierBatch::Near
+        }
+    }
+}
+
 /// One step of a worker's steal order: workers at the same distance from it.
+///
+/// Made by the layout only (it carries a crate-private field, its batch
+/// class): read a worker's tiers from [`WorkerPlace::tiers`] or
+/// [`Layout::tiers_for`](super::Layout::tiers_for).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tier {
     /// Which domain these workers share with the thief.
@@ -80,9 +124,28 @@ pub struct Tier {
     /// NUMA distance (10 = local) for a [`TierKind::Remote`] tier of the
     /// hierarchical order; 0 for other tiers and for the flat order.
     pub distance: u32,
+    /// Its class for the batch rule, computed once with the layout
+    /// ([`TierBatch::of`]).
+    pub(crate) batch: TierBatch,
 }
 
 impl Tier {
+    /// A tier of kind `kind` over `ranges` at NUMA distance `distance`, in
+    /// a layout of `llcs` LLCs (which gives its [`TierBatch`]).
+    pub(crate) fn new(
+        kind: TierKind,
+        ranges: Vec<Range<usize>>,
+        distance: u32,
+        llcs: usize,
+    ) -> Tier {
+        Tier {
+            kind,
+            ranges,
+            distance,
+            batch: TierBatch::of(kind, llcs),
+        }
+    }
+
     /// Number of workers in the tier.
     pub fn len(&self) -> usize {
         self.ranges.iter().map(|r| r.len()).sum()

@@ -26,13 +26,11 @@ pub(super) fn push_merged(ranges: &mut Vec<Range<usize>>, r: Range<usize>) {
     }
 }
 
-fn push_tier(tiers: &mut Vec<Tier>, kind: TierKind, ranges: Vec<Range<usize>>) {
+/// Appends a tier of kind `kind` over `ranges` (distance 0) in a layout
+/// of `llcs` LLCs, unless `ranges` is empty.
+fn push_tier(tiers: &mut Vec<Tier>, kind: TierKind, ranges: Vec<Range<usize>>, llcs: usize) {
     if !ranges.is_empty() {
-        tiers.push(Tier {
-            kind,
-            ranges,
-            distance: 0,
-        });
+        tiers.push(Tier::new(kind, ranges, 0, llcs));
     }
 }
 
@@ -74,11 +72,7 @@ fn remote_tiers(l: &Layout, a: usize) -> Vec<Tier> {
     }
     by_distance
         .into_iter()
-        .map(|(distance, ranges)| Tier {
-            kind: TierKind::Remote,
-            ranges,
-            distance,
-        })
+        .map(|(distance, ranges)| Tier::new(TierKind::Remote, ranges, distance, l.llc_ranges.len()))
         .collect()
 }
 
@@ -86,11 +80,17 @@ fn remote_tiers(l: &Layout, a: usize) -> Vec<Tier> {
 /// tier (`cluster_aware`; the layout's own option is not consulted).
 pub(super) fn all(l: &Layout, cluster_aware: bool) -> Vec<Vec<Tier>> {
     let n = l.workers.len();
+    let llcs = l.llc_ranges.len();
     if l.options.steal_order == StealOrder::Flat {
         return (0..n)
             .map(|w| {
                 let mut tiers = Vec::new();
-                push_tier(&mut tiers, TierKind::Remote, minus(&(0..n), &(w..w + 1)));
+                push_tier(
+                    &mut tiers,
+                    TierKind::Remote,
+                    minus(&(0..n), &(w..w + 1)),
+                    llcs,
+                );
                 tiers
             })
             .collect();
@@ -105,24 +105,24 @@ pub(super) fn all(l: &Layout, cluster_aware: bool) -> Vec<Vec<Tier>> {
             let mut tiers = Vec::new();
             let me = w.index..w.index + 1;
             let core = &l.core_ranges[w.core];
-            push_tier(&mut tiers, TierKind::Smt, minus(core, &me));
+            push_tier(&mut tiers, TierKind::Smt, minus(core, &me), llcs);
             let cluster = &l.cluster_ranges[w.cluster];
             let below_llc = if cluster_aware {
-                push_tier(&mut tiers, TierKind::Cluster, minus(cluster, core));
+                push_tier(&mut tiers, TierKind::Cluster, minus(cluster, core), llcs);
                 cluster
             } else {
                 core
             };
             let llc = &l.llc_ranges[w.llc];
-            push_tier(&mut tiers, TierKind::Llc, minus(llc, below_llc));
+            push_tier(&mut tiers, TierKind::Llc, minus(llc, below_llc), llcs);
             let numa = &l.numa_ranges[w.numa];
             let package = &l.package_ranges[w.package];
             if swap {
-                push_tier(&mut tiers, TierKind::Package, minus(package, llc));
-                push_tier(&mut tiers, TierKind::Numa, minus(numa, package));
+                push_tier(&mut tiers, TierKind::Package, minus(package, llc), llcs);
+                push_tier(&mut tiers, TierKind::Numa, minus(numa, package), llcs);
             } else {
-                push_tier(&mut tiers, TierKind::Numa, minus(numa, llc));
-                push_tier(&mut tiers, TierKind::Package, minus(package, numa));
+                push_tier(&mut tiers, TierKind::Numa, minus(numa, llc), llcs);
+                push_tier(&mut tiers, TierKind::Package, minus(package, numa), llcs);
             }
             tiers.extend(remote[w.numa].iter().cloned());
             tiers

@@ -217,11 +217,8 @@ fn shared_sources<Q: PassQueues>(
     };
     // Read once per pass ("Idle workers" in `tiers`).
     let idle = !at.tiers.is_empty() && q.mostly_idle();
-    // No tier on the far side of an LLC boundary: the worker's LLC is the
-    // pool (or its tiers all cross one), the batch rule of `tiers::steal_batch`.
-    let one_llc = at.llc_cut.is_none();
     for tier in inside {
-        take(steal_tier(q, at.index, tier, idle, one_llc), retry)?;
+        take(steal_tier(q, at.index, tier, idle), retry)?;
     }
     if at.near_cut.is_some() {
         return ControlFlow::Continue(Rest::Done);

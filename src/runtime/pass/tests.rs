@@ -156,13 +156,9 @@ impl PassQueues for Model {
     }
 }
 
-/// A tier of the workers `workers`.
+/// A tier of the workers `workers` in the model's pool of three LLCs.
 fn tier(kind: TierKind, workers: Range<usize>) -> Tier {
-    Tier {
-        kind,
-        ranges: [workers].into(),
-        distance: 0,
-    }
+    Tier::new(kind, [workers].into(), 0, 3)
 }
 
 /// Worker 0's full pass over `m` (hierarchical tiers, or with `flat`
@@ -320,7 +316,7 @@ fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
         ..Model::new(4)
     };
     assert!(matches!(
-        steal_tier(&mut m, 0, &tiers[0], false, false),
+        steal_tier(&mut m, 0, &tiers[0], false),
         Found::Job(Src::Stolen(1))
     ));
 }
@@ -464,11 +460,7 @@ fn crossing_mates_cover_up_to_crossing_feeds_searchers_each() {
 #[test]
 fn rotated_runs_walk_a_tier_in_the_order_of_tier_victims() {
     let tiers = [
-        Tier {
-            kind: TierKind::Llc,
-            ranges: vec![0..3, 5..9, 12..13],
-            distance: 0,
-        },
+        Tier::new(TierKind::Llc, vec![0..3, 5..9, 12..13], 0, 3),
         tier(TierKind::Llc, 4..5),
     ];
     for tier in &tiers {
@@ -528,26 +520,4 @@ fn the_far_list_of_awake_victims_keeps_the_strided_order() {
     assert_eq!(strided(&[], 3).count(), 0);
 }
 
-/// The batch rule: one job inside an LLC but from a long deque (a loop of
-/// spawns), a batch of up to `BATCH` across it, and half a long deque up to
-/// `FAR_BATCH` across it, and inside it in a pool of one LLC.
-#[test]
-fn a_long_deque_is_robbed_of_a_far_batch_across_the_llc() {
-    use crate::layout::TierKind::{Cluster, Llc, Numa, Package, Remote, Smt};
-    for kind in [Smt, Cluster, Llc] {
-        for one_llc in [false, true] {
-            assert_eq!(steal_batch(kind, 1, one_llc), None);
-            assert_eq!(steal_batch(kind, LONG_DEQUE - 1, one_llc), None);
-        }
-        assert_eq!(steal_batch(kind, LONG_DEQUE, false), Some(BATCH));
-        assert_eq!(steal_batch(kind, LONG_DEQUE, true), Some(FAR_BATCH));
-    }
-    for kind in [Numa, Package, Remote] {
-        for one_llc in [false, true] {
-            assert_eq!(steal_batch(kind, 1, one_llc), Some(BATCH));
-            assert_eq!(steal_batch(kind, LONG_DEQUE - 1, one_llc), Some(BATCH));
-            assert_eq!(steal_batch(kind, LONG_DEQUE, one_llc), Some(FAR_BATCH));
-        }
-    }
-    const { assert!(BATCH < LONG_DEQUE && LONG_DEQUE <= FAR_BATCH) };
-}
+mod batch;

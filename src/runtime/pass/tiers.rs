@@ -54,7 +54,7 @@
 
 use std::ops::Range;
 
-use crate::layout::{Tier, TierKind};
+use crate::layout::{Tier, TierBatch};
 use crate::runtime::search::Found;
 
 use super::queues::PassQueues;
@@ -62,15 +62,14 @@ use super::queues::PassQueues;
 /// Tries every worker of a tier once, from a random start
 /// ([`tier_victims`]), skipping empty deques with a cheap look; while most
 /// workers are idle, skipping idle workers a word of idle bits at a time
-/// ([`steal_tier_awake`]). `one_llc`: the worker has no steal tier across
-/// an LLC (the batch rule of [`steal_batch`]).
+/// ([`steal_tier_awake`]). The batch of a steal: [`steal_batch`] of the
+/// tier's class.
 #[inline]
 pub(super) fn steal_tier<Q: PassQueues>(
     q: &mut Q,
     me: usize,
     tier: &Tier,
     mostly_idle: bool,
-    one_llc: bool,
 ) -> Found<Q::Job> {
     let total = tier.len();
     if total == 0 {
@@ -78,7 +77,7 @@ pub(super) fn steal_tier<Q: PassQueues>(
     }
     let random = q.random();
     if mostly_idle {
-        return steal_tier_awake(q, me, tier, random, one_llc);
+        return steal_tier_awake(q, me, tier, random);
     }
     let mut retry = false;
     for victim in tier_victims(tier, total, random).filter(|&v| v != me) {
@@ -90,7 +89,7 @@ pub(super) fn steal_tier<Q: PassQueues>(
         if len == 0 {
             continue;
         }
-        match q.steal_from(victim, steal_batch(tier.kind, len, one_llc)) {
+        match q.steal_from(victim, steal_batch(tier.batch, len)) {
             Found::Job(job) => return Found::Job(job),
             Found::Retry => retry = true,
             Found::Nothing => {}
@@ -109,7 +108,6 @@ fn steal_tier_awake<Q: PassQueues>(
     me: usize,
     tier: &Tier,
     random: u64,
-    one_llc: bool,
 ) -> Found<Q::Job> {
     let start = (random % tier.len() as u64) as usize;
     let mut retry = false;
@@ -125,7 +123,7 @@ fn steal_tier_awake<Q: PassQueues>(
                 }
                 let len = q.victim_len(victim);
                 if len > 0 {
-                    match q.steal_from(victim, steal_batch(tier.kind, len, one_llc)) {
+                    match q.steal_from(victim, steal_batch(tier.batch, len)) {
                         Found::Job(job) => return Found::Job(job),
                         Found::Retry => retry = true,
                         Found::Nothing => {}
@@ -232,7 +230,7 @@ pub(super) fn steal_tier_far<Q: PassQueues>(
         }
     }
     match best {
-        Some((victim, _, len)) => match q.steal_from(victim, steal_batch(tier.kind, len, false)) {
+        Some((victim, _, len)) => match q.steal_from(victim, steal_batch(tier.batch, len)) {
             Found::Job(job) => {
                 q.crossed();
                 Found::Job(job)
@@ -402,15 +400,18 @@ fn strided_victims(
     (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k * stride) % total))
 }
 
-/// How many jobs at most a steal from a victim of tier `kind` whose deque
-/// holds `len` jobs takes: `None` for one job, `Some(limit)` for a batch
-/// (about half the victim's deque, at most `limit`, into the own deque).
-/// Across an LLC or NUMA boundary always a batch (the cache misses of a
-/// remote steal buy more work), of up to [`FAR_BATCH`] from a long deque
-/// ([`LONG_DEQUE`]: a loop of spawns, not a recursion), else of up to
-/// [`BATCH`]; inside an LLC one job, but from a long deque a batch of up
-/// to [`BATCH`], or of up to [`FAR_BATCH`] when `one_llc` (the thief has
-/// no steal tier across an LLC: its LLC is the whole pool).
+/// How many jobs at most a steal from a victim of a tier of class `batch`
+/// (the tier's [`TierBatch`], fixed with the layout) whose deque holds
+/// `len` jobs takes: `None` for one job, `Some(limit)` for a batch (about
+/// half the victim's deque, at most `limit`, into the own deque). Across
+/// an LLC or NUMA boundary ([`TierBatch::Far`]) always a batch (the
+/// cache misses of a remote steal buy more work), of up to [`FAR_BATCH`]
+/// from a long deque ([`LONG_DEQUE`]: a loop of spawns, not a recursion),
+/// else of up to [`BATCH`]; inside an LLC one job, but from a long deque a
+/// batch of up to [`BATCH`] ([`TierBatch::Near`]), or of up to
+/// [`FAR_BATCH`] when that LLC is the whole pool ([`TierBatch::WholePool`]).
+/// The class is read from the tier, not worked out per pass: whether the
+/// pool has one LLC is a fact of the layout.
 ///
 /// Why the pool of one LLC takes the far batch inside it: there a loop of
 /// spawns has only LLC mates to feed, and a batch of [`BATCH`] left the
@@ -421,12 +422,12 @@ fn strided_victims(
 /// LLC let the spawner's own LLC keep the loop and slowed short spawns
 /// (the measurements: `docs/spawn-long-batch.md`).
 #[inline]
-pub(crate) fn steal_batch(kind: TierKind, len: usize, one_llc: bool) -> Option<usize> {
-    match (kind.crosses_llc(), len >= LONG_DEQUE) {
-        (true, true) => Some(FAR_BATCH),
-        (false, true) => Some(if one_llc { FAR_BATCH } else { BATCH }),
-        (true, false) => Some(BATCH),
-        (false, false) => None,
+pub(crate) fn steal_batch(batch: TierBatch, len: usize) -> Option<usize> {
+    match (batch, len >= LONG_DEQUE) {
+        (TierBatch::Far | TierBatch::WholePool, true) => Some(FAR_BATCH),
+        (TierBatch::Near, true) => Some(BATCH),
+        (TierBatch::Far, false) => Some(BATCH),
+        (TierBatch::Near | TierBatch::WholePool, false) => None,
     }
 }
 
