@@ -373,7 +373,7 @@ mod tests {
         let mut o = Fake::new(PrivateStack::new());
         let thief = o.deque.stealer();
         let s = steps(&mut o, JoinFrame::new(false), true, |o| {
-            assert_eq!(o.private.depth(), 0);
+            assert!(!o.private.has_private(), "nothing private left");
             assert_eq!(thief.steal(), Steal::Success(B));
         });
         assert_eq!(
@@ -419,5 +419,45 @@ mod tests {
             ]
         );
         assert!(o.holds.is_empty());
+    }
+
+    /// The exit of a `join` with no private half left keeps the `wanted`
+    /// hint while the deque is short, promoting nothing (`owner::refill`
+    /// returns before `settle`), and clears it once the deque holds
+    /// enough.
+    #[test]
+    fn an_exit_with_nothing_to_promote_keeps_the_hint_only_while_the_deque_is_short() {
+        let mut o = Fake::new(PrivateStack::new());
+        assert_eq!(o.private.wanted_by(), (true, true), "a new deque is short");
+        for _ in 0..3 {
+            let s = steps(&mut o, JoinFrame::new(true), false, |_| {});
+            assert_eq!(s, [JoinStep::RunA, JoinStep::RunB]);
+            assert!(o.deque.is_empty(), "nothing was private to promote");
+            assert_eq!(o.private.wanted_by(), (true, true), "still short: kept");
+        }
+        o.deque.push(1);
+        o.deque.push(2);
+        let s = steps(&mut o, JoinFrame::new(true), false, |_| {});
+        assert_eq!(s, [JoinStep::RunA, JoinStep::RunB]);
+        assert_eq!(o.deque.len(), 2);
+        assert_eq!(o.private.wanted_by(), (false, false), "enough: cleared");
+    }
+
+    /// With the hint set, an inner `join`'s exit still promotes the outer
+    /// frame's private half (the oldest), which the outer frame then takes
+    /// back from the deque; the hint stays set (the deque is short).
+    #[test]
+    fn an_inner_exit_promotes_the_outer_half() {
+        let mut o = Fake::new(PrivateStack::new());
+        let s = steps(&mut o, JoinFrame::new(true), false, |o| {
+            let inner = steps(o, JoinFrame::new(true), false, |_| {});
+            assert_eq!(inner, [JoinStep::RunA, JoinStep::RunB]);
+            assert_eq!(o.deque.len(), 1, "the outer half was promoted");
+            assert!(!o.private.has_private(), "nothing private left");
+            assert_eq!(o.private.wanted_by(), (true, true));
+        });
+        assert_eq!(s, [JoinStep::RunA, JoinStep::Gone, JoinStep::RunB]);
+        assert!(o.deque.is_empty());
+        assert_eq!(o.private.wanted_by(), (true, true));
     }
 }

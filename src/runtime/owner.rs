@@ -256,10 +256,24 @@ fn join_entry<O: Owner>(o: &mut O) {
 /// The `wanted` hint is set: promotes the oldest private half if `rule`
 /// (a promotion rule of `private`, given the deque's length) says so, then
 /// clears the hint unless the deque is still short.
+///
+/// With no private half and a short deque, it returns at once, the hint
+/// left set: `settle` would clear it and set it again (only thieves touch
+/// the deque meanwhile, and they only shrink it), so skipping it changes
+/// no state and saves its three read-modify-writes of the line thieves
+/// read. Why it matters: in an iterator inside an iterator's items, once
+/// the outer halves are gone, the deque stays short and nearly every
+/// inner `join` exit comes here with nothing to promote
+/// (`docs/iter-paired.md`, "Session 26: nested").
 #[cold]
 #[inline(never)]
 fn refill<O: Owner>(o: &mut O, rule: impl FnOnce(usize) -> bool) {
-    if rule(o.deque().len()) {
+    let len = o.deque().len();
+    if !o.private().has_private() {
+        if private::rules::promote_at_exit(len) {
+            return;
+        }
+    } else if rule(len) {
         promote(o);
     }
     o.private()
