@@ -38,6 +38,10 @@
 //!    - wakeup: a futex wake to the woken thread running, 2 to 10 µs
 //!      depending on C-states (the Linux scheduler's wakeup-latency
 //!      measurements);
+//!    - the cache line: 64 bytes on every machine class's cores (Intel's
+//!      and AMD's optimization manuals, Arm's Neoverse N1 reference manual
+//!      for the Kunpeng 920's TaiShan cores), which prices a batch steal's
+//!      copy of job handles ([`CostModel::batch_copy`]);
 //!    - deque operations and fences: crossbeam-deque's own benchmarks (a
 //!      push or pop a few ns, a contended CAS 20 to 50 ns), a `SeqCst`
 //!      fence about 20 ns, `membarrier` a few µs.
@@ -61,6 +65,7 @@
 //! crosses (a unit test checks each machine class).
 
 use crate::layout::TierKind;
+use crate::runtime::job::JobRef;
 
 /// The simulator's costs, in nanoseconds (bandwidths in bytes per ns, which
 /// is GB/s). See the module docs for the sources of the defaults.
@@ -118,6 +123,12 @@ pub struct CostModel {
     pub bw_socket_link: f64,
     /// Cache lines a job carries to its thief (its record and captures).
     pub job_lines: f64,
+    /// The cache line's size in bytes (64 on the x86 and Arm server cores
+    /// of the machine classes: Intel's and AMD's optimization manuals,
+    /// Arm's Neoverse N1 reference manual for the Kunpeng 920's TaiShan
+    /// cores): how many lines a batch steal's copy of job handles reads
+    /// ([`CostModel::batch_copy`]).
+    pub line_bytes: f64,
     /// A successful steal besides its line transfers (the CAS on the
     /// victim's deque).
     pub steal_ns: f64,
@@ -221,6 +232,7 @@ impl CostModel {
             bw_llc_link: 0.0,
             bw_socket_link: 0.0,
             job_lines: 2.0,
+            line_bytes: 64.0,
             steal_ns: 25.0,
             probe_ns: 2.0,
             push_ns: 3.0,
@@ -285,6 +297,22 @@ impl CostModel {
             return 0.0;
         }
         self.line(reach) + self.refill(reach, bytes)
+    }
+
+    /// A batch steal's copy of `handles` job handles from the victim's
+    /// deque buffer over `reach` (besides the job it pops, which
+    /// `Sim::stole` charges as a single steal): crossbeam-deque's
+    /// `Stealer::steal_batch_with_limit_and_pop` (0.8.8, Cargo.lock) reads
+    /// each moved slot of the victim's buffer and writes it into the
+    /// thief's, so the thief reads `ceil(handles × size_of::<JobRef>() /
+    /// line_bytes)` lines its victim wrote, charged as any moved block
+    /// ([`CostModel::transfer`]: one latency, then the bytes at the tier's
+    /// bandwidth). 0 for no handle.
+    pub fn batch_copy(&self, reach: Reach, handles: usize) -> f64 {
+        let line = self.line_bytes.max(1.0);
+        let bytes = (handles * std::mem::size_of::<JobRef>()) as f64;
+        let lines = (bytes / line).ceil();
+        self.transfer(reach, (lines * line) as u64)
     }
 
     /// Reading `bytes` that no cache holds from DRAM at NUMA `distance`

@@ -30,6 +30,10 @@ impl CostModel {
             return m;
         }
         for (i, k) in FIELDS.iter().enumerate() {
+            // The line size is the hardware's, not an uncertain cost.
+            if *k == "line_bytes" {
+                continue;
+            }
             let r = crate::sim::workload::mix(mix_seed(seed) ^ (i as u64 + 1));
             // 53 random bits as a number in [-1, 1).
             let u = (r >> 11) as f64 / (1u64 << 52) as f64 - 1.0;
@@ -144,6 +148,7 @@ impl CostModel {
             "bw_llc_link" => &mut self.bw_llc_link,
             "bw_socket_link" => &mut self.bw_socket_link,
             "job_lines" => &mut self.job_lines,
+            "line_bytes" => &mut self.line_bytes,
             "steal_ns" => &mut self.steal_ns,
             "probe_ns" => &mut self.probe_ns,
             "push_ns" => &mut self.push_ns,
@@ -202,6 +207,7 @@ const FIELDS: &[&str] = &[
     "bw_dram_package",
     "bw_llc_link",
     "bw_socket_link",
+    "line_bytes",
 ];
 
 /// A cost file that could not be used.
@@ -249,6 +255,7 @@ mod tests {
         for k in FIELDS {
             let (x, y) = (*a.field(k).unwrap(), *b.field(k).unwrap());
             assert!((y - x).abs() <= 0.1 * x + 1e-9, "{k}: {x} -> {y}");
+            assert!(*k != "line_bytes" || x == y, "the line size stays");
             changed += usize::from(x != y);
         }
         assert!(changed > FIELDS.len() / 2);

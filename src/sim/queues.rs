@@ -108,6 +108,7 @@ impl PassQueues for SimPass<'_, '_> {
     }
 
     fn steal_from(&mut self, v: usize, batch: Option<usize>) -> Found<JobId> {
+        let before = self.sim.deque(self.w).len();
         let stealer = &self.sim.stealers[v];
         let s = match batch {
             Some(limit) => stealer.steal_batch_with_limit_and_pop(self.sim.deque(self.w), limit),
@@ -119,6 +120,9 @@ impl PassQueues for SimPass<'_, '_> {
             // (`PrivateStack::want`, as the thread's steal).
             self.sim.private[v].want();
             self.sim.stole(self.w, v);
+            // A batch also copied the handles now in the own deque.
+            let copied = self.sim.deque(self.w).len().saturating_sub(before);
+            self.sim.acc += self.sim.cost.batch_copy(self.sim.reach(v, self.w), copied);
             self.sim.workers[self.w].stolen_from = Some(v);
         }
         f
@@ -188,5 +192,61 @@ impl PassQueues for SimPass<'_, '_> {
 
     fn rechecking(&mut self) -> bool {
         self.sim.sleep.idle().is_idle(self.w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::job::JobRef;
+    use crate::sim::cost::Reach;
+    use crate::sim::tests::hierarchical_layout as machine;
+    use crate::sim::{CostModel, Fib, Policy};
+
+    /// The cost of worker `w`'s steal from `v` (`batch` as the pass asks),
+    /// with the jobs moved (the popped one and those in `w`'s deque).
+    fn steal(sim: &mut Sim<'_>, w: usize, v: usize, batch: Option<usize>) -> (f64, usize) {
+        sim.acc = 0.0;
+        let mut rng = 1;
+        let f = SimPass {
+            sim,
+            w,
+            rng: &mut rng,
+        }
+        .steal_from(v, batch);
+        assert!(matches!(f, Found::Job(_)));
+        let moved = 1 + sim.deque(w).len();
+        while sim.deque(w).pop().is_some() {}
+        (sim.acc, moved)
+    }
+
+    #[test]
+    fn a_batch_steal_pays_its_copy_line_by_line() {
+        let l = machine("llc:2 core:2");
+        let (w, v) = (0, 2);
+        let cost = CostModel::published();
+        let fib = Fib { n: 3, ns: 1 };
+        let mut sim = Sim::new(l, &cost, Policy::Hierarchical, &fib, 0);
+        let reach = sim.reach(v, w);
+        assert!(matches!(reach, Reach::At(k, _) if k.crosses_llc()));
+        for id in 0..4096 {
+            sim.deque(v).push(id);
+        }
+        let (one, n1) = steal(&mut sim, w, v, None);
+        let (batch, n) = steal(&mut sim, w, v, Some(1024));
+        assert_eq!((n1, n), (1, 1024));
+        // The popped job is the single steal's (`stole`); the 1,023 copied
+        // handles are read line by line from the victim's buffer.
+        let lines = (1023 * std::mem::size_of::<JobRef>()).div_ceil(64);
+        let copy = cost.line_node_ns + (lines * 64) as f64 / cost.bw_node;
+        assert!(
+            (batch - one - copy).abs() < 1e-6,
+            "{batch} - {one} vs {copy}"
+        );
+        assert!(lines >= 1023 / 8, "a handle is at most 8 to a line");
+        // A steal of one job or a batch of one copies nothing more.
+        assert_eq!(cost.batch_copy(reach, 0), 0.0);
+        let (single_batch, n) = steal(&mut sim, w, v, Some(1));
+        assert_eq!((n, single_batch), (1, one));
     }
 }
