@@ -3,8 +3,11 @@
 
 #![allow(clippy::single_range_in_vec_init)] // `[0..4]` is a list of worker ranges here
 
+mod common;
+
+use common::tiers::{shapes, tier};
 use locus::layout::{LayoutError, MAX_WORKERS};
-use locus::{Layout, LayoutOptions, Pinning, StealOrder, Tier, TierKind, Topology};
+use locus::{Layout, LayoutOptions, Pinning, StealOrder, TierKind, Topology};
 use std::ops::Range;
 
 fn layout(spec: &str, opts: LayoutOptions) -> Layout {
@@ -154,22 +157,6 @@ fn check_invariants(l: &Layout) {
             "llc_order({a})"
         );
     }
-}
-
-/// A tier's public fields: what these tests compare, since only the
-/// layout makes a [`Tier`] (it also carries a crate-private field).
-type Shape = (TierKind, Vec<Range<usize>>, u32);
-
-fn tier(kind: TierKind, ranges: &[Range<usize>], distance: u32) -> Shape {
-    (kind, ranges.to_vec(), distance)
-}
-
-/// The [`Shape`]s of `tiers`, to compare with [`tier`]'s.
-fn shapes(tiers: &[Tier]) -> Vec<Shape> {
-    tiers
-        .iter()
-        .map(|t| (t.kind, t.ranges.clone(), t.distance))
-        .collect()
 }
 
 const SPEC: &str = "numa:2 llc:2 cluster:2 core:4 smt:2";

@@ -8,8 +8,8 @@
 
 mod common;
 
-use locus::{Layout, LayoutOptions, Tier, TierKind, Topology};
-use std::ops::Range;
+use common::tiers::{shapes, tier};
+use locus::{Layout, LayoutOptions, TierKind, Topology};
 
 /// The layout of `t` with `num_threads` and otherwise default options; its
 /// tiers are checked to cover every other worker once.
@@ -21,22 +21,6 @@ fn layout(t: &Topology, num_threads: Option<usize>) -> Layout {
     let l = Layout::new(t, &opts).unwrap();
     check_tiers_cover(&l);
     l
-}
-
-/// A tier's public fields: what these tests compare, since only the
-/// layout makes a [`Tier`] (it also carries a crate-private field).
-type Shape = (TierKind, Vec<Range<usize>>, u32);
-
-fn tier(kind: TierKind, ranges: &[Range<usize>], distance: u32) -> Shape {
-    (kind, ranges.to_vec(), distance)
-}
-
-/// The [`Shape`]s of `tiers`, to compare with [`tier`]'s.
-fn shapes(tiers: &[Tier]) -> Vec<Shape> {
-    tiers
-        .iter()
-        .map(|t| (t.kind, t.ranges.clone(), t.distance))
-        .collect()
 }
 
 /// Tiers are disjoint, exclude the worker, and cover all other workers.
