@@ -38,10 +38,12 @@
 //!    - wakeup: a futex wake to the woken thread running, 2 to 10 µs
 //!      depending on C-states (the Linux scheduler's wakeup-latency
 //!      measurements);
-//!    - the cache line: 64 bytes on every machine class's cores (Intel's
-//!      and AMD's optimization manuals, Arm's Neoverse N1 reference manual
-//!      for the Kunpeng 920's TaiShan cores), which prices a batch steal's
-//!      copy of job handles ([`CostModel::batch_copy`]);
+//!    - the cache line: 64 bytes, the L1 and L2 `coherency_line_size`
+//!      that Linux reports in the real-machine snapshots the classes
+//!      follow (`128arm-2pa2n8cluster4co`, the Kunpeng 920, whose L3
+//!      reports 128; `memorysidecaches`, the Xeon), and Intel's and AMD's
+//!      optimization manuals for x86; it prices a batch steal's copy of job
+//!      handles ([`CostModel::batch_copy`]);
 //!    - deque operations and fences: crossbeam-deque's own benchmarks (a
 //!      push or pop a few ns, a contended CAS 20 to 50 ns), a `SeqCst`
 //!      fence about 20 ns, `membarrier` a few µs.
@@ -123,10 +125,9 @@ pub struct CostModel {
     pub bw_socket_link: f64,
     /// Cache lines a job carries to its thief (its record and captures).
     pub job_lines: f64,
-    /// The cache line's size in bytes (64 on the x86 and Arm server cores
-    /// of the machine classes: Intel's and AMD's optimization manuals,
-    /// Arm's Neoverse N1 reference manual for the Kunpeng 920's TaiShan
-    /// cores): how many lines a batch steal's copy of job handles reads
+    /// The cache line's size in bytes (64: the L1 and L2 line of every
+    /// machine class's cores, sources in the module docs): how many lines
+    /// a batch steal's copy of job handles reads
     /// ([`CostModel::batch_copy`]).
     pub line_bytes: f64,
     /// A successful steal besides its line transfers (the CAS on the
