@@ -75,8 +75,10 @@ impl fmt::Display for TierKind {
 /// bounds) asks it: in the thief's LLC or across it, and, inside it,
 /// whether that LLC is the pool's only one.
 ///
-/// Rule: a tier of a kind that crosses the LLC is [`Far`](Self::Far)
-/// (every tier of the `Flat` order); any other tier is
+/// Rule: the one tier of the `Flat` order is [`Far`](Self::Far); in the
+/// hierarchical order a tier of a kind that crosses the LLC is
+/// [`Cross`](Self::Cross) in a layout of several LLCs ([`Far`](Self::Far)
+/// in one of one LLC), and any other tier is
 /// [`WholePool`](Self::WholePool) in a layout of one LLC and
 /// [`Near`](Self::Near) in a layout of several. Why here: the rule
 /// takes a bigger batch from a long deque inside the LLC when there is no
@@ -91,16 +93,25 @@ pub(crate) enum TierBatch {
     Near,
     /// Victims in the thief's LLC, the only LLC of the pool.
     WholePool,
-    /// Victims in other LLCs ([`TierKind::crosses_llc`]).
+    /// Victims anywhere: the `Flat` order's one tier, which does not know
+    /// LLCs (and a crossing tier in a layout of one LLC).
     Far,
+    /// Victims in other LLCs ([`TierKind::crosses_llc`]), reached by the
+    /// hierarchical order in a layout of several LLCs: the only steals that
+    /// feed another LLC's idle workers.
+    Cross,
 }
 
 impl TierBatch {
-    /// The class of a tier of kind `kind` in a layout of `llcs` LLCs (the
-    /// rule of the type's docs).
+    /// The class of a hierarchical order's tier of kind `kind` in a layout
+    /// of `llcs` LLCs (the rule of the type's docs).
     pub(crate) fn of(kind: TierKind, llcs: usize) -> TierBatch {
         if kind.crosses_llc() {
-            TierBatch::Far
+            if llcs == 1 {
+                TierBatch::Far
+            } else {
+                TierBatch::Cross
+            }
         } else if llcs == 1 {
             TierBatch::WholePool
         } else {
@@ -130,8 +141,20 @@ pub struct Tier {
 }
 
 impl Tier {
-    /// A tier of kind `kind` over `ranges` at NUMA distance `distance`, in
-    /// a layout of `llcs` LLCs (which gives its [`TierBatch`]).
+    /// The `Flat` order's one tier: every worker in `ranges`, class
+    /// [`TierBatch::Far`].
+    pub(crate) fn flat(ranges: Vec<Range<usize>>) -> Tier {
+        Tier {
+            kind: TierKind::Remote,
+            ranges,
+            distance: 0,
+            batch: TierBatch::Far,
+        }
+    }
+
+    /// A hierarchical order's tier of kind `kind` over `ranges` at NUMA
+    /// distance `distance`, in a layout of `llcs` LLCs (which gives its
+    /// [`TierBatch`]).
     pub(crate) fn new(
         kind: TierKind,
         ranges: Vec<Range<usize>>,

@@ -84,14 +84,11 @@ pub(super) fn all(l: &Layout, cluster_aware: bool) -> Vec<Vec<Tier>> {
     if l.options.steal_order == StealOrder::Flat {
         return (0..n)
             .map(|w| {
-                let mut tiers = Vec::new();
-                push_tier(
-                    &mut tiers,
-                    TierKind::Remote,
-                    minus(&(0..n), &(w..w + 1)),
-                    llcs,
-                );
-                tiers
+                let ranges = minus(&(0..n), &(w..w + 1));
+                match ranges.is_empty() {
+                    true => Vec::new(),
+                    false => vec![Tier::flat(ranges)],
+                }
             })
             .collect();
     }

@@ -15,7 +15,7 @@
 //! Inside an LLC it steals one job, unless the victim's deque is long
 //! ([`pass::tiers::LONG_DEQUE`]: a loop of spawns, not a recursion); across an LLC or
 //! NUMA boundary, and from injectors, it steals a batch (half the victim's
-//! queue, capped by crossbeam's 32, or by [`pass::tiers::FAR_BATCH`] from a long
+//! queue, capped by crossbeam's 32, or by [`pass::tiers::CROSS_BATCH`] from a long
 //! deque) so that the cache misses of a remote steal buy more work.
 //!
 //! When a whole pass finds nothing the worker spins with backoff, then goes

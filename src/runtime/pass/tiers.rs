@@ -404,10 +404,12 @@ fn strided_victims(
 /// (the tier's [`TierBatch`], fixed with the layout) whose deque holds
 /// `len` jobs takes: `None` for one job, `Some(limit)` for a batch (about
 /// half the victim's deque, at most `limit`, into the own deque). Across
-/// an LLC or NUMA boundary ([`TierBatch::Far`]) always a batch (the
-/// cache misses of a remote steal buy more work), of up to [`FAR_BATCH`]
-/// from a long deque ([`LONG_DEQUE`]: a loop of spawns, not a recursion),
-/// else of up to [`BATCH`]; inside an LLC one job, but from a long deque a
+/// an LLC or NUMA boundary ([`TierBatch::Cross`], and the flat order's
+/// [`TierBatch::Far`]) always a batch (the cache misses of a remote steal
+/// buy more work), from a long deque ([`LONG_DEQUE`]: a loop of spawns,
+/// not a recursion) of up to [`CROSS_BATCH`] ([`FAR_BATCH`] for
+/// [`TierBatch::Far`]), else of up to [`BATCH`]; inside an LLC one job,
+/// but from a long deque a
 /// batch of up to [`BATCH`] ([`TierBatch::Near`]), or of up to
 /// [`FAR_BATCH`] when that LLC is the whole pool ([`TierBatch::WholePool`]).
 /// The class is read from the tier, not worked out per pass: whether the
@@ -424,9 +426,10 @@ fn strided_victims(
 #[inline]
 pub(crate) fn steal_batch(batch: TierBatch, len: usize) -> Option<usize> {
     match (batch, len >= LONG_DEQUE) {
+        (TierBatch::Cross, true) => Some(CROSS_BATCH),
         (TierBatch::Far | TierBatch::WholePool, true) => Some(FAR_BATCH),
         (TierBatch::Near, true) => Some(BATCH),
-        (TierBatch::Far, false) => Some(BATCH),
+        (TierBatch::Cross | TierBatch::Far, false) => Some(BATCH),
         (TierBatch::Near | TierBatch::WholePool, false) => None,
     }
 }
@@ -437,13 +440,14 @@ pub(crate) fn steal_batch(batch: TierBatch, len: usize) -> Option<usize> {
 /// many small jobs make one steal per job the bottleneck.
 pub(crate) const LONG_DEQUE: usize = 64;
 
-/// The most jobs a batch steal takes, but for [`FAR_BATCH`] (crossbeam's
-/// own limit).
+/// The most jobs a batch steal takes, but for [`FAR_BATCH`] and
+/// [`CROSS_BATCH`] (crossbeam's own limit).
 pub(crate) const BATCH: usize = 32;
 
-/// The most jobs a steal across the LLC takes from a long deque (at least
-/// [`LONG_DEQUE`]: a loop of spawns): half the deque up to this many,
-/// where [`BATCH`] was the bound. Why: an LLC whose work is another LLC's
+/// The most jobs a steal of the flat order, or inside the LLC of a pool
+/// of one LLC, takes from a long deque (at least [`LONG_DEQUE`]: a loop of
+/// spawns): half the deque up to this many, where [`BATCH`] was the bound;
+/// it was the bound across the LLC too, before [`CROSS_BATCH`]. Why: an LLC whose work is another LLC's
 /// loop of spawns gets it one crossing at a time (rule 4 of "Before
 /// crossing the LLC" keeps its other searchers from crossing while a mate
 /// crosses, and a worker that ran dry looks [`Reach::Near`](crate::runtime::search::Reach::Near) for its first
@@ -454,6 +458,17 @@ pub(crate) const BATCH: usize = 32;
 /// is taken only in a pool of one LLC ([`steal_batch`] says why). Recursions'
 /// deques are shorter than [`LONG_DEQUE`] and never take it.
 pub(crate) const FAR_BATCH: usize = 1024;
+
+/// The most jobs a hierarchical steal across the LLC ([`TierBatch::Cross`])
+/// takes from a long deque: [`FAR_BATCH`]'s reason, with a bound four times
+/// larger. Why: what a crossing brings is what an LLC without the spawner
+/// lives on until its next crossing (one crosser per LLC at a time), and
+/// 1,024 jobs left those LLCs idle between crossings. The copy of 4,096
+/// handles is 64 KiB, a few microseconds at the slowest link, against
+/// milliseconds of work it hands over. The flat order keeps
+/// [`FAR_BATCH`]: any of its idle workers steals from the spawner, none
+/// waits for a mate's crossing (`docs/spawn-long-batch.md`, "Session 26").
+pub(crate) const CROSS_BATCH: usize = 4096;
 
 /// The `n`-th index of a list of ranges taken as one sequence.
 fn nth_in_ranges(ranges: &[Range<usize>], mut n: usize) -> usize {
