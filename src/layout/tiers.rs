@@ -85,9 +85,10 @@ pub(super) fn all(l: &Layout, cluster_aware: bool) -> Vec<Vec<Tier>> {
         return (0..n)
             .map(|w| {
                 let ranges = minus(&(0..n), &(w..w + 1));
-                match ranges.is_empty() {
-                    true => Vec::new(),
-                    false => vec![Tier::flat(ranges)],
+                if ranges.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Tier::flat(ranges)]
                 }
             })
             .collect();

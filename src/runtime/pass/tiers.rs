@@ -409,9 +409,9 @@ fn strided_victims(
 /// buy more work), from a long deque ([`LONG_DEQUE`]: a loop of spawns,
 /// not a recursion) of up to [`CROSS_BATCH`] ([`FAR_BATCH`] for
 /// [`TierBatch::Far`]), else of up to [`BATCH`]; inside an LLC one job,
-/// but from a long deque a
-/// batch of up to [`BATCH`] ([`TierBatch::Near`]), or of up to
-/// [`FAR_BATCH`] when that LLC is the whole pool ([`TierBatch::WholePool`]).
+/// but from a long deque a batch of up to [`BATCH`] ([`TierBatch::Near`]),
+/// or of up to [`FAR_BATCH`] when that LLC is the whole pool
+/// ([`TierBatch::WholePool`]).
 /// The class is read from the tier, not worked out per pass: whether the
 /// pool has one LLC is a fact of the layout.
 ///
