@@ -39,54 +39,69 @@ where
 }
 
 /// The integer types a range iterator runs over, sealed (the traits live in
-/// a private module). The iterator impls are generic over them, not one per
-/// type as the macros below write them, for type inference: with one
+/// a private module), and the iterator traits of the module's `Iter`
+/// through them: written once for this module and `crate::range_inclusive`.
+/// The iterator impls are generic over the integer types, not one per type
+/// as the macros below write the bodies, for type inference: with one
 /// generic impl, `(0..8).into_par_iter()` has items of the literal's integer
 /// type before that type is known (so `map(|x| -x)` compiles, as in rayon);
 /// with one impl per type the compiler could not pick an impl yet.
-mod private {
-    use super::*;
+macro_rules! range_integer_traits {
+    () => {
+        mod private {
+            use super::*;
 
-    /// An integer type whose ranges run in parallel: the body of
-    /// `ParallelIterator for Iter<Self>`.
-    pub trait RangeInteger: Sized + Send {
-        fn drive_unindexed<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
-        fn opt_len(iter: &Iter<Self>) -> Option<usize>;
-    }
+            /// An integer type whose ranges run in parallel: the body of
+            /// `ParallelIterator for Iter<Self>`.
+            pub trait RangeInteger: Sized + Send {
+                fn drive_unindexed<C: UnindexedConsumer<Self>>(
+                    iter: Iter<Self>,
+                    consumer: C,
+                ) -> C::Result;
+                fn opt_len(iter: &Iter<Self>) -> Option<usize>;
+            }
 
-    /// An integer type whose range length always fits `usize`: the body of
-    /// `IndexedParallelIterator for Iter<Self>`.
-    pub trait IndexedRangeInteger: RangeInteger {
-        fn drive<C: Consumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
-        fn len(iter: &Iter<Self>) -> usize;
-        fn with_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB) -> CB::Output;
-    }
+            /// An integer type whose range length always fits `usize`: the
+            /// body of `IndexedParallelIterator for Iter<Self>`.
+            pub trait IndexedRangeInteger: RangeInteger {
+                fn drive<C: Consumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
+                fn len(iter: &Iter<Self>) -> usize;
+                fn with_producer<CB: ProducerCallback<Self>>(
+                    iter: Iter<Self>,
+                    callback: CB,
+                ) -> CB::Output;
+            }
+        }
+
+        use private::{IndexedRangeInteger, RangeInteger};
+
+        impl<T: RangeInteger> ParallelIterator for Iter<T> {
+            type Item = T;
+
+            fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+                T::drive_unindexed(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                T::opt_len(self)
+            }
+        }
+
+        impl<T: IndexedRangeInteger> IndexedParallelIterator for Iter<T> {
+            fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+                T::drive(self, consumer)
+            }
+            fn len(&self) -> usize {
+                T::len(self)
+            }
+            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+                T::with_producer(self, callback)
+            }
+        }
+    };
 }
+pub(crate) use range_integer_traits;
 
-use private::{IndexedRangeInteger, RangeInteger};
-
-impl<T: RangeInteger> ParallelIterator for Iter<T> {
-    type Item = T;
-
-    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        T::drive_unindexed(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        T::opt_len(self)
-    }
-}
-
-impl<T: IndexedRangeInteger> IndexedParallelIterator for Iter<T> {
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        T::drive(self, consumer)
-    }
-    fn len(&self) -> usize {
-        T::len(self)
-    }
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::with_producer(self, callback)
-    }
-}
+range_integer_traits!();
 
 /// Splits a range at an index.
 struct IterProducer<T> {

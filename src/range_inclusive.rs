@@ -61,52 +61,9 @@ macro_rules! with_half_open {
     }};
 }
 
-/// The integer types an inclusive range iterator runs over, sealed: one
-/// generic impl of each iterator trait, for type inference (see
-/// `crate::range`).
-mod private {
-    use super::*;
-
-    /// An integer type whose inclusive ranges run in parallel: the body of
-    /// `ParallelIterator for Iter<Self>`.
-    pub trait RangeInteger: Sized + Send {
-        fn drive_unindexed<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
-        fn opt_len(iter: &Iter<Self>) -> Option<usize>;
-    }
-
-    /// An integer type whose inclusive range length always fits `usize`:
-    /// the body of `IndexedParallelIterator for Iter<Self>`.
-    pub trait IndexedRangeInteger: RangeInteger {
-        fn drive<C: Consumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
-        fn len(iter: &Iter<Self>) -> usize;
-        fn with_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB) -> CB::Output;
-    }
-}
-
-use private::{IndexedRangeInteger, RangeInteger};
-
-impl<T: RangeInteger> ParallelIterator for Iter<T> {
-    type Item = T;
-
-    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
-        T::drive_unindexed(self, consumer)
-    }
-    fn opt_len(&self) -> Option<usize> {
-        T::opt_len(self)
-    }
-}
-
-impl<T: IndexedRangeInteger> IndexedParallelIterator for Iter<T> {
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        T::drive(self, consumer)
-    }
-    fn len(&self) -> usize {
-        T::len(self)
-    }
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::with_producer(self, callback)
-    }
-}
+// The sealed integer types and the iterator traits of `Iter` through
+// them, as in `crate::range` (one generic impl, for type inference).
+crate::range::range_integer_traits!();
 
 macro_rules! inclusive_range {
     ($($t:ty),*) => {$(
