@@ -127,8 +127,7 @@ pub struct CostModel {
     pub job_lines: f64,
     /// The cache line's size in bytes (64: the L1 and L2 line of every
     /// machine class's cores, sources in the module docs): how many lines
-    /// a batch steal's copy of job handles reads
-    /// ([`CostModel::batch_copy`]).
+    /// a batch steal's copy of job handles reads ([`CostModel::batch_copy`]).
     pub line_bytes: f64,
     /// A successful steal besides its line transfers (the CAS on the
     /// victim's deque).

@@ -445,29 +445,29 @@ pub(crate) const LONG_DEQUE: usize = 64;
 pub(crate) const BATCH: usize = 32;
 
 /// The most jobs a steal of the flat order, or inside the LLC of a pool
-/// of one LLC, takes from a long deque (at least [`LONG_DEQUE`]: a loop of
-/// spawns): half the deque up to this many, where [`BATCH`] was the bound;
-/// it was the bound across the LLC too, before [`CROSS_BATCH`]. Why: an LLC whose work is another LLC's
-/// loop of spawns gets it one crossing at a time (rule 4 of "Before
-/// crossing the LLC" keeps its other searchers from crossing while a mate
-/// crosses, and a worker that ran dry looks [`Reach::Near`](crate::runtime::search::Reach::Near) for its first
-/// passes), and [`BATCH`] jobs fed a 20-worker LLC for about one job
-/// each: in the simulator its workers idled half the time, and `spawn`
-/// took 1.12 times flat stealing's makespan on the 2x Xeon 6230. The bound
-/// keeps one steal's copy of job handles short (16 KiB). Inside an LLC it
-/// is taken only in a pool of one LLC ([`steal_batch`] says why). Recursions'
-/// deques are shorter than [`LONG_DEQUE`] and never take it.
+/// of one LLC ([`TierBatch::Far`], [`TierBatch::WholePool`]), takes from a
+/// long deque (at least [`LONG_DEQUE`]: a loop of spawns): half the deque
+/// up to this many, where [`BATCH`] is the bound otherwise. Why: there a
+/// thief's batch feeds only itself (every idle worker steals from the
+/// spawner's deque on its own), and with [`BATCH`] the steals were the
+/// bottleneck of a loop of short spawns (the simulated laptop's
+/// `spawn:100000` took 1.10 times the flat order's makespan;
+/// `docs/spawn-long-batch.md`, "Session 25"). The bound keeps one steal's
+/// copy of job handles short (16 KiB). Recursions' deques are shorter
+/// than [`LONG_DEQUE`] and never take it.
 pub(crate) const FAR_BATCH: usize = 1024;
 
 /// The most jobs a hierarchical steal across the LLC ([`TierBatch::Cross`])
-/// takes from a long deque: [`FAR_BATCH`]'s reason, with a bound four times
-/// larger. Why: what a crossing brings is what an LLC without the spawner
-/// lives on until its next crossing (one crosser per LLC at a time), and
-/// 1,024 jobs left those LLCs idle between crossings. The copy of 4,096
-/// handles is 64 KiB, a few microseconds at the slowest link, against
-/// milliseconds of work it hands over. The flat order keeps
-/// [`FAR_BATCH`]: any of its idle workers steals from the spawner, none
-/// waits for a mate's crossing (`docs/spawn-long-batch.md`, "Session 26").
+/// takes from a long deque: half the deque up to this many. Why: an LLC
+/// whose work is another LLC's loop of spawns gets it one crossing at a
+/// time (rule 4 of "Before crossing the LLC" keeps its other searchers
+/// from crossing while a mate crosses, and a worker that ran dry looks
+/// [`Reach::Near`](crate::runtime::search::Reach::Near) for its first
+/// passes), so what one crossing brings is what the LLC lives on until the
+/// next; with [`FAR_BATCH`] those LLCs idled between crossings. The copy
+/// of 4,096 handles is 64 KiB, a few microseconds at the slowest link,
+/// against milliseconds of work it hands over
+/// (`docs/spawn-long-batch.md`, "Session 26").
 pub(crate) const CROSS_BATCH: usize = 4096;
 
 /// The `n`-th index of a list of ranges taken as one sequence.

@@ -68,13 +68,13 @@ fn a_one_llc_pool_takes_the_far_batch_inside_its_llc() {
     }
 }
 
-/// A tier's class agrees with the worker's tier list (what every pass
-/// worked the rule out from before the layout held it): a tier that crosses the LLC is
-/// `Far` in the flat order and in a layout of one LLC, `Cross` in a
-/// hierarchical layout of several (a worker alone in its LLC included,
-/// whose crossings feed its LLC as anyone's do), and one inside it is `WholePool` exactly when the worker has
-/// no steal tier across an LLC (`near_tiers` is `None`), on every shape,
-/// worker count, steal order and cluster mode below.
+/// A tier's class agrees with the worker's tier list: a tier that
+/// crosses the LLC is `Far` in the flat order and in a layout of one LLC,
+/// `Cross` in a hierarchical layout of several (a worker alone in its LLC
+/// included, whose crossings feed its LLC as anyone's do), and one inside
+/// it is `WholePool` exactly when the worker has no steal tier across an
+/// LLC (`near_tiers` is `None`), on every shape, worker count, steal order
+/// and cluster mode below.
 #[test]
 fn the_batch_class_agrees_with_the_tier_list() {
     for spec in [
