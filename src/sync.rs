@@ -440,7 +440,7 @@ pub enum Pause {
 /// With the `sim` feature, the protocols' 64-bit words (the idle masks and
 /// their summary) count every access on the calling thread, so that the
 /// simulator can report how many words an idle claim reads, running the
-/// claim code itself ([`words_touched`]). Without the feature this module
+/// claim code itself ([`words_touched`](counted::words_touched)). Without the feature this module
 /// does not exist and the words are `std`'s.
 #[cfg(all(feature = "sim", not(loom)))]
 pub(crate) mod counted {

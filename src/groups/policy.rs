@@ -1,6 +1,6 @@
 //! The decisions of job groups as pure code, testable without threads:
 //! [`AffinityTracker`] (learned LLC preference with hysteresis),
-//! [`overloaded`] and [`may_help`] (when other LLCs may help a packed LLC),
+//! [`overloaded_by`] and [`may_help_by`] (when other LLCs may help a packed LLC),
 //! [`SpreadDealer`]
 //! (capacity-weighted smooth round robin) and [`spread_units`] (what the
 //! dealer deals over on a [`Layout`]).
@@ -21,7 +21,7 @@ pub(crate) const MIN_ACTIVITY: u64 = 8;
 /// A group's learned LLC preference, the way the kernel's cache-aware
 /// scheduling picks a process's preferred LLC.
 ///
-/// - [`record`](Self::record) counts a job that ran in an LLC;
+/// - [`record_all`](Self::record_all) counts the jobs that ran in each LLC;
 /// - [`decay`](Self::decay) halves every count (the runtime calls it once per
 ///   elapsed decay period), so old activity fades;
 /// - the preference is re-evaluated after each call: with less than

@@ -6,7 +6,7 @@
 //! caches (and, on NUMA machines, on the node that first touched them).
 //!
 //! A run with a [`Replay`] cuts the iterator down to one piece per worker
-//! (the first split of [`plumbing`](super::plumbing), down to the workers)
+//! (the first split of [`plumbing`], down to the workers)
 //! and records which worker started each piece. The next run of the same
 //! length on the same pool sends each piece back to that worker: the
 //! worker is preferred (a copy of the job in its own queue, woken if

@@ -3,7 +3,7 @@
 //!
 //! Each is a thin wrapper over [`ThreadPoolBuilder`]: a `Configuration` holds
 //! a builder, its setters forward to the builder's, and the errors are the
-//! builder's [`BuildError`] boxed as `Box<dyn Error>` (rayon-core's
+//! builder's [`BuildError`](crate::BuildError) boxed as `Box<dyn Error>` (rayon-core's
 //! signatures). New code uses the builder.
 
 #![allow(deprecated)]

@@ -1,7 +1,7 @@
 //! The public API: [`ThreadPool`], its builder, and rayon-core's free
-//! functions ([`join`], [`scope`], [`scope_fifo`], [`in_place_scope`],
-//! [`spawn`], [`spawn_fifo`], [`broadcast`], [`spawn_broadcast`],
-//! [`yield_now`], [`current_thread_index`], [`current_num_threads`], ...).
+//! functions ([`join`](fn@join), [`scope`](fn@scope), [`scope_fifo`], [`in_place_scope`],
+//! [`spawn`](fn@spawn), [`spawn_fifo`], [`broadcast`](fn@broadcast), [`spawn_broadcast`],
+//! [`yield_now`](fn@yield_now), [`current_thread_index`], [`current_num_threads`], ...).
 //!
 //! Free functions run on the current worker's pool when called from a
 //! worker, else on the global pool (built on first use from

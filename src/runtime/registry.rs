@@ -135,7 +135,7 @@
 //! nobody has a handle yet), and the builder waits for them to leave.
 //!
 //! **Threads.** Threads are started through the builder's spawn strategy
-//! (`pool::thread_builder`): each is a [`ThreadBuilder`] counted *live*
+//! (`pool::thread_builder`): each is a [`ThreadBuilder`](super::thread_builder::ThreadBuilder) counted *live*
 //! until its `run` returns or it is dropped unrun. Waiting for the workers
 //! to exit means waiting for that count to reach zero, then joining the
 //! threads the pool started itself (the default strategy keeps their

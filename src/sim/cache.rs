@@ -10,7 +10,7 @@
 //!   [`CostModel::llc_bytes`]: the topology reads which PUs share a cache,
 //!   not how big it is, so the size comes from the machine class's cost
 //!   file (`--cost epyc`, ...; `src/sim/classes/`) or `--cost FILE`.
-//! - **Granularity**: a block of named data ([`Touch::id`], [`Task::data`]
+//! - **Granularity**: a block of named data ([`Touch::id`](super::workload::Touch::id), [`Task::data`](super::workload::Task::data)
 //!   of the workload), with the bytes a task touches of it, not a cache
 //!   line. Each cache keeps blocks in LRU order and evicts the least
 //!   recently used ones until a new block fits; a block larger than a

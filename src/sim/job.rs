@@ -52,7 +52,7 @@ pub(super) struct Job {
     pub(super) placed: bool,
     /// It runs on another worker than its creator (`Start::migrated`).
     pub(super) migrated: bool,
-    /// The task after its `join` ([`Body::JoinThen`]) was started.
+    /// The task after its `join` ([`Body::JoinThen`](super::workload::Body::JoinThen)) was started.
     pub(super) then_started: bool,
 }
 

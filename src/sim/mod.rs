@@ -222,7 +222,7 @@ pub fn report(
     )
 }
 
-/// [`report`] with each policy and worker count simulated `repeat.runs`
+/// [`report`](fn@report) with each policy and worker count simulated `repeat.runs`
 /// times, with the seeds and perturbed costs of [`Repeat`]; the report's
 /// table and JSON show each column's median and range.
 ///

@@ -62,7 +62,7 @@ impl IdleShape {
         shape
     }
 
-    /// The shape of [`uniform`](Self::uniform), but each LLC's order is the
+    /// The shape of `uniform` (tests and loom models), but each LLC's order is the
     /// LLCs after it in index order, then those before it: two runs per
     /// LLC, so memory linear in the LLCs at any size.
     pub fn uniform_ring(workers: usize, per_llc: usize, per_cluster: usize) -> IdleShape {

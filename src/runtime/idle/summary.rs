@@ -57,7 +57,7 @@ impl IdleMasks {
     }
 
     /// The summary's root word, non-zero iff some worker is armed: a caller
-    /// that asks [`Self::any_unclaimed`] very often (every `join`) keeps a
+    /// that asks for an armed worker very often (every `join`) keeps a
     /// reference to it, loads it, and calls [`Self::any_bit_set`] only when
     /// it is non-zero.
     #[inline]

@@ -89,7 +89,7 @@ pub(crate) fn load_of(idle: &IdleMasks, l: usize) -> (usize, usize) {
     (busy_in(idle, l), idle.llc_len(l))
 }
 
-/// The help rule ([`crate::groups::may_help`]) read from the idle masks:
+/// The help rule ([`crate::groups::may_help_by`]) read from the idle masks:
 /// may `helper` (or, for `None`, an idle helper) of another LLC take a job
 /// from LLC `l`'s pack queue?
 pub fn may_help_in(idle: &IdleMasks, l: usize, helper: Option<usize>) -> bool {

@@ -20,7 +20,7 @@ pub(super) const ELEM: u64 = 8;
 pub(super) const SPLIT_NS: u64 = 5;
 
 /// A task of `work_ns` and `body` whose data is all named by
-/// [`Workload::touches`] (no footprint, no data identity): every task of
+/// [`Workload::touches`](crate::sim::workload::Workload::touches) (no footprint, no data identity): every task of
 /// these workloads.
 pub(super) fn task(work_ns: u64, body: Body) -> Task {
     Task {

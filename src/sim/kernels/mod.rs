@@ -1,9 +1,9 @@
 //! Workloads with data, the kernels users run: a stencil, a blocked
 //! matrix product, a merge sort, STREAM's triad, a tree reduction and a
 //! pipeline of job groups. Each declares the data it reads and writes as
-//! [`Touch`]es (named blocks of its arrays), so the cost model charges
+//! [`Touch`](crate::sim::workload::Touch)es (named blocks of its arrays), so the cost model charges
 //! moving them from where they were last written; none uses
-//! [`Task::footprint`] (its tasks' data all has a name).
+//! [`Task::footprint`](crate::sim::workload::Task::footprint) (its tasks' data all has a name).
 //!
 //! # Work figures
 //!
@@ -25,7 +25,7 @@
 //!
 //! # Data names
 //!
-//! A [`Touch::id`] is `kind << 56 | array << 48 | index`: the same block
+//! A [`Touch::id`](crate::sim::workload::Touch::id) is `kind << 56 | array << 48 | index`: the same block
 //! is the same id in every task and every sweep, so the model knows where
 //! it was last written.
 //!
