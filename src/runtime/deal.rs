@@ -61,6 +61,42 @@
 //! deal takes the oldest private half, and frames nest), so the owner
 //! keeps its holds as a stack and looks only at its top.
 //!
+//! # Re-dealing to a dry LLC
+//!
+//! Once the regions are spent, a promotion deals again, without a region,
+//! when a busy LLC still holds a deep tree while another LLC has run dry
+//! ([`Deal::redeal`]):
+//! - the promoter holds at least [`REDEAL_HELD`] halves (its deque's jobs
+//!   and its private halves: the oldest is that many `join` levels above
+//!   its current frame, so a big subtree);
+//! - no worker of its own LLC `l` is counted as searching or armed (idle);
+//! - another LLC `d` is *dry*: at least three quarters of its workers are
+//!   armed or searching (one load of its leaf of the idle summary, one of
+//!   its searcher count), and `d` is `free` (its pack queue empty, so at
+//!   most one re-deal waits per LLC; no piece of an iterator's first split
+//!   runs there). The nearest such LLC first (`l`'s LLC order).
+//!
+//! What goes to `d`'s pack queue (the same push and wakeup as a deal) is
+//! the oldest job the promoter holds: its deque's oldest, taken with an
+//! ordinary steal of its own deque and pushed without a hold (its owner's
+//! frame finds it gone and waits for its latch, as for a stolen one),
+//! else, with an empty deque, the promoted half, dealt as above with a
+//! hold. The half being promoted then goes to the deque as usual.
+//!
+//! Why: the deal gives `fib`'s unequal halves to the LLCs in shares of
+//! 38 / 24 / 24 / 15% on four LLCs, so the dealer's LLC is the last to
+//! finish. In the simulator's `fib:28` the rule fires a few times, at the
+//! end of the ramp-up (11 to 16 us on the Kunpeng and the Xeon), when the
+//! dealer's LLC is fully awake and holds a deep tree while the LLCs dealt
+//! to are still waking: it moves `fib(16)` to `fib(21)` from the dealer's
+//! LLC to them, which evens the shares out; later no worker holds that
+//! many halves. Moving the promoted (private) half instead brought
+//! nothing: at a promotion the deque holds the worker's bigger job, and
+//! its private halves are small (`docs/weighted-deal.md`, "Session 28").
+//! Data workloads never meet the rule in the simulator: their trees are
+//! shallower than [`REDEAL_HELD`], and an LLC running a placed piece is
+//! not free.
+//!
 //! Everything here is a hint: the regions are read and bisected with CASes
 //! so that two promoters of one LLC do not deal the same half of a region
 //! twice, but any value only decides where a job is pushed, never whether
@@ -74,6 +110,13 @@ use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use super::job::{Job, JobRef};
 use super::sleep::Sleep;
+
+/// Halves (deque jobs and private halves) a promoter must hold for a
+/// re-deal (module docs, "Re-dealing to a dry LLC"): a deep tree's top
+/// levels are worth moving to a dry LLC, a shallow tree's are not. In the
+/// simulator's `fib:28`, 8 to 16 helped the Kunpeng and 6 cost the Xeon
+/// 3%; 14 helped both most, and no data workload holds that many.
+pub(crate) const REDEAL_HELD: usize = 14;
 
 /// A region as one word: `lo << SHIFT | hi` (LLCs `lo..hi`); 0 (empty) is
 /// the cleared region, which deals nothing.
@@ -160,6 +203,48 @@ impl Deal {
                 Err(v) => cur = v,
             }
         }
+    }
+
+    /// Where a worker of LLC `l` that holds `held` halves (its deque's
+    /// jobs and its private halves) and whose promotion [`Deal::target`]
+    /// did not deal re-deals its oldest job: the nearest dry LLC that is
+    /// `free`, if its own LLC is busy (module docs, "Re-dealing to a dry
+    /// LLC"). `None` at once below [`REDEAL_HELD`] and in a pool of one
+    /// LLC.
+    #[inline]
+    pub fn redeal(
+        &self,
+        sleep: &Sleep,
+        l: usize,
+        held: usize,
+        free: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        if held < REDEAL_HELD || !self.enabled() {
+            return None;
+        }
+        Self::dry_llc(sleep, l, &free)
+    }
+
+    /// [`Deal::redeal`] past its first test: whether `l` is busy, then the
+    /// nearest dry and free LLC.
+    #[cold]
+    #[inline(never)]
+    fn dry_llc(sleep: &Sleep, l: usize, free: &impl Fn(usize) -> bool) -> Option<usize> {
+        let idle = sleep.idle();
+        if sleep.searching_in(l) > 0 || idle.idle_count(l) > 0 {
+            return None;
+        }
+        // Armed and searching overlap while a claim is in flight (a claimed
+        // worker is in both counts): capped at the LLC's size.
+        let dry = |m: usize| {
+            let len = idle.llc_len(m);
+            let out = (idle.idle_count(m) + sleep.searching_in(m).max(0) as usize).min(len);
+            4 * out >= 3 * len
+        };
+        idle.llc_order(l)
+            .iter()
+            .flat_map(|r| r.clone())
+            .find(|&m| m != l && dry(m) && free(m))
     }
 
     /// A start for LLC `l`, whose region was `cur` (at most `l` itself):
@@ -411,9 +496,64 @@ mod tests {
         assert!(d.release());
     }
 
+    /// Four LLCs of four workers, all working; the workers of `dry`
+    /// LLCs all armed (idle) but the first, which searches.
+    fn busy_but(dry: &[usize]) -> Sleep {
+        let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(16, 4, 0)), 16);
+        for &d in dry {
+            for w in 4 * d..4 * d + 4 {
+                sleep.start_searching(w);
+                if w > 4 * d {
+                    let _ = sleep.prepare_sleep(w);
+                }
+            }
+        }
+        sleep
+    }
+
+    #[test]
+    fn a_deep_holder_of_a_busy_llc_redeals_to_the_dry_llc() {
+        let sleep = busy_but(&[2]);
+        let deal = Deal::new(4);
+        // The pool is not quiet: no start, no region deal.
+        assert_eq!(deal.target(&sleep, 0, |_| true), None);
+        assert_eq!(deal.redeal(&sleep, 0, REDEAL_HELD, |_| true), Some(2));
+        // A shallow holder keeps its jobs.
+        assert_eq!(deal.redeal(&sleep, 0, REDEAL_HELD - 1, |_| true), None);
+        // One re-deal waits in the dry LLC's pack queue: no second one.
+        assert_eq!(deal.redeal(&sleep, 0, REDEAL_HELD, |m| m != 2), None);
+    }
+
+    #[test]
+    fn no_redeal_from_an_llc_with_a_searcher_or_to_a_busy_one() {
+        let sleep = busy_but(&[2]);
+        let deal = Deal::new(4);
+        // LLC 2 is the dry one: it does not deal to itself, nor does a
+        // busy LLC see a dry one when none is.
+        assert_eq!(deal.redeal(&sleep, 2, REDEAL_HELD, |_| true), None);
+        let sleep = busy_but(&[]);
+        assert_eq!(deal.redeal(&sleep, 0, REDEAL_HELD, |_| true), None);
+        // A searcher in the own LLC: its mates' jobs are for it.
+        let sleep = busy_but(&[2]);
+        sleep.start_searching(1);
+        assert_eq!(deal.redeal(&sleep, 0, REDEAL_HELD, |_| true), None);
+    }
+
+    #[test]
+    fn a_redeal_goes_to_the_nearest_dry_llc() {
+        // From LLC 2, LLCs 1 and 3 are equally near (lower first), 0 last.
+        let sleep = busy_but(&[0, 3]);
+        let deal = Deal::new(4);
+        assert_eq!(deal.redeal(&sleep, 2, REDEAL_HELD, |_| true), Some(3));
+        assert_eq!(deal.redeal(&sleep, 2, REDEAL_HELD, |m| m != 3), Some(0));
+        let sleep = busy_but(&[0, 1]);
+        assert_eq!(deal.redeal(&sleep, 2, REDEAL_HELD, |_| true), Some(1));
+    }
+
     #[test]
     fn one_llc_never_deals() {
         let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(4, 4, 0)), 4);
         assert_eq!(Deal::new(1).target(&sleep, 0, |_| true), None);
+        assert_eq!(Deal::new(1).redeal(&sleep, 0, usize::MAX, |_| true), None);
     }
 }

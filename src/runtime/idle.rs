@@ -369,6 +369,12 @@ impl IdleMasks {
         })
     }
 
+    /// LLC `l`'s other LLCs, nearest first, as runs of consecutive LLC
+    /// ids (the shape's `llc_order`).
+    pub fn llc_order(&self, l: usize) -> &[Range<usize>] {
+        &self.llc_order[l]
+    }
+
     /// Whether worker `w`'s idle bit is set (idle and not claimed).
     pub fn is_idle(&self, w: usize) -> bool {
         let (word, bit) = self.slot(w);

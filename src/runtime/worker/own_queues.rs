@@ -96,25 +96,20 @@ unsafe impl Owner for &WorkerThread {
         }
     }
 
-    /// The deal of a ramp-up (`runtime::deal`): the pack queue of the LLC
-    /// it names, with that queue's wakeup (`group_routing::push_to`).
+    /// The deal of a ramp-up and the re-deal to a dry LLC
+    /// (`runtime::deal`): the pack queue of the LLC they name, with that
+    /// queue's wakeup (`group_routing::push_to`).
     #[inline(never)]
     fn deal(&mut self, job: JobRef) -> Option<JobRef> {
         let reg = &*self.registry;
-        let Some(llc) = reg.sleep.deal().target(&reg.sleep, self.llc, |m| {
-            reg.group_llc[m].is_empty() && reg.llc_hints[m].placed.load(StdOrdering::Relaxed) == 0
-        }) else {
-            return Some(job);
+        let Some(llc) = reg
+            .sleep
+            .deal()
+            .target(&reg.sleep, self.llc, |m| self.free(m))
+        else {
+            return self.redeal(job);
         };
-        let me: &WorkerThread = self;
-        group_routing::push_to(
-            &mut (reg, Some(me)),
-            crate::groups::Destination::Pack {
-                llc,
-                wake_from: None,
-            },
-            crate::runtime::deal::Holds::deal(job),
-        );
+        self.pack(llc, crate::runtime::deal::Holds::deal(job));
         None
     }
 
@@ -150,5 +145,47 @@ unsafe impl Owner for &WorkerThread {
     #[inline]
     fn pulled(&mut self) {
         self.counters().injector_pull();
+    }
+}
+
+impl WorkerThread {
+    /// Whether LLC `m` may be dealt to (`Deal::target`'s `free`): its pack
+    /// queue is empty and it runs no placed piece.
+    fn free(&self, m: usize) -> bool {
+        let reg = &*self.registry;
+        reg.group_llc[m].is_empty() && reg.llc_hints[m].placed.load(StdOrdering::Relaxed) == 0
+    }
+
+    /// `job` to LLC `llc`'s pack queue, with that queue's wakeup.
+    fn pack(&self, llc: usize, job: JobRef) {
+        let dest = crate::groups::Destination::Pack {
+            llc,
+            wake_from: None,
+        };
+        group_routing::push_to(&mut (&*self.registry, Some(self)), dest, job);
+    }
+
+    /// The re-deal to a dry LLC (`deal::Deal::redeal`), asked when the
+    /// deal's regions dealt nothing: moves the deque's oldest job if there
+    /// is one (`job` then goes to the deque: returned), else deals `job`.
+    /// Out of line and cold: a pool of one LLC never comes here.
+    #[cold]
+    #[inline(never)]
+    fn redeal(&self, job: JobRef) -> Option<JobRef> {
+        let reg = &*self.registry;
+        let held = self.deque.len() + WorkerThread::private(self).private_count();
+        let llc = reg
+            .sleep
+            .deal()
+            .redeal(&reg.sleep, self.llc, held, |m| self.free(m));
+        let Some(llc) = llc else {
+            return Some(job);
+        };
+        if let crossbeam_deque::Steal::Success(oldest) = self.info().stealer.steal() {
+            self.pack(llc, oldest);
+            return Some(job);
+        }
+        self.pack(llc, crate::runtime::deal::Holds::deal(job));
+        None
     }
 }
