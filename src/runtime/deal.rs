@@ -90,9 +90,9 @@
 //! dealer's LLC is fully awake and holds a deep tree while the LLCs dealt
 //! to are still waking: it moves `fib(16)` to `fib(21)` from the dealer's
 //! LLC to them, which evens the shares out; later no worker holds that
-//! many halves. Moving the promoted (private) half instead brought
-//! nothing: at a promotion the deque holds the worker's bigger job, and
-//! its private halves are small (`docs/weighted-deal.md`, "Session 28").
+//! many halves. It moves the deque's oldest, not the promoted half,
+//! because at a promotion the deque holds the worker's bigger job and its
+//! private halves are small (`docs/weighted-deal.md`, "Session 28").
 //! Data workloads never meet the rule in the simulator: their trees are
 //! shallower than [`REDEAL_HELD`], and an LLC running a placed piece is
 //! not free.
@@ -113,9 +113,10 @@ use super::sleep::Sleep;
 
 /// Halves (deque jobs and private halves) a promoter must hold for a
 /// re-deal (module docs, "Re-dealing to a dry LLC"): a deep tree's top
-/// levels are worth moving to a dry LLC, a shallow tree's are not. In the
-/// simulator's `fib:28`, 8 to 16 helped the Kunpeng and 6 cost the Xeon
-/// 3%; 14 helped both most, and no data workload holds that many.
+/// levels are worth moving to a dry LLC, a shallow tree's are not. The
+/// value is the simulator's best for `fib:28` on the Kunpeng and the Xeon
+/// together, and deeper than any data workload's tree
+/// (`docs/weighted-deal.md`, "Session 28").
 pub(crate) const REDEAL_HELD: usize = 14;
 
 /// A region as one word: `lo << SHIFT | hi` (LLCs `lo..hi`); 0 (empty) is
