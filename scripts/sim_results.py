@@ -4,6 +4,7 @@
     python3 scripts/sim_results.py run [--runs 5] [--out DIR] [--only MACHINE,...]
                                        [--workloads SPEC,...] [--cost COST]
     python3 scripts/sim_results.py render [--out DIR] [--md FILE] [--svg FILE]
+    python3 scripts/sim_results.py bound [--workloads SPEC,...] [--runs 5] [--seeds 0,5]
 
 `run` simulates every workload on every machine class under the policies
 hierarchical, flat and rayon-like with `--runs N` (seeds 0..N-1, every cost
@@ -18,7 +19,17 @@ of hierarchical's ratios to rayon-like and to flat; per workload: makespan, the
 paired ratio to rayon-like, bytes read across LLCs, share of steals in the
 thief's LLC: median [min-max] over the runs) to FILE or stdout, and writes
 the SVG chart of the hierarchical/flat and hierarchical/rayon-like
-makespan ratios (docs/simulator-results.svg). Standard library only.
+makespan ratios (docs/simulator-results.svg).
+
+`bound` asks how much any placement could gain on a workload
+(docs/locality-bound.md): it runs the three policies on the multi-LLC
+machines under each class's real costs and under two derived models:
+"ideal locality" (every byte from another LLC costs what a byte from the
+reader's own LLC costs, remote DRAM what local DRAM costs, no link limits;
+the DRAM channels' shared bandwidth stays) and "memory free" (every
+transfer and DRAM read costs nothing). It prints, per machine, the best
+policy's makespan in each over rayon-like's and flat's real makespan of
+the same seed, next to hierarchical's real ratios. Standard library only.
 """
 
 import argparse
@@ -256,6 +267,83 @@ def svg(reports):
     return head + "\n".join(ticks + rows) + "\n</svg>\n"
 
 
+def derived_costs(cls, out):
+    """The override files of `bound` for machine class `cls`, in `out`."""
+    vals = {}
+    for line in open(f"src/sim/classes/{cls}.cost"):
+        line = line.split("#")[0].strip()
+        if "=" in line:
+            k, v = (x.strip() for x in line.split("=", 1))
+            vals[k] = v
+    ideal = {
+        "line_node_ns": vals["line_llc_ns"], "line_remote_ns": vals["line_llc_ns"],
+        "bw_node": vals["bw_llc"], "bw_remote": vals["bw_llc"],
+        "dram_remote_ns": vals["dram_ns"], "bw_dram_remote": vals["bw_dram"],
+        "bw_llc_link": "0", "bw_socket_link": "0",
+    }
+    fast = "1000000"
+    free = {k: "0" for k in ["line_smt_ns", "line_cluster_ns", "line_llc_ns", "line_node_ns",
+                             "line_remote_ns", "dram_ns", "dram_remote_ns"]}
+    free.update({k: fast for k in ["bw_cluster", "bw_llc", "bw_node", "bw_remote", "bw_dram",
+                                   "bw_dram_remote", "bw_dram_package", "bw_llc_link",
+                                   "bw_socket_link"]})
+    files = {}
+    for name, kv in [("ideal", ideal), ("free", free)]:
+        f = os.path.join(out, f"{cls}-{name}.cost")
+        with open(f, "w") as fh:
+            fh.write(f"# {name}: derived from src/sim/classes/{cls}.cost by scripts/sim_results.py bound\n")
+            fh.writelines(f"{k} = {v}\n" for k, v in kv.items())
+        files[name] = f
+    return files
+
+
+def bound(args):
+    exe = "target/release/examples/simulate"
+    if not os.path.exists(exe):
+        sys.exit(f"{exe} missing: cargo build --release --features sim --example simulate")
+    os.makedirs(args.out, exist_ok=True)
+    seeds = [int(x) for x in args.seeds.split(",")]
+    print("| workload | machine | hierarchical ÷ rayon-like | hierarchical ÷ flat "
+          "| ideal locality, best ÷ rayon-like | ideal locality, best ÷ flat | memory free, best ÷ rayon-like |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for spec in args.workloads.split(","):
+        for key, _, machine, cls in machines():
+            if key == "laptop":  # one LLC: nothing to place
+                continue
+            files = derived_costs(cls, args.out)
+            real = f"published,src/sim/classes/{cls}.cost"
+            runs = {}
+            for kind, cost in [("real", real), ("ideal", real + "," + files["ideal"]),
+                               ("free", real + "," + files["free"])]:
+                runs[kind] = []
+                for seed in seeds:
+                    p = os.path.join(args.out, f"{key}__{spec.replace(':', '_')}__{kind}__{seed}.json")
+                    if not os.path.exists(p):
+                        cmd = [exe, "--machine", machine, "--workload", spec, "--policy",
+                               ",".join(POLICIES), "--runs", str(args.runs), "--seed", str(seed),
+                               "--cost", cost, "--json", p + ".tmp"]
+                        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+                        os.replace(p + ".tmp", p)
+                    runs[kind] += json.load(open(p))["runs"]
+
+            def ms(kind, policy):
+                return {r["seed"]: r["makespan_ns"] for r in runs[kind] if r["policy"] == policy}
+
+            rayon, flat, hier = ms("real", "rayon-like"), ms("real", "flat"), ms("real", "hierarchical")
+
+            def best(kind):
+                per = [ms(kind, p) for p in POLICIES]
+                return {s: min(m[s] for m in per) for s in rayon}
+
+            ideal, free = best("ideal"), best("free")
+            f = lambda xs: spread(xs, lambda x: f"{x:.2f}")
+            print(f"| {spec} | {key} | {f([hier[s] / rayon[s] for s in rayon])} "
+                  f"| {f([hier[s] / flat[s] for s in rayon])} | {f([ideal[s] / rayon[s] for s in rayon])} "
+                  f"| {f([ideal[s] / flat[s] for s in rayon])} | {f([free[s] / rayon[s] for s in rayon])} |",
+                  flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -269,8 +357,13 @@ def main():
     d.add_argument("--out", default="target/sim-results")
     d.add_argument("--md", default="")
     d.add_argument("--svg", default="")
+    b = sub.add_parser("bound")
+    b.add_argument("--runs", type=int, default=5)
+    b.add_argument("--seeds", default="0,5", help="first seeds of each set of --runs runs")
+    b.add_argument("--out", default="target/sim-bound")
+    b.add_argument("--workloads", default="matmul")
     a = ap.parse_args()
-    run(a) if a.cmd == "run" else render(a)
+    {"run": run, "render": render, "bound": bound}[a.cmd](a)
 
 
 if __name__ == "__main__":
