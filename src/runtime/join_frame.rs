@@ -249,15 +249,24 @@ mod tests {
         fn own_group_queues(&self) -> [&Injector<u32>; 2] {
             [&self.groups[0], &self.groups[1]]
         }
-        fn deal(&mut self, job: u32) -> Option<u32> {
-            let free = self.dealt_to.is_empty();
-            if self.sleep.deal().target(&self.sleep, 0, |_| free).is_none() {
-                return Some(job);
-            }
-            let d = Arc::new(Dealt::new(job));
-            self.holds.push(d.clone());
-            self.dealt_to.push(d);
-            None
+        fn llc(&self) -> usize {
+            0
+        }
+        fn llc_free(&self, _: usize) -> bool {
+            self.dealt_to.is_empty()
+        }
+        fn steal_oldest(&mut self) -> Option<u32> {
+            self.deque.stealer().steal().success()
+        }
+        fn hold_dealt(&mut self, job: u32) -> u32 {
+            self.holds.push(Arc::new(Dealt::new(job)));
+            job
+        }
+        /// The queue's copy is the hold's record (the fake holds too few
+        /// halves to re-deal, so it deals only held halves).
+        fn deal_to(&mut self, _: usize, job: u32) {
+            let d = self.holds.last().filter(|d| d.job() == job);
+            self.dealt_to.push(d.expect("a held half").clone());
         }
         fn take_dealt(&mut self, b: u32) -> bool {
             if self.holds.last().is_none_or(|d| d.job() != b) {

@@ -14,10 +14,22 @@
 //! what the sleep proof asks of them is in "Private `join` halves" of
 //! [`super::sleep`].
 //!
+//! The deal of a ramp-up and the re-deal to a dry LLC ([`super::deal`])
+//! are applied here too, by [`promote`] and [`promote_all`] in a pool of
+//! several LLCs (`deal`, `redeal`: the rules are `Deal::target` and
+//! `Deal::redeal`); an owner gives them five primitives, called only from
+//! there: [`Owner::llc`] and [`Owner::llc_free`] (hints for the rules),
+//! [`Owner::steal_oldest`] (a steal of its own deque, which may lose to a
+//! thief), [`Owner::hold_dealt`] (the hold [`Owner::take_dealt`] later
+//! looks at) and [`Owner::deal_to`] (the pack queue's push and wakeup).
+//!
 //! Invariants: only the worker itself calls these (its private stack has
 //! one owner, the [`Owner`] contract); a private push ends both marks; a
 //! job moved from the private stack to the deque is followed by one
-//! fenced notify.
+//! fenced notify; a dealt job goes through [`Owner::deal_to`] once, after
+//! [`Owner::hold_dealt`] if it was a private half, without it if it was
+//! the deque's oldest (whose frame then waits for its latch, as for a
+//! stolen job).
 
 use std::cell::Cell;
 
@@ -86,24 +98,40 @@ pub(crate) unsafe trait Owner {
         self.notify();
     }
 
-    /// A private half just promoted: pushes it to another LLC's pack queue
-    /// with that queue's wakeup if the deal of a ramp-up says so
-    /// ([`super::deal`]; the owner's LLC and the pack queues are the
-    /// implementor's), else hands it back for the own deque. Asked only
-    /// in a pool of several LLCs ([`super::deal::Deal::enabled`]).
-    #[inline(always)]
-    fn deal(&mut self, job: Self::Job) -> Option<Self::Job> {
-        Some(job)
-    }
+    /// The own LLC (the deal's `l`, [`deal`]).
+    fn llc(&self) -> usize;
+
+    /// Whether LLC `m` may be dealt to (`Deal::target`'s and
+    /// `Deal::redeal`'s `free`): its pack queue is empty and it runs no
+    /// piece of a parallel iterator's first split. A hint, read without
+    /// ordering.
+    fn llc_free(&self, m: usize) -> bool;
+
+    /// Takes the own deque's oldest job, as a thief does (a steal of the
+    /// own deque: the re-deal's, [`redeal`]); `None` if the deque is empty
+    /// or the steal lost a race.
+    fn steal_oldest(&mut self) -> Option<Self::Job>;
+
+    /// The owner's hold on `job`, a private half it deals now ("Taking a
+    /// dealt half back" in [`super::deal`]): keeps the hold, newest last,
+    /// for [`Owner::take_dealt`] when the half's frame comes to it, and
+    /// returns the copy for the receiving LLC's pack queue.
+    fn hold_dealt(&mut self, job: Self::Job) -> Self::Job;
+
+    /// Pushes a dealt job (a held copy or the re-deal's unheld oldest) to
+    /// LLC `llc`'s pack queue with that queue's wakeup
+    /// (`group_routing::push_to` with `Destination::Pack`), counting the
+    /// deal.
+    fn deal_to(&mut self, llc: usize, job: Self::Job);
 
     /// A `join` frame found its `b` gone from the private stack: if the
-    /// newest half this owner dealt ([`Owner::deal`]) and has not looked at
-    /// since is `b`, drops the owner's hold on it and returns
-    /// whether the owner claimed it before the receiver's worker did (then
-    /// the frame runs it inline; "Taking a dealt half back" in
-    /// [`super::deal`]). False, doing nothing, if `b` was not dealt. Asked
-    /// by every frame whose `b` is gone, in any pool: an owner that holds
-    /// no dealt half answers at once.
+    /// newest half this owner holds ([`Owner::hold_dealt`]) is `b`, drops
+    /// the owner's hold on it and returns whether the owner claimed it
+    /// before the receiver's worker did (then the frame runs it inline;
+    /// "Taking a dealt half back" in [`super::deal`]). False, doing
+    /// nothing, if `b` was not dealt. Asked by every frame whose `b` is
+    /// gone, in any pool: an owner that holds no dealt half answers at
+    /// once.
     #[inline(always)]
     fn take_dealt(&mut self, b: Self::Job) -> bool {
         let _ = b;
@@ -317,7 +345,7 @@ pub(crate) fn promote<O: Owner>(o: &mut O) {
     if let Some(job) = unsafe { o.private().promote_oldest() } {
         o.promoted();
         let job = if o.sleep().deal().enabled() {
-            match o.deal(job) {
+            match deal(o, job) {
                 Some(job) => job,
                 None => return,
             }
@@ -340,7 +368,7 @@ pub(crate) fn promote_all<O: Owner>(o: &mut O) {
         // SAFETY: the worker owns its private stack (the `Owner` contract).
         while let Some(job) = unsafe { o.private().promote_oldest() } {
             o.promoted();
-            if let Some(job) = o.deal(job) {
+            if let Some(job) = deal(o, job) {
                 o.deque().push(job);
                 o.pushed();
                 moved += 1;
@@ -363,6 +391,47 @@ pub(crate) fn promote_all<O: Owner>(o: &mut O) {
     if moved > 0 {
         o.notify_promoted();
     }
+}
+
+/// A private half just promoted, in a pool of several LLCs
+/// ([`super::deal::Deal::enabled`]): the deal of a ramp-up pushes it, held,
+/// to the LLC the regions name ([`Owner::hold_dealt`], [`Owner::deal_to`]);
+/// else the re-deal to a dry LLC ([`redeal`]). Returns the half if it goes
+/// to the own deque after all, `None` if it was dealt. Out of line, as
+/// [`promote`] and [`promote_all`], its callers, are.
+#[inline(never)]
+fn deal<O: Owner>(o: &mut O, job: O::Job) -> Option<O::Job> {
+    let sleep = o.sleep();
+    let Some(to) = sleep.deal().target(sleep, o.llc(), |m| o.llc_free(m)) else {
+        return redeal(o, job);
+    };
+    let copy = o.hold_dealt(job);
+    o.deal_to(to, copy);
+    None
+}
+
+/// The re-deal to a dry LLC ([`super::deal::Deal::redeal`]), asked when
+/// the regions dealt nothing, with the halves the owner holds (its
+/// deque's jobs and its private halves): moves the deque's oldest job,
+/// unheld, if there is one (`job` then goes to the deque: returned), else
+/// deals `job`, held. Cold and out of line: a pool of one LLC never comes
+/// here, and the `join` fast path's layout must not pay for it
+/// (`docs/join-cost.md`).
+#[cold]
+#[inline(never)]
+fn redeal<O: Owner>(o: &mut O, job: O::Job) -> Option<O::Job> {
+    let held = o.deque().len() + o.private().private_count();
+    let sleep = o.sleep();
+    let Some(to) = sleep.deal().redeal(sleep, o.llc(), held, |m| o.llc_free(m)) else {
+        return Some(job);
+    };
+    if let Some(oldest) = o.steal_oldest() {
+        o.deal_to(to, oldest);
+        return Some(job);
+    }
+    let copy = o.hold_dealt(job);
+    o.deal_to(to, copy);
+    None
 }
 
 /// Pops the most recently pushed job of the own deque.

@@ -43,21 +43,6 @@ pub(super) struct SimOwner<'s, 'a> {
     w: usize,
 }
 
-impl SimOwner<'_, '_> {
-    /// `job` to LLC `llc`'s pack queue with that queue's wakeup (a deal).
-    fn pack(&mut self, llc: usize, job: JobId) {
-        let dest = crate::groups::Destination::Pack {
-            llc,
-            wake_from: None,
-        };
-        crate::runtime::registry::group_routing::push_to(
-            &mut self.sim.shared(Some(self.w)),
-            dest,
-            job,
-        );
-    }
-}
-
 // SAFETY: the simulation is single-threaded: worker `w`'s owner operations
 // run only on the simulator's thread, never concurrently with a claim of
 // its private stack, which is its own (`Sim::private[w]`).
@@ -120,37 +105,35 @@ unsafe impl Owner for SimOwner<'_, '_> {
         self.sim.woke(hit);
     }
 
-    /// `WorkerThread::deal`: the same rules and pushes, on the simulated
-    /// queues (the regions' and counts' loads are not charged; the
-    /// re-deal's steal of the own deque is, as a steal).
-    fn deal(&mut self, job: JobId) -> Option<JobId> {
-        let sim = &*self.sim;
-        let (w, llc) = (self.w, sim.workers[self.w].llc);
-        let free = |m: usize| sim.group_llc[m].is_empty() && sim.placed[m] == 0;
-        let deal = sim.sleep.deal();
-        let (to, hold) = match deal.target(&sim.sleep, llc, free) {
-            Some(to) => (to, true),
-            None => {
-                let held = sim.workers[w].deque.len() + sim.private[w].private_count();
-                match deal.redeal(&sim.sleep, llc, held, free) {
-                    Some(to) => (to, false),
-                    None => return Some(job),
-                }
-            }
-        };
-        self.sim.counts.deals += 1;
-        if !hold {
-            self.sim.acc += self.sim.cost.steal_ns;
-            if let Some(oldest) = self.sim.stealers[w].steal().success() {
-                self.pack(to, oldest);
-                return Some(job);
-            }
-        }
-        // One copy in the queue; the owner's hold is `dealt` (`Dealt`).
+    fn llc(&self) -> usize {
+        self.sim.workers[self.w].llc
+    }
+
+    /// Its pack queue and `placed` (not charged, as the deal's loads of
+    /// its regions and counts are not).
+    fn llc_free(&self, m: usize) -> bool {
+        self.sim.group_llc[m].is_empty() && self.sim.placed[m] == 0
+    }
+
+    /// Charged as a steal.
+    fn steal_oldest(&mut self) -> Option<JobId> {
+        self.sim.acc += self.sim.cost.steal_ns;
+        self.sim.stealers[self.w].steal().success()
+    }
+
+    /// One copy in the queue; the owner's hold is `dealt` (`Dealt`).
+    fn hold_dealt(&mut self, job: JobId) -> JobId {
         self.sim.jobs[job as usize].copies = 1;
-        self.sim.dealt[w].push(job);
-        self.pack(to, job);
-        None
+        self.sim.dealt[self.w].push(job);
+        job
+    }
+
+    /// Counted in `deals`; the push and its wakeup charged as a group
+    /// push's (`SimShared`).
+    fn deal_to(&mut self, llc: usize, job: JobId) {
+        self.sim.counts.deals += 1;
+        let q = &mut self.sim.shared(Some(self.w));
+        crate::runtime::registry::group_routing::push_dealt(q, llc, job);
     }
 
     /// `Holds::take_back`: the claim's swap charged as a steal's CAS.

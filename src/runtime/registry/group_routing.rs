@@ -178,6 +178,19 @@ pub(crate) fn push_to<Q: SharedQueues>(q: &mut Q, dest: Destination, job: Q::Job
     }
 }
 
+/// Pushes a job dealt to LLC `llc` (`runtime::deal`, `Owner::deal_to`) to
+/// its pack queue, with the pack queue's wakeup preferring no cluster of
+/// `llc` (`wake_from: None`: the dealer is not in `llc`, so it has no
+/// cluster there to prefer).
+#[inline]
+pub(crate) fn push_dealt<Q: SharedQueues>(q: &mut Q, llc: usize, job: Q::Job) {
+    let dest = Destination::Pack {
+        llc,
+        wake_from: None,
+    };
+    push_to(q, dest, job);
+}
+
 /// The wakeup after a group job was pushed where `dest` says (by a thread
 /// whose LLC is `from_llc`, `None` from outside the pool); `Ordinary`
 /// wakes nothing here (its push path notifies).

@@ -1,7 +1,7 @@
 //! The worker's side of the operations on its own queues
 //! ([`crate::runtime::owner`]): its deque, its private `join` halves, its
-//! marks and their published counts, its wakeups, and the deal of a
-//! ramp-up (`runtime::deal`).
+//! marks and their published counts, its wakeups, and the deal's
+//! primitives (`runtime::deal`: its holds, the pack queues' push).
 //!
 //! Invariant: only the worker's own thread calls these (see the `SAFETY`
 //! of the impl).
@@ -96,21 +96,34 @@ unsafe impl Owner for &WorkerThread {
         }
     }
 
-    /// The deal of a ramp-up and the re-deal to a dry LLC
-    /// (`runtime::deal`): the pack queue of the LLC they name, with that
-    /// queue's wakeup (`group_routing::push_to`).
-    #[inline(never)]
-    fn deal(&mut self, job: JobRef) -> Option<JobRef> {
+    #[inline(always)]
+    fn llc(&self) -> usize {
+        self.llc
+    }
+
+    /// Its pack queue and `LlcHints::placed`.
+    #[inline]
+    fn llc_free(&self, m: usize) -> bool {
         let reg = &*self.registry;
-        let Some(llc) = reg
-            .sleep
-            .deal()
-            .target(&reg.sleep, self.llc, |m| self.free(m))
-        else {
-            return self.redeal(job);
-        };
-        self.pack(llc, crate::runtime::deal::Holds::deal(job));
-        None
+        reg.group_llc[m].is_empty() && reg.llc_hints[m].placed.load(StdOrdering::Relaxed) == 0
+    }
+
+    /// With the stealer thieves use (`ThreadInfo::stealer`).
+    #[inline]
+    fn steal_oldest(&mut self) -> Option<JobRef> {
+        self.info().stealer.steal().success()
+    }
+
+    /// A heap record with two holders (`deal::Holds::deal`).
+    #[inline]
+    fn hold_dealt(&mut self, job: JobRef) -> JobRef {
+        crate::runtime::deal::Holds::deal(job)
+    }
+
+    /// The pool counts no deal.
+    #[inline]
+    fn deal_to(&mut self, llc: usize, job: JobRef) {
+        group_routing::push_dealt(&mut (&*self.registry, Some(*self)), llc, job);
     }
 
     /// The owner's hold on its newest dealt half (`deal::Holds`).
@@ -145,47 +158,5 @@ unsafe impl Owner for &WorkerThread {
     #[inline]
     fn pulled(&mut self) {
         self.counters().injector_pull();
-    }
-}
-
-impl WorkerThread {
-    /// Whether LLC `m` may be dealt to (`Deal::target`'s `free`): its pack
-    /// queue is empty and it runs no placed piece.
-    fn free(&self, m: usize) -> bool {
-        let reg = &*self.registry;
-        reg.group_llc[m].is_empty() && reg.llc_hints[m].placed.load(StdOrdering::Relaxed) == 0
-    }
-
-    /// `job` to LLC `llc`'s pack queue, with that queue's wakeup.
-    fn pack(&self, llc: usize, job: JobRef) {
-        let dest = crate::groups::Destination::Pack {
-            llc,
-            wake_from: None,
-        };
-        group_routing::push_to(&mut (&*self.registry, Some(self)), dest, job);
-    }
-
-    /// The re-deal to a dry LLC (`deal::Deal::redeal`), asked when the
-    /// deal's regions dealt nothing: moves the deque's oldest job if there
-    /// is one (`job` then goes to the deque: returned), else deals `job`.
-    /// Out of line and cold: a pool of one LLC never comes here.
-    #[cold]
-    #[inline(never)]
-    fn redeal(&self, job: JobRef) -> Option<JobRef> {
-        let reg = &*self.registry;
-        let held = self.deque.len() + WorkerThread::private(self).private_count();
-        let llc = reg
-            .sleep
-            .deal()
-            .redeal(&reg.sleep, self.llc, held, |m| self.free(m));
-        let Some(llc) = llc else {
-            return Some(job);
-        };
-        if let crossbeam_deque::Steal::Success(oldest) = self.info().stealer.steal() {
-            self.pack(llc, oldest);
-            return Some(job);
-        }
-        self.pack(llc, crate::runtime::deal::Holds::deal(job));
-        None
     }
 }
