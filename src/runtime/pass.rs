@@ -111,7 +111,7 @@ use crate::layout::Tier;
 use super::search::{Found, Reach};
 
 use queues::{PassQueues, Queue};
-use tiers::{steal_tier, steal_tier_far};
+use tiers::{steal_far, steal_tier};
 
 pub(crate) mod queues;
 pub(crate) mod tiers;
@@ -256,12 +256,10 @@ fn cross_llc<Q: PassQueues>(
     }
     // Rule 4, in ordinary passes only.
     if rechecking || !q.mate_crossing() {
-        for tier in outside {
-            take(
-                steal_tier_far(q, at.index, tier, !rechecking, mostly_idle),
-                retry,
-            )?;
-        }
+        take(
+            steal_far(q, at.index, outside, !rechecking, mostly_idle),
+            retry,
+        )?;
     }
     other_llcs_sources(q, at, retry, rest)
 }

@@ -238,8 +238,8 @@ impl ThreadInfo {
     }
 }
 
-/// What the workers of one LLC tell the search passes, as counts (hints:
-/// a late count only makes one pass choose differently).
+/// What the workers of one LLC tell the search passes, as counts and a
+/// mark (hints: a late one only makes one pass choose differently).
 #[derive(Default)]
 pub(crate) struct LlcHints {
     /// How many pieces of parallel iterators' first splits its workers run
@@ -251,6 +251,11 @@ pub(crate) struct LlcHints {
     /// 4 of "Before crossing the LLC" in `pass` and the spinner cap
     /// (`search::rules::may_spin`).
     pub(crate) crossing: StdAtomicUsize,
+    /// Whether a loop of spawns feeds it from another LLC
+    /// (`PassQueues::loop_seen`): its far walks then steal from the
+    /// longest deque of every crossing tier ("A loop of spawns across the
+    /// LLC" in `pass::tiers`).
+    pub(crate) loop_seen: StdAtomicBool,
 }
 
 /// The shared state of one pool.

@@ -68,6 +68,8 @@ pub(super) struct Sim<'a> {
     pub(super) marks: Vec<u8>,
     /// `LlcHints::crossing`: per LLC, the workers with that mark.
     pub(super) crossing: Vec<usize>,
+    /// `LlcHints::loop_seen`: per LLC, the mark of a loop of spawns.
+    pub(super) loop_seen: Vec<bool>,
     pub(super) injectors: Vec<Injector<JobId>>,
     pub(super) group_llc: Vec<Injector<JobId>>,
     pub(super) group_cluster: Vec<Injector<JobId>>,
@@ -141,6 +143,7 @@ impl<'a> Sim<'a> {
             placed: vec![0; nllc],
             marks: vec![0; n],
             crossing: vec![0; nllc],
+            loop_seen: vec![false; nllc],
             private: new_private_stacks(n, policy),
             injectors: (0..nllc).map(|_| Injector::new()).collect(),
             group_llc: (0..nllc).map(|_| Injector::new()).collect(),

@@ -181,6 +181,20 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.sleep.searching_in(self.sim.llc_of(v)) > 0
     }
 
+    fn loop_seen(&mut self) -> bool {
+        // A line its LLC's workers share and rarely write: free, as the
+        // searcher counts of `llc_searched`.
+        self.sim.loop_seen[self.sim.llc_of(self.w)]
+    }
+
+    fn set_loop_seen(&mut self, on: bool) {
+        let l = self.sim.llc_of(self.w);
+        if self.sim.loop_seen[l] != on {
+            self.sim.acc += self.sim.cost.probe_ns;
+            self.sim.loop_seen[l] = on;
+        }
+    }
+
     fn crossed(&mut self) {
         self.sim.mark_crossing(self.w);
     }

@@ -49,6 +49,8 @@ struct Model {
     idle: Vec<bool>,
     /// The deques looked at, in order.
     lens: Vec<usize>,
+    /// The searcher's LLC's mark of a loop of spawns.
+    loop_seen: bool,
 }
 
 impl Model {
@@ -153,6 +155,12 @@ impl PassQueues for Model {
     }
     fn mate_crossing(&mut self) -> bool {
         self.mate_crossing
+    }
+    fn loop_seen(&mut self) -> bool {
+        self.loop_seen
+    }
+    fn set_loop_seen(&mut self, on: bool) {
+        self.loop_seen = on;
     }
 }
 
@@ -340,7 +348,7 @@ fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
         ..Model::new(n)
     };
     assert!(matches!(
-        steal_tier_far(&mut m, 0, &t, false, false),
+        steal_far(&mut m, 0, std::slice::from_ref(&t), false, false),
         Found::Job(Src::Stolen(19))
     ));
     assert_eq!(m.looked, FAR_CHOICES);
@@ -356,14 +364,14 @@ fn a_far_steal_compares_at_most_far_choices_victims_with_a_job() {
     };
     let t = tier(TierKind::Numa, 1..6);
     assert!(matches!(
-        steal_tier_far(&mut m, 0, &t, false, false),
+        steal_far(&mut m, 0, std::slice::from_ref(&t), false, false),
         Found::Retry
     ));
     // Nothing anywhere: nothing.
     let mut m = Model::new(4);
     let t = tier(TierKind::Numa, 1..4);
     assert!(matches!(
-        steal_tier_far(&mut m, 0, &t, false, false),
+        steal_far(&mut m, 0, std::slice::from_ref(&t), false, false),
         Found::Nothing
     ));
 }
@@ -521,3 +529,5 @@ fn the_far_list_of_awake_victims_keeps_the_strided_order() {
 }
 
 mod batch;
+
+mod far_loop;

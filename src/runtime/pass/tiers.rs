@@ -3,7 +3,7 @@
 //! start: [`tier_victims`], with the workers' random numbers,
 //! [`worker_seed`] and [`next_random`]), the batch rule
 //! ([`steal_batch`]), the walk past idle workers, and across the LLC the
-//! far choice ([`steal_tier_far`]).
+//! far choice ([`steal_far`]).
 //!
 //! Invariant: a tier's walk tries every worker of the tier but the
 //! searcher once, or stops early only with a job or a `Retry`; an idle
@@ -51,6 +51,22 @@
 //! taken, and only when none of the compared victims is outside such an
 //! LLC. What was measured for these rules is in
 //! `docs/llc-local-stealing.md`.
+//!
+//! # A loop of spawns across the LLC
+//!
+//! The crossing tiers are walked nearest first ([`steal_far`]), and a
+//! tier with a job wins over every farther one. While a loop of spawns
+//! feeds the thief's LLC from far away, that leaves a whole package
+//! living on the short second-hand deques of its own crossers while the
+//! other package holds the loop's thousands of jobs. So an LLC whose
+//! worker took a job across the LLC from a long deque (at least
+//! [`LONG_DEQUE`]: a loop of spawns; recursions' deques never get there)
+//! is marked ([`PassQueues::loop_seen`]), in a pool with more than one
+//! crossing tier; while it is, its far walks compare the far choice's
+//! pick of every crossing tier and steal from the longest deque
+//! ([`steal_longest_far`]); a far walk of a marked LLC that finds no
+//! job in any crossing tier clears the mark. Workloads that never steal
+//! from a long deque across the LLC never set it and walk as before.
 
 use std::ops::Range;
 
@@ -162,29 +178,109 @@ pub(super) fn rotated_runs(
     })
 }
 
-/// The steal from a tier that crosses the LLC: of the first
-/// [`FAR_CHOICES`] victims from a random start ([`tier_victims`]) that hold
-/// a job, the one whose oldest job looks biggest ([`far_size`]), victims of
-/// an LLC running an iterator piece counting as smallest; with
-/// `leave_searched` (ordinary passes), rule 3 of "Before crossing the LLC"
-/// skips the victims of LLCs where some worker searches. A lost race on
-/// the chosen victim is a `Retry`.
+/// The far walk of a full pass over the crossing tiers `outside`, nearest
+/// first: in each, the far choice's pick ([`far_pick`]) is stolen from
+/// ([`far_steal`]); a steal from a long deque marks the thief's LLC where
+/// there are several crossing tiers, and a marked LLC's walk is
+/// [`steal_longest_far`] ("A loop of spawns across the LLC" in the module
+/// docs). Stops early only with a job; a `Retry` goes on to the next
+/// tier, as a pass does.
 ///
-/// Out of line, as [`cross_llc`](super::cross_llc) that calls it: inlined into
-/// [`pass`](super::pass) it
-/// makes the plain pass of a one-LLC pool (every steal there) bigger and
-/// fine-grained `join` measurably slower.
+/// Out of line, as [`cross_llc`](super::cross_llc) that calls it: inlined
+/// into [`pass`](super::pass) it makes the plain pass of a one-LLC pool
+/// (every steal there) bigger and fine-grained `join` measurably slower.
 #[inline(never)]
-pub(super) fn steal_tier_far<Q: PassQueues>(
+pub(super) fn steal_far<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    outside: &[Tier],
+    leave_searched: bool,
+    mostly_idle: bool,
+) -> Found<Q::Job> {
+    let several = outside.len() > 1;
+    if several && q.loop_seen() {
+        return steal_longest_far(q, me, outside, leave_searched, mostly_idle);
+    }
+    let mut retry = false;
+    for tier in outside {
+        let Some((victim, _, len)) = far_pick(q, me, tier, leave_searched, mostly_idle) else {
+            continue;
+        };
+        match far_steal(q, tier, victim, len) {
+            Found::Job(job) => {
+                if several && len >= LONG_DEQUE {
+                    q.set_loop_seen(true);
+                }
+                return Found::Job(job);
+            }
+            Found::Retry | Found::Nothing => retry = true,
+        }
+    }
+    if retry { Found::Retry } else { Found::Nothing }
+}
+
+/// The far walk of an LLC marked by a loop of spawns: the far choice's
+/// pick of every crossing tier, and the steal from the one whose deque is
+/// longest (the nearer on a tie); no pick at all clears the mark. Why the
+/// longest and not the nearest: the loop's jobs carry no data to keep
+/// near, and the farther package's long deques are what the thief's own
+/// package lacks (`docs/spawn-long-batch.md`, "Session 29"). Cold: only
+/// a loop of spawns gets here.
+#[cold]
+fn steal_longest_far<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    outside: &[Tier],
+    leave_searched: bool,
+    mostly_idle: bool,
+) -> Found<Q::Job> {
+    let mut best: Option<(&Tier, usize, usize)> = None;
+    for tier in outside {
+        if let Some((victim, _, len)) = far_pick(q, me, tier, leave_searched, mostly_idle)
+            && best.is_none_or(|(_, _, l)| len > l)
+        {
+            best = Some((tier, victim, len));
+        }
+    }
+    match best {
+        Some((tier, victim, len)) => far_steal(q, tier, victim, len),
+        None => {
+            q.set_loop_seen(false);
+            Found::Nothing
+        }
+    }
+}
+
+/// The steal from the far choice's pick `victim` of `tier` (its deque
+/// `len` long): a batch by [`steal_batch`], the thief marked as crossing;
+/// a lost race is a `Retry`.
+fn far_steal<Q: PassQueues>(q: &mut Q, tier: &Tier, victim: usize, len: usize) -> Found<Q::Job> {
+    match q.steal_from(victim, steal_batch(tier.batch, len)) {
+        Found::Job(job) => {
+            q.crossed();
+            Found::Job(job)
+        }
+        Found::Retry | Found::Nothing => Found::Retry,
+    }
+}
+
+/// The far choice over a tier that crosses the LLC, without the steal:
+/// of the first [`FAR_CHOICES`] victims from a random start
+/// ([`far_victims`]) that hold a job, the one whose oldest job looks
+/// biggest ([`far_size`]), victims of an LLC running an iterator piece
+/// counting as smallest; with `leave_searched` (ordinary passes), rule 3
+/// of "Before crossing the LLC" skips the victims of LLCs where some
+/// worker searches. Its (victim, size, deque length), if any.
+fn far_pick<Q: PassQueues>(
     q: &mut Q,
     me: usize,
     tier: &Tier,
     leave_searched: bool,
     mostly_idle: bool,
-) -> Found<Q::Job> {
+) -> Option<(usize, usize, usize)> {
     let total = tier.len();
     if total == 0 {
-        return Found::Nothing;
+        return None;
     }
     let random = q.random();
     // (victim, size, deque length) of the biggest so far, and how many
@@ -229,19 +325,10 @@ pub(super) fn steal_tier_far<Q: PassQueues>(
             }
         }
     }
-    match best {
-        Some((victim, _, len)) => match q.steal_from(victim, steal_batch(tier.batch, len)) {
-            Found::Job(job) => {
-                q.crossed();
-                Found::Job(job)
-            }
-            Found::Retry | Found::Nothing => Found::Retry,
-        },
-        None => Found::Nothing,
-    }
+    best
 }
 
-/// One victim of a far steal ([`steal_tier_far`]): if it holds a job (and,
+/// One victim of the far choice ([`far_pick`]): if it holds a job (and,
 /// with `leave_searched`, no worker of its LLC searches), counts it in
 /// `choices` and keeps it in `best` (victim, size, deque length) if it
 /// looks biggest so far.
@@ -351,7 +438,7 @@ pub(super) fn coprime_stride(total: usize, parts: usize) -> usize {
 }
 
 /// How many victims holding a job a steal across the LLC compares
-/// ([`steal_tier_far`], in the order of [`far_victims`]): the "power of d
+/// ([`far_pick`], in the order of [`far_victims`]): the "power of d
 /// choices" of load balancing. Enough samples, spread over several LLCs,
 /// to find a big job; few enough that looking at them (cache-line
 /// transfers at a far distance) costs less than the choice brings. 8 kept

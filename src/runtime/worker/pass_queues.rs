@@ -229,6 +229,22 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
+    fn loop_seen(&mut self) -> bool {
+        self.registry.llc_hints[self.llc]
+            .loop_seen
+            .load(StdOrdering::Relaxed)
+    }
+
+    /// A store only when the mark changes: the LLC's far walks read it.
+    #[inline]
+    fn set_loop_seen(&mut self, on: bool) {
+        let mark = &self.registry.llc_hints[self.llc].loop_seen;
+        if mark.load(StdOrdering::Relaxed) != on {
+            mark.store(on, StdOrdering::Relaxed);
+        }
+    }
+
+    #[inline]
     fn crossed(&mut self) {
         owner::mark_crossing(self);
     }

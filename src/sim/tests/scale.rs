@@ -33,7 +33,7 @@ use crate::runtime::registry::idle_shape;
 /// - Before the checks "Before crossing the LLC" of `pass` (own pack queue
 ///   again, mates' private halves first, LLCs with a searcher left to it):
 ///   0.800 and 0.961 ms; with them, 0.808 and 0.927 ms (flat 0.815).
-/// - The far choice (`pass::tiers::steal_tier_far`: the biggest of four victims
+/// - The far choice (`pass::tiers::far_pick`: the biggest of four victims
 ///   holding a job, by `pass::tiers::far_size`; rule 3 narrowed to single jobs
 ///   outside LLCs running iterator pieces): 0.856 and 0.876 ms; over 2^14
 ///   to 2^17 leaves 0.755, 0.765, 0.808, 0.814 before and 0.828, 0.868,

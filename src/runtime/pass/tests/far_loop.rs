@@ -1,0 +1,123 @@
+//! Tests of the far walk's mark of a loop of spawns ("A loop of spawns
+//! across the LLC" in `pass::tiers`), on the model of `pass::tests` with
+//! two crossing tiers: worker 2 in the nearer, worker 3 in the farther.
+use super::*;
+
+/// Worker 0's full pass over `m` with one tier inside its LLC (worker 1)
+/// and two crossing tiers (worker 2, then worker 3).
+fn two_far_pass(m: &mut Model) -> Found<Src> {
+    let tiers = [
+        tier(TierKind::Llc, 1..2),
+        tier(TierKind::Numa, 2..3),
+        tier(TierKind::Remote, 3..4),
+    ];
+    let at = Place {
+        index: 0,
+        llc: 0,
+        cluster: 0,
+        clusters: 1,
+        tiers: &tiers,
+        llc_order: &[],
+        near_cut: None,
+        llc_cut: near_tiers(&tiers),
+    };
+    pass(m, at)
+}
+
+fn stolen(f: &Found<Src>, v: usize) -> bool {
+    matches!(f, Found::Job(Src::Stolen(w)) if *w == v)
+}
+
+#[test]
+fn a_far_steal_from_a_long_deque_marks_the_llc_with_several_crossing_tiers() {
+    // A recursion's deque (shorter than `LONG_DEQUE`) never marks it.
+    let mut m = Model {
+        deque: vec![0, 0, LONG_DEQUE - 1, 0],
+        ..Model::new(4)
+    };
+    assert!(stolen(&two_far_pass(&mut m), 2));
+    assert!(!m.loop_seen);
+    // A loop of spawns' does.
+    let mut m = Model {
+        deque: vec![0, 0, LONG_DEQUE, 0],
+        ..Model::new(4)
+    };
+    assert!(stolen(&two_far_pass(&mut m), 2));
+    assert!(m.loop_seen);
+    // With one crossing tier there is no order to change: no mark.
+    let mut m = Model {
+        deque: vec![0, 0, LONG_DEQUE, 0],
+        ..Model::new(4)
+    };
+    assert!(stolen(&full_pass(&mut m, false), 2));
+    assert!(!m.loop_seen);
+    // Nor inside the LLC.
+    let mut m = Model {
+        deque: vec![0, LONG_DEQUE, 0, 0],
+        ..Model::new(4)
+    };
+    assert!(stolen(&two_far_pass(&mut m), 1));
+    assert!(!m.loop_seen);
+}
+
+#[test]
+fn a_marked_llc_steals_from_the_longest_deque_of_every_crossing_tier() {
+    for (marked, deque, robbed) in [
+        // Unmarked: the nearer crossing tier wins with any job.
+        (false, [0, 0, 3, 100], 2),
+        // Marked: the longest pick, whatever its tier.
+        (true, [0, 0, 3, 100], 3),
+        (true, [0, 0, 100, 3], 2),
+        // A tie goes to the nearer tier.
+        (true, [0, 0, 5, 5], 2),
+        // A farther tier is still walked when the nearer is empty.
+        (false, [0, 0, 0, 5], 3),
+    ] {
+        let mut m = Model {
+            deque: deque.into(),
+            loop_seen: marked,
+            ..Model::new(4)
+        };
+        let got = two_far_pass(&mut m);
+        assert!(stolen(&got, robbed), "marked {marked}, deques {deque:?}");
+        assert_eq!(m.loop_seen, marked, "a steal keeps the mark as it was");
+    }
+}
+
+#[test]
+fn a_marked_llc_whose_crossing_tiers_hold_nothing_drops_the_mark() {
+    let mut m = Model {
+        loop_seen: true,
+        ..Model::new(4)
+    };
+    assert!(matches!(two_far_pass(&mut m), Found::Nothing));
+    assert!(!m.loop_seen);
+    // A job only inside the LLC: no far walk, the mark stays.
+    let mut m = Model {
+        deque: vec![0, 1, 0, 0],
+        loop_seen: true,
+        ..Model::new(4)
+    };
+    assert!(stolen(&two_far_pass(&mut m), 1));
+    assert!(m.loop_seen);
+}
+
+#[test]
+fn a_lost_race_across_the_llc_goes_on_or_passes_again() {
+    // Unmarked: the next crossing tier, as the walk did tier by tier.
+    let mut m = Model {
+        deque: vec![0, 0, 3, 100],
+        gone: Some(2),
+        ..Model::new(4)
+    };
+    assert!(stolen(&two_far_pass(&mut m), 3));
+    // Marked: the one steal lost, the pass asks to pass again.
+    let mut m = Model {
+        deque: vec![0, 0, 3, 100],
+        gone: Some(3),
+        loop_seen: true,
+        ..Model::new(4)
+    };
+    assert!(matches!(two_far_pass(&mut m), Found::Retry));
+    assert!(m.loop_seen);
+}
