@@ -35,7 +35,12 @@ pub fn load(arg: &str, scratch: &Path) -> Result<Topology, MachineError> {
         return Topology::from_sysfs(snapshot_root(path)).map_err(|e| fail(&e));
     }
     if arg.ends_with(".tar.bz2") {
-        let top = extract(path, scratch).map_err(|e| fail(&e))?;
+        // The topology is read into memory, so the extracted copy is removed
+        // as soon as it has been read (on error too): a sweep of thousands of
+        // runs must not leave thousands of copies in `scratch`.
+        let scratch_dir =
+            Scratch(scratch.join(format!("locus-sim-{}-{}", std::process::id(), stem(path))));
+        let top = extract(path, &scratch_dir.0).map_err(|e| fail(&e))?;
         return Topology::from_sysfs(snapshot_root(&top)).map_err(|e| fail(&e));
     }
     if arg.ends_with(".xml") {
@@ -55,23 +60,36 @@ fn snapshot_root(dir: &Path) -> PathBuf {
     if f.is_dir() { f } else { dir.to_path_buf() }
 }
 
-/// Extracts `tarball` under `scratch` with `tar -xjf` and returns its single
-/// top directory.
-fn extract(tarball: &Path, scratch: &Path) -> Result<PathBuf, String> {
+/// A directory that is removed (with everything in it) when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // Best effort: a copy left behind wastes space but breaks nothing.
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The snapshot's name without `.tar.bz2`.
+fn stem(tarball: &Path) -> String {
+    tarball
+        .file_name()
+        .map(|n| n.to_string_lossy().trim_end_matches(".tar.bz2").to_string())
+        .unwrap_or_default()
+}
+
+/// Extracts `tarball` into the new directory `dest` with `tar -xjf` and
+/// returns its single top directory.
+fn extract(tarball: &Path, dest: &Path) -> Result<PathBuf, String> {
     if !tarball.is_file() {
         return Err(format!("{} is not a file", tarball.display()));
     }
-    let stem = tarball
-        .file_name()
-        .map(|n| n.to_string_lossy().trim_end_matches(".tar.bz2").to_string())
-        .unwrap_or_default();
-    let dest = scratch.join(format!("locus-sim-{}-{stem}", std::process::id()));
-    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
+    std::fs::create_dir_all(dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
     let status = std::process::Command::new("tar")
         .arg("-xjf")
         .arg(tarball)
         .arg("-C")
-        .arg(&dest)
+        .arg(dest)
         .status()
         .map_err(|e| {
             format!(
@@ -82,13 +100,43 @@ fn extract(tarball: &Path, scratch: &Path) -> Result<PathBuf, String> {
     if !status.success() {
         return Err(format!("tar failed to extract {}", tarball.display()));
     }
-    let tops: Vec<PathBuf> = std::fs::read_dir(&dest)
+    let tops: Vec<PathBuf> = std::fs::read_dir(dest)
         .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir())
         .collect();
     match tops.as_slice() {
         [one] => Ok(one.clone()),
-        _ => Ok(dest),
+        _ => Ok(dest.to_path_buf()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::load;
+    use std::process::Command;
+
+    #[test]
+    fn an_extracted_snapshot_leaves_nothing_in_scratch() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("src");
+        std::fs::create_dir_all(src.join("not-sysfs")).unwrap();
+        std::fs::write(src.join("not-sysfs/file"), "x").unwrap();
+        let tarball = tmp.path().join("bad.tar.bz2");
+        let made = Command::new("tar")
+            .arg("-cjf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&src)
+            .arg("not-sysfs")
+            .status()
+            .expect("tar runs");
+        assert!(made.success());
+        let scratch = tmp.path().join("scratch");
+        std::fs::create_dir_all(&scratch).unwrap();
+        // Not a sysfs snapshot: reading fails, and the copy is gone anyway.
+        let e = load(tarball.to_str().unwrap(), &scratch).unwrap_err();
+        assert!(e.to_string().contains("bad.tar.bz2"), "{e}");
+        assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
     }
 }
