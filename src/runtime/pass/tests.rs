@@ -177,15 +177,20 @@ fn full_pass(m: &mut Model, flat: bool) -> Found<Src> {
     } else {
         vec![tier(TierKind::Llc, 1..2), tier(TierKind::Numa, 2..4)]
     };
+    pass_over(m, &tiers)
+}
+
+/// Worker 0's full pass over `m` in LLC 0, cluster 0, with `tiers`.
+fn pass_over(m: &mut Model, tiers: &[Tier]) -> Found<Src> {
     let at = Place {
         index: 0,
         llc: 0,
         cluster: 0,
         clusters: 1,
-        tiers: &tiers,
+        tiers,
         llc_order: &[],
         near_cut: None,
-        llc_cut: near_tiers(&tiers),
+        llc_cut: near_tiers(tiers),
     };
     pass(m, at)
 }

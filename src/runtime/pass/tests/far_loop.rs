@@ -11,17 +11,7 @@ fn two_far_pass(m: &mut Model) -> Found<Src> {
         tier(TierKind::Numa, 2..3),
         tier(TierKind::Remote, 3..4),
     ];
-    let at = Place {
-        index: 0,
-        llc: 0,
-        cluster: 0,
-        clusters: 1,
-        tiers: &tiers,
-        llc_order: &[],
-        near_cut: None,
-        llc_cut: near_tiers(&tiers),
-    };
-    pass(m, at)
+    pass_over(m, &tiers)
 }
 
 fn stolen(f: &Found<Src>, v: usize) -> bool {
