@@ -120,8 +120,8 @@ pub(crate) unsafe trait Owner {
 
     /// Pushes a dealt job (a held copy or the re-deal's unheld oldest) to
     /// LLC `llc`'s pack queue with that queue's wakeup
-    /// (`group_routing::push_to` with `Destination::Pack`), counting the
-    /// deal.
+    /// (`group_routing::push_dealt`); an owner that keeps counts (the
+    /// simulator's) counts the deal here.
     fn deal_to(&mut self, llc: usize, job: Self::Job);
 
     /// A `join` frame found its `b` gone from the private stack: if the
