@@ -87,6 +87,14 @@ impl JoinFrame {
         }
     }
 
+    /// Whether `b` was recorded on the private stack and `a` runs: the
+    /// next step pops `b` from there if it is still private (the
+    /// simulator's race of a thief with the owner, `sim::race`).
+    #[cfg(feature = "sim")]
+    pub(crate) fn b_recorded(&self) -> bool {
+        self.state == State::AfterA
+    }
+
     /// The frame's next step, applying the owner's operations it names
     /// ([`owner::push_private`], [`owner::pop_private`],
     /// [`owner::take_back`]) to `o`. `b` is the frame's second half,

@@ -2,8 +2,9 @@
 //! time, the jobs' lives (created, executed, finished, freed) and the
 //! wakeups. Each worker is a small state machine that advances at its
 //! events (`worker`); between events nothing else runs, so one event's
-//! look at the queues is atomic (the simulator does not model races; a
-//! steal never reports contention).
+//! look at the queues is atomic (a steal never reports contention), except
+//! that a thief's steal from a victim's last job loses to an owner that
+//! pops it before the thief's looks get there (`race`).
 //!
 //! What each event calls of the runtime's code is in the table of the
 //! [module docs](super). The rest of `Sim`'s behaviour lives beside its
@@ -238,6 +239,7 @@ impl<'a> Sim<'a> {
     pub(super) fn schedule(&mut self, w: usize, at: u64) {
         debug_assert!(!self.workers[w].scheduled);
         self.workers[w].scheduled = true;
+        self.workers[w].next_at = at;
         self.seq += 1;
         self.heap.push(Reverse((at, self.seq, w as u32)));
     }

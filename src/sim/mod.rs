@@ -41,8 +41,11 @@
 //! | piece | `run_split::run_piece`: records the worker that started it, then the workload's tree of the piece; an iterator's piece (`iter:`, `iter-replay:`) splits by the runtime's own splitter, `LengthSplitter` (the budget rule of `iter::plumbing::splitter`: the piece's domain's workers, halved at each split, renewed when a half migrates) |
 //! | replay | `run_split::replay_targets` (the record of the runtime's own `ReplayCore`, `replay_record::balance`) before the run, `ReplayCore::record` after it, one handle per simulation |
 //!
-//! Not modelled: races (an event's look at the queues is atomic, so a
-//! steal never reports contention); the lazy split budget of an iterator
+//! Races: an event's look at the queues is atomic, so a steal never
+//! reports contention; the one race modelled is a thief's with the
+//! victim's owner for its last job, timed by the thief's clock (the
+//! event's time plus its looks so far: module `race`). Not modelled:
+//! other races; the lazy split budget of an iterator
 //! started while every worker is busy (the simulator's iterators start
 //! with demand); nested iterators and iterators
 //! inside job groups (both split adaptively in the runtime); yields and
@@ -106,6 +109,7 @@ mod kernels;
 mod machine;
 mod policy;
 mod queues;
+mod race;
 mod rayon_like;
 mod rayon_sleep;
 mod refill;

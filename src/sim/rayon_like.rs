@@ -204,8 +204,8 @@ impl Sim<'_> {
 
     /// `WorkerThread::steal`: from a random start (`XorShift64Star`) over
     /// every other worker in index order, wrapping, one job from the first
-    /// deque that has one. The simulator's looks never race, so there is
-    /// no retry.
+    /// deque that has one; a victim's owner that pops its last job before
+    /// the thief's clock gets there wins (`race`), and no steal retries.
     fn rayon_steal(&mut self, w: usize) -> Option<JobId> {
         let n = self.workers.len();
         if n <= 1 {
@@ -214,7 +214,8 @@ impl Sim<'_> {
         let start = self.rayon().next_usize(w, n);
         for v in (start..n).chain(0..start).filter(|&v| v != w) {
             self.acc += self.victim_look(w, v);
-            if self.stealers[v].is_empty() {
+            // An owner that gets there first pops its last job (`race`).
+            if self.stealers[v].is_empty() || self.owner_pops_first(v, self.now as f64 + self.acc) {
                 continue;
             }
             if let Some(id) = self.stealers[v].steal().success() {

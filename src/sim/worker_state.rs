@@ -42,6 +42,8 @@ pub(super) struct SimWorker {
     pub(super) cluster: usize,
     /// A pending event is in the heap.
     pub(super) scheduled: bool,
+    /// The time of the pending event (last scheduled), in ns.
+    pub(super) next_at: u64,
     /// The fraction of a ns of cost not yet on the clock (`after_cost`).
     pub(super) carry: f64,
     /// The victim of the last job a pass took by a steal (`None`: the last
@@ -70,6 +72,7 @@ pub(super) fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<St
                 llc: p.llc,
                 cluster: p.cluster,
                 scheduled: false,
+                next_at: 0,
                 carry: 0.0,
                 stolen_from: None,
                 injector_turn: std::cell::Cell::new(false),
