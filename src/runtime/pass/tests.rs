@@ -396,6 +396,51 @@ fn a_flat_order_has_no_llc_to_cross() {
 }
 
 #[test]
+fn a_far_steal_leaves_a_placed_pieces_lone_job_to_its_llc() {
+    // (deques, private halves, whose LLC runs an iterator piece, the
+    // victim robbed); the random start (0) puts worker 2 first.
+    let placed = [false, false, true, true];
+    let cases = [
+        // Worker 2 holds its piece's lone job: worker 3's oldest job is
+        // taken, where without the rule the tie went to worker 2.
+        ([0, 0, 1, 2], [0, 0, 0, 0], placed, Some(3)),
+        // Nothing but lone jobs of pieces: nothing across the LLC.
+        ([0, 0, 1, 1], [0, 0, 0, 0], placed, None),
+        // A private half behind the one job: robbed.
+        ([0, 0, 1, 0], [0, 0, 1, 0], placed, Some(2)),
+        // No piece in its LLC: robbed.
+        ([0, 0, 1, 0], [0, 0, 0, 0], [false; 4], Some(2)),
+    ];
+    for (deque, halves, placed, robbed) in cases {
+        for leave_searched in [true, false] {
+            let mut m = Model {
+                deque: deque.into(),
+                halves: halves.into(),
+                placed: placed.into(),
+                ..Model::new(4)
+            };
+            let t = tier(TierKind::Numa, 2..4);
+            let got = steal_far(&mut m, 0, std::slice::from_ref(&t), leave_searched, false);
+            let ok = match robbed {
+                Some(r) => matches!(got, Found::Job(Src::Stolen(v)) if v == r),
+                None => matches!(got, Found::Nothing),
+            };
+            assert!(ok, "deques {deque:?}, halves {halves:?}, placed {placed:?}");
+        }
+    }
+    // The flat order's one tier has no LLC to leave the job to.
+    let mut m = Model {
+        deque: vec![0, 0, 0, 1],
+        placed: vec![false, false, false, true],
+        ..Model::new(4)
+    };
+    assert!(matches!(
+        full_pass(&mut m, true),
+        Found::Job(Src::Stolen(3))
+    ));
+}
+
+#[test]
 fn far_victims_visit_every_worker_once_and_sample_several_llcs_first() {
     // The far tiers of the 2x EPYC spec: 11 or 12 other LLCs of 8.
     for total in [88, 96, 184, 7, 1] {

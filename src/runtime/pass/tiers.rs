@@ -49,8 +49,10 @@
 //! that piece's data was placed in their LLC, and the biggest half of it
 //! is the most data to move; the first of them in the random order is
 //! taken, and only when none of the compared victims is outside such an
-//! LLC. What was measured for these rules is in
-//! `docs/llc-local-stealing.md`.
+//! LLC. A victim there that holds that piece's lone job is not a choice
+//! at all ([`lone_placed_job`]): its owner runs the job next, where its
+//! data is. What was measured for these rules is in
+//! `docs/llc-local-stealing.md` and `docs/locality-bound.md`.
 //!
 //! # A loop of spawns across the LLC
 //!
@@ -287,8 +289,10 @@ fn far_pick<Q: PassQueues>(
     // victims holding a job were compared.
     let mut best: Option<(usize, usize, usize)> = None;
     let mut choices = 0;
+    let leave_lone = leaves_lone_jobs(tier);
     let mut consider = |q: &mut Q, victim: usize| {
-        compare_far(q, victim, leave_searched, &mut best, &mut choices);
+        let rules = (leave_searched, leave_lone);
+        compare_far(q, victim, rules, &mut best, &mut choices);
         choices == FAR_CHOICES
     };
     // While most workers are idle, only the awake ones can hold a job: they
@@ -329,14 +333,15 @@ fn far_pick<Q: PassQueues>(
 }
 
 /// One victim of the far choice ([`far_pick`]): if it holds a job (and,
-/// with `leave_searched`, no worker of its LLC searches), counts it in
-/// `choices` and keeps it in `best` (victim, size, deque length) if it
-/// looks biggest so far.
+/// with `leave_searched`, no worker of its LLC searches; with
+/// `leave_lone`, it is not a placed piece's lone job:
+/// [`lone_placed_job`]), counts it in `choices` and keeps it in `best`
+/// (victim, size, deque length) if it looks biggest so far.
 #[inline]
 fn compare_far<Q: PassQueues>(
     q: &mut Q,
     victim: usize,
-    leave_searched: bool,
+    (leave_searched, leave_lone): (bool, bool),
     best: &mut Option<(usize, usize, usize)>,
     choices: &mut usize,
 ) {
@@ -345,6 +350,9 @@ fn compare_far<Q: PassQueues>(
         return;
     }
     let size = if q.victim_placed(victim) {
+        if leave_lone && lone_placed_job(q, victim, len) {
+            return;
+        }
         0
     } else {
         far_size(len, q.victim_private(victim))
@@ -353,6 +361,31 @@ fn compare_far<Q: PassQueues>(
         *best = Some((victim, size, len));
     }
     *choices += 1;
+}
+
+/// Whether the far choice over `tier` leaves a placed piece's lone job
+/// to its LLC ([`lone_placed_job`]): only across the LLC of the
+/// hierarchical order ([`TierBatch::Cross`]). The flat order's one tier
+/// ([`TierBatch::Far`]) knows no LLC whose data the job could stay near.
+#[inline]
+fn leaves_lone_jobs(tier: &Tier) -> bool {
+    tier.batch == TierBatch::Cross
+}
+
+/// The far choice's lone-job rule: a victim of an LLC running an
+/// iterator piece ([`PassQueues::victim_placed`]) that holds one job and
+/// no private half (`len` is its deque's length) is not a choice. Its
+/// owner runs that job next, in the LLC its piece's data was placed in;
+/// a thief would first read the data across the LLC (a 192 KiB chunk of
+/// STREAM triad from the other socket of a two-socket EPYC takes about
+/// 14 us at one core's bandwidth, against 3 us from the own L3), and a
+/// piece's lone job is often its last, so the crossing ends the iterator
+/// later. Victims holding more than that keep the far choice: their
+/// oldest job is work the owner would not reach soon. The private stack
+/// is looked at only for a lone job.
+#[inline]
+fn lone_placed_job<Q: PassQueues>(q: &mut Q, victim: usize, len: usize) -> bool {
+    len == 1 && q.victim_private(victim) == 0
 }
 
 /// How many awake victims a far steal lists ([`awake_victims`]) before it
