@@ -109,10 +109,7 @@ impl PassQueues for SimPass<'_, '_> {
 
     fn steal_from(&mut self, v: usize, batch: Option<usize>) -> Found<JobId> {
         // The thief gets to `v` after the looks charged so far (`race`).
-        if self
-            .sim
-            .owner_pops_first(v, self.sim.now as f64 + self.sim.acc)
-        {
+        if self.sim.owner_pops_first(v) {
             return Found::Nothing;
         }
         let before = self.sim.deque(self.w).len();

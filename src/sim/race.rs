@@ -40,9 +40,11 @@ use super::worker_state::Mode;
 use super::workload::Body;
 
 impl Sim<'_> {
-    /// Whether `v`'s owner pops the one job of its deque before a thief
-    /// whose clock reads `thief_at` (ns) gets to it (module docs).
-    pub(super) fn owner_pops_first(&self, v: usize, thief_at: f64) -> bool {
+    /// Whether `v`'s owner pops the one job of its deque before the thief
+    /// whose event this is gets to it: the thief's clock is the event's
+    /// time plus the looks its walk has charged so far (module docs).
+    pub(super) fn owner_pops_first(&self, v: usize) -> bool {
+        let thief_at = self.now as f64 + self.acc;
         let victim = &self.workers[v];
         if !matches!(victim.mode, Mode::Run)
             || !victim.scheduled
@@ -123,20 +125,27 @@ mod tests {
         sim
     }
 
+    /// Whether the owner pops first for a thief whose clock reads `at`
+    /// (the event at 0, its looks so far `at`).
+    fn first_at(sim: &mut Sim<'_>, at: f64) -> bool {
+        sim.acc = at;
+        sim.owner_pops_first(V)
+    }
+
     #[test]
     fn the_owner_pops_its_last_job_when_it_gets_there_before_the_thief() {
         let (cost, fib) = (CostModel::published(), Fib { n: 3, ns: 1 });
-        let sim = victim(&cost, &fib, None, 1);
-        assert!(sim.owner_pops_first(V, END as f64 + 1.0));
+        let mut sim = victim(&cost, &fib, None, 1);
+        assert!(first_at(&mut sim, END as f64 + 1.0));
         // A thief that gets there first takes it.
-        assert!(!sim.owner_pops_first(V, END as f64 - 1.0));
+        assert!(!first_at(&mut sim, END as f64 - 1.0));
     }
 
     #[test]
     fn a_thief_still_gets_the_oldest_of_two_jobs() {
         let (cost, fib) = (CostModel::published(), Fib { n: 3, ns: 1 });
-        let sim = victim(&cost, &fib, None, 2);
-        assert!(!sim.owner_pops_first(V, END as f64 + 1.0));
+        let mut sim = victim(&cost, &fib, None, 2);
+        assert!(!first_at(&mut sim, END as f64 + 1.0));
     }
 
     #[test]
@@ -148,13 +157,13 @@ mod tests {
         let wait = Stage::Wait { latch, join: None };
         let mut sim = victim(&cost, &fib, Some(wait), 1);
         assert_eq!(sim.workers[V].frames[0].job, latch);
-        assert!(sim.owner_pops_first(V, late));
+        assert!(first_at(&mut sim, late));
         // Its latch set: the frame goes on without a pop.
         sim.jobs[latch as usize].done = true;
-        assert!(!sim.owner_pops_first(V, late));
+        assert!(!first_at(&mut sim, late));
         // An iterator's frame below: not predicted, the thief wins.
-        let sim = victim(&cost, &fib, Some(Stage::AfterIter { split: 0 }), 1);
-        assert!(!sim.owner_pops_first(V, late));
+        let mut sim = victim(&cost, &fib, Some(Stage::AfterIter { split: 0 }), 1);
+        assert!(!first_at(&mut sim, late));
     }
 
     #[test]
@@ -163,10 +172,10 @@ mod tests {
         let mut sim = victim(&cost, &fib, None, 1);
         let top = sim.workers[V].frames[0].job;
         sim.tasks.get_mut(&top).expect("the leaf's task").body = Body::Scope(Vec::new());
-        assert!(!sim.owner_pops_first(V, END as f64 + 1.0));
+        assert!(!first_at(&mut sim, END as f64 + 1.0));
         // A worker that searches holds no job to race for.
         let mut sim = victim(&cost, &fib, None, 1);
         sim.workers[V].mode = Mode::Rayon(crate::sim::rayon_sleep::Phase::Looking);
-        assert!(!sim.owner_pops_first(V, END as f64 + 1.0));
+        assert!(!first_at(&mut sim, END as f64 + 1.0));
     }
 }

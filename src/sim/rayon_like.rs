@@ -215,7 +215,7 @@ impl Sim<'_> {
         for v in (start..n).chain(0..start).filter(|&v| v != w) {
             self.acc += self.victim_look(w, v);
             // An owner that gets there first pops its last job (`race`).
-            if self.stealers[v].is_empty() || self.owner_pops_first(v, self.now as f64 + self.acc) {
+            if self.stealers[v].is_empty() || self.owner_pops_first(v) {
                 continue;
             }
             if let Some(id) = self.stealers[v].steal().success() {
