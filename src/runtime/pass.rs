@@ -11,8 +11,8 @@
 //!
 //! The steps are here; the mechanism (the queues a pass names and the
 //! trait its owner implements) is `queues`, the walk of a steal tier
-//! (the random start, the batch rule, idle workers skipped, the far
-//! choice) `tiers`.
+//! (the random start, the batch rule, idle workers skipped) `tiers`, the
+//! walk across the LLC (the far choice, a loop of spawns) `far`.
 //!
 //! The order (see `worker` for the why of each step):
 //! 1. the worker's targeted queue;
@@ -21,7 +21,7 @@
 //! 3. its steal tiers, nearest first, each from a random start; before
 //!    the first tier that crosses the LLC, the checks of "Before crossing
 //!    the LLC" below, and across it the biggest of a few victims (the
-//!    far choice of `tiers`);
+//!    far choice of `far`);
 //! 4. the other LLCs' injectors, nearest LLC first;
 //! 5. the other clusters' spread queues (only once a spread job was ever
 //!    pushed);
@@ -110,9 +110,11 @@ use crate::layout::Tier;
 
 use super::search::{Found, Reach};
 
+use far::steal_far;
 use queues::{PassQueues, Queue};
-use tiers::{steal_far, steal_tier};
+use tiers::steal_tier;
 
+pub(crate) mod far;
 pub(crate) mod queues;
 pub(crate) mod tiers;
 

@@ -244,7 +244,7 @@ impl ThreadInfo {
 pub(crate) struct LlcHints {
     /// How many pieces of parallel iterators' first splits its workers run
     /// now (`WorkerThread::run_placed`): the far steal's choice of victim
-    /// leaves them (`pass::tiers::far_size`).
+    /// leaves them (`pass::far::far_size`).
     pub(crate) placed: StdAtomicUsize,
     /// How many of its workers run a job they took from another LLC's
     /// worker and have not split yet (`WorkerThread::mark_crossing`): rule
@@ -254,7 +254,7 @@ pub(crate) struct LlcHints {
     /// Whether a loop of spawns feeds it from another LLC
     /// (`PassQueues::loop_seen`): its far walks then steal from the
     /// longest deque of every crossing tier ("A loop of spawns across the
-    /// LLC" in `pass::tiers`).
+    /// LLC" in `pass::far`).
     pub(crate) loop_seen: StdAtomicBool,
 }
 

@@ -41,7 +41,7 @@ pub(crate) trait PassQueues {
     fn victim_len(&mut self, v: usize) -> usize;
 
     /// How many of worker `v`'s `join` halves are still private (a plain
-    /// look at its private stack's two ends: [`far_size`](super::tiers::far_size) adds the deque
+    /// look at its private stack's two ends: [`far_size`](super::far::far_size) adds the deque
     /// length to it).
     fn victim_private(&mut self, v: usize) -> usize;
 
@@ -116,7 +116,7 @@ pub(crate) trait PassQueues {
     /// Whether this worker's LLC is marked by a loop of spawns: one of its
     /// workers took a job across the LLC from a long deque and no far walk
     /// of the LLC found the crossing tiers empty since (a hint, one load;
-    /// "A loop of spawns across the LLC" in `pass::tiers`).
+    /// "A loop of spawns across the LLC" in `pass::far`).
     fn loop_seen(&mut self) -> bool;
 
     /// Sets or clears the mark of [`Self::loop_seen`] (a store, only when

@@ -17,7 +17,7 @@ use crate::runtime::registry::idle_shape;
 /// 0.913 to 0.933; 2^18 and 2^20 leaves of 2 us 0.939 and 0.945 (2.970
 /// and 11.42 ms against `Flat`'s 2.856 and 11.09). What reached it
 /// (session 16; `pass`, rule 4 of "Before crossing the LLC" and
-/// `pass::tiers::far_victims`; `search::rules::may_spin`): a worker that takes a job
+/// `pass::far::far_victims`; `search::rules::may_spin`): a worker that takes a job
 /// from another LLC marks itself *crossing* until its first `join` or
 /// next search, and while it does its LLC mates neither cross in ordinary
 /// passes nor park after their first passes: they spin for its halves.
@@ -33,8 +33,8 @@ use crate::runtime::registry::idle_shape;
 /// - Before the checks "Before crossing the LLC" of `pass` (own pack queue
 ///   again, mates' private halves first, LLCs with a searcher left to it):
 ///   0.800 and 0.961 ms; with them, 0.808 and 0.927 ms (flat 0.815).
-/// - The far choice (`pass::tiers::far_pick`: the biggest of four victims
-///   holding a job, by `pass::tiers::far_size`; rule 3 narrowed to single jobs
+/// - The far choice (`pass::far::far_pick`: the biggest of four victims
+///   holding a job, by `pass::far::far_size`; rule 3 narrowed to single jobs
 ///   outside LLCs running iterator pieces): 0.856 and 0.876 ms; over 2^14
 ///   to 2^17 leaves 0.755, 0.765, 0.808, 0.814 before and 0.828, 0.868,
 ///   0.856, 0.896 after. What it fixed, traced: a far thief took the first
@@ -93,7 +93,7 @@ use crate::runtime::registry::idle_shape;
 ///   makespans 1.025 (`fib` up to 13% slower). Not kept: the simulator
 ///   does not model the contention of many spinners that the cap exists
 ///   for, so its makespans flatter any rule that spins more;
-/// - the re-check leaving a far job whose size estimate (`pass::tiers::far_size`)
+/// - the re-check leaving a far job whose size estimate (`pass::far::far_size`)
 ///   is at most 2 to a searching LLC mate (its owner runs it soon, so only
 ///   parallelism is at stake): this test 0.897, the fork-joins over 2^14
 ///   to 2^17 leaves 0.878 to 0.893, makespans 0.997, 2.3 points more

@@ -1,5 +1,5 @@
 //! Tests of the far walk's mark of a loop of spawns ("A loop of spawns
-//! across the LLC" in `pass::tiers`), on the model of `pass::tests` with
+//! across the LLC" in `pass::far`), on the model of `pass::tests` with
 //! two crossing tiers: worker 2 in the nearer, worker 3 in the farther.
 use super::*;
 
