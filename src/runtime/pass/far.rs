@@ -61,11 +61,13 @@
 //! tier in every far pass of every searcher: a pool of many small LLCs
 //! would pay N loads per pass (`docs/first-broadcast.md`).
 
+use std::ops::ControlFlow;
+
 use crate::layout::{Tier, TierBatch};
 use crate::runtime::search::Found;
 
 use super::queues::PassQueues;
-use super::tiers::{LONG_DEQUE, rotated_runs, steal_batch, strided_victims};
+use super::tiers::{LONG_DEQUE, rotated_runs, steal_batch, strided_victims, walk_awake};
 
 /// The far walk of a full pass over the crossing tiers `outside`, nearest
 /// first: in each, the far choice's pick ([`far_pick`]) is stolen from
@@ -201,20 +203,14 @@ fn far_pick<Q: PassQueues>(
         }
     } else {
         let start = (random % total as u64) as usize;
-        'walk: for run in rotated_runs(&tier.ranges, start) {
-            let mut from = run.start;
-            while from < run.end {
-                let (mut awake, stop) = q.awake_bits(from, run.end);
-                while awake != 0 {
-                    let victim = from + awake.trailing_zeros() as usize;
-                    awake &= awake - 1;
-                    if victim != me && consider(q, victim) {
-                        break 'walk;
-                    }
-                }
-                from = stop;
+        let runs = rotated_runs(&tier.ranges, start);
+        let _ = walk_awake(q, me, runs, |q, victim| {
+            if consider(q, victim) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
             }
-        }
+        });
     }
     best
 }
@@ -288,23 +284,16 @@ fn awake_victims<Q: PassQueues>(
 ) -> Option<([usize; AWAKE_LIST], usize)> {
     let mut list = [0; AWAKE_LIST];
     let mut n = 0;
-    for r in &tier.ranges {
-        let mut from = r.start;
-        while from < r.end {
-            let (mut bits, stop) = q.awake_bits(from, r.end);
-            while bits != 0 {
-                let v = from + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if v == me {
-                    continue;
-                }
-                *list.get_mut(n)? = v;
-                n += 1;
-            }
-            from = stop;
-        }
-    }
-    Some((list, n))
+    let runs = tier.ranges.iter().cloned();
+    let walk = walk_awake(q, me, runs, |_, victim| {
+        let Some(slot) = list.get_mut(n) else {
+            return ControlFlow::Break(());
+        };
+        *slot = victim;
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    walk.is_continue().then_some((list, n))
 }
 
 /// The victims `list` in the order of [`far_victims`] over a tier of that

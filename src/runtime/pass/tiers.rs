@@ -14,8 +14,8 @@
 //!
 //! While most workers are idle ([`PassQueues::mostly_idle`], one load of
 //! the idle summary's root per pass), every steal tier is walked past the
-//! workers whose idle bit is set ([`PassQueues::awake_bits`]: one word of
-//! 64 idle bits per 64 workers): an idle worker's deque and private stack
+//! workers whose idle bit is set ([`walk_awake`], the one such walk, over
+//! [`PassQueues::awake_bits`]: one word of 64 idle bits per 64 workers): an idle worker's deque and private stack
 //! are empty (the argument, which covers the re-check, is "Idle workers
 //! hold no jobs" in `sleep`). A pass over N mostly idle workers so costs
 //! about N / 64 loads instead of N looks at other threads' deques, and a
@@ -27,7 +27,7 @@
 //! of N looks each (`docs/first-broadcast.md`, with the measurements).
 //!
 
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use crate::layout::{Tier, TierBatch};
 use crate::runtime::search::Found;
@@ -86,29 +86,53 @@ fn steal_tier_awake<Q: PassQueues>(
 ) -> Found<Q::Job> {
     let start = (random % tier.len() as u64) as usize;
     let mut retry = false;
-    for run in rotated_runs(&tier.ranges, start) {
+    let runs = rotated_runs(&tier.ranges, start);
+    let walk = walk_awake(q, me, runs, |q, victim| {
+        let len = q.victim_len(victim);
+        if len > 0 {
+            match q.steal_from(victim, steal_batch(tier.batch, len)) {
+                Found::Job(job) => return ControlFlow::Break(job),
+                Found::Retry => retry = true,
+                Found::Nothing => {}
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    match walk {
+        ControlFlow::Break(job) => Found::Job(job),
+        ControlFlow::Continue(()) if retry => Found::Retry,
+        ControlFlow::Continue(()) => Found::Nothing,
+    }
+}
+
+/// Visits the workers of `runs` other than `me` whose idle bit is clear,
+/// in order, reading a word of idle bits at a time
+/// ([`PassQueues::awake_bits`]), until `visit` breaks. The one walk past
+/// idle workers: a near tier's ([`steal_tier`]), the far choice's list of
+/// awake victims and its walk of a tier with too many to list
+/// ([`super::far`]).
+#[inline(always)]
+pub(super) fn walk_awake<Q: PassQueues, B>(
+    q: &mut Q,
+    me: usize,
+    runs: impl IntoIterator<Item = Range<usize>>,
+    mut visit: impl FnMut(&mut Q, usize) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    for run in runs {
         let mut from = run.start;
         while from < run.end {
             let (mut awake, stop) = q.awake_bits(from, run.end);
             while awake != 0 {
                 let victim = from + awake.trailing_zeros() as usize;
                 awake &= awake - 1;
-                if victim == me {
-                    continue;
-                }
-                let len = q.victim_len(victim);
-                if len > 0 {
-                    match q.steal_from(victim, steal_batch(tier.batch, len)) {
-                        Found::Job(job) => return Found::Job(job),
-                        Found::Retry => retry = true,
-                        Found::Nothing => {}
-                    }
+                if victim != me {
+                    visit(q, victim)?;
                 }
             }
             from = stop;
         }
     }
-    if retry { Found::Retry } else { Found::Nothing }
+    ControlFlow::Continue(())
 }
 
 /// The workers of `ranges` (a tier's) from position `start` on, wrapping
