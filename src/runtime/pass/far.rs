@@ -6,10 +6,14 @@
 //! Invariant: a far walk returns `Found::Nothing` only when no victim it
 //! compared held a job (a pick found empty at the steal is a lost race,
 //! a `Retry`, so a search never concludes the pool is dry from a walk
-//! that raced); a victim is left out of the choice only by a rule below
-//! or by its idle bit (its deque and private stack are empty: "Idle
-//! workers hold no jobs" in `sleep`); every job stolen across the LLC
-//! marks the thief as crossing ([`PassQueues::crossed`]).
+//! that raced); a victim holding a job is left out of the choice only by
+//! rule 3 of "Before crossing the LLC" (ordinary passes; the sleep
+//! protocol's re-check does not apply it), by the lone-job rule below
+//! (its owner is awake and pops that job itself: a worker whose deque
+//! holds a job does not park) or by its idle bit (its deque and private
+//! stack are empty: "Idle workers hold no jobs" in `sleep`); every job
+//! stolen across the LLC marks the thief as crossing
+//! ([`PassQueues::crossed`]).
 //!
 //! # The far choice
 //!
