@@ -71,7 +71,9 @@ use crate::layout::{Tier, TierBatch};
 use crate::runtime::search::Found;
 
 use super::queues::PassQueues;
-use super::tiers::{LONG_DEQUE, rotated_runs, steal_batch, strided_victims, walk_awake};
+use super::tiers::{
+    LONG_DEQUE, rotated_runs, steal_batch, strided_positions, strided_victims, walk_awake,
+};
 
 /// The far walk of a full pass over the crossing tiers `outside`, nearest
 /// first: in each, the far choice's pick ([`far_pick`]) is stolen from
@@ -303,16 +305,8 @@ fn awake_victims<Q: PassQueues>(
 /// The victims `list` in the order of [`far_victims`] over a tier of that
 /// many workers: from `random % len`, with the same stride.
 pub(super) fn strided(list: &[usize], random: u64) -> impl Iterator<Item = usize> + '_ {
-    let len = list.len();
-    let (start, stride) = if len == 0 {
-        (0, 1)
-    } else {
-        (
-            (random % len as u64) as usize,
-            coprime_stride(len, FAR_CHOICES),
-        )
-    };
-    (0..len).map(move |k| list[(start + k * stride) % len])
+    let stride = coprime_stride(list.len(), FAR_CHOICES);
+    strided_positions(list.len(), random, stride).map(|p| list[p])
 }
 
 /// The victims of a tier that crosses the LLC in the order a far steal
@@ -335,7 +329,7 @@ pub(crate) fn far_victims(
 
 /// The least number at or above `total / parts` (at least 1) that is
 /// coprime with `total`: a stride that visits each of `total` positions
-/// once. `total` is at least 1.
+/// once (1 for a `total` of 0 or 1).
 pub(super) fn coprime_stride(total: usize, parts: usize) -> usize {
     fn gcd(mut a: usize, mut b: usize) -> usize {
         while b != 0 {

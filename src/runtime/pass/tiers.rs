@@ -173,9 +173,8 @@ pub(crate) fn tier_victims(
     strided_victims(tier, total, random, 1)
 }
 
-/// The workers of a tier of `total` workers from position `random %
-/// total`, every `stride`-th position after it, wrapping around (each once
-/// when `stride` is coprime with `total`).
+/// The workers of a tier of `total` workers in the order of
+/// [`strided_positions`].
 #[inline(always)]
 pub(super) fn strided_victims(
     tier: &Tier,
@@ -183,8 +182,22 @@ pub(super) fn strided_victims(
     random: u64,
     stride: usize,
 ) -> impl Iterator<Item = usize> + '_ {
-    let start = (random % total as u64) as usize;
-    (0..total).map(move |k| nth_in_ranges(&tier.ranges, (start + k * stride) % total))
+    strided_positions(total, random, stride).map(|p| nth_in_ranges(&tier.ranges, p))
+}
+
+/// The positions `0..total` from `random % total`, every `stride`-th
+/// after it, wrapping around: each once when `stride` is coprime with
+/// `total`, none when `total` is 0. The one order of a tier's victims
+/// ([`strided_victims`]) and of the far choice's list of awake ones
+/// ([`super::far`]).
+#[inline(always)]
+pub(super) fn strided_positions(
+    total: usize,
+    random: u64,
+    stride: usize,
+) -> impl Iterator<Item = usize> {
+    let start = (random % total.max(1) as u64) as usize;
+    (0..total).map(move |k| (start + k * stride) % total)
 }
 
 /// How many jobs at most a steal from a victim of a tier of class `batch`
