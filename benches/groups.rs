@@ -135,37 +135,75 @@ fn ping_rayon<'s>(s: &rayon::Scope<'s>, mut buf: Box<PingBuf>, k: usize) {
     }
 }
 
-fn bench(c: &mut Criterion) {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let lp = locus::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    let rp = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    let parts = 4 * threads;
-    let llcs = lp.layout().llc_ranges().len();
-    let spread = lp
-        .group(GroupOptions::new().placement(Placement::Spread))
-        .unwrap();
-    let pairs: Vec<JobGroup> = (0..threads)
-        .map(|i| {
-            lp.group(GroupOptions::new().affinity(Affinity::Llc(i % llcs)))
-                .unwrap()
-        })
-        .collect();
+/// The pools and groups every workload of this bench shares.
+struct Setup {
+    threads: usize,
+    lp: locus::ThreadPool,
+    rp: Arc<rayon::ThreadPool>,
+    /// 4 chunks per worker for the triad.
+    parts: usize,
+    /// The triad's spread group.
+    spread: JobGroup,
+    /// One packed group per pair, the pairs dealt over the LLCs.
+    pairs: Vec<JobGroup>,
+    /// The pipeline's stages, one packed group each.
+    stages: Arc<Vec<JobGroup>>,
+}
 
-    let mut a = vec![0.0f64; N];
-    let b = vec![1.0f64; N];
-    let cc = vec![2.0f64; N];
+impl Setup {
+    fn new() -> Setup {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let lp = locus::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let rp = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let llcs = lp.layout().llc_ranges().len();
+        let spread = lp
+            .group(GroupOptions::new().placement(Placement::Spread))
+            .unwrap();
+        let pairs = (0..threads)
+            .map(|i| {
+                lp.group(GroupOptions::new().affinity(Affinity::Llc(i % llcs)))
+                    .unwrap()
+            })
+            .collect();
+        let stages = (0..STAGES)
+            .map(|_| {
+                lp.group(GroupOptions::new().affinity(Affinity::Auto))
+                    .unwrap()
+            })
+            .collect();
+        Setup {
+            threads,
+            lp,
+            rp: Arc::new(rp),
+            parts: 4 * threads,
+            spread,
+            pairs,
+            stages: Arc::new(stages),
+        }
+    }
+}
 
+/// The three arrays of the triad.
+struct Arrays {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    c: Vec<f64>,
+}
+
+fn bench_triad(c: &mut Criterion, st: &Setup, t: &mut Arrays) {
+    let (lp, rp, parts, spread) = (&st.lp, &st.rp, st.parts, &st.spread);
+    let Arrays { a, b, c: cc } = t;
     let mut g = c.benchmark_group("triad48M");
     g.bench_function("locus-spread", |bch| {
         bch.iter(|| {
             spread.scope(|s| {
-                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                for (x, y, z) in chunks(a, b, cc, parts) {
                     s.spawn(move |_| triad(x, y, z));
                 }
             })
@@ -174,7 +212,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("locus", |bch| {
         bch.iter(|| {
             lp.scope(|s| {
-                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                for (x, y, z) in chunks(a, b, cc, parts) {
                     s.spawn(move |_| triad(x, y, z));
                 }
             })
@@ -183,19 +221,22 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rayon", |bch| {
         bch.iter(|| {
             rp.scope(|s| {
-                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                for (x, y, z) in chunks(a, b, cc, parts) {
                     s.spawn(move |_| triad(x, y, z));
                 }
             })
         })
     });
     g.finish();
+}
 
+fn bench_pingpong(c: &mut Criterion, st: &Setup) {
+    let (lp, rp, threads, pairs) = (&st.lp, &st.rp, st.threads, &st.pairs);
     let mut g = c.benchmark_group("pingpong");
     g.bench_function("locus-pack", |bch| {
         bch.iter(|| {
             lp.scope(|s| {
-                for p in &pairs {
+                for p in pairs {
                     s.spawn(move |_| {
                         p.scope(|s| ping_locus(s, ping_buf(), HANDOFFS));
                     });
@@ -222,13 +263,17 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+}
 
+fn bench_mixed(c: &mut Criterion, st: &Setup, t: &mut Arrays) {
+    let (lp, rp, threads, parts) = (&st.lp, &st.rp, st.threads, st.parts);
+    let (spread, pairs) = (&st.spread, &st.pairs);
+    let Arrays { a, b, c: cc } = t;
     let mut g = c.benchmark_group("mixed");
     g.bench_function("locus-groups", |bch| {
         bch.iter(|| {
             lp.scope(|s| {
-                let (a, b, cc) = (&mut a, &b, &cc);
-                let spread = &spread;
+                let (a, b, cc) = (&mut *a, &*b, &*cc);
                 s.spawn(move |_| {
                     spread.scope(|s| {
                         for (x, y, z) in chunks(a, b, cc, parts) {
@@ -236,7 +281,7 @@ fn bench(c: &mut Criterion) {
                         }
                     })
                 });
-                for p in &pairs {
+                for p in pairs {
                     s.spawn(move |_| {
                         p.scope(|s| ping_locus(s, ping_buf(), HANDOFFS));
                     });
@@ -247,7 +292,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rayon", |bch| {
         bch.iter(|| {
             rp.scope(|s| {
-                for (x, y, z) in chunks(&mut a, &b, &cc, parts) {
+                for (x, y, z) in chunks(a, b, cc, parts) {
                     s.spawn(move |_| triad(x, y, z));
                 }
                 for _ in 0..threads {
@@ -257,16 +302,10 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+}
 
-    let stages: Arc<Vec<JobGroup>> = Arc::new(
-        (0..STAGES)
-            .map(|_| {
-                lp.group(GroupOptions::new().affinity(Affinity::Auto))
-                    .unwrap()
-            })
-            .collect(),
-    );
-    let rp = Arc::new(rp);
+fn bench_pipeline(c: &mut Criterion, st: &Setup) {
+    let (rp, stages) = (&st.rp, &st.stages);
     let mut g = c.benchmark_group("pipeline");
     g.bench_function("locus-pack", |bch| {
         bch.iter(|| {
@@ -289,10 +328,22 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+}
 
+fn bench(c: &mut Criterion) {
+    let st = Setup::new();
+    let mut t = Arrays {
+        a: vec![0.0f64; N],
+        b: vec![1.0f64; N],
+        c: vec![2.0f64; N],
+    };
+    bench_triad(c, &st, &mut t);
+    bench_pingpong(c, &st);
+    bench_mixed(c, &st, &mut t);
+    bench_pipeline(c, &st);
     // Where the group jobs ran (one LLC here; many on a big machine).
-    for st in lp.stats().groups.iter() {
-        eprintln!("{st}");
+    for g in st.lp.stats().groups.iter() {
+        eprintln!("{g}");
     }
 }
 
