@@ -10,7 +10,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use locus::{Affinity, GroupOptions, Placement, ThreadPoolBuilder, Topology};
+use locus::{Affinity, GroupOptions, Placement, ThreadPool, ThreadPoolBuilder, Topology};
 
 fn work() {
     std::hint::black_box((0..20_000u64).fold(0u64, |a, x| a.wrapping_mul(31).wrapping_add(x)));
@@ -25,11 +25,10 @@ fn bar(n: u64, total: u64) -> String {
     "#".repeat(w)
 }
 
-fn main() {
-    let spec = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "llc:2 cluster:2 core:2".into());
-    let topo = match Topology::synthetic(&spec) {
+/// The pool on the synthetic machine `spec`; exits with a message on a
+/// bad spec.
+fn pool_on(spec: &str) -> ThreadPool {
+    let topo = match Topology::synthetic(spec) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("bad topology spec {spec:?}: {e}");
@@ -40,11 +39,10 @@ fn main() {
         .topology(topo)
         .build()
         .expect("pool");
-    let llcs = pool.layout().llc_ranges().len();
     println!(
         "{} workers, {} LLCs, {} clusters",
         pool.current_num_threads(),
-        llcs,
+        pool.layout().llc_ranges().len(),
         pool.layout().cluster_ranges().len()
     );
     println!(
@@ -54,6 +52,32 @@ fn main() {
          run to run; where the bulk of each group's jobs goes does not.\n",
         Topology::detect().allowed().len()
     );
+    pool
+}
+
+/// Each group's options, preferred LLC and jobs per LLC.
+fn print_groups(pool: &ThreadPool) {
+    for st in &pool.stats().groups {
+        println!(
+            "group {} {:?} {:?}: preferred LLC {}, preference changes {}",
+            st.id,
+            st.options.affinity,
+            st.options.placement,
+            st.preferred_llc.map_or("none".into(), |l| l.to_string()),
+            st.preference_changes
+        );
+        for (l, &n) in st.jobs_per_llc.iter().enumerate() {
+            println!("  LLC {l}: {n:>5} {}", bar(n, st.total()));
+        }
+    }
+}
+
+fn main() {
+    let spec = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "llc:2 cluster:2 core:2".into());
+    let pool = pool_on(&spec);
+    let llcs = pool.layout().llc_ranges().len();
 
     let fixed = pool
         .group(GroupOptions::new().affinity(Affinity::Llc(llcs - 1)))
@@ -93,19 +117,7 @@ fn main() {
     }
     run_spread(50);
 
-    for st in &pool.stats().groups {
-        println!(
-            "group {} {:?} {:?}: preferred LLC {}, preference changes {}",
-            st.id,
-            st.options.affinity,
-            st.options.placement,
-            st.preferred_llc.map_or("none".into(), |l| l.to_string()),
-            st.preference_changes
-        );
-        for (l, &n) in st.jobs_per_llc.iter().enumerate() {
-            println!("  LLC {l}: {n:>5} {}", bar(n, st.total()));
-        }
-    }
+    print_groups(&pool);
 
     let show = |title: &str| {
         println!("\nspread group, jobs per cluster ({title}):");
