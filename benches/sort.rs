@@ -8,8 +8,9 @@
 //! - `par_sort/<pattern>` and `par_sort_unstable/<pattern>`: 50k `u32` in
 //!   the patterns where a sort can finish early or partitions go wrong:
 //!   `sorted`, `reversed`, `mostly_sorted` (sorted, then about `sqrt(len)`
-//!   random swaps), `sawtooth` (ascending runs of 1,000), `all_equal`,
-//!   `few_distinct` (8 values at random).
+//!   random swaps), `sawtooth` (ascending runs of 1,000),
+//!   `sawtooth_short` (ascending runs of 100: 500 copies of each value),
+//!   `all_equal`, `few_distinct` (8 values at random).
 //! - `par_sort/big` and `par_sort_unstable/big`: 50k random elements of
 //!   128 bytes (`[u64; 16]`, compared as arrays), where moves cost more
 //!   than comparisons.
@@ -167,6 +168,7 @@ fn patterns() -> Vec<(&'static str, Vec<u32>)> {
         ("reversed", (0..n).rev().collect()),
         ("mostly_sorted", mostly),
         ("sawtooth", (0..n).map(|i| i % 1000).collect()),
+        ("sawtooth_short", (0..n).map(|i| i % 100).collect()),
         ("all_equal", vec![7; PATTERN_LEN]),
         (
             "few_distinct",
