@@ -7,9 +7,11 @@
 //! The first models race the owner's push/pop (and promotions) against a
 //! thief's claim and check that every half runs exactly once. Then the
 //! `wanted` hint (the pop's copy is a bit of the word claims lock): a
-//! hint set during a claim survives the claim's unlock, and `want`
-//! against `settle` never leaves the push's copy set without the pop's
-//! (invariant (H) of `runtime::private`). The last one is the sleep side: an owner that pushes a half and then blocks
+//! hint set during a claim survives the claim's unlock, `want` against
+//! `settle` never leaves the push's copy set without the pop's
+//! (invariant (H) of `runtime::private`), and a refill that finds its
+//! deque short, which runs a `want` and no `settle`, leaves the hint set
+//! in both words. The last one is the sleep side: an owner that pushes a half and then blocks
 //! until it has run (the `a` that waits for its `b`), and a worker going
 //! to sleep; loom reports a deadlock if the worker can park for good
 //! while the half stays private.
@@ -253,6 +255,35 @@ fn want_against_settle_keeps_the_pop_s_hint() {
         thief.join().unwrap();
         runs.assert_each_once();
         assert_hint_consistent(&stack);
+    });
+}
+
+/// The owner's refill that finds its deque short (`owner::refill`): no
+/// `settle`, only a `want`. Here the owner settled first (an earlier
+/// refill saw enough), against a steal's `want` and a claim, so the pop
+/// may find the converse state (`WANTED` without `limit`): the half runs
+/// once, (H) holds, and if the pop reported the hint, the refill's `want`
+/// leaves it set in both words.
+#[test]
+fn a_short_refill_leaves_the_hint_set_in_both_words() {
+    builder(3).check(|| {
+        let stack = push_halves(1);
+        let runs = Runs::new(1);
+        let want = spawn_want(&stack);
+        let thief = spawn_thief(&stack, &runs);
+        stack.settle(|| false);
+        let wanted = pop_and_run(&stack, 0, &runs) == Popped::Wanted;
+        if wanted {
+            // The deque is short: the refill leaves the hint set.
+            stack.want();
+        }
+        want.join().unwrap();
+        thief.join().unwrap();
+        runs.assert_each_once();
+        assert_hint_consistent(&stack);
+        if wanted {
+            assert_eq!(stack.wanted_by(), (true, true));
+        }
     });
 }
 

@@ -477,4 +477,24 @@ mod tests {
         assert!(o.deque.is_empty());
         assert_eq!(o.private.wanted_by(), (true, true));
     }
+
+    /// A refill that promotes: while the deque stays short after the
+    /// promotion the hint stays set (`owner::refill` returns before
+    /// `settle`); once the promotion fills it to `PROMOTED_AHEAD` jobs the
+    /// hint is cleared in both words.
+    #[test]
+    fn an_exit_that_promotes_clears_the_hint_only_once_the_deque_holds_enough() {
+        for queued in [0, 1] {
+            let mut o = Fake::new(PrivateStack::new());
+            for j in 0..queued {
+                o.deque.push(100 + j);
+            }
+            steps(&mut o, JoinFrame::new(true), false, |o| {
+                steps(o, JoinFrame::new(true), false, |_| {});
+                assert_eq!(o.deque.len(), queued as usize + 1, "promoted");
+                let enough = o.deque.len() >= crate::runtime::private::rules::PROMOTED_AHEAD;
+                assert_eq!(o.private.wanted_by(), (!enough, !enough));
+            });
+        }
+    }
 }

@@ -282,27 +282,33 @@ fn join_entry<O: Owner>(o: &mut O) {
 }
 
 /// The `wanted` hint is set: promotes the oldest private half if `rule`
-/// (a promotion rule of `private`, given the deque's length) says so, then
-/// clears the hint unless the deque is still short.
+/// (a promotion rule of `private`, given the deque's length) says so;
+/// then, if the deque is still short
+/// ([`private::rules::promote_at_exit`]), returns with the hint left set
+/// (in both words: the `want` writes only where `limit` lacked it), else
+/// clears it ([`PrivateStack::settle`]).
 ///
-/// With no private half and a short deque, it returns at once, the hint
-/// left set: `settle` would clear it and set it again (only thieves touch
-/// the deque meanwhile, and they only shrink it), so skipping it changes
-/// no state and saves its three read-modify-writes of the line thieves
-/// read. Why it matters: in an iterator inside an iterator's items, once
-/// the outer halves are gone, the deque stays short and nearly every
-/// inner `join` exit comes here with nothing to promote
-/// (`docs/iter-paired.md`, "Session 26: nested").
+/// Why a short deque skips `settle`: `settle` would clear the hint and set
+/// it again (only thieves touch the deque meanwhile, and they only shrink
+/// it), three locked read-modify-writes of the line thieves read, for no
+/// change of state. Where it shows: back-to-back short calls, where the
+/// hint is set at nearly every `join` and the deque never holds
+/// [`private::rules::PROMOTED_AHEAD`] jobs (about 20 refills per 20k
+/// `sum_squares` call), and an iterator inside an iterator's items, whose
+/// inner exits come here with nothing to promote (`docs/join-cost.md`,
+/// "Session 32"; `docs/iter-paired.md`, "Session 26: nested").
 #[cold]
 #[inline(never)]
 fn refill<O: Owner>(o: &mut O, rule: impl FnOnce(usize) -> bool) {
-    let len = o.deque().len();
-    if !o.private().has_private() {
-        if private::rules::promote_at_exit(len) {
-            return;
-        }
-    } else if rule(len) {
+    let mut len = o.deque().len();
+    if o.private().has_private() && rule(len) {
         promote(o);
+        // The promotion pushed (or dealt) one half: the length again.
+        len = o.deque().len();
+    }
+    if private::rules::promote_at_exit(len) {
+        o.private().want();
+        return;
     }
     o.private()
         .settle(|| private::rules::promote_at_exit(o.deque().len()));

@@ -112,8 +112,13 @@
 //! promotion rules want (`promote_at_entry`, `promote_at_exit`): a thief
 //! stole from it, the owner popped from it, or a mark was set (`owner`).
 //! The push tests it in `limit`, the pop in `bottom`'s `WANTED`, each with
-//! the one comparison it makes anyway; a pop that sees `WANTED` refills
-//! the deque and settles the hint (`owner::refill`). Its writes:
+//! the one comparison it makes anyway; a pop that sees `WANTED` (or a
+//! push that sees `limit` at 0, while some worker searches) refills the
+//! deque (`owner::refill`): it promotes per the rules, then settles the
+//! hint only if the deque holds enough; while it is still short, the
+//! refill leaves the hint set and writes nothing but a `want` (which
+//! writes only where `limit` lacked the hint: the converse state below).
+//! Its writes:
 //!
 //! ```text
 //! want (anyone)                          settle (owner)
@@ -149,7 +154,17 @@
 //! (H) is why `want` writes `limit` before `bottom` and `settle` clears
 //! them in the other order. The converse state, `WANTED` set with `limit`
 //! at the capacity (a `want` whose W2 a `settle` overwrote, or whose W3
-//! came after it), costs one slow pop, which settles both.
+//! came after it), costs one slow pop, whose refill sets `limit` again
+//! (a `want`, the deque short) or settles both.
+//!
+//! A refill that finds its deque short runs no `settle`: a `settle` there
+//! would clear the hint and set it again (S4), three locked writes of the
+//! line thieves' steals write too, for no change of state (only thieves
+//! touch the deque meanwhile, and they only shrink it). Its `want` is one
+//! of W1-W3, so the proof above covers it: (H) holds, and the claim
+//! (T1-T4) never reads `limit` and keeps `WANTED` as it is. A thief whose
+//! steal lands after the refill read the length finds the hint set and
+//! writes nothing, as it would after S4.
 //!
 //! Beyond (H) the hint is a hint: a `want` that reads `limit == 0` at W1
 //! just before a `settle` clears it writes nothing, and a pop may read
@@ -554,7 +569,10 @@ impl<T: Copy> PrivateStack<T> {
     /// Owner: clears the hint, `bottom`'s `WANTED` first and then `limit`
     /// (S1-S4 of the module docs), then calls `short` (the deque's length
     /// test, read after the clear) and sets the hint again if it says the
-    /// deque is still short.
+    /// deque is still short. `owner::refill` calls it only once it saw
+    /// the deque hold enough; the re-test catches a steal between that
+    /// look and S1, whose `want` found the hint still set and wrote
+    /// nothing.
     #[inline]
     pub fn settle(&self, short: impl FnOnce() -> bool) {
         self.ends.bottom.fetch_and(!WANTED, Ordering::SeqCst);

@@ -56,6 +56,28 @@ fn the_wanted_hint_starts_set_and_clears_only_when_the_deque_is_long_enough() {
     assert_eq!(s.wanted_by(), (true, true));
 }
 
+/// The converse state of the module docs (`WANTED` set, `limit` at the
+/// capacity: a thief's `want` whose W2 a `settle` overwrote): the pop
+/// reports the hint, and the `want` of a refill that finds the deque short
+/// (`owner::refill`) sets `limit` again, so the push takes its slow path
+/// too.
+#[test]
+fn a_want_repairs_the_converse_state() {
+    let s = PrivateStack::<u32>::new();
+    s.settle(|| false);
+    s.ends.bottom.fetch_or(WANTED, Ordering::SeqCst);
+    assert_eq!(s.wanted_by(), (false, true));
+    // SAFETY: single-threaded owner.
+    unsafe {
+        assert!(s.push_if_clear(0), "the push does not see it");
+        assert_eq!(s.pop(), Popped::Wanted, "the pop does");
+    }
+    s.want();
+    assert_eq!(s.wanted_by(), (true, true));
+    // SAFETY: as above.
+    assert!(!unsafe { s.push_if_clear(1) }, "now the push sees it too");
+}
+
 #[test]
 fn the_pop_reports_the_hint_and_decides_on_the_index_alone() {
     let s = PrivateStack::<u32>::new();
