@@ -242,19 +242,13 @@ fn a_hint_set_during_a_claim_is_kept() {
 #[test]
 fn want_against_settle_keeps_the_pop_s_hint() {
     builder(3).check(|| {
-        let stack = push_halves(1);
-        let runs = Runs::new(1);
-        let want = spawn_want(&stack);
-        let thief = spawn_thief(&stack, &runs);
-        // The owner saw its deque hold enough (`owner::refill`).
-        stack.settle(|| false);
-        if pop_and_run(&stack, 0, &runs) == Popped::Wanted {
+        against_want_and_claim(|stack, runs| {
+            // The owner saw its deque hold enough (`owner::refill`).
             stack.settle(|| false);
-        }
-        want.join().unwrap();
-        thief.join().unwrap();
-        runs.assert_each_once();
-        assert_hint_consistent(&stack);
+            if pop_and_run(stack, 0, runs) == Popped::Wanted {
+                stack.settle(|| false);
+            }
+        });
     });
 }
 
@@ -267,24 +261,38 @@ fn want_against_settle_keeps_the_pop_s_hint() {
 #[test]
 fn a_short_refill_leaves_the_hint_set_in_both_words() {
     builder(3).check(|| {
-        let stack = push_halves(1);
-        let runs = Runs::new(1);
-        let want = spawn_want(&stack);
-        let thief = spawn_thief(&stack, &runs);
-        stack.settle(|| false);
-        let wanted = pop_and_run(&stack, 0, &runs) == Popped::Wanted;
-        if wanted {
-            // The deque is short: the refill leaves the hint set.
-            stack.want();
-        }
-        want.join().unwrap();
-        thief.join().unwrap();
-        runs.assert_each_once();
-        assert_hint_consistent(&stack);
+        let (stack, wanted) = against_want_and_claim(|stack, runs| {
+            stack.settle(|| false);
+            let wanted = pop_and_run(stack, 0, runs) == Popped::Wanted;
+            if wanted {
+                // The deque is short: the refill leaves the hint set.
+                stack.want();
+            }
+            wanted
+        });
         if wanted {
             assert_eq!(stack.wanted_by(), (true, true));
         }
     });
+}
+
+/// One private half, a steal's `want` and a thief's claim, against the
+/// owner's `owner` (given the stack and the runs): when all three are
+/// done, the half ran once and (H) holds. Returns the stack and what
+/// `owner` returned.
+fn against_want_and_claim<R>(
+    owner: impl FnOnce(&Arc<PrivateStack<usize>>, &Runs) -> R,
+) -> (Arc<PrivateStack<usize>>, R) {
+    let stack = push_halves(1);
+    let runs = Runs::new(1);
+    let want = spawn_want(&stack);
+    let thief = spawn_thief(&stack, &runs);
+    let r = owner(&stack, &runs);
+    want.join().unwrap();
+    thief.join().unwrap();
+    runs.assert_each_once();
+    assert_hint_consistent(&stack);
+    (stack, r)
 }
 
 /// The sleep side. Worker 0 pushes half 0 privately, then publishes
