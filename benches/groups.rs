@@ -48,6 +48,8 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
+#[path = "common/pools.rs"]
+mod pools;
 #[path = "common/triad.rs"]
 mod triad;
 use locus::{Affinity, GroupOptions, JobGroup, Placement};
@@ -152,15 +154,8 @@ struct Setup {
 
 impl Setup {
     fn new() -> Setup {
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let lp = locus::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let rp = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let threads = pools::threads();
+        let (lp, rp) = pools::pools();
         let llcs = lp.layout().llc_ranges().len();
         let spread = lp
             .group(GroupOptions::new().placement(Placement::Spread))

@@ -184,14 +184,11 @@ fn light_case(
         let fw = || light_window(period, &|| tx.send(Box::new(|| black_box(()))).unwrap());
         // Three orders, one per run, so that each side is measured first,
         // second and third equally often.
+        let windows: [&dyn Fn() -> f64; 3] = [&lw, &rw, &fw];
         let mut shares = [0.0f64; 3];
-        let order: [usize; 3] = [[0, 1, 2], [1, 2, 0], [2, 0, 1]][run % 3];
-        for i in order {
-            shares[i] = match i {
-                0 => lw(),
-                1 => rw(),
-                _ => fw(),
-            };
+        for k in 0..3 {
+            let i = (run + k) % 3;
+            shares[i] = windows[i]();
         }
         let [a, b, c] = shares;
         l.push(a);
