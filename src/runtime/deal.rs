@@ -14,6 +14,7 @@
 //! half with `l`. A region of `l` alone deals nothing. The region of the
 //! promoter's LLC becomes the whole pool (a *start*) when
 //! - at most one worker of the pool works (every other one is idle or
+//!   searching, a claimed worker not yet awake counted once, as
 //!   searching: [`Deal::quiet`]), and
 //! - no LLC's pack queue holds a job (a deal of this start not yet taken,
 //!   or a group's job) and no LLC runs a piece of a parallel iterator's
@@ -30,6 +31,17 @@
 //! region: with 2^k LLCs each gets one 2^-k of a balanced tree, in an
 //! order fixed by the LLCs' numbers (neighbours first inside a package),
 //! not by which worker arrives first.
+//!
+//! Why "works" is counted exactly (the idle bits, not the armed count): a
+//! claimed worker stays armed until it wakes and is counted as searching
+//! from its claim, so armed plus searching counts it twice; during a
+//! ramp-up, with many claims in flight, that sum says quiet while several
+//! workers run the tree, and a promotion there started the deal again,
+//! sending small halves and their data to other LLCs in the middle of the
+//! run. In the simulator the exact test cut `reduce`'s deals on the
+//! Kunpeng 920 from 33 to 24 and its bytes read across LLCs from 26.5 MB
+//! to none (`docs/mid-run-stealing.md`, "Session 32: the exact quiet and
+//! busy tests alone" and "Session 33").
 //!
 //! A dealt job goes to the receiving LLC's pack queue with the pack
 //! queue's wakeup (`group_routing::push_to` with `Destination::Pack`): a
@@ -119,7 +131,11 @@
 //! Everything here is a hint: the regions are read and bisected with CASes
 //! so that two promoters of one LLC do not deal the same half of a region
 //! twice, but any value only decides where a job is pushed, never whether
-//! it is, so no interleaving loses or repeats a job.
+//! it is, so no interleaving loses or repeats a job. The same holds for
+//! the counts a start reads ([`Deal::quiet`]): a start refused leaves the
+//! promoter's region spent, and its half goes to its own deque as in a
+//! pool of one LLC (or to a re-deal), so a stricter test makes starts
+//! rarer and changes where halves run, never whether they run.
 
 use std::cell::{Cell, RefCell};
 
@@ -207,14 +223,37 @@ impl Deal {
         !self.regions.is_empty()
     }
 
-    /// Whether the pool has at most one working worker: all others are
-    /// armed (idle) or counted as searching. A hint (a claimed worker is
-    /// in both counts, so this errs towards yes while claims are in
-    /// flight; a dealt job still in a pack queue stops a second start).
+    /// Whether at most one worker of the pool *works*: a worker works when
+    /// its idle bit is clear and it is not counted as searching. So the
+    /// workers whose idle bit is clear (a walk of the idle words,
+    /// [`IdleMasks::awake_in`](super::idle::IdleMasks::awake_in)) minus
+    /// the searching count must be at most one. A claimed worker not yet
+    /// awake has its bit cleared by its claimer and is counted as
+    /// searching by it: it is counted once, as not working.
+    ///
+    /// Why exact: the armed count keeps a claimed worker until it wakes,
+    /// so "armed plus searching" counts it twice, and during a ramp-up
+    /// with many claims in flight that sum reaches the pool's size while
+    /// several workers work, and a promotion there would start the deal
+    /// again, moving small halves (and their data) across LLCs in the
+    /// middle of a run (module docs).
+    ///
+    /// The sum is still read first and the walk made only when it says
+    /// quiet: it never says busy when this test says quiet (a set bit
+    /// belongs to an armed worker, so armed plus searching is at least set
+    /// bits plus searching), and it costs one load, the walk a load per 64
+    /// workers. A hint: the counts are read at different times, and a
+    /// wrong answer only makes a start (where halves go) more or less
+    /// frequent, never whether a job is pushed (module docs).
     fn quiet(sleep: &Sleep) -> bool {
         let idle = sleep.idle();
-        let free = idle.armed_total() + sleep.searching().max(0) as usize;
-        free + 1 >= idle.num_workers()
+        let n = idle.num_workers();
+        let searching = sleep.searching().max(0) as usize;
+        if idle.armed_total() + searching + 1 < n {
+            return false;
+        }
+        // At most `searching + 1` workers awake: no `searching + 2`-th.
+        idle.awake_in(0..n).nth(searching + 1).is_none()
     }
 
     /// Where a worker of LLC `l` that promotes a half deals it: the LLC
