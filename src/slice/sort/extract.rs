@@ -13,14 +13,18 @@
 //! and merged back from the end through a stack buffer, each by a binary
 //! search in the kept elements and one block move.
 //!
-//! The pass gives up, with the piece a permutation of what it was, as soon
-//! as more elements were dropped than the buffer holds or than a quarter
-//! of the piece: a random piece that fooled the pivot samples costs a short
-//! prefix scan. No allocation (the sort is in place, as rayon's).
+//! Before the pass, [`looks_ordered`] compares 17 elements spread evenly
+//! over the piece: a piece whose pivot samples only happened to be in
+//! order (random, or made of ascending runs much shorter than the piece)
+//! shows descents there and is given up at once. The pass itself gives up,
+//! with the piece a permutation of what it was, as soon as more elements
+//! were dropped than the buffer holds or than a quarter of the piece. No
+//! allocation (the sort is in place, as rayon's).
 //!
-//! Bounds, for every comparator: the pass calls it at most `len` times, the
-//! merge at most `log2(len) + 1` times per dropped element (at most
-//! `len / 4` of them); every index is bounded by the piece's.
+//! Bounds, for every comparator: the probe calls it at most 16 times, the
+//! pass at most `len` times, the merge at most `log2(len) + 1` times per
+//! dropped element (at most `len / 4` of them); every index is bounded by
+//! the piece's.
 //!
 //! Panic safety and live copies: the pass moves elements by swaps. During
 //! the merge the dropped elements are live in the buffer and their slots in
@@ -56,6 +60,9 @@ pub(super) fn try_sort<T, L>(v: &mut [T], is_less: &L, sort_dropped: impl FnOnce
 where
     L: Fn(&T, &T) -> bool,
 {
+    if !looks_ordered(v, is_less) {
+        return false;
+    }
     let limit = capacity::<T>().min(v.len() / 4);
     let Some(kept) = divide(v, limit, is_less) else {
         return false;
@@ -82,17 +89,55 @@ fn merge_on_stack<T>(v: &mut [T], kept: usize, is_less: &impl Fn(&T, &T) -> bool
     unsafe { merge_back(v, kept, buf.as_mut_ptr().cast::<T>(), is_less) };
 }
 
+/// Pieces at least this long are probed by [`looks_ordered`] first.
+const PROBE_FROM: usize = 256;
+
+/// Whether `v` may be nearly sorted, judged from 17 elements spread evenly
+/// over it (pieces shorter than [`PROBE_FROM`] are not judged): at most a
+/// quarter of the 16 neighbouring pairs of samples may be in descending
+/// order.
+///
+/// Why: the quicksort tries the pass when its pivot samples (three
+/// adjacent triples and their medians) were in order, which a piece of
+/// ascending runs shows whenever the three medians happen to ascend; such a
+/// piece drops about one element per element scanned, and the pass would
+/// scan until its buffer is full before giving up. Samples far apart see the
+/// piece's order at large: in a nearly sorted piece a sample is rarely one
+/// of the misplaced elements, each of which makes at most two descents; in a
+/// random piece or one of short runs about half the pairs descend. At most
+/// 16 calls; nothing moves.
+fn looks_ordered<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> bool {
+    if v.len() < PROBE_FROM {
+        return true;
+    }
+    let step = (v.len() - 1) / 16;
+    let descents: usize = (0..16)
+        .map(|k| usize::from(is_less(&v[(k + 1) * step], &v[k * step])))
+        .sum();
+    descents <= 4
+}
+
 /// The pass: reorders `v` into a non-decreasing prefix of kept elements
 /// and the dropped ones after it, and returns the prefix's length; `None`
 /// (with `v` some permutation) once more than `limit` are dropped.
 ///
-/// Before step `i`: `v[..kept]` are kept, `v[kept..i]` dropped. Step: keep
-/// `v[i]` (swapped to `kept`) if it is not less than the last kept one;
-/// else drop it and the last kept one, which is then just before the
-/// dropped ones.
+/// The sorted prefix stays where it is, found by a plain scan (the pass's
+/// own first comparisons: each element against the one before; a piece of
+/// equal elements is all prefix). Then, before step `i`: `v[..kept]` are
+/// kept, `v[kept..i]` dropped. Step: keep `v[i]` (swapped to `kept`) if it
+/// is not less than the last kept one; else drop it and the last kept one,
+/// which is then just before the dropped ones.
 fn divide<T>(v: &mut [T], limit: usize, is_less: &impl Fn(&T, &T) -> bool) -> Option<usize> {
-    let mut kept = 0;
-    for i in 0..v.len() {
+    let first = v.windows(2).position(|w| is_less(&w[1], &w[0]));
+    let Some(first) = first else {
+        return Some(v.len());
+    };
+    // `v[first + 1] < v[first]`: both are dropped.
+    if limit < 2 {
+        return None;
+    }
+    let mut kept = first;
+    for i in first + 2..v.len() {
         if kept == 0 || !is_less(&v[i], &v[kept - 1]) {
             if kept != i {
                 v.swap(kept, i);

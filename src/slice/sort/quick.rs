@@ -35,8 +35,9 @@
 //!   `6.2 * log2(len)`. Each level of the recursion calls the comparator
 //!   at most about seven times per element (a partition once, a
 //!   [`partial_insertion_sort`] at most six times, only where the previous
-//!   partition moved nothing, a failed [`extract::try_sort`] once and a
-//!   new pivot choice), a successful [`extract::try_sort`] ends its piece
+//!   partition moved nothing, a failed [`extract::try_sort`] once plus 16
+//!   calls for its probe, and a new pivot choice), a successful
+//!   [`extract::try_sort`] ends its piece
 //!   at most about `log2(len) / 4 + 2` times per element, the heapsort at
 //!   most `2 * log2(len)` times per element, a small piece a constant
 //!   number of times. This holds

@@ -103,6 +103,19 @@ fn patterns_against_std() {
 }
 
 #[test]
+fn short_ascending_runs() {
+    // `sawtooth_short` of `benches/sort.rs` and its neighbours: ascending
+    // runs of `run` (many copies of each value), whose pivot samples often
+    // look sorted. Every unstable entry point: sorted and a permutation.
+    for run in [10, 30, 100, 300] {
+        for len in [4097, 50_000] {
+            let v: Vec<u64> = (0..len).map(|i| i % run).collect();
+            check_unstable(&v, &format!("ascending runs of {run}"));
+        }
+    }
+}
+
+#[test]
 fn one_million() {
     let mut rng = Rng::new(4);
     let input: Vec<u32> = (0..1_000_000).map(|_| rng.next() as u32).collect();

@@ -156,6 +156,7 @@ pub(super) fn patterns(len: usize, rng: &mut Rng) -> Vec<(&'static str, Vec<u64>
         ("sorted", (0..n).collect()),
         ("reversed", (0..n).rev().collect()),
         ("sawtooth", (0..n).map(|i| i % 1000).collect()),
+        ("short runs", (0..n).map(|i| i % 100).collect()),
         ("organ pipe", (0..n).map(|i| i.min(n - i)).collect()),
         ("few values", (0..n).map(|_| rng.below(8)).collect()),
         ("nearly sorted", nearly),
