@@ -8,6 +8,7 @@ use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*, fence};
 use loom::thread::{self, JoinHandle};
+use std::time::Duration;
 
 /// Who may take a queue's jobs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +79,8 @@ pub struct Pool {
     body: Body,
     /// Wakeups made by searchers leaving the searching state (hand-offs).
     handoffs: AtomicUsize,
+    /// Every park without a latch is lazy (see [`Pool::lazy_parks`]).
+    lazy: bool,
 }
 
 impl Pool {
@@ -102,7 +105,21 @@ impl Pool {
             pending: AtomicUsize::new(pending),
             body: Box::new(|_, _, _| {}),
             handoffs: AtomicUsize::new(0),
+            lazy: false,
         }
+    }
+
+    /// The same pool, whose workers park lazily whenever they wait for no
+    /// latch (`Sources::lazy_park`), and whose lazy re-check sees no job at
+    /// all: the worst its unfenced look at the private halves could do,
+    /// extended to every queue. Only the fenced re-check the search makes
+    /// when the timed park expires (under loom a timed park returns at
+    /// once, at any point of the other threads' runs, with the token if
+    /// one was left) keeps a job from being left while its worker parks
+    /// for good ("The lazy park" in `runtime::sleep`).
+    pub fn lazy_parks(mut self) -> Pool {
+        self.lazy = true;
+        self
     }
 
     /// The same pool, not yet terminating (see [`Pool::terminate`]).
@@ -376,6 +393,15 @@ impl Sources for Searcher<'_> {
 
     fn may_exit(&self) -> bool {
         self.pool.may_exit()
+    }
+
+    fn lazy_park(&mut self) -> Option<Duration> {
+        self.pool.lazy.then_some(Duration::from_micros(1))
+    }
+
+    /// Sees nothing (see [`Pool::lazy_parks`]).
+    fn find_work_lazily(&mut self) -> Found<usize> {
+        Found::Nothing
     }
 
     fn max_spinners(&self) -> isize {

@@ -23,6 +23,7 @@ use locus_loom_tests::builder;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering::*};
 use loom::thread;
+use std::time::Duration;
 
 /// "The queue" of the sleep-side model: a count of visible jobs.
 struct Queue(AtomicUsize);
@@ -304,66 +305,95 @@ fn against_want_and_claim<R>(
 /// block for good and loom would report a deadlock.
 #[test]
 fn parking_worker_gets_a_private_half_of_a_blocked_owner() {
-    builder(3).check(|| {
-        let sleep: Arc<Sleep> = sleep_for(2, 2);
-        let stacks = Arc::new([PrivateStack::new(), PrivateStack::new()]);
-        let queue = Arc::new(Queue::new());
-        let ran = Arc::new(LockLatch::new());
-        let runs = Runs::new(1);
-        let thief = {
-            let (sleep, stacks, queue, ran, runs) = (
-                sleep.clone(),
-                stacks.clone(),
-                queue.clone(),
-                ran.clone(),
-                runs.clone(),
-            );
-            thread::spawn(move || {
-                let run = || {
-                    runs.run(0);
-                    ran.set_now();
-                };
-                sleep.start_searching(1);
-                loop {
-                    if queue.try_take() {
-                        sleep.stop_searching(1, 0);
-                        return run();
+    builder(3).check(|| blocked_owner_and_parking_worker(false));
+}
+
+/// The lazy park ("Private `join` halves" in `runtime::sleep`): as
+/// above, but worker 1's first re-check does not look at the private
+/// halves at all (the worst its unfenced look can do: every read stale)
+/// and it parks with a timeout (under loom a timed park returns at once,
+/// at any point of the owner's run, with the token if one was left); when
+/// the timeout expires it re-checks with the fenced look before it parks
+/// without a timeout. Without that look loom finds the deadlock (checked
+/// when the model was written).
+#[test]
+fn lazy_parking_worker_gets_a_private_half_of_a_blocked_owner() {
+    builder(3).check(|| blocked_owner_and_parking_worker(true));
+}
+
+/// The model of the two tests above; `lazy`: worker 1 parks lazily.
+fn blocked_owner_and_parking_worker(lazy: bool) {
+    let sleep: Arc<Sleep> = sleep_for(2, 2);
+    let stacks = Arc::new([PrivateStack::new(), PrivateStack::new()]);
+    let queue = Arc::new(Queue::new());
+    let ran = Arc::new(LockLatch::new());
+    let runs = Runs::new(1);
+    let thief = {
+        let (sleep, stacks, queue, ran, runs) = (
+            sleep.clone(),
+            stacks.clone(),
+            queue.clone(),
+            ran.clone(),
+            runs.clone(),
+        );
+        thread::spawn(move || {
+            let run = || {
+                runs.run(0);
+                ran.set_now();
+            };
+            sleep.start_searching(1);
+            loop {
+                if queue.try_take() {
+                    sleep.stop_searching(1, 0);
+                    return run();
+                }
+                let idle = sleep.prepare_sleep(1);
+                if queue.try_take() {
+                    sleep.cancel_sleep(idle);
+                    sleep.stop_searching(1, 0);
+                    return run();
+                }
+                if lazy {
+                    // The lazy re-check saw nothing; the timed park.
+                    if sleep.park_for(&idle, Duration::from_micros(1)) {
+                        sleep.cancel_sleep(idle);
+                        continue;
                     }
-                    let idle = sleep.prepare_sleep(1);
+                    // Expired: the fenced re-check.
                     if queue.try_take() {
                         sleep.cancel_sleep(idle);
                         sleep.stop_searching(1, 0);
                         return run();
                     }
-                    let victims = stacks.iter().enumerate();
-                    match claim_before_parking(sleep.idle(), 1, victims) {
-                        Claim::Taken((0, 0)) => {
-                            sleep.cancel_sleep(idle);
-                            sleep.stop_searching(1, 0);
-                            return run();
-                        }
-                        Claim::Taken(other) => panic!("claimed {other:?}"),
-                        Claim::Busy => {
-                            sleep.cancel_sleep(idle);
-                            continue;
-                        }
-                        Claim::Empty => {}
-                    }
-                    sleep.park(&idle);
-                    sleep.cancel_sleep(idle);
                 }
-            })
-        };
-        // Worker 0, the owner.
-        // SAFETY: this thread owns stacks[0].
-        assert!(unsafe { stacks[0].push(0) });
-        if must_publish(sleep.idle().root_word(), || sleep.idle()) {
-            // SAFETY: owner.
-            unsafe { stacks[0].promote_all(|_| queue.push()) };
-            sleep.notify(Some(0), 0);
-        }
-        ran.wait();
-        thief.join().unwrap();
-        runs.assert_each_once();
-    });
+                let victims = stacks.iter().enumerate();
+                match claim_before_parking(sleep.idle(), 1, victims) {
+                    Claim::Taken((0, 0)) => {
+                        sleep.cancel_sleep(idle);
+                        sleep.stop_searching(1, 0);
+                        return run();
+                    }
+                    Claim::Taken(other) => panic!("claimed {other:?}"),
+                    Claim::Busy => {
+                        sleep.cancel_sleep(idle);
+                        continue;
+                    }
+                    Claim::Empty => {}
+                }
+                sleep.park(&idle);
+                sleep.cancel_sleep(idle);
+            }
+        })
+    };
+    // Worker 0, the owner.
+    // SAFETY: this thread owns stacks[0].
+    assert!(unsafe { stacks[0].push(0) });
+    if must_publish(sleep.idle().root_word(), || sleep.idle()) {
+        // SAFETY: owner.
+        unsafe { stacks[0].promote_all(|_| queue.push()) };
+        sleep.notify(Some(0), 0);
+    }
+    ran.wait();
+    thief.join().unwrap();
+    runs.assert_each_once();
 }

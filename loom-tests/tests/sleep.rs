@@ -113,6 +113,42 @@ fn two_jobs_searcher_passes_the_notify_on() {
     });
 }
 
+/// The lazy park ("Private `join` halves" in `runtime::sleep`): the two
+/// models above with every park lazy and the lazy re-check blind
+/// (`Pool::lazy_parks`). A busy worker's push against a worker going to
+/// sleep, and two jobs of which the first waits for the second: each job
+/// runs because the search re-checks, fenced, when a timed park expires,
+/// before it parks without a timeout. (Without that re-check, the Lazy
+/// state parking again at once, loom finds a deadlock in them: checked
+/// when the models were written.)
+#[test]
+fn lazy_park_push_by_a_worker_versus_sleep() {
+    builder(3).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(1)], 1)
+            .lazy_parks()
+            .start(&[0]);
+        pool.push(0);
+        pool.sleep.notify(Some(1), 0);
+        pool.finish();
+    });
+}
+
+/// See [`lazy_park_push_by_a_worker_versus_sleep`].
+#[test]
+fn lazy_park_two_jobs_searcher_passes_the_notify_on() {
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 2)
+            .lazy_parks()
+            .first_job_waits_for_second();
+        let pool = pool.start(&[0, 1]);
+        for _ in 0..2 {
+            pool.push(0);
+            pool.sleep.notify(None, 0);
+        }
+        pool.finish();
+    });
+}
+
 /// One job pushed from outside to two workers born idle: the worker the
 /// push claims takes it, and its look before the hand-off sees no other
 /// job, so nobody else is woken (before the look, every such job woke a

@@ -40,6 +40,18 @@
 //! so it cannot lose a wakeup. It is owned by its worker's thread (`Cell`s,
 //! no sharing).
 //!
+//! The governor also picks the kind of park: a worker whose last park
+//! ended within [`LAZY_AFTER`] parks *lazily* next time (if some other
+//! worker is running, `Sources::lazy_park`): its re-check skips the heavy
+//! fence of its look at the private `join` halves, and it parks for at
+//! most [`LAZY_PARK`], re-checking with the fence when that expires
+//! ("The lazy park" in `runtime::sleep`). The fence is a `membarrier`
+//! whose interrupt lands on the running workers, and a worker parking
+//! between the short calls of a loop made one per call, on the loop's
+//! critical path; a timed park costs the parking worker a timer instead
+//! (on this VM about as much CPU as a futex wait), so it is kept for the
+//! short idle periods, where a wakeup is near.
+//!
 //! Latch waiters (a stolen `join` half, a `scope`) get a longer budget
 //! whatever the score, [`WAIT_STEPS`]: the pause spins and [`WAIT_YIELDS`]
 //! yields. Their wait ends with work already running elsewhere (the thief
@@ -85,6 +97,18 @@ pub(crate) const MAX_SCORE: u8 = 8;
 /// have covered.
 pub(crate) const SHORT_PARK: Duration = Duration::from_micros(50);
 
+/// A park shorter than this makes the worker's next park lazy: the gaps
+/// between the short parallel calls of a loop (60 to 80 us between two
+/// 50k-element sorts on the machine of `docs/sort-two-workers.md`), not
+/// those of a pool fed a job every 100 us by two alternating workers.
+pub(crate) const LAZY_AFTER: Duration = Duration::from_micros(100);
+
+/// The timeout of a lazy park: several of the gaps it is made for, so
+/// that it rarely expires before a wakeup.
+pub(crate) const LAZY_PARK: Duration = Duration::from_micros(400);
+
+const _: () = assert!(LAZY_PARK.as_micros() >= 2 * LAZY_AFTER.as_micros());
+
 /// The per-worker idle governor (see the module docs).
 #[derive(Debug)]
 pub(crate) struct IdleGovernor {
@@ -96,6 +120,8 @@ pub(crate) struct IdleGovernor {
     woken: Cell<bool>,
     /// The current search spent its budget without finding work.
     spent: Cell<bool>,
+    /// The last park ended within [`LAZY_AFTER`]: the next one is lazy.
+    short_park: Cell<bool>,
 }
 
 impl Default for IdleGovernor {
@@ -113,7 +139,15 @@ impl IdleGovernor {
             parked_at: Cell::new(None),
             woken: Cell::new(false),
             spent: Cell::new(false),
+            short_park: Cell::new(false),
         }
+    }
+
+    /// Whether the park about to begin may be lazy (see the module docs),
+    /// and its timeout.
+    #[inline]
+    pub(crate) fn lazy_park(&self) -> Option<Duration> {
+        self.short_park.get().then_some(LAZY_PARK)
     }
 
     /// The backoff steps the next search may spend before parking; a
@@ -173,7 +207,9 @@ impl IdleGovernor {
     fn end_park(&self) -> bool {
         match self.parked_at.take() {
             Some(t) => {
-                self.score.set(after_park(self.score.get(), t.elapsed()));
+                let parked = t.elapsed();
+                self.short_park.set(parked < LAZY_AFTER);
+                self.score.set(after_park(self.score.get(), parked));
                 true
             }
             None => false,
@@ -262,6 +298,23 @@ mod tests {
         assert_eq!(g.score(), 2);
         g.closed();
         assert_eq!(g.score(), 2);
+    }
+
+    #[test]
+    fn a_short_park_makes_the_next_park_lazy_and_a_long_one_does_not() {
+        let g = IdleGovernor::new();
+        assert_eq!(g.lazy_park(), None, "no evidence yet");
+        g.parking();
+        g.opened();
+        assert_eq!(g.lazy_park(), Some(LAZY_PARK));
+        g.parking();
+        g.parked_at.set(Some(Instant::now() - LAZY_AFTER * 2));
+        g.opened();
+        assert_eq!(g.lazy_park(), None);
+        // A search that finds work without parking changes nothing.
+        g.opened();
+        g.closed();
+        assert_eq!(g.lazy_park(), None);
     }
 
     #[test]

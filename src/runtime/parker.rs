@@ -39,6 +39,29 @@ impl Parker {
         *t = false;
     }
 
+    /// Blocks until a token is available or `timeout` has passed; consumes
+    /// the token and returns true if there was one. A timed park that
+    /// returns false leaves the caller exactly where it was before it
+    /// parked (no token is lost: a later `unpark` leaves one for the next
+    /// park). Under loom, which has no clock, it returns at once: the
+    /// model checker puts that return at every point of the other
+    /// threads' runs, which covers every timeout.
+    pub fn park_timeout(&self, timeout: std::time::Duration) -> bool {
+        let mut t = self.token.lock();
+        #[cfg(not(loom))]
+        {
+            let deadline = std::time::Instant::now() + timeout;
+            while !*t {
+                if self.cv.wait_until(&mut t, deadline).timed_out() {
+                    break;
+                }
+            }
+        }
+        #[cfg(loom)]
+        let _ = timeout;
+        std::mem::replace(&mut *t, false)
+    }
+
     /// Whether a token is available (tests).
     #[cfg(any(test, loom))]
     pub fn has_token(&self) -> bool {

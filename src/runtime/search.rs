@@ -60,16 +60,22 @@
 //! loop and the steps inline into one loop, as when the loop was a method
 //! of the worker.
 
+use std::time::Duration;
+
 use crate::sync::{Backoff, Pause, pause};
 
-use super::idle::Distance;
-use super::sleep::{Idle, Sleep};
+use super::sleep::Idle;
+#[cfg(doc)]
+use super::sleep::Sleep;
 
 use rules::{
     IDLE_SPINNERS, LONG_BUDGET, NEAR_PASSES, RAMP_FANOUT, may_spin, may_spin_on, may_spin_over_cap,
 };
 
 pub(crate) mod rules;
+mod sources;
+
+pub use sources::Sources;
 
 /// What one pass over a worker's sources found.
 pub enum Found<J> {
@@ -115,142 +121,6 @@ pub(crate) fn reach_of_pass(n: u32, woken: bool) -> Reach {
     }
 }
 
-/// Where a worker looks for work beyond its own deque, the latch it waits
-/// for, and where the search reports what it did.
-///
-/// The sleep proof asks of [`Sources::find_work`] that one pass looks at
-/// every queue a sleeping worker could be responsible for, with the
-/// forward rule for queues the worker may not take from (see "Queues of one
-/// LLC" in [`super::sleep`]).
-///
-/// Queries take `&self`; a pass and the reports take `&mut self`, so that
-/// the simulator's sources can charge costs to their worker (the pool's
-/// are `&WorkerThread`, whose state is in cells).
-pub trait Sources {
-    /// A job as the queues hold it.
-    type Job;
-
-    /// What a search waits for when it waits ([`CoreLatch`](super::latch::CoreLatch) for the pool
-    /// and the loom models; the simulator's own latches).
-    type Latch: ?Sized;
-
-    /// The pool's sleep state.
-    fn sleep(&self) -> &Sleep;
-
-    /// One pass over the sources except the own deque: every one with
-    /// [`Reach::Far`], those inside the worker's LLC with [`Reach::Near`]
-    /// (see "Near passes" in `runtime::pass`; an implementation may look
-    /// farther).
-    fn find_work(&mut self, reach: Reach) -> Found<Self::Job>;
-
-    /// For a worker waiting for no latch: whether it may leave the pool (it
-    /// shuts down and nothing is pending).
-    fn may_exit(&self) -> bool;
-
-    /// Whether `latch` is set ([`CoreLatch::probe`](super::latch::CoreLatch::probe)).
-    fn probe(&self, latch: &Self::Latch) -> bool;
-
-    /// Announces that the worker parks waiting for `latch`; false if it is
-    /// set already ([`CoreLatch::try_sleep`](super::latch::CoreLatch::try_sleep)).
-    fn try_sleep(&self, latch: &Self::Latch) -> bool;
-
-    /// After a park: whether the worker was woken because `latch` was set
-    /// ([`CoreLatch::wake_up`](super::latch::CoreLatch::wake_up)).
-    fn wake_up(&self, latch: &Self::Latch) -> bool;
-
-    /// Above this many searching workers, a worker that found nothing and
-    /// waits for no latch goes idle at once instead of spinning first
-    /// ([`may_spin`]; pools use [`max_spinners`](rules::max_spinners)).
-    fn max_spinners(&self) -> isize;
-
-    /// Whether a worker of this worker's LLC took a job from another LLC's
-    /// worker and has not split it yet (`pass::PassQueues::crossed`): a
-    /// hint for [`may_spin`], never a protocol word. None by default.
-    #[inline]
-    fn mate_crossing(&self) -> bool {
-        false
-    }
-
-    /// Whether at least half of the pool's workers are idle (a hint for
-    /// [`may_spin_on`], one load of the idle summary; never a protocol
-    /// word). No by default.
-    #[inline]
-    fn mostly_idle(&self) -> bool {
-        false
-    }
-
-    /// Whether some queue a pushed job can be in holds a job: every
-    /// injector, spread and pack queue, this worker's own deque and the
-    /// deque of every other worker whose idle bit is clear; loads only,
-    /// nothing taken. The last searcher to leave looks before it hands a
-    /// wakeup on (see "The hand-off looks first" in [`super::sleep`]).
-    /// Yes by default (every such searcher hands the wakeup on).
-    #[inline]
-    fn sees_work(&mut self) -> bool {
-        true
-    }
-
-    /// Runs `op`, a transition of the sleep state that may read or write
-    /// idle-mask words ([`Sleep::prepare_sleep`], [`Sleep::stop_searching`]),
-    /// on the sleep state (the simulator counts the words it touches).
-    #[inline]
-    fn idle_op<R>(&mut self, op: impl FnOnce(&Sleep) -> R) -> R {
-        op(self.sleep())
-    }
-
-    /// Counts a wakeup this worker made: of `hit.0`, at distance `hit.1`
-    /// (the pool's stats; the simulator schedules the woken worker).
-    #[inline]
-    fn woke(&mut self, hit: (usize, Distance)) {
-        let _ = hit;
-    }
-
-    /// Whether the job the last pass returned has more work behind it: it
-    /// was stolen from another worker's deque that still holds a job, or
-    /// it came with a batch that is now in the own deque (a cheap look,
-    /// asked only by a search woken from a park that found a job: see
-    /// [`Search`]'s fan-out, "Waking more during a ramp-up" in
-    /// [`super::sleep`]). No by default.
-    #[inline]
-    fn more_behind(&mut self) -> bool {
-        false
-    }
-
-    /// Counts a search that found nothing and goes idle (just before
-    /// [`Sleep::prepare_sleep`]).
-    #[inline]
-    fn failed_search(&mut self) {}
-
-    /// Counts a park.
-    #[inline]
-    fn parked(&mut self) {}
-
-    /// The worker starts or resumes searching (as a counted searcher):
-    /// a caller's wakeup may be handed to it from now on (see
-    /// `runtime::handoff`).
-    #[inline]
-    fn search_opened(&mut self) {}
-
-    /// The worker stops searching or goes idle: it wakes the caller handed
-    /// to it, if any.
-    #[inline]
-    fn search_closed(&mut self) {}
-
-    /// Between passes: wakes the caller handed to the worker, if any.
-    #[inline]
-    fn serve_handoff(&mut self) {}
-
-    /// How many backoff steps (spins, then yields) the search may spend
-    /// before it re-checks and parks, for a latch waiter if `waits` (the
-    /// worker's idle governor, `runtime::backoff`; the full budget by
-    /// default).
-    #[inline]
-    fn search_steps(&self, waits: bool) -> u32 {
-        let _ = waits;
-        super::backoff::FULL_STEPS
-    }
-}
-
 /// What the driver of a [`Search`] does after a step.
 #[derive(Debug)]
 pub(crate) enum Step<J> {
@@ -266,7 +136,9 @@ pub(crate) enum Step<J> {
     /// Take this pause, then step again.
     Pause(Pause),
     /// Park ([`Sleep::park`] with [`Search::idle`]) until woken, then
-    /// step again.
+    /// step again; a lazy park ([`Search::lazy`]) parks for at most its
+    /// timeout ([`Sleep::park_for`]) and reports a wakeup with
+    /// [`Search::woken`] before the next step.
     Park,
 }
 
@@ -280,6 +152,10 @@ enum State {
     /// Idle, the re-check found nothing: parked (or about to park) with
     /// this token.
     Parked(Idle),
+    /// Idle after a lazy park's re-check (its private look unfenced): parked
+    /// for at most this long; the next step, unless the driver reports a
+    /// wakeup, is the fenced re-check.
+    Lazy(Idle, Duration),
 }
 
 /// The search of worker `worker` of LLC `llc` whose own deque ran dry, as
@@ -349,6 +225,25 @@ impl Search {
         }
     }
 
+    /// The idle token and timeout of a lazy park ([`Step::Park`] after a
+    /// lazy re-check), for [`Sleep::park_for`].
+    #[inline]
+    pub(crate) fn lazy(&self) -> Option<(&Idle, Duration)> {
+        match &self.state {
+            State::Lazy(idle, timeout) => Some((idle, *timeout)),
+            _ => None,
+        }
+    }
+
+    /// The lazy park ended with a wakeup (not its timeout): the next step
+    /// resumes the search as after any park.
+    #[inline]
+    pub(crate) fn woken(&mut self) {
+        if let State::Lazy(idle, _) = std::mem::replace(&mut self.state, State::Counted) {
+            self.state = State::Parked(idle);
+        }
+    }
+
     /// Runs the search up to its next pass, pause or park. `latch`: what
     /// the worker waits for, if it waits (else it searches until the pool
     /// may exit).
@@ -396,6 +291,9 @@ impl Search {
                 self.pass(src, latch)
             }
             State::Counted => self.pass(src, latch),
+            // The lazy park's timeout expired: the fenced re-check (latch
+            // waiters never park lazily).
+            State::Lazy(idle, _) => self.recheck(src, latch, idle, None),
         }
     }
 
@@ -478,7 +376,34 @@ impl Search {
         src.search_closed();
         let worker = self.worker;
         let idle = src.idle_op(|s| s.prepare_sleep(worker));
-        let recheck = src.find_work(Reach::Far);
+        let lazy = match latch {
+            None => src.lazy_park(),
+            Some(_) => None,
+        };
+        let step = self.recheck(src, latch, idle, lazy);
+        if matches!(step, Step::Park) {
+            // One park per idle period, lazy or not (a lazy park whose
+            // timeout expires parks again without counting).
+            src.parked();
+        }
+        step
+    }
+
+    /// The re-check of a worker that holds `idle` (after `prepare_sleep`),
+    /// with the private look fenced unless `lazy`, then what it found asks
+    /// for: run a job, stop, search again, or park (lazily, for at most
+    /// the timeout, if `lazy`).
+    fn recheck<S: Sources>(
+        &mut self,
+        src: &mut S,
+        latch: Option<&S::Latch>,
+        idle: Idle,
+        lazy: Option<Duration>,
+    ) -> Step<S::Job> {
+        let recheck = match lazy {
+            Some(_) => src.find_work_lazily(),
+            None => src.find_work(Reach::Far),
+        };
         if let Found::Job(job) = recheck {
             src.sleep().cancel_sleep(idle);
             return self.found(src, Some(job));
@@ -500,8 +425,10 @@ impl Search {
                 return self.found(src, None);
             }
         }
-        src.parked();
-        self.state = State::Parked(idle);
+        self.state = match lazy {
+            Some(timeout) => State::Lazy(idle, timeout),
+            None => State::Parked(idle),
+        };
         Step::Park
     }
 
@@ -557,14 +484,21 @@ fn drive<S: Sources>(mut search: Search, src: &mut S, latch: Option<&S::Latch>) 
             Step::Done => return None,
             Step::Again => {}
             Step::Pause(p) => pause(p),
-            Step::Park => park(&search, src),
+            Step::Park => park(&mut search, src),
         }
     }
 }
 
-/// Parks the thread of `search`, which holds its idle token.
+/// Parks the thread of `search`, which holds its idle token: for at most
+/// the timeout of a lazy park.
 #[cold]
-fn park<S: Sources>(search: &Search, src: &S) {
+fn park<S: Sources>(search: &mut Search, src: &S) {
+    if let Some((idle, timeout)) = search.lazy() {
+        if src.sleep().park_for(idle, timeout) {
+            search.woken();
+        }
+        return;
+    }
     let idle = search.idle().expect("a search parks with its idle token");
     src.sleep().park(idle);
 }
@@ -596,8 +530,8 @@ pub fn first_search<S: Sources>(
     llc: usize,
     idle: Idle,
 ) -> Option<S::Job> {
-    let search = Search::born(worker, llc, idle);
-    park(&search, src);
+    let mut search = Search::born(worker, llc, idle);
+    park(&mut search, src);
     drive(search, src, None)
 }
 

@@ -211,6 +211,14 @@ impl Sleep {
         self.parkers[idle.worker].park();
     }
 
+    /// [`Sleep::park`] for at most `timeout`: true if woken (a token was
+    /// consumed), false if the timeout expired, the worker still idle and
+    /// its token still to be handed to `park` or `cancel_sleep` (the lazy
+    /// park of "Private `join` halves" in the module docs).
+    pub fn park_for(&self, idle: &Idle, timeout: std::time::Duration) -> bool {
+        self.parkers[idle.worker].park_timeout(timeout)
+    }
+
     /// Wakes one specific worker (latch owner, broadcast target). Harmless
     /// if it is not parked: it keeps the token and re-checks once.
     pub fn wake_worker(&self, worker: usize) {

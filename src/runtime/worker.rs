@@ -112,6 +112,9 @@ pub(crate) struct WorkerThread {
     /// How long this worker's searches spin before parking
     /// (`runtime::backoff`), fed by the search's reports below.
     governor: IdleGovernor,
+    /// The re-check pass running now is a lazy park's: its look at the
+    /// private halves skips the heavy fence (`Sources::find_work_lazily`).
+    lazy_look: Cell<bool>,
     /// The victim of the last job a pass took by a steal, `usize::MAX` if
     /// the last job a pass took came from elsewhere: for
     /// `Sources::more_behind`.
@@ -210,6 +213,7 @@ impl WorkerThread {
             idle_word: registry.sleep.idle().root_word(),
             parker: ParkerSlot::new(registry.sleep.parker(index)),
             governor: IdleGovernor::new(),
+            lazy_look: Cell::new(false),
             registry,
         };
         (wt, pin)

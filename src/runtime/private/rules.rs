@@ -3,7 +3,8 @@
 //! [`promote_at_entry`], [`promote_at_exit`]), when it must publish them
 //! all because a worker may have parked without seeing them
 //! ([`must_publish`]), and the one look a thief takes at them, in the
-//! re-check before it parks ([`claim_before_parking`]).
+//! re-check before it parks ([`claim_before_parking`]; unfenced in a lazy
+//! park's first re-check, [`lazy_claim_before_parking`]).
 //!
 //! Invariant: [`claim_before_parking`] and [`must_publish`] are the two
 //! rules of "Private `join` halves" in the sleep proof (`sleep_proof.md`),
@@ -70,15 +71,41 @@ pub fn must_publish<'a>(root: &AtomicU64, idle: impl FnOnce() -> &'a IdleMasks) 
 /// half. Returns the victim's index with the claimed half; `Busy` if a
 /// claim was contended (look again before parking); `Empty` if there is
 /// nothing to take. Not called elsewhere: a heavy fence is a system call.
+#[inline]
 pub fn claim_before_parking<'a, T: Copy + 'a>(
     idle: &IdleMasks,
     me: usize,
     victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
 ) -> Claim<(usize, T)> {
+    look(idle, me, victims, true)
+}
+
+/// [`claim_before_parking`] without its heavy fence: the look of a *lazy
+/// park*'s re-check. Its reads of the stacks' ends may be stale, so it may
+/// miss a half (one it sees is still claimed under the claim's own heavy
+/// fence); the worker then parks with a timeout only, and calls
+/// [`claim_before_parking`] before any park without one ("The lazy park"
+/// in "Private `join` halves" of `sleep`).
+#[inline]
+pub fn lazy_claim_before_parking<'a, T: Copy + 'a>(
+    idle: &IdleMasks,
+    me: usize,
+    victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
+) -> Claim<(usize, T)> {
+    look(idle, me, victims, false)
+}
+
+/// The two looks above; the heavy fence only if `fenced`.
+fn look<'a, T: Copy + 'a>(
+    idle: &IdleMasks,
+    me: usize,
+    victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
+    fenced: bool,
+) -> Claim<(usize, T)> {
     if !idle.is_idle(me) {
         return Claim::Empty;
     }
-    if idle.armed_total() < idle.num_workers() {
+    if fenced && idle.armed_total() < idle.num_workers() {
         heavy_fence();
     }
     let mut busy = false;

@@ -19,7 +19,8 @@ fn latch_waiters_spin_past_the_cap_without_reading_the_count() {
     assert_eq!(max_spinners(192), 24);
 }
 
-use crate::runtime::idle::{IdleMasks, IdleShape};
+use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
+use crate::runtime::sleep::Sleep;
 use std::cell::Cell;
 
 /// One worker's sources in a pool of one LLC of two workers: `jobs`
@@ -40,6 +41,10 @@ struct Fake {
     woke: Vec<usize>,
     /// What `search_steps` answers (the idle governor's budget).
     steps: u32,
+    /// What `lazy_park` answers.
+    lazy: Option<Duration>,
+    /// The lazy re-checks made (blind: they see nothing).
+    lazy_passes: u32,
 }
 
 impl Fake {
@@ -60,6 +65,8 @@ impl Fake {
             more: false,
             woke: Vec::new(),
             steps: crate::runtime::backoff::FULL_STEPS,
+            lazy: None,
+            lazy_passes: 0,
         }
     }
 }
@@ -109,6 +116,13 @@ impl Sources for Fake {
     }
     fn parked(&mut self) {
         self.parks += 1;
+    }
+    fn lazy_park(&mut self) -> Option<Duration> {
+        self.lazy
+    }
+    fn find_work_lazily(&mut self) -> Found<u32> {
+        self.lazy_passes += 1;
+        Found::Nothing
     }
     fn search_steps(&self, waits: bool) -> u32 {
         if waits {
@@ -432,4 +446,70 @@ fn over_the_cap_a_short_budget_or_a_crowded_llc_goes_idle_at_once() {
     let (step, _) = until_settled(&mut Search::new(0, 0), &mut src, None);
     assert!(matches!(step, Step::Park));
     assert_eq!(src.passes[1..NEAR_PASSES as usize], [Reach::Near; 19]);
+}
+
+/// Worker 0 of a pool of two, parked lazily (for `LAZY`) after a dry
+/// search whose lazy re-check saw nothing.
+fn parked_lazily() -> (Fake, Search) {
+    let mut src = Fake::new();
+    src.lazy = Some(LAZY);
+    let mut s = Search::new(0, 0);
+    let (step, _) = until_settled(&mut s, &mut src, None);
+    assert!(matches!(step, Step::Park));
+    assert_eq!(s.lazy().map(|(_, t)| t), Some(LAZY));
+    assert!(s.idle().is_none(), "a lazy park is timed");
+    assert_eq!((src.lazy_passes, src.parks), (1, 1));
+    assert!(src.sleep.idle().is_idle(0));
+    src.passes.clear();
+    (src, s)
+}
+
+const LAZY: Duration = Duration::from_micros(200);
+
+#[test]
+fn a_lazy_park_whose_timeout_expires_rechecks_fenced_then_parks_untimed() {
+    let (mut src, mut s) = parked_lazily();
+    // The timeout expired: the fenced re-check, then a park without one,
+    // still idle and not counted again as a park.
+    assert!(matches!(s.step(&mut src, None), Step::Park));
+    assert_eq!(src.passes, [Reach::Far]);
+    assert!(s.lazy().is_none() && s.idle().is_some());
+    assert_eq!((src.lazy_passes, src.parks), (1, 1));
+    assert!(src.sleep.idle().is_idle(0));
+    assert_eq!(src.sleep.searching(), 0);
+    // A job that came meanwhile: the fenced re-check finds it.
+    let (mut src, mut s) = parked_lazily();
+    src.jobs.set(1);
+    assert!(matches!(s.step(&mut src, None), Step::Run(1)));
+    assert_eq!(src.passes, [Reach::Far]);
+    assert!(!src.sleep.idle().is_idle(0));
+    assert_eq!(src.sleep.searching(), 0);
+}
+
+#[test]
+fn a_lazy_park_ended_by_a_wakeup_resumes_as_any_park() {
+    let (mut src, mut s) = parked_lazily();
+    src.jobs.set(1);
+    let claimed = src.sleep.notify(Some(1), 0);
+    assert_eq!(claimed.map(|(w, _)| w), Some(0));
+    assert!(src.sleep.park_for(s.lazy().unwrap().0, LAZY));
+    s.woken();
+    assert!(s.lazy().is_none() && s.idle().is_some());
+    assert!(matches!(s.step(&mut src, None), Step::Run(1)));
+    assert_eq!(src.passes, [Reach::Far]);
+    assert_eq!(src.sleep.searching(), 0);
+    assert!(!src.sleep.idle().is_idle(0));
+}
+
+#[test]
+fn latch_waiters_never_park_lazily() {
+    let mut src = Fake::new();
+    src.lazy = Some(LAZY);
+    let latch = Cell::new(false);
+    let mut s = Search::new(0, 0);
+    let (step, _) = until_settled(&mut s, &mut src, Some(&latch));
+    assert!(matches!(step, Step::Park));
+    assert!(s.lazy().is_none() && s.idle().is_some());
+    assert_eq!(src.lazy_passes, 0);
+    assert_eq!(src.passes.last(), Some(&Reach::Far));
 }

@@ -189,11 +189,12 @@ impl PassQueues for &WorkerThread {
     /// parking only (this worker's idle bit is set), take the oldest
     /// private `join` half of another worker, nearest tier first. The
     /// costly path: a heavy fence (a `membarrier` system call) for the
-    /// look, unless every other worker is idle too, and another for a
-    /// claim. So it runs at most once per park attempt, after a full
-    /// spin phase found nothing, and never in an idle pool (parked
-    /// workers do not search). See "Private `join` halves" in `sleep` for
-    /// why a parking worker misses no private half.
+    /// look, unless every other worker is idle too or the re-check is a
+    /// lazy park's (`lazy_look`), and another for a claim. So it runs at
+    /// most once per park attempt, after a full spin phase found nothing,
+    /// and never in an idle pool (parked workers do not search). See
+    /// "Private `join` halves" in `sleep` for why a parking worker misses
+    /// no private half, lazily or not.
     fn find_private(&mut self) -> Found {
         let reg = &*self.registry;
         let idle = reg.sleep.idle();
@@ -203,7 +204,12 @@ impl PassQueues for &WorkerThread {
             .iter()
             .flat_map(|t| t.ranges.iter().flat_map(|r| idle.awake_in(r.clone())))
             .map(|v| (v, &reg.threads[v].private));
-        match private::rules::claim_before_parking(reg.sleep.idle(), self.index, victims) {
+        let claim = if self.lazy_look.get() {
+            private::rules::lazy_claim_before_parking(idle, self.index, victims)
+        } else {
+            private::rules::claim_before_parking(idle, self.index, victims)
+        };
+        match claim {
             Claim::Taken((victim, job)) => {
                 self.stolen_from.set(usize::MAX);
                 let kind = reg.layout.relation(self.index, victim);

@@ -171,4 +171,24 @@ impl Sources for &WorkerThread {
     fn search_steps(&self, waits: bool) -> u32 {
         self.governor.steps(waits)
     }
+
+    /// The governor's answer, while some other worker is not armed:
+    /// otherwise the fenced look skips its fence anyway
+    /// (`private::rules::claim_before_parking`), and a park without a
+    /// timeout costs less than a timed one.
+    #[inline]
+    fn lazy_park(&mut self) -> Option<std::time::Duration> {
+        let t = self.governor.lazy_park()?;
+        let idle = self.registry.sleep.idle();
+        (idle.armed_total() < idle.num_workers()).then_some(t)
+    }
+
+    /// The far pass with [`WorkerThread::find_private`]'s look unfenced.
+    #[inline]
+    fn find_work_lazily(&mut self) -> Found {
+        self.lazy_look.set(true);
+        let found = WorkerThread::find_work(self, Reach::Far);
+        self.lazy_look.set(false);
+        found
+    }
 }
