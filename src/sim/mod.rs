@@ -52,7 +52,10 @@
 //! broadcasts; the real pool's own clock (`Auto` groups decay on simulated
 //! time); the handoff of a blocked caller's wakeup to the worker searching
 //! on its CPU (`runtime::handoff`: the simulator has no threads outside
-//! the pool, and its roots finish without a wakeup).
+//! the pool, and its roots finish without a wakeup); the lazy park (the
+//! simulated pool keeps `Sources::lazy_park`'s default: every re-check
+//! takes the fenced look at the private halves, and parks without a
+//! timeout).
 //!
 //! # Policies
 //!
