@@ -183,7 +183,7 @@ impl Sources for &WorkerThread {
         (idle.armed_total() < idle.num_workers()).then_some(t)
     }
 
-    /// The far pass with [`WorkerThread::find_private`]'s look unfenced.
+    /// The far pass with `PassQueues::find_private`'s look unfenced.
     #[inline]
     fn find_work_lazily(&mut self) -> Found {
         self.lazy_look.set(true);
