@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::runtime::idle::{IdleMasks, IdleShape};
+use crate::runtime::sleep::Idle;
 
 #[test]
 fn bisection_halves_the_region_towards_the_dealer() {
@@ -15,14 +16,25 @@ fn bisection_halves_the_region_towards_the_dealer() {
     assert_eq!(bisect(0, 3, 2), (1, (0, 2), (2, 3)));
 }
 
+/// Eight workers in four LLCs of two: worker 0 works (never idle), the
+/// `working` ones too, every other one searched and went idle (armed, its
+/// idle bit set). With the idle tokens, by worker.
+fn working(working: &[usize]) -> (Sleep, Vec<Option<Idle>>) {
+    let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(8, 2, 0)), 8);
+    let tokens = (0..8)
+        .map(|w| {
+            (w != 0 && !working.contains(&w)).then(|| {
+                sleep.start_searching(w);
+                sleep.prepare_sleep(w)
+            })
+        })
+        .collect();
+    (sleep, tokens)
+}
+
 /// Four LLCs of two workers; every worker but 0 idle.
 fn four_llcs() -> Sleep {
-    let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(8, 2, 0)), 8);
-    for w in 1..8 {
-        sleep.start_searching(w);
-        let _ = sleep.prepare_sleep(w);
-    }
-    sleep
+    working(&[]).0
 }
 
 #[test]
@@ -52,11 +64,7 @@ fn no_new_start_while_a_deal_waits_in_a_pack_queue() {
 
 #[test]
 fn no_start_while_another_worker_works() {
-    let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(8, 2, 0)), 8);
-    for w in 2..8 {
-        sleep.start_searching(w);
-        let _ = sleep.prepare_sleep(w);
-    }
+    let (sleep, _) = working(&[1]);
     let deal = Deal::new(4);
     assert_eq!(deal.target(&sleep, 0, |_| true), None);
     // Worker 1 searches: the pool is quiet again.
@@ -64,37 +72,18 @@ fn no_start_while_another_worker_works() {
     assert_eq!(deal.target(&sleep, 0, |_| true), Some(2));
 }
 
-/// Eight workers in four LLCs of two: worker 0 works (never idle), the
-/// `working` ones too, every other one searched and went idle (armed, its
-/// idle bit set).
-fn working(working: &[usize]) -> Sleep {
-    let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(8, 2, 0)), 8);
-    for w in (1..8).filter(|w| !working.contains(w)) {
-        sleep.start_searching(w);
-        let _ = sleep.prepare_sleep(w);
-    }
-    sleep
-}
-
-/// Whether the cheap counts alone (armed plus searching, the first test
-/// of [`Deal::quiet`]) read the pool of `sleep` as quiet.
-fn counts_say_quiet(sleep: &Sleep) -> bool {
-    let idle = sleep.idle();
-    idle.armed_total() + sleep.searching().max(0) as usize + 1 >= idle.num_workers()
-}
-
 #[test]
 fn claims_in_flight_do_not_hide_working_workers() {
     // Workers 0, 6 and 7 work; LLC 1's and LLC 2's idle workers are
     // claimed (a ramp-up's wakes), not yet awake: armed and searching.
-    let sleep = working(&[6, 7]);
+    let (sleep, _) = working(&[6, 7]);
     for llc in [1, 1, 2, 2] {
         assert!(sleep.wake_in(Some(0), llc).is_some());
     }
     assert_eq!(sleep.searching(), 4);
     assert_eq!(sleep.idle().armed_total(), 5);
     // The counts see 9 of 8 workers free: each claimed one twice.
-    assert!(counts_say_quiet(&sleep));
+    assert!(Deal::counts_say_quiet(&sleep));
     assert!(!Deal::quiet(&sleep));
     assert_eq!(Deal::new(4).target(&sleep, 0, |_| true), None);
 }
@@ -103,7 +92,7 @@ fn claims_in_flight_do_not_hide_working_workers() {
 fn one_worker_and_claims_in_flight_are_quiet() {
     // Only worker 0 works; two idle workers claimed, not yet awake: each
     // counted once, as searching.
-    let sleep = working(&[]);
+    let (sleep, _) = working(&[]);
     assert!(sleep.wake_in(Some(0), 2).is_some());
     assert!(sleep.wake_in(Some(0), 3).is_some());
     assert!(Deal::quiet(&sleep));
@@ -112,17 +101,11 @@ fn one_worker_and_claims_in_flight_are_quiet() {
 
 #[test]
 fn a_claimed_worker_that_found_work_works() {
-    // Worker 0 works; the others searched and went idle (tokens kept).
-    let sleep = Sleep::new(IdleMasks::new(IdleShape::uniform(8, 2, 0)), 8);
-    let mut tokens: Vec<_> = (1..8)
-        .map(|w| {
-            sleep.start_searching(w);
-            Some(sleep.prepare_sleep(w))
-        })
-        .collect();
+    // Worker 0 works; the others searched and went idle.
+    let (sleep, mut tokens) = working(&[]);
     let (w, _) = sleep.wake_in(Some(0), 1).unwrap();
     // It wakes: its claimer counts it as searching, so still quiet.
-    sleep.cancel_sleep(tokens[w - 1].take().unwrap());
+    sleep.cancel_sleep(tokens[w].take().unwrap());
     assert!(Deal::quiet(&sleep));
     // It finds a job and stops searching, the last searcher: it hands a
     // wakeup on (a claim, in flight). Two workers work.
@@ -134,7 +117,7 @@ fn a_claimed_worker_that_found_work_works() {
 #[test]
 fn only_searchers_and_idle_workers_beside_one_are_quiet() {
     // Workers 6 and 7 search (bits clear, counted): not working.
-    let sleep = working(&[6, 7]);
+    let (sleep, _) = working(&[6, 7]);
     assert!(!Deal::quiet(&sleep));
     sleep.start_searching(6);
     assert!(!Deal::quiet(&sleep));
