@@ -4,7 +4,7 @@
 //! all because a worker may have parked without seeing them
 //! ([`must_publish`]), and the one look a thief takes at them, in the
 //! re-check before it parks ([`claim_before_parking`]; unfenced in a lazy
-//! park's first re-check, [`lazy_claim_before_parking`]).
+//! park's first re-check, [`look_before_parking`]).
 //!
 //! Invariant: [`claim_before_parking`] and [`must_publish`] are the two
 //! rules of "Private `join` halves" in the sleep proof (`sleep_proof.md`),
@@ -77,26 +77,16 @@ pub fn claim_before_parking<'a, T: Copy + 'a>(
     me: usize,
     victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
 ) -> Claim<(usize, T)> {
-    look(idle, me, victims, true)
+    look_before_parking(idle, me, victims, true)
 }
 
-/// [`claim_before_parking`] without its heavy fence: the look of a *lazy
-/// park*'s re-check. Its reads of the stacks' ends may be stale, so it may
-/// miss a half (one it sees is still claimed under the claim's own heavy
-/// fence); the worker then parks with a timeout only, and calls
-/// [`claim_before_parking`] before any park without one ("The lazy park"
-/// in "Private `join` halves" of `sleep`).
-#[inline]
-pub fn lazy_claim_before_parking<'a, T: Copy + 'a>(
-    idle: &IdleMasks,
-    me: usize,
-    victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
-) -> Claim<(usize, T)> {
-    look(idle, me, victims, false)
-}
-
-/// The two looks above; the heavy fence only if `fenced`.
-fn look<'a, T: Copy + 'a>(
+/// [`claim_before_parking`], with its heavy fence only if `fenced`. The
+/// unfenced look is a *lazy park*'s re-check: its reads of the stacks'
+/// ends may be stale, so it may miss a half (one it sees is still claimed
+/// under the claim's own heavy fence); the worker then parks with a
+/// timeout only, and looks fenced before any park without one ("The lazy
+/// park" in "Private `join` halves" of `sleep`).
+pub fn look_before_parking<'a, T: Copy + 'a>(
     idle: &IdleMasks,
     me: usize,
     victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,

@@ -204,12 +204,8 @@ impl PassQueues for &WorkerThread {
             .iter()
             .flat_map(|t| t.ranges.iter().flat_map(|r| idle.awake_in(r.clone())))
             .map(|v| (v, &reg.threads[v].private));
-        let claim = if self.lazy_look.get() {
-            private::rules::lazy_claim_before_parking(idle, self.index, victims)
-        } else {
-            private::rules::claim_before_parking(idle, self.index, victims)
-        };
-        match claim {
+        let fenced = !self.lazy_look.get();
+        match private::rules::look_before_parking(idle, self.index, victims, fenced) {
             Claim::Taken((victim, job)) => {
                 self.stolen_from.set(usize::MAX);
                 let kind = reg.layout.relation(self.index, victim);
