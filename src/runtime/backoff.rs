@@ -65,6 +65,8 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
+use super::idle::IdleMasks;
+
 /// Yields of a full budget, after the pause spins, before a search parks
 /// (rayon searches 32 rounds with a yield each).
 pub(crate) const SEARCH_YIELDS: u32 = 32;
@@ -150,6 +152,17 @@ impl IdleGovernor {
         self.short_park.get().then_some(LAZY_PARK)
     }
 
+    /// `Sources::lazy_park` of a worker of a pool whose idle state is
+    /// `idle` (the pool's and the simulator's): the governor's answer,
+    /// while some other worker is not armed. Otherwise the fenced look
+    /// skips its fence anyway (`private::rules::look_before_parking`),
+    /// and a park without a timeout costs less than a timed one.
+    #[inline]
+    pub(crate) fn lazy_park_in(&self, idle: &IdleMasks) -> Option<Duration> {
+        let t = self.lazy_park()?;
+        (idle.armed_total() < idle.num_workers()).then_some(t)
+    }
+
     /// The backoff steps the next search may spend before parking; a
     /// latch waiter (`waits`) gets [`WAIT_STEPS`].
     #[inline]
@@ -170,7 +183,15 @@ impl IdleGovernor {
     /// A (counted) search starts or resumes after a park.
     #[inline]
     pub(crate) fn opened(&self) {
-        self.woken.set(self.end_park());
+        self.opened_at(Instant::elapsed);
+    }
+
+    /// [`IdleGovernor::opened`] on a clock: `since` is the time from an
+    /// instant to now (read only if a park just ended; the simulator's
+    /// clock is its virtual time).
+    #[inline]
+    pub(crate) fn opened_at(&self, since: impl FnOnce(&Instant) -> Duration) {
+        self.woken.set(self.end_park(since));
         self.spent.set(false);
     }
 
@@ -183,7 +204,13 @@ impl IdleGovernor {
     /// The worker parks now.
     #[inline]
     pub(crate) fn parking(&self) {
-        self.parked_at.set(Some(Instant::now()));
+        self.parking_at(Instant::now());
+    }
+
+    /// The worker parks at `now` (the simulator's virtual time).
+    #[inline]
+    pub(crate) fn parking_at(&self, now: Instant) {
+        self.parked_at.set(Some(now));
     }
 
     /// The search stops (work found, latch set) or goes idle. A search
@@ -191,7 +218,14 @@ impl IdleGovernor {
     /// while spinning.
     #[inline]
     pub(crate) fn closed(&self) {
-        if self.end_park() {
+        self.closed_at(Instant::elapsed);
+    }
+
+    /// [`IdleGovernor::closed`] on a clock (`since`, read only if a park
+    /// just ended, as for [`IdleGovernor::opened_at`]).
+    #[inline]
+    pub(crate) fn closed_at(&self, since: impl FnOnce(&Instant) -> Duration) {
+        if self.end_park(since) {
             return;
         }
         if !self.woken.get() && !self.spent.get() {
@@ -202,12 +236,13 @@ impl IdleGovernor {
         }
     }
 
-    /// Scores a park that just ended, if one did; whether one did.
+    /// Scores a park that just ended, if one did (`since`: the time from
+    /// an instant to now); whether one did.
     #[inline]
-    fn end_park(&self) -> bool {
+    fn end_park(&self, since: impl FnOnce(&Instant) -> Duration) -> bool {
         match self.parked_at.take() {
             Some(t) => {
-                let parked = t.elapsed();
+                let parked = since(&t);
                 self.short_park.set(parked < LAZY_AFTER);
                 self.score.set(after_park(self.score.get(), parked));
                 true

@@ -51,7 +51,8 @@
 //!   model queues (crossbeam's deques are not loom-aware);
 //! - the simulator (`sim`, feature `sim`), which charges each step's
 //!   passes and pauses as simulated time and puts a simulated wake
-//!   latency between [`Step::Park`] and the next step.
+//!   latency between [`Step::Park`] and the next step (a lazy park's
+//!   timeout is an event of its clock).
 //!
 //! The spinner caps and the reach of the first passes, which decide only
 //! how long a searcher looks before its re-check, are `rules`.

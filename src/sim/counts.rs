@@ -88,8 +88,18 @@ pub struct Counts {
     pub private_claims: u64,
     /// Searches that found nothing and went idle.
     pub failed_searches: u64,
-    /// Parks.
+    /// Parks (one per idle period: a lazy park whose timeout expires
+    /// and parks again is one).
     pub parks: u64,
+    /// Lazy parks (`Sources::lazy_park`: a timed park after an unfenced
+    /// look at the private halves).
+    pub lazy_parks: u64,
+    /// Lazy parks whose timeout expired (then the fenced re-check).
+    pub lazy_expired: u64,
+    /// Heavy fences of the looks at the private halves before parking
+    /// (`private::rules::look_fences`), each charged
+    /// [`CostModel::heavy_fence_ns`](crate::sim::CostModel::heavy_fence_ns).
+    pub heavy_fences: u64,
     /// Search passes (rayon-like: `find_work` rounds).
     pub passes: u64,
     /// Workers that ran at least one job taken from a queue.

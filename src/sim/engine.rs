@@ -24,6 +24,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Stealer};
 
@@ -92,6 +93,10 @@ pub(super) struct Sim<'a> {
     pub(super) caches: Caches,
     pub(super) heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
     pub(super) now: u64,
+    /// Simulated time 0 as an `Instant`, for the workers' idle governors,
+    /// which measure parks on `Instant`s: they read only differences, so
+    /// a run does not depend on when it started.
+    epoch: Instant,
     pub(super) seq: u64,
     pub(super) round_robin: usize,
     pub(super) roots_left: usize,
@@ -167,6 +172,7 @@ impl<'a> Sim<'a> {
             caches,
             heap: BinaryHeap::new(),
             now: 0,
+            epoch: Instant::now(),
             seq: 0,
             round_robin: 0,
             roots_left: 0,
@@ -194,7 +200,7 @@ impl<'a> Sim<'a> {
         self.roots_left = roots.len();
         let mut roots = roots.into_iter().peekable();
         loop {
-            let next_event = self.heap.peek().map(|Reverse((t, _, _))| *t);
+            let next_event = self.next_pending().map(|Reverse((t, _, _))| t);
             let next_root = roots.peek().map(|r| r.at_ns);
             let root_first = match (next_event, next_root) {
                 (_, None) => false,
@@ -214,12 +220,7 @@ impl<'a> Sim<'a> {
                 self.inject(id);
                 // The injecting thread's costs are not a worker's.
                 self.acc = 0.0;
-            } else if let Some(Reverse((t, _, w))) = self.heap.pop() {
-                self.now = t;
-                self.workers[w as usize].scheduled = false;
-                self.counts.events += 1;
-                self.step(w as usize);
-            } else {
+            } else if !self.next_event() {
                 break;
             }
             if self.roots_left == 0 && roots.peek().is_none() {
@@ -236,11 +237,40 @@ impl<'a> Sim<'a> {
         Run::new(self.policy, n, &self.counts)
     }
 
+    /// Handles the next event in time order; false if none is left. An
+    /// event that is not its worker's pending one is a lazy park's
+    /// timeout that a wakeup cancelled: skipped.
+    pub(super) fn next_event(&mut self) -> bool {
+        let Some(Reverse((t, _, w))) = self.next_pending() else {
+            return false;
+        };
+        self.heap.pop();
+        let w = w as usize;
+        self.now = t;
+        self.workers[w].scheduled = false;
+        self.counts.events += 1;
+        self.step(w);
+        true
+    }
+
+    /// The next event that is its worker's pending one, the cancelled
+    /// timeouts before it dropped.
+    fn next_pending(&mut self) -> Option<Reverse<(u64, u64, u32)>> {
+        while let Some(&Reverse((t, seq, w))) = self.heap.peek() {
+            if seq == self.workers[w as usize].pending_seq {
+                return Some(Reverse((t, seq, w)));
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
     pub(super) fn schedule(&mut self, w: usize, at: u64) {
         debug_assert!(!self.workers[w].scheduled);
         self.workers[w].scheduled = true;
         self.workers[w].next_at = at;
         self.seq += 1;
+        self.workers[w].pending_seq = self.seq;
         self.heap.push(Reverse((at, self.seq, w as u32)));
     }
 
@@ -294,6 +324,12 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The event's time so far (its start plus the costs charged) as an
+    /// `Instant` of the idle governors' clock.
+    pub(super) fn instant(&self) -> Instant {
+        self.epoch + Duration::from_nanos(self.now + self.acc.round() as u64)
+    }
+
     pub(super) fn reach(&self, a: usize, b: usize) -> Reach {
         if a == b {
             return Reach::Same;
@@ -313,13 +349,18 @@ impl<'a> Sim<'a> {
         self.wake(w);
     }
 
-    /// Wakes parked worker `w` (a claim, or its latch was set).
+    /// Wakes parked worker `w` (a claim, or its latch was set). A lazy
+    /// park's `park_for` returns true: its timeout is cancelled.
     pub(super) fn wake(&mut self, w: usize) {
         if let Mode::Parked(_) = self.workers[w].mode {
-            let Mode::Parked(search) = std::mem::replace(&mut self.workers[w].mode, Mode::Run)
+            let Mode::Parked(mut search) = std::mem::replace(&mut self.workers[w].mode, Mode::Run)
             else {
                 unreachable!()
             };
+            if search.lazy().is_some() {
+                search.woken();
+            }
+            self.workers[w].scheduled = false;
             self.workers[w].mode = Mode::Waking(search);
             let at = self.now + (self.acc + self.cost.wake_ns).round() as u64;
             self.schedule(w, at);
@@ -517,7 +558,13 @@ impl<'a> Sim<'a> {
         match std::mem::replace(&mut self.workers[w].mode, Mode::Run) {
             Mode::Run => self.advance(w),
             Mode::Search(search) | Mode::Waking(search) => self.search(w, search),
-            Mode::Parked(_) => unreachable!("a parked worker has no event"),
+            Mode::Parked(search) => {
+                // Only a lazy park has an event: its timeout expired, and
+                // the search's next step is the fenced re-check.
+                assert!(search.lazy().is_some(), "a parked worker has no event");
+                self.counts.lazy_expired += 1;
+                self.search(w, search);
+            }
             Mode::Rayon(phase) => self.rayon_step(w, phase),
         }
     }

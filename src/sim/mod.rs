@@ -27,13 +27,14 @@
 //! | join half | `owner::push_private` and `owner::pop_private` (`PrivateStack::push_if_clear`, the capacity and the `wanted` hint in one test, else `owner::push_private_slow` and `PrivateStack::push`; `PrivateStack::pop`, `private::rules::must_publish`, the promotion rules `private::rules::promote_at_entry` and `private::rules::promote_at_exit`, asked while the `wanted` hint is set, `Popped::Wanted` at the pop; a half that does not fit is published by the frame, `JoinStep::Publish`) |
 //! | promotion | `owner::promote` / `owner::promote_all` (`PrivateStack::promote_oldest` / `promote_all`, then the fenced notify) |
 //! | steal attempt (hit, miss) | `pass::pass`: the source order, the tiers of `Layout::tiers_for` with the random start of `pass::tiers::tier_victims` and `pass::tiers::next_random` (same seeds, `pass::tiers::worker_seed`), the batch rule `pass::tiers::steal_batch`, the checks before crossing the LLC (own pack queue again, mates' private halves and unsplit pieces through `PassQueues::shows_private` (the simulator's `starting` is published by `owner::start_piece` at a fan-out and `owner::end_marks` at the next private push or the fan-out's end), LLCs with a searcher left to it, none taken while crossing mates cover the LLC's searchers (`pass::crossing_covers`; the simulator's `crossing` is counted as `LlcHints::crossing` is, by `owner::mark_crossing` at a far steal, `PassQueues::crossed`, and `owner::end_marks` at the thief's next private push or search)), and across the LLC the far walk `pass::far::steal_far` (the far choice `pass::far::far_pick` over the order of `pass::far::far_victims`, nearest crossing tier first, or the longest pick of every crossing tier in an LLC marked by a loop of spawns, `PassQueues::loop_seen`: the simulator's `loop_seen` per LLC, as `LlcHints::loop_seen`) (`PassQueues::victim_private`; every look at a victim's deque or private stack is a victim look, `Sim::victim_look` of the cache model: a line at the victim's distance while it runs; `PassQueues::victim_placed` reads the simulator's `placed`, its `LlcHints::placed`: counted from a piece's start in `fan_out` to its end, as `WorkerThread::run_placed` counts around `run_piece`) |
-//! | private-half claim | `private::rules::claim_before_parking` |
+//! | private-half claim | `private::rules::look_before_parking`, fenced (`claim_before_parking`) or, in a lazy park's re-check, not (`Sources::find_work_lazily`); the fence charged when `private::rules::look_fences` says it runs |
 //! | forward | `Sleep::wake_in`, as `PassQueues::forward` of the worker |
 //! | injection (a root) | `push::inject_to`, the pool's `Registry::inject` (no caller CPU: the injectors round robin, then `Sleep::notify`), over the simulated pool as its `shared::SharedQueues` |
 //! | group push | `GroupPlan::destination`, then `registry::group_routing::push_to`, the pool's own push to that queue and its wakeup (`wake_for`: `notify_pack`, `Sleep::notify_in`), over the simulated pool as its `SharedQueues` |
 //! | group run | the runs per LLC and, for `Auto`, `group::feeds_at` and `group::feed_tracker` (the `AffinityTracker`'s decay and 2x hysteresis) on simulated time |
 //! | help rule | `registry::group_routing::may_help_in` (`groups::may_help_by`, the overload rule) |
 //! | search, park | `search::Search` itself, the state machine the pool's threads and the loom models drive: each `Search::step` is an event (uncounted pass, `Sleep::start_searching`, counted passes with the pauses of `sync::Backoff` while `search::rules::may_spin` allows, `prepare_sleep`, re-check, `cancel_sleep` or park), its pauses charged as spins and yields |
+//! | lazy park | `Sources::lazy_park` of the worker thread, `IdleGovernor::lazy_park_in`: the worker's own `runtime::backoff::IdleGovernor`, its parks timed on simulated time (`parked`, `search_opened`, `search_closed`), asks for a lazy park after a park shorter than `backoff::LAZY_AFTER` while some other worker is not armed; the re-check is `Sources::find_work_lazily` (the look unfenced, no fence charged); the park (`Search::lazy`) is an event at its timeout, `backoff::LAZY_PARK` after the re-check, cancelled by a wakeup (`Search::woken`); when it expires the search's next step is the fenced re-check, then the untimed park |
 //! | claim and wake | a claim returned by `Sleep` schedules the woken worker after the wake latency; its next event is the search's step after the park (`Sleep::cancel_sleep`, then a far pass) |
 //! | iterator start ([`Body::Iter`]) | `run_split::bridge` / `first_split_cold`: `run_split::split_depth`, then `hierarchy::first_split` itself on the simulated layout (one LLC, `run_split::first_split_applies`, or fewer than two pieces: the whole adaptive tree inline) |
 //! | iterator fan-out | `run_split::run_group`'s step, `Ctx::fan_out`: one piece (run it), one group (a level below), or the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; then the frame of `run_aimed` itself, `aimed::AimedFrame`, stepped: the start mark, the remote groups pushed, the inline one run (a frame above, after which `Stage::Aimed` steps again), the wait for the count latch |
@@ -52,10 +53,12 @@
 //! broadcasts; the real pool's own clock (`Auto` groups decay on simulated
 //! time); the handoff of a blocked caller's wakeup to the worker searching
 //! on its CPU (`runtime::handoff`: the simulator has no threads outside
-//! the pool, and its roots finish without a wakeup); the lazy park (the
-//! simulated pool keeps `Sources::lazy_park`'s default: every re-check
-//! takes the fenced look at the private halves, and parks without a
-//! timeout).
+//! the pool, and its roots finish without a wakeup); the idle governor's
+//! budget (`Sources::search_steps`: every search gets the full budget;
+//! the governor is kept, on simulated time, only for the lazy park); the
+//! heavy fence of a private-half claim (`PrivateStack::try_claim`: only
+//! the look's fence is charged); the cost of a timed park over an untimed
+//! one (the timer, charged to nobody).
 //!
 //! # Policies
 //!

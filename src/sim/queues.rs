@@ -162,8 +162,15 @@ impl PassQueues for SimPass<'_, '_> {
             .flat_map(|t| t.ranges.iter().flat_map(|r| r.clone()))
             .filter(|&v| !idle.is_idle(v))
             .map(|v| (v, &sim.private[v]));
-        let claim = private::rules::claim_before_parking(sim.sleep.idle(), w, victims);
-        self.sim.acc += self.sim.cost.heavy_fence_ns;
+        // A lazy park's re-check looks unfenced (the worker thread's
+        // `lazy_look`); the fence is charged when the look runs it.
+        let fenced = !sim.workers[w].lazy_look;
+        let fences = private::rules::look_fences(idle, fenced);
+        let claim = private::rules::look_before_parking(idle, w, victims, fenced);
+        if fences {
+            self.sim.acc += self.sim.cost.heavy_fence_ns;
+            self.sim.counts.heavy_fences += 1;
+        }
         match claim {
             Claim::Taken((v, id)) => {
                 self.sim.workers[w].stolen_from = None;

@@ -6,6 +6,7 @@
 
 use std::ops::ControlFlow::{self, Break, Continue};
 use std::sync::Arc;
+use std::time::Duration;
 
 use crossbeam_deque::Worker;
 
@@ -315,7 +316,14 @@ impl Sim<'_> {
                 self.after_cost(w);
             }
             Step::Park => {
-                // Parked, its costs dropped: the next event is its wakeup.
+                // Parked, its costs dropped: the next event is its wakeup,
+                // or a lazy park's timeout (`Sleep::park_for`), which
+                // starts when the re-check's costs end.
+                if let Some((_, timeout)) = search.lazy() {
+                    self.counts.lazy_parks += 1;
+                    let timeout = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+                    self.schedule(w, self.now + self.acc.round() as u64 + timeout);
+                }
                 self.acc = 0.0;
                 self.workers[w].mode = Mode::Parked(search);
             }
@@ -508,11 +516,44 @@ impl Sources for SimSources<'_, '_> {
 
     /// Counts it and charges the fence of `Sleep::prepare_sleep`.
     fn failed_search(&mut self) {
+        self.sim.workers[self.w].governor.spent();
         self.sim.counts.failed_searches += 1;
         self.sim.acc += self.sim.cost.fence_ns;
     }
 
+    /// Counts it; the governor records when it began.
     fn parked(&mut self) {
+        let now = self.sim.instant();
+        self.sim.workers[self.w].governor.parking_at(now);
         self.sim.counts.parks += 1;
+    }
+
+    /// The governor scores the park that just ended, if one did.
+    fn search_opened(&mut self) {
+        let now = self.sim.instant();
+        self.sim.workers[self.w].governor.opened_at(|t| now - *t);
+    }
+
+    fn search_closed(&mut self) {
+        let now = self.sim.instant();
+        self.sim.workers[self.w].governor.closed_at(|t| now - *t);
+    }
+
+    /// As the worker thread's: the governor's answer, while some other
+    /// worker is not armed (`IdleGovernor::lazy_park_in`), on simulated
+    /// time.
+    fn lazy_park(&mut self) -> Option<Duration> {
+        self.sim.workers[self.w]
+            .governor
+            .lazy_park_in(self.sim.sleep.idle())
+    }
+
+    /// As the worker thread's: the far pass with the look at the private
+    /// halves unfenced (`lazy_look`, read by `SimPass::find_private`).
+    fn find_work_lazily(&mut self) -> Found<JobId> {
+        self.sim.workers[self.w].lazy_look = true;
+        let found = self.sim.pass(self.w, Reach::Far);
+        self.sim.workers[self.w].lazy_look = false;
+        found
     }
 }

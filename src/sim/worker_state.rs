@@ -10,6 +10,7 @@
 use crossbeam_deque::{Stealer, Worker};
 
 use crate::layout::Layout;
+use crate::runtime::backoff::IdleGovernor;
 use crate::runtime::pass;
 use crate::runtime::search::Search;
 
@@ -23,7 +24,9 @@ pub(super) enum Mode {
     Run,
     /// Searching: its next event is the next step of this search.
     Search(Search),
-    /// Parked (the search holds its idle token) until a wakeup.
+    /// Parked (the search holds its idle token) until a wakeup; a lazy
+    /// park ([`Search::lazy`]) also until its timeout, its one pending
+    /// event.
     Parked(Search),
     /// Woken, running again after the wake latency: its next event is the
     /// search's step after the park.
@@ -44,6 +47,17 @@ pub(super) struct SimWorker {
     pub(super) scheduled: bool,
     /// The time of the pending event (last scheduled), in ns.
     pub(super) next_at: u64,
+    /// The heap sequence number of the pending event: any other event of
+    /// this worker in the heap is a lazy park's timeout that a wakeup
+    /// cancelled, skipped when popped.
+    pub(super) pending_seq: u64,
+    /// The worker thread's idle governor, on simulated time: its lengths
+    /// of parks pick lazy parks (`Sources::lazy_park`); its budget is not
+    /// used (the simulator keeps the full budget).
+    pub(super) governor: IdleGovernor,
+    /// The worker thread's `lazy_look`: the pass running is a lazy park's
+    /// re-check, whose look at the private halves is unfenced.
+    pub(super) lazy_look: bool,
     /// The fraction of a ns of cost not yet on the clock (`after_cost`).
     pub(super) carry: f64,
     /// The victim of the last job a pass took by a steal (`None`: the last
@@ -73,6 +87,9 @@ pub(super) fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<St
                 cluster: p.cluster,
                 scheduled: false,
                 next_at: 0,
+                pending_seq: 0,
+                governor: IdleGovernor::new(),
+                lazy_look: false,
                 carry: 0.0,
                 stolen_from: None,
                 injector_turn: std::cell::Cell::new(false),

@@ -71,6 +71,9 @@ pub fn must_publish<'a>(root: &AtomicU64, idle: impl FnOnce() -> &'a IdleMasks) 
 /// half. Returns the victim's index with the claimed half; `Busy` if a
 /// claim was contended (look again before parking); `Empty` if there is
 /// nothing to take. Not called elsewhere: a heavy fence is a system call.
+/// The loom models' name for the fenced look; the pool and the simulator
+/// call [`look_before_parking`] with their lazy flag.
+#[cfg_attr(not(loom), allow(dead_code))]
 #[inline]
 pub fn claim_before_parking<'a, T: Copy + 'a>(
     idle: &IdleMasks,
@@ -78,6 +81,15 @@ pub fn claim_before_parking<'a, T: Copy + 'a>(
     victims: impl IntoIterator<Item = (usize, &'a PrivateStack<T>)>,
 ) -> Claim<(usize, T)> {
     look_before_parking(idle, me, victims, true)
+}
+
+/// Whether [`look_before_parking`] of an idle worker runs its heavy
+/// fence: if `fenced`, unless every worker is armed (an armed worker
+/// holds no private half: "`P` skips `H`" in the sleep proof). The
+/// simulator charges the fence's cost by this rule.
+#[inline]
+pub(crate) fn look_fences(idle: &IdleMasks, fenced: bool) -> bool {
+    fenced && idle.armed_total() < idle.num_workers()
 }
 
 /// [`claim_before_parking`], with its heavy fence only if `fenced`. The
@@ -95,7 +107,7 @@ pub fn look_before_parking<'a, T: Copy + 'a>(
     if !idle.is_idle(me) {
         return Claim::Empty;
     }
-    if fenced && idle.armed_total() < idle.num_workers() {
+    if look_fences(idle, fenced) {
         heavy_fence();
     }
     let mut busy = false;

@@ -172,15 +172,11 @@ impl Sources for &WorkerThread {
         self.governor.steps(waits)
     }
 
-    /// The governor's answer, while some other worker is not armed:
-    /// otherwise the fenced look skips its fence anyway
-    /// (`private::rules::claim_before_parking`), and a park without a
-    /// timeout costs less than a timed one.
+    /// The governor's answer, while some other worker is not armed
+    /// (`IdleGovernor::lazy_park_in`).
     #[inline]
     fn lazy_park(&mut self) -> Option<std::time::Duration> {
-        let t = self.governor.lazy_park()?;
-        let idle = self.registry.sleep.idle();
-        (idle.armed_total() < idle.num_workers()).then_some(t)
+        self.governor.lazy_park_in(self.registry.sleep.idle())
     }
 
     /// The far pass with `PassQueues::find_private`'s look unfenced.

@@ -9,6 +9,7 @@ use crate::topology::Topology;
 
 mod groups;
 mod iter;
+mod lazy;
 mod reports;
 mod scale;
 

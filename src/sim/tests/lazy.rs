@@ -1,0 +1,249 @@
+//! The lazy park in the simulated pool: the runtime's `Search` asks the
+//! simulated worker's idle governor (on simulated time) whether to park
+//! lazily; a lazy park's re-check charges no heavy fence, and its timeout
+//! is an event of the virtual clock, cancelled by a wakeup.
+
+use crate::runtime::backoff::{LAZY_AFTER, LAZY_PARK};
+use crate::runtime::owner;
+use crate::runtime::search::Search;
+use crate::sim::engine::Sim;
+use crate::sim::job::{Frame, Kind};
+use crate::sim::worker_state::Mode;
+use crate::sim::{Body, CostModel, Fib, Policy, Workload};
+
+use super::hierarchical_layout;
+
+/// The worker that parks in these tests; worker 0 runs (its idle bit
+/// clear: not armed), so a lazy park is allowed.
+const W: usize = 1;
+
+/// A simulation of four workers, all running (none idle), with one root
+/// pending (so that a search does not end at the pool's exit), whose
+/// worker `W` last parked for `last_park` ns.
+fn sim_after_park<'a>(cost: &'a CostModel, fib: &'a Fib, last_park: u64) -> Sim<'a> {
+    let mut sim = Sim::new(
+        hierarchical_layout("core:4"),
+        cost,
+        Policy::Hierarchical,
+        fib,
+        0,
+    );
+    sim.roots_left = 1;
+    let begun = sim.instant();
+    let g = &sim.workers[W].governor;
+    g.parking_at(begun);
+    g.opened_at(|&t| begun + std::time::Duration::from_nanos(last_park) - t);
+    g.closed_at(|_| unreachable!("the park was scored at the open"));
+    sim
+}
+
+/// Starts a search of `W` and handles its events until it parks; returns
+/// the time of the event in which it parked.
+fn search_until_parked(sim: &mut Sim<'_>) -> u64 {
+    let llc = sim.workers[W].llc;
+    sim.search(W, Search::new(W, llc));
+    loop {
+        let at = sim.workers[W].next_at;
+        if matches!(sim.workers[W].mode, Mode::Parked(_)) {
+            return sim.now;
+        }
+        assert!(sim.next_event(), "a search ends in a park");
+        assert!(sim.now >= at);
+    }
+}
+
+fn lazy(sim: &Sim<'_>) -> bool {
+    matches!(&sim.workers[W].mode, Mode::Parked(s) if s.lazy().is_some())
+}
+
+fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap()
+}
+
+#[test]
+fn after_a_short_park_the_worker_parks_lazily_without_the_fence_until_the_timeout() {
+    let cost = CostModel::published();
+    let fib = Fib { n: 3, ns: 1 };
+    let mut sim = sim_after_park(&cost, &fib, nanos(LAZY_AFTER) / 2);
+    let parked = search_until_parked(&mut sim);
+    assert!(lazy(&sim));
+    assert_eq!(
+        (
+            sim.counts.parks,
+            sim.counts.lazy_parks,
+            sim.counts.heavy_fences
+        ),
+        (1, 1, 0),
+        "one lazy park, its look unfenced"
+    );
+    // Its one event is the timeout, LAZY_PARK after the re-check's costs.
+    let timeout = sim.workers[W].next_at;
+    let late = timeout - parked - nanos(LAZY_PARK);
+    assert!(late < 10_000, "the re-check cost {late} ns");
+    // Nothing wakes it: the timeout expires on the virtual clock, the
+    // search takes the fenced re-check and parks without a timeout.
+    assert!(sim.next_event());
+    assert_eq!(sim.now, timeout);
+    assert!(matches!(&sim.workers[W].mode, Mode::Parked(s) if s.idle().is_some()));
+    assert_eq!(
+        (
+            sim.counts.parks,
+            sim.counts.lazy_expired,
+            sim.counts.heavy_fences
+        ),
+        (1, 1, 1),
+        "still one park; the fence at the expiry"
+    );
+    assert!(!sim.workers[W].scheduled, "an untimed park has no event");
+    assert!(!sim.next_event());
+}
+
+#[test]
+fn after_a_long_park_or_with_every_other_worker_armed_the_park_is_fenced() {
+    let cost = CostModel::published();
+    let fib = Fib { n: 3, ns: 1 };
+    let mut sim = sim_after_park(&cost, &fib, 2 * nanos(LAZY_AFTER));
+    search_until_parked(&mut sim);
+    assert!(!lazy(&sim));
+    assert_eq!(
+        (sim.counts.lazy_parks, sim.counts.heavy_fences),
+        (0, 1),
+        "a long park: untimed, fenced"
+    );
+    // A short last park, but every other worker idle: the fenced look
+    // skips its fence, and the park is untimed.
+    let mut sim = sim_after_park(&cost, &fib, nanos(LAZY_AFTER) / 2);
+    for v in [0, 2, 3] {
+        let _ = sim.sleep.born_idle(v);
+    }
+    search_until_parked(&mut sim);
+    assert!(!lazy(&sim));
+    assert_eq!((sim.counts.lazy_parks, sim.counts.heavy_fences), (0, 0));
+}
+
+#[test]
+fn a_job_pushed_during_a_lazy_park_wakes_the_worker_before_its_timeout() {
+    let cost = CostModel::published();
+    let fib = Fib { n: 3, ns: 1 };
+    let mut sim = sim_after_park(&cost, &fib, nanos(LAZY_AFTER) / 2);
+    search_until_parked(&mut sim);
+    assert!(lazy(&sim));
+    let timeout = sim.workers[W].next_at;
+    // Worker 0 pushes a job a little later (`owner::push` and its
+    // notify, which claims the only idle worker).
+    sim.now += 50_000;
+    let root = fib.roots().remove(0).node;
+    let id = sim.new_job(root, None, 0, None, Kind::Root);
+    sim.push(0, id);
+    sim.acc = 0.0;
+    assert!(matches!(sim.workers[W].mode, Mode::Waking(_)));
+    // Woken: its timeout is cancelled, and its next step (after the
+    // wake latency) steals the job.
+    assert!(sim.next_event());
+    assert!(sim.now < timeout);
+    assert_eq!(
+        sim.workers[W].frames.last().map(|f: &Frame| f.job),
+        Some(id),
+        "the woken worker runs the job"
+    );
+    assert_eq!(sim.counts.lazy_expired, 0);
+    // The cancelled timeout is skipped: the next events are the job's.
+    while sim.next_event() {
+        assert_eq!(sim.counts.lazy_expired, 0);
+        if sim.roots_left == 0 {
+            break;
+        }
+    }
+}
+
+#[test]
+fn a_lazy_park_still_claims_a_private_half_it_sees() {
+    let cost = CostModel::published();
+    let fib = Fib { n: 3, ns: 1 };
+    let mut sim = sim_after_park(&cost, &fib, nanos(LAZY_AFTER) / 2);
+    // Worker 0 holds a private `join` half (it runs: its halves are
+    // private until a thief claims one).
+    let root = fib.roots().remove(0).node;
+    let id = sim.new_job(root, None, 0, None, Kind::Half);
+    assert!(owner::push_private(&mut sim.owner(0), id));
+    assert_eq!(sim.private[0].private_count(), 1);
+    let llc = sim.workers[W].llc;
+    sim.search(W, Search::new(W, llc));
+    while !sim.workers[W].frames.iter().any(|f| f.job == id) {
+        assert!(
+            !matches!(sim.workers[W].mode, Mode::Parked(_)),
+            "parked with a half to take"
+        );
+        assert!(sim.next_event());
+    }
+    // The half was taken by the lazy re-check's unfenced look.
+    assert_eq!(sim.counts.private_claims, 1);
+    assert_eq!((sim.counts.lazy_parks, sim.counts.heavy_fences), (0, 0));
+}
+
+/// One long task from time 0, beside short `join`s injected every
+/// `gap_ns` (the short calls of a loop while another worker runs).
+struct Calls {
+    gap_ns: u64,
+    calls: u64,
+}
+
+impl Workload for Calls {
+    fn name(&self) -> String {
+        "calls".into()
+    }
+
+    fn roots(&self) -> Vec<crate::sim::Root> {
+        let root = |at_ns, a| crate::sim::Root {
+            at_ns,
+            node: crate::sim::Node::new(a, 0, 0),
+            group: None,
+        };
+        let calls = (1..=self.calls).map(|i| root(i * self.gap_ns, 1));
+        std::iter::once(root(0, 0)).chain(calls).collect()
+    }
+
+    fn task(&self, node: &crate::sim::Node) -> crate::sim::Task {
+        let (work_ns, body) = match node.a {
+            0 => (self.gap_ns * (self.calls + 2), Body::Leaf),
+            1 => (
+                0,
+                Body::Join(
+                    crate::sim::Node::new(2, 0, 0),
+                    crate::sim::Node::new(2, 0, 0),
+                ),
+            ),
+            _ => (5_000, Body::Leaf),
+        };
+        crate::sim::Task {
+            work_ns,
+            footprint: 0,
+            data: None,
+            body,
+        }
+    }
+}
+
+#[test]
+fn short_gaps_between_calls_make_lazy_parks_on_simulated_time_and_long_ones_do_not() {
+    let t = crate::topology::Topology::synthetic("core:4").unwrap();
+    let cost = CostModel::published();
+    let run = |gap_ns| {
+        let w = Calls { gap_ns, calls: 30 };
+        crate::sim::simulate(&t, &w, Policy::Hierarchical, None, &cost)
+            .unwrap()
+            .counts
+    };
+    let short = run(nanos(LAZY_AFTER) / 2);
+    // Every call and its stolen or taken-back half ran: no wakeup lost.
+    assert_eq!(short.jobs, 1 + 30 + 30);
+    assert!(short.lazy_parks > 0, "{short:?}");
+    // The lazy parks' looks skipped the fence.
+    assert!(
+        short.heavy_fences + short.lazy_parks <= short.parks + short.lazy_expired,
+        "{short:?}"
+    );
+    let long = run(4 * nanos(LAZY_PARK));
+    assert_eq!(long.jobs, 1 + 30 + 30);
+    assert_eq!(long.lazy_parks, 0, "{long:?}");
+}
