@@ -2,7 +2,9 @@
 //! run in parallel.
 //!
 //! A piece longer than [`small::threshold`] is partitioned around a pivot
-//! ([`pivot::choose`]: median of three, or of three medians of three); both
+//! ([`pivot::choose`]: median of three, or of three medians of three,
+//! checked against a sample spread over the piece where the split hands
+//! work to another worker, [`choose_pivot`]); both
 //! sides are sorted with `join` while one of them is longer than
 //! [`SEQUENTIAL`], else here (the shorter side by recursion, the longer in
 //! the loop, so the stack stays logarithmic). Pieces of at most
@@ -36,7 +38,8 @@
 //!   at most about seven times per element (a partition once, a
 //!   [`partial_insertion_sort`] at most six times, only where the previous
 //!   partition moved nothing, a failed [`extract::try_sort`] once plus 16
-//!   calls for its probe, and a new pivot choice), a successful
+//!   calls for its probe, and a new pivot choice, plus at most 151 calls
+//!   for the spread sample in a piece longer than [`SEQUENTIAL`]), a successful
 //!   [`extract::try_sort`] ends its piece
 //!   at most about `log2(len) / 4 + 2` times per element, the heapsort at
 //!   most `2 * log2(len)` times per element, a small piece a constant
@@ -146,6 +149,27 @@ where
     Some(pivot::choose(v, is_less).0)
 }
 
+/// [`pivot::choose`], checked in a piece longer than [`SEQUENTIAL`] whose
+/// samples look mixed, where the split decides how much work another worker
+/// gets: unless the pivot is the piece's minimum (not above `pred`, whose
+/// copies [`partition_equal`] splits off), a sample spread over the whole
+/// piece must put at least two elements on each side of it
+/// ([`pivot::spread_agrees`]), else the pivot is that sample's median
+/// ([`pivot::spread_median`]). The samples of [`pivot::choose`] are
+/// adjacent triples, which a periodic pattern can line up with.
+fn choose_pivot<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool, pred: Option<&T>) -> (usize, Looks) {
+    let (pivot, looks) = pivot::choose(v, is_less);
+    if v.len() <= SEQUENTIAL || looks != Looks::Mixed {
+        return (pivot, looks);
+    }
+    let minimum = pred.is_some_and(|p| !is_less(p, &v[pivot]));
+    if minimum || pivot::spread_agrees(v, pivot, is_less) {
+        (pivot, looks)
+    } else {
+        (pivot::spread_median(v, is_less, pred), looks)
+    }
+}
+
 /// Sorts `v`. `pred`, if any, is an element at most every element of `v`
 /// (the pivot just left of it).
 pub(super) fn sort_piece<'a, T, L>(
@@ -171,7 +195,7 @@ pub(super) fn sort_piece<'a, T, L>(
             break_patterns(v);
             budget.limit -= 1;
         }
-        let (mut pivot, looks) = pivot::choose(v, is_less);
+        let (mut pivot, looks) = choose_pivot(v, is_less, pred.as_deref());
         if looks == Looks::Descending {
             // Probably descending: reversed, it probably ascends.
             v.reverse();

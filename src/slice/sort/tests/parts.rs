@@ -297,6 +297,50 @@ fn pivot_samples_tell_sorted_and_descending() {
 }
 
 #[test]
+fn spread_median_is_not_fooled_by_periods() {
+    // Ascending runs whose length divides `len / 4` put every sample of
+    // `pivot::choose` at a run's boundary: its pivot is the second smallest
+    // value, a sliver split (`benches/sort.rs`, `sawtooth_short`).
+    let runs: Vec<u64> = (0..50_000).map(|i| i % 100).collect();
+    let (p, looks) = pivot::choose(&runs, &|a: &u64, b: &u64| a < b);
+    assert_eq!((runs[p], looks), (1, Looks::Mixed));
+    // The spread sample sees it, and passes a pivot near the middle.
+    assert!(!pivot::spread_agrees(&runs, p, &|a: &u64, b: &u64| a < b));
+    let middle = runs.iter().position(|&x| x == 50).unwrap();
+    assert!(pivot::spread_agrees(&runs, middle, &|a: &u64, b: &u64| a < b));
+    // The spread sample's median splits such inputs with at least an
+    // eighth of the elements on either side, in at most 120 calls.
+    for period in [16, 50, 100, 128, 250, 1000] {
+        for len in [2049, 10_000, 50_000, 65_536, 100_000] {
+            let v: Vec<u64> = (0..len).map(|i| i % period).collect();
+            let calls = Cell::new(0);
+            let is_less = |a: &u64, b: &u64| {
+                calls.set(calls.get() + 1);
+                a < b
+            };
+            let p = pivot::spread_median(&v, &is_less, None);
+            let less = v.iter().filter(|&&x| x < v[p]).count();
+            let greater = v.iter().filter(|&&x| x > v[p]).count();
+            let len = len as usize;
+            assert!(
+                less >= len / 8 && greater >= len / 8,
+                "runs of {period}, len {len}: pivot {} splits {less} / {greater}",
+                v[p]
+            );
+            assert!(calls.get() <= 120, "{} calls", calls.get());
+        }
+    }
+    // Three fifths zeros: the sample's median is a zero, whose copies
+    // would all go right; the next value (1) splits nearer even, unless
+    // zero is the piece's known minimum (`floor`), which `partition_equal`
+    // splits off in one pass.
+    let v: Vec<u64> = (0..10_000).map(|i| u64::from(i % 5 >= 3)).collect();
+    let is_less = |a: &u64, b: &u64| a < b;
+    assert_eq!(v[pivot::spread_median(&v, &is_less, None)], 1);
+    assert_eq!(v[pivot::spread_median(&v, &is_less, Some(&0))], 0);
+}
+
+#[test]
 fn small_sort_is_stable() {
     check_stable_sort(
         |v| {
