@@ -70,9 +70,9 @@ pub fn must_publish<'a>(root: &AtomicU64, idle: impl FnOnce() -> &'a IdleMasks) 
 /// a claim on the first victim, in the order given, that shows a private
 /// half. Returns the victim's index with the claimed half; `Busy` if a
 /// claim was contended (look again before parking); `Empty` if there is
-/// nothing to take. Not called elsewhere: a heavy fence is a system call.
-/// The loom models' name for the fenced look; the pool and the simulator
-/// call [`look_before_parking`] with their lazy flag.
+/// nothing to take. This is [`look_before_parking`] fenced, the name the
+/// loom models use; the pool and the simulator call that with their lazy
+/// flag, and only in that re-check: a heavy fence is a system call.
 #[cfg_attr(not(loom), allow(dead_code))]
 #[inline]
 pub fn claim_before_parking<'a, T: Copy + 'a>(
