@@ -436,9 +436,12 @@ fn micro() -> String {
 /// case the pool fences in (only while some worker is not armed), where
 /// `membarrier` interrupts the CPUs running the process's threads and
 /// waits for them. `heavy_fence` above is timed with no other thread
-/// running, so nothing is interrupted; the model charges that figure.
-/// Reported, not yet charged (docs/simulator-results.md, "What the fence
-/// costs while another worker runs").
+/// running, so nothing is interrupted; the fit takes that figure for
+/// `heavy_fence_ns`. Reported, not fitted: the model prices the busy case
+/// as `heavy_fence_ns` plus `fence_target_ns` per worker interrupted, with
+/// published figures for bare metal, not this machine's
+/// (docs/simulator-results.md, "What the fence costs while another worker
+/// runs" and "Session 35").
 fn heavy_fence_busy() -> f64 {
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {

@@ -46,7 +46,28 @@
 //!      handles ([`CostModel::batch_copy`]);
 //!    - deque operations and fences: crossbeam-deque's own benchmarks (a
 //!      push or pop a few ns, a contended CAS 20 to 50 ns), a `SeqCst`
-//!      fence about 20 ns, `membarrier` a few µs.
+//!      fence about 20 ns, `membarrier` a few µs;
+//!    - what the heavy fence (`membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`)
+//!      costs the other workers: the kernel sends an inter-processor
+//!      interrupt to every CPU running a thread of the process and waits
+//!      for each to run a barrier in its handler (Linux commit
+//!      22e4ebb97582, "membarrier: Provide expedited private command",
+//!      v4.14). Each running worker loses the interrupt
+//!      ([`CostModel::fence_interrupt_ns`]): 1 µs, a conservative bound
+//!      from QNX's hypervisor guide ("Guest-issued IPIs", QNX Hypervisor
+//!      7.0 User's Guide: an IPI between physical CPUs typically takes
+//!      less than a microsecond when the OS runs on the hardware, an order
+//!      of magnitude more from a guest, about a guest exit and entry of
+//!      10 µs, which is what the development VM measures: 9 µs a fence per
+//!      running thread, docs/simulator-results.md, "What the fence costs
+//!      while another worker runs"). The caller waits for every target
+//!      ([`CostModel::fence_target_ns`] per interrupted worker): 150 ns,
+//!      an estimate: Yury Norov's IPI benchmark on a 112-CPU ThunderX2
+//!      host (linux-arm-kernel, "[PATCH v2] IPI performance benchmark",
+//!      2017-12-19) times a call to all CPUs at 2,106 units of its dry
+//!      run against 110 for a call to one, about 0.17 of a one-target
+//!      round trip per further target; times the bound of 1 µs for that
+//!      round trip, rounded down.
 //! 2. `calibrated.cost` (beside this file), written by
 //!    `python3 scripts/calibrate.py fit`: the overhead-only constants
 //!    measured and fitted on the real pools of the CI machine (per `join`
@@ -145,8 +166,18 @@ pub struct CostModel {
     /// One access to an idle-mask word (a claim's reads and RMWs), counted
     /// by running the `IdleMasks` code itself.
     pub idle_word_ns: f64,
-    /// A heavy fence (`membarrier`) before claiming private halves.
+    /// A heavy fence (`membarrier`) before claiming private halves: the
+    /// caller's own cost of the call.
     pub heavy_fence_ns: f64,
+    /// What a heavy fence costs each other worker that is running when it
+    /// is taken (the interrupt `membarrier` sends to its CPU and the
+    /// handler's barrier): its next event moves this much later. A parked
+    /// worker's CPU is not interrupted.
+    pub fence_interrupt_ns: f64,
+    /// The caller's cost of a heavy fence per worker it interrupts
+    /// (sending the interrupt and waiting for its handler), on top of
+    /// [`CostModel::heavy_fence_ns`].
+    pub fence_target_ns: f64,
     /// One `spin_loop` hint of a backoff spin step.
     pub spin_ns: f64,
     /// One `yield_now` of a backoff snooze step.
@@ -241,6 +272,8 @@ impl CostModel {
             fence_ns: 20.0,
             idle_word_ns: 5.0,
             heavy_fence_ns: 3000.0,
+            fence_interrupt_ns: 1000.0,
+            fence_target_ns: 150.0,
             spin_ns: 10.0,
             yield_ns: 500.0,
             wake_ns: 5000.0,

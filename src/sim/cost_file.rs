@@ -157,6 +157,8 @@ impl CostModel {
             "fence_ns" => &mut self.fence_ns,
             "idle_word_ns" => &mut self.idle_word_ns,
             "heavy_fence_ns" => &mut self.heavy_fence_ns,
+            "fence_interrupt_ns" => &mut self.fence_interrupt_ns,
+            "fence_target_ns" => &mut self.fence_target_ns,
             "spin_ns" => &mut self.spin_ns,
             "yield_ns" => &mut self.yield_ns,
             "wake_ns" => &mut self.wake_ns,
@@ -208,6 +210,8 @@ const FIELDS: &[&str] = &[
     "bw_llc_link",
     "bw_socket_link",
     "line_bytes",
+    "fence_interrupt_ns",
+    "fence_target_ns",
 ];
 
 /// A cost file that could not be used.

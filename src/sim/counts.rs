@@ -100,6 +100,10 @@ pub struct Counts {
     /// (`private::rules::look_fences`), each charged
     /// [`CostModel::heavy_fence_ns`](crate::sim::CostModel::heavy_fence_ns).
     pub heavy_fences: u64,
+    /// Workers interrupted by those fences: per fence, every other worker
+    /// running at that moment (`Sim::interrupt_running`), each delayed
+    /// [`CostModel::fence_interrupt_ns`](crate::sim::CostModel::fence_interrupt_ns).
+    pub fence_interrupts: u64,
     /// Search passes (rayon-like: `find_work` rounds).
     pub passes: u64,
     /// Workers that ran at least one job taken from a queue.

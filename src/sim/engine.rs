@@ -108,6 +108,11 @@ pub(super) struct Sim<'a> {
     /// Cost of the current event so far (ns).
     pub(super) acc: f64,
     pub(super) counts: Counts,
+    /// Tests only: false skips the fences' interrupts altogether (the
+    /// engine before they were priced), to compare reports with them
+    /// priced at 0.
+    #[cfg(test)]
+    pub(super) deliver_interrupts: bool,
 }
 
 /// One private stack per worker; the rayon-like policy has none (its
@@ -178,6 +183,8 @@ impl<'a> Sim<'a> {
             roots_left: 0,
             acc: 0.0,
             counts: Counts::default(),
+            #[cfg(test)]
+            deliver_interrupts: true,
         }
     }
 
@@ -365,6 +372,46 @@ impl<'a> Sim<'a> {
             let at = self.now + (self.acc + self.cost.wake_ns).round() as u64;
             self.schedule(w, at);
         }
+    }
+
+    /// Worker `by` took a heavy fence (`membarrier`): the kernel
+    /// interrupts every other CPU running a thread of the process, so each
+    /// other worker whose thread is on its CPU (running frames, or
+    /// searching: spinning, yielding, re-checking, armed or not) loses
+    /// `fence_interrupt_ns`, and its pending event moves that much later.
+    /// A parked worker (a futex wait, lazy or not) and one still waking
+    /// (not yet running after its wakeup) are not on a CPU and lose
+    /// nothing. Returns the workers interrupted.
+    ///
+    /// The delay is added as `after_cost` adds costs: the whole ns move
+    /// the event, the fraction is carried to the worker's next event, so a
+    /// cost of 0 moves no event and keeps the order of events as it was.
+    /// When to fence is the runtime's rule (`private::rules::look_fences`);
+    /// this only prices it.
+    pub(super) fn interrupt_running(&mut self, by: usize) -> u64 {
+        #[cfg(test)]
+        if !self.deliver_interrupts {
+            return 0;
+        }
+        let cost = self.cost.fence_interrupt_ns;
+        let mut hit = 0;
+        for v in 0..self.workers.len() {
+            let w = &mut self.workers[v];
+            if v == by || !w.scheduled || !matches!(w.mode, Mode::Run | Mode::Search(_)) {
+                continue;
+            }
+            hit += 1;
+            let t = cost + w.carry;
+            let dt = t.floor();
+            w.carry = t - dt;
+            if dt > 0.0 {
+                let at = w.next_at + dt as u64;
+                w.scheduled = false;
+                self.schedule(v, at);
+            }
+        }
+        self.counts.fence_interrupts += hit;
+        hit
     }
 
     /// Runs an idle-mask operation, counting the words it touched.

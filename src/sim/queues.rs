@@ -25,6 +25,19 @@ pub(super) fn run_pass(sim: &mut Sim<'_>, w: usize, rng: &mut u64, at: Place<'_>
     pass::pass(&mut SimPass { sim, w, rng }, at)
 }
 
+/// Tests: worker `w`'s look at the other workers' private halves before
+/// it parks, alone, with its costs in `sim.acc`.
+#[cfg(test)]
+pub(super) fn look_before_parking(sim: &mut Sim<'_>, w: usize) -> Found<JobId> {
+    let mut rng = 1;
+    SimPass {
+        sim,
+        w,
+        rng: &mut rng,
+    }
+    .find_private()
+}
+
 impl SimPass<'_, '_> {
     fn queue(&self, q: Queue) -> &crossbeam_deque::Injector<JobId> {
         match q {
@@ -168,7 +181,11 @@ impl PassQueues for SimPass<'_, '_> {
         let fences = private::rules::look_fences(idle, fenced);
         let claim = private::rules::look_before_parking(idle, w, victims, fenced);
         if fences {
-            self.sim.acc += self.sim.cost.heavy_fence_ns;
+            // The caller's call, and its wait for each worker it
+            // interrupts (`CostModel::fence_target_ns`).
+            let hit = self.sim.interrupt_running(w) as f64;
+            let c = self.sim.cost;
+            self.sim.acc += c.heavy_fence_ns + hit * c.fence_target_ns;
             self.sim.counts.heavy_fences += 1;
         }
         match claim {

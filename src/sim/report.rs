@@ -133,7 +133,7 @@ fn run_json(r: &Run, s: &mut String) {
              \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
              \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \"bw_wait_ns\": {}, \
              \"bw_wait_by_resource\": {{\"llc-link\": {}, \"dram\": {}, \"socket-link\": {}}}, \
-             \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"lazy_parks\": {}, \"lazy_expired\": {}, \"heavy_fences\": {}, \"workers_ran\": {}, \"events\": {}, \
+             \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"lazy_parks\": {}, \"lazy_expired\": {}, \"heavy_fences\": {}, \"fence_interrupts\": {}, \"workers_ran\": {}, \"events\": {}, \
              \"promotions\": {}, \"deals\": {}, \"dealt_taken_back\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
         json_str(r.policy.name()),
         r.workers,
@@ -158,6 +158,7 @@ fn run_json(r: &Run, s: &mut String) {
         k.lazy_parks,
         k.lazy_expired,
         k.heavy_fences,
+        k.fence_interrupts,
         k.workers_ran,
         k.events,
         k.promotions,

@@ -7,6 +7,7 @@
 use super::*;
 use crate::topology::Topology;
 
+mod fence;
 mod groups;
 mod iter;
 mod lazy;
