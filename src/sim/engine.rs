@@ -17,9 +17,11 @@
 //! time, then by the order they were scheduled, so equal times keep a
 //! deterministic order); each event's costs accumulate in `acc` and move
 //! the clock once, at `after_cost` (the fraction of a ns carried to the
-//! worker's next event); a root's injection costs no worker anything
-//! (`acc` reset); the run ends when every root finished, else it stalled
-//! (a panic: an internal error).
+//! worker's next event); the one cost an event charges to other workers
+//! is a heavy fence's interrupt, which moves the pending event of each
+//! worker running (`interrupt_running`); a root's injection costs no
+//! worker anything (`acc` reset); the run ends when every root
+//! finished, else it stalled (a panic: an internal error).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
