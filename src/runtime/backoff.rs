@@ -40,17 +40,19 @@
 //! so it cannot lose a wakeup. It is owned by its worker's thread (`Cell`s,
 //! no sharing).
 //!
-//! The governor also picks the kind of park: a worker whose last park
-//! ended within [`LAZY_AFTER`] parks *lazily* next time (if some other
-//! worker is running, `Sources::lazy_park`): its re-check skips the heavy
-//! fence of its look at the private `join` halves, and it parks for at
-//! most [`LAZY_PARK`], re-checking with the fence when that expires
-//! ("The lazy park" in `runtime::sleep`). The fence is a `membarrier`
-//! whose interrupt lands on the running workers, and a worker parking
-//! between the short calls of a loop made one per call, on the loop's
-//! critical path; a timed park costs the parking worker a timer instead
-//! (on this VM about as much CPU as a futex wait), so it is kept for the
-//! short idle periods, where a wakeup is near.
+//! The kind of park is not the governor's: a worker parks *lazily*
+//! ([`lazy_park`], `Sources::lazy_park`) whenever some other worker is not
+//! armed: its re-check skips the heavy fence of its look at the private
+//! `join` halves, and it parks for at most [`LAZY_PARK`], re-checking
+//! with the fence when that expires ("The lazy park" in
+//! `runtime::sleep`). The fence is a `membarrier` whose interrupt lands on
+//! every running worker, so a fenced park taken while the others run is
+//! paid by all of them, on their critical paths; a lazy park that is
+//! woken before its timeout pays no fence at all, and one that expires
+//! pays one timer wakeup and the fence it deferred (if some worker is
+//! still not armed then). While every other worker is armed the fenced
+//! look skips its fence anyway (`private::rules::look_fences`), and the
+//! park is untimed: an idle pool's last parker sets no timer.
 //!
 //! Latch waiters (a stolen `join` half, a `scope`) get a longer budget
 //! whatever the score, [`WAIT_STEPS`]: the pause spins and [`WAIT_YIELDS`]
@@ -99,17 +101,23 @@ pub(crate) const MAX_SCORE: u8 = 8;
 /// have covered.
 pub(crate) const SHORT_PARK: Duration = Duration::from_micros(50);
 
-/// A park shorter than this makes the worker's next park lazy: the gaps
-/// between the short parallel calls of a loop (60 to 80 us between two
-/// 50k-element sorts on the machine of `docs/sort-two-workers.md`), not
-/// those of a pool fed a job every 100 us by two alternating workers.
-pub(crate) const LAZY_AFTER: Duration = Duration::from_micros(100);
-
-/// The timeout of a lazy park: several of the gaps it is made for, so
-/// that it rarely expires before a wakeup.
+/// The timeout of a lazy park: several times the gaps between the short
+/// parallel calls of a loop (60 to 80 us between two 50k-element sorts on
+/// the machine of `docs/sort-two-workers.md`), so that a park in such a
+/// gap rarely expires before its wakeup; short enough that a half missed
+/// by the unfenced look waits little.
 pub(crate) const LAZY_PARK: Duration = Duration::from_micros(400);
 
-const _: () = assert!(LAZY_PARK.as_micros() >= 2 * LAZY_AFTER.as_micros());
+/// `Sources::lazy_park` of a worker of a pool whose idle state is `idle`
+/// (the pool's and the simulator's): [`LAZY_PARK`] while some other
+/// worker is not armed (it may be running, and the fence would interrupt
+/// it). Otherwise the fenced look skips its fence anyway
+/// (`private::rules::look_fences`), and a park without a timeout costs
+/// less than a timed one.
+#[inline]
+pub(crate) fn lazy_park(idle: &IdleMasks) -> Option<Duration> {
+    (idle.armed_total() < idle.num_workers()).then_some(LAZY_PARK)
+}
 
 /// The per-worker idle governor (see the module docs).
 #[derive(Debug)]
@@ -122,8 +130,6 @@ pub(crate) struct IdleGovernor {
     woken: Cell<bool>,
     /// The current search spent its budget without finding work.
     spent: Cell<bool>,
-    /// The last park ended within [`LAZY_AFTER`]: the next one is lazy.
-    short_park: Cell<bool>,
 }
 
 impl Default for IdleGovernor {
@@ -141,26 +147,7 @@ impl IdleGovernor {
             parked_at: Cell::new(None),
             woken: Cell::new(false),
             spent: Cell::new(false),
-            short_park: Cell::new(false),
         }
-    }
-
-    /// Whether the park about to begin may be lazy (see the module docs),
-    /// and its timeout.
-    #[inline]
-    pub(crate) fn lazy_park(&self) -> Option<Duration> {
-        self.short_park.get().then_some(LAZY_PARK)
-    }
-
-    /// `Sources::lazy_park` of a worker of a pool whose idle state is
-    /// `idle` (the pool's and the simulator's): the governor's answer,
-    /// while some other worker is not armed. Otherwise the fenced look
-    /// skips its fence anyway (`private::rules::look_before_parking`),
-    /// and a park without a timeout costs less than a timed one.
-    #[inline]
-    pub(crate) fn lazy_park_in(&self, idle: &IdleMasks) -> Option<Duration> {
-        let t = self.lazy_park()?;
-        (idle.armed_total() < idle.num_workers()).then_some(t)
     }
 
     /// The backoff steps the next search may spend before parking; a
@@ -243,7 +230,6 @@ impl IdleGovernor {
         match self.parked_at.take() {
             Some(t) => {
                 let parked = since(&t);
-                self.short_park.set(parked < LAZY_AFTER);
                 self.score.set(after_park(self.score.get(), parked));
                 true
             }
@@ -336,20 +322,18 @@ mod tests {
     }
 
     #[test]
-    fn a_short_park_makes_the_next_park_lazy_and_a_long_one_does_not() {
-        let g = IdleGovernor::new();
-        assert_eq!(g.lazy_park(), None, "no evidence yet");
-        g.parking();
-        g.opened();
-        assert_eq!(g.lazy_park(), Some(LAZY_PARK));
-        g.parking();
-        g.parked_at.set(Some(Instant::now() - LAZY_AFTER * 2));
-        g.opened();
-        assert_eq!(g.lazy_park(), None);
-        // A search that finds work without parking changes nothing.
-        g.opened();
-        g.closed();
-        assert_eq!(g.lazy_park(), None);
+    fn a_park_is_lazy_while_some_other_worker_is_not_armed() {
+        use crate::runtime::idle::IdleShape;
+        let idle = IdleMasks::new(IdleShape::uniform(3, 3, 0));
+        // The parker is armed (after `prepare_sleep`), the others run:
+        // lazy, whatever the parker's past parks (none here).
+        idle.set_idle(0);
+        assert_eq!(lazy_park(&idle), Some(LAZY_PARK));
+        idle.set_idle(1);
+        assert_eq!(lazy_park(&idle), Some(LAZY_PARK), "worker 2 runs");
+        // The last worker to park: untimed (its look skips the fence).
+        idle.set_idle(2);
+        assert_eq!(lazy_park(&idle), None);
     }
 
     #[test]

@@ -26,7 +26,6 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Stealer};
 
@@ -95,10 +94,6 @@ pub(super) struct Sim<'a> {
     pub(super) caches: Caches,
     pub(super) heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
     pub(super) now: u64,
-    /// Simulated time 0 as an `Instant`, for the workers' idle governors,
-    /// which measure parks on `Instant`s: they read only differences, so
-    /// a run does not depend on when it started.
-    epoch: Instant,
     pub(super) seq: u64,
     pub(super) round_robin: usize,
     pub(super) roots_left: usize,
@@ -179,7 +174,6 @@ impl<'a> Sim<'a> {
             caches,
             heap: BinaryHeap::new(),
             now: 0,
-            epoch: Instant::now(),
             seq: 0,
             round_robin: 0,
             roots_left: 0,
@@ -331,12 +325,6 @@ impl<'a> Sim<'a> {
                 (self.jobs.len() - 1) as JobId
             }
         }
-    }
-
-    /// The event's time so far (its start plus the costs charged) as an
-    /// `Instant` of the idle governors' clock.
-    pub(super) fn instant(&self) -> Instant {
-        self.epoch + Duration::from_nanos(self.now + self.acc.round() as u64)
     }
 
     pub(super) fn reach(&self, a: usize, b: usize) -> Reach {

@@ -34,7 +34,7 @@
 //! | group run | the runs per LLC and, for `Auto`, `group::feeds_at` and `group::feed_tracker` (the `AffinityTracker`'s decay and 2x hysteresis) on simulated time |
 //! | help rule | `registry::group_routing::may_help_in` (`groups::may_help_by`, the overload rule) |
 //! | search, park | `search::Search` itself, the state machine the pool's threads and the loom models drive: each `Search::step` is an event (uncounted pass, `Sleep::start_searching`, counted passes with the pauses of `sync::Backoff` while `search::rules::may_spin` allows, `prepare_sleep`, re-check, `cancel_sleep` or park), its pauses charged as spins and yields |
-//! | lazy park | `Sources::lazy_park` of the worker thread, `IdleGovernor::lazy_park_in`: the worker's own `runtime::backoff::IdleGovernor`, its parks timed on simulated time (`parked`, `search_opened`, `search_closed`), asks for a lazy park after a park shorter than `backoff::LAZY_AFTER` while some other worker is not armed; the re-check is `Sources::find_work_lazily` (the look unfenced, no fence charged); the park (`Search::lazy`) is an event at its timeout, `backoff::LAZY_PARK` after the re-check, cancelled by a wakeup (`Search::woken`); when it expires the search's next step is the fenced re-check, then the untimed park |
+//! | lazy park | `Sources::lazy_park` of the worker thread, `runtime::backoff::lazy_park`: every park without a latch is lazy while some other worker is not armed; the re-check is `Sources::find_work_lazily` (the look unfenced, no fence charged); the park (`Search::lazy`) is an event at its timeout, `backoff::LAZY_PARK` after the re-check, cancelled by a wakeup (`Search::woken`); when it expires the search's next step is the fenced re-check, then the untimed park |
 //! | claim and wake | a claim returned by `Sleep` schedules the woken worker after the wake latency; its next event is the search's step after the park (`Sleep::cancel_sleep`, then a far pass) |
 //! | iterator start ([`Body::Iter`]) | `run_split::bridge` / `first_split_cold`: `run_split::split_depth`, then `hierarchy::first_split` itself on the simulated layout (one LLC, `run_split::first_split_applies`, or fewer than two pieces: the whole adaptive tree inline) |
 //! | iterator fan-out | `run_split::run_group`'s step, `Ctx::fan_out`: one piece (run it), one group (a level below), or the groups of `run_split::Ctx::groups` per LLC, per cluster, per piece, aimed by `Ctx::aims`; then the frame of `run_aimed` itself, `aimed::AimedFrame`, stepped: the start mark, the remote groups pushed, the inline one run (a frame above, after which `Stage::Aimed` steps again), the wait for the count latch |
@@ -53,9 +53,8 @@
 //! broadcasts; the real pool's own clock (`Auto` groups decay on simulated
 //! time); the handoff of a blocked caller's wakeup to the worker searching
 //! on its CPU (`runtime::handoff`: the simulator has no threads outside
-//! the pool, and its roots finish without a wakeup); the idle governor's
-//! budget (`Sources::search_steps`: every search gets the full budget;
-//! the governor is kept, on simulated time, only for the lazy park); the
+//! the pool, and its roots finish without a wakeup); the idle governor
+//! (`Sources::search_steps`: every search gets the full budget); the
 //! heavy fence of a private-half claim (`PrivateStack::try_claim`: only
 //! the look's fence is charged); the cost of a timed park over an untimed
 //! one (the timer, charged to nobody).

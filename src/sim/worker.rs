@@ -516,36 +516,19 @@ impl Sources for SimSources<'_, '_> {
 
     /// Counts it and charges the fence of `Sleep::prepare_sleep`.
     fn failed_search(&mut self) {
-        self.sim.workers[self.w].governor.spent();
         self.sim.counts.failed_searches += 1;
         self.sim.acc += self.sim.cost.fence_ns;
     }
 
-    /// Counts it; the governor records when it began.
+    /// Counts it.
     fn parked(&mut self) {
-        let now = self.sim.instant();
-        self.sim.workers[self.w].governor.parking_at(now);
         self.sim.counts.parks += 1;
     }
 
-    /// The governor scores the park that just ended, if one did.
-    fn search_opened(&mut self) {
-        let now = self.sim.instant();
-        self.sim.workers[self.w].governor.opened_at(|t| now - *t);
-    }
-
-    fn search_closed(&mut self) {
-        let now = self.sim.instant();
-        self.sim.workers[self.w].governor.closed_at(|t| now - *t);
-    }
-
-    /// As the worker thread's: the governor's answer, while some other
-    /// worker is not armed (`IdleGovernor::lazy_park_in`), on simulated
-    /// time.
+    /// As the worker thread's: `backoff::LAZY_PARK` (on simulated time)
+    /// while some other worker is not armed (`backoff::lazy_park`).
     fn lazy_park(&mut self) -> Option<Duration> {
-        self.sim.workers[self.w]
-            .governor
-            .lazy_park_in(self.sim.sleep.idle())
+        crate::runtime::backoff::lazy_park(self.sim.sleep.idle())
     }
 
     /// As the worker thread's: the far pass with the look at the private

@@ -10,7 +10,6 @@
 use crossbeam_deque::{Stealer, Worker};
 
 use crate::layout::Layout;
-use crate::runtime::backoff::IdleGovernor;
 use crate::runtime::pass;
 use crate::runtime::search::Search;
 
@@ -51,10 +50,6 @@ pub(super) struct SimWorker {
     /// this worker in the heap is a lazy park's timeout that a wakeup
     /// cancelled, skipped when popped.
     pub(super) pending_seq: u64,
-    /// The worker thread's idle governor, on simulated time: its lengths
-    /// of parks pick lazy parks (`Sources::lazy_park`); its budget is not
-    /// used (the simulator keeps the full budget).
-    pub(super) governor: IdleGovernor,
     /// The worker thread's `lazy_look`: the pass running is a lazy park's
     /// re-check, whose look at the private halves is unfenced.
     pub(super) lazy_look: bool,
@@ -88,7 +83,6 @@ pub(super) fn new_workers(layout: &Layout, seed: u64) -> (Vec<SimWorker>, Vec<St
                 scheduled: false,
                 next_at: 0,
                 pending_seq: 0,
-                governor: IdleGovernor::new(),
                 lazy_look: false,
                 carry: 0.0,
                 stolen_from: None,

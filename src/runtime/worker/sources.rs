@@ -172,11 +172,11 @@ impl Sources for &WorkerThread {
         self.governor.steps(waits)
     }
 
-    /// The governor's answer, while some other worker is not armed
-    /// (`IdleGovernor::lazy_park_in`).
+    /// [`LAZY_PARK`](crate::runtime::backoff::LAZY_PARK) while some other
+    /// worker is not armed (`backoff::lazy_park`).
     #[inline]
     fn lazy_park(&mut self) -> Option<std::time::Duration> {
-        self.governor.lazy_park_in(self.registry.sleep.idle())
+        crate::runtime::backoff::lazy_park(self.registry.sleep.idle())
     }
 
     /// The far pass with `PassQueues::find_private`'s look unfenced.

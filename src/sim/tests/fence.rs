@@ -5,7 +5,6 @@
 //! the caller pays `fence_target_ns` per worker interrupted. Priced at 0,
 //! the interrupts change no report.
 
-use crate::runtime::backoff::LAZY_AFTER;
 use crate::runtime::search::{Found, Search};
 use crate::sim::engine::Sim;
 use crate::sim::worker_state::Mode;
@@ -19,8 +18,8 @@ const W: usize = 1;
 /// A time far beyond `W`'s search, for the other workers' pending events.
 const LATER: u64 = 1_000_000_000;
 
-/// Six workers: `W` about to search after a long park (so its park is
-/// not lazy: its look runs the fence), workers 0 and 2 running a job,
+/// Six workers: `W` about to search (its park is lazy, and its look runs
+/// the fence when that expires), workers 0 and 2 running a job,
 /// worker 3 searching, worker 4 parked and worker 5 parked with a pending
 /// event (as a lazy park's timeout), each event far later than `W`'s
 /// search.
@@ -34,11 +33,6 @@ fn six_workers<'a>(cost: &'a CostModel, fib: &'a Fib) -> Sim<'a> {
     );
     // A root pending, so that a search does not end at the pool's exit.
     sim.roots_left = 1;
-    let begun = sim.instant();
-    let g = &sim.workers[W].governor;
-    g.parking_at(begun);
-    g.opened_at(|&t| begun + 2 * LAZY_AFTER - t);
-    g.closed_at(|_| unreachable!("the park was scored at the open"));
     for v in [0, 2] {
         sim.schedule(v, LATER + v as u64);
     }
@@ -54,11 +48,12 @@ fn six_workers<'a>(cost: &'a CostModel, fib: &'a Fib) -> Sim<'a> {
     sim
 }
 
-/// Runs `W`'s search until it parks (its fenced look is the last step).
+/// Runs `W`'s search until it parks without a timeout (its lazy park
+/// expired, and its fenced look is the last step).
 fn park(sim: &mut Sim<'_>) {
     let llc = sim.workers[W].llc;
     sim.search(W, Search::new(W, llc));
-    while !matches!(sim.workers[W].mode, Mode::Parked(_)) {
+    while !matches!(&sim.workers[W].mode, Mode::Parked(s) if s.lazy().is_none()) {
         assert!(sim.next_event(), "a search ends in a park");
         assert!(sim.now < LATER, "only W's events ran");
     }
