@@ -10,7 +10,7 @@ use crate::sim::engine::Sim;
 use crate::sim::worker_state::Mode;
 use crate::sim::{CostModel, Fib, Policy, Repeat, Report, Run, Workload};
 
-use super::{hierarchical_layout, machine};
+use super::{machine, sim_running};
 
 /// The worker that parks, and so fences, in these tests.
 const W: usize = 1;
@@ -24,15 +24,7 @@ const LATER: u64 = 1_000_000_000;
 /// event (as a lazy park's timeout), each event far later than `W`'s
 /// search.
 fn six_workers<'a>(cost: &'a CostModel, fib: &'a Fib) -> Sim<'a> {
-    let mut sim = Sim::new(
-        hierarchical_layout("core:6"),
-        cost,
-        Policy::Hierarchical,
-        fib,
-        0,
-    );
-    // A root pending, so that a search does not end at the pool's exit.
-    sim.roots_left = 1;
+    let mut sim = sim_running("core:6", cost, fib);
     for v in [0, 2] {
         sim.schedule(v, LATER + v as u64);
     }

@@ -11,25 +11,11 @@ use crate::sim::job::{Frame, Kind};
 use crate::sim::worker_state::Mode;
 use crate::sim::{Body, CostModel, Fib, Policy, Workload};
 
-use super::hierarchical_layout;
+use super::sim_running;
 
 /// The worker that parks in these tests; worker 0 runs (its idle bit
 /// clear: not armed), so a lazy park is allowed.
 const W: usize = 1;
-
-/// A simulation of four workers, all running (none idle), with one root
-/// pending (so that a search does not end at the pool's exit).
-fn sim_running<'a>(cost: &'a CostModel, fib: &'a Fib) -> Sim<'a> {
-    let mut sim = Sim::new(
-        hierarchical_layout("core:4"),
-        cost,
-        Policy::Hierarchical,
-        fib,
-        0,
-    );
-    sim.roots_left = 1;
-    sim
-}
 
 /// Starts a search of `W` and handles its events until it parks; returns
 /// the time of the event in which it parked.
@@ -61,7 +47,7 @@ fn nanos(d: std::time::Duration) -> u64 {
 fn while_others_run_the_worker_parks_lazily_without_the_fence_until_the_timeout() {
     let cost = CostModel::published();
     let fib = Fib { n: 3, ns: 1 };
-    let mut sim = sim_running(&cost, &fib);
+    let mut sim = sim_running("core:4", &cost, &fib);
     let parked = search_until_parked(&mut sim);
     assert!(lazy(&sim));
     assert_eq!(
@@ -101,7 +87,7 @@ fn a_first_park_is_lazy_too_and_with_every_other_worker_armed_untimed() {
     let fib = Fib { n: 3, ns: 1 };
     // No park before (as after a long one): still lazy while the others
     // run, so its look interrupts none of them.
-    let mut sim = sim_running(&cost, &fib);
+    let mut sim = sim_running("core:4", &cost, &fib);
     search_until_parked(&mut sim);
     assert!(lazy(&sim));
     assert_eq!(
@@ -111,7 +97,7 @@ fn a_first_park_is_lazy_too_and_with_every_other_worker_armed_untimed() {
     );
     // Every other worker idle: the fenced look skips its fence, and the
     // park is untimed.
-    let mut sim = sim_running(&cost, &fib);
+    let mut sim = sim_running("core:4", &cost, &fib);
     for v in [0, 2, 3] {
         let _ = sim.sleep.born_idle(v);
     }
@@ -124,7 +110,7 @@ fn a_first_park_is_lazy_too_and_with_every_other_worker_armed_untimed() {
 fn a_job_pushed_during_a_lazy_park_wakes_the_worker_before_its_timeout() {
     let cost = CostModel::published();
     let fib = Fib { n: 3, ns: 1 };
-    let mut sim = sim_running(&cost, &fib);
+    let mut sim = sim_running("core:4", &cost, &fib);
     search_until_parked(&mut sim);
     assert!(lazy(&sim));
     let timeout = sim.workers[W].next_at;
@@ -159,7 +145,7 @@ fn a_job_pushed_during_a_lazy_park_wakes_the_worker_before_its_timeout() {
 fn a_lazy_park_still_claims_a_private_half_it_sees() {
     let cost = CostModel::published();
     let fib = Fib { n: 3, ns: 1 };
-    let mut sim = sim_running(&cost, &fib);
+    let mut sim = sim_running("core:4", &cost, &fib);
     // Worker 0 holds a private `join` half (it runs: its halves are
     // private until a thief claims one).
     let root = fib.roots().remove(0).node;

@@ -24,6 +24,25 @@ pub(super) fn hierarchical_layout(spec: &str) -> crate::layout::Layout {
     layout(&machine(spec), Policy::Hierarchical, None).unwrap()
 }
 
+/// A hierarchical simulation of every PU of synthetic `spec` running
+/// `fib`, with one root pending, so that a worker's search does not end
+/// at the pool's exit; every worker starts running (none idle).
+pub(super) fn sim_running<'a>(
+    spec: &str,
+    cost: &'a crate::sim::CostModel,
+    fib: &'a crate::sim::Fib,
+) -> crate::sim::engine::Sim<'a> {
+    let mut sim = crate::sim::engine::Sim::new(
+        hierarchical_layout(spec),
+        cost,
+        Policy::Hierarchical,
+        fib,
+        0,
+    );
+    sim.roots_left = 1;
+    sim
+}
+
 fn run(spec: &str, w: &dyn Workload, p: Policy, n: Option<usize>) -> Run {
     simulate(&machine(spec), w, p, n, &CostModel::default()).unwrap()
 }
