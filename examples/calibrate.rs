@@ -418,11 +418,7 @@ fn micro() -> String {
     // The heavy fence before a private-half claim, the pool's own
     // (`locus::sim::heavy_fence`): `membarrier` (private expedited), or a
     // `SeqCst` fence where the kernel has no such call.
-    let heavy = per_op(11, 200, |b| {
-        for _ in 0..b {
-            locus::sim::heavy_fence();
-        }
-    });
+    let heavy = time_heavy_fence();
     let heavy_busy = heavy_fence_busy();
     format!(
         "{{\"round_trip\": {round_trip:.2}, \"with_steal\": {with_steal:.2}, \"lock_only\": {lock_only:.2}, \
@@ -430,6 +426,16 @@ fn micro() -> String {
          \"push_pop\": {push_pop:.2}, \"probe\": {probe:.2}, \"wake\": {wake:.2}, \"heavy_fence\": {heavy:.2}, \
          \"heavy_fence_busy\": {heavy_busy:.2}}}"
     )
+}
+
+/// ns per call of the pool's heavy fence (`locus::sim::heavy_fence`),
+/// median of 11 batches of 200.
+fn time_heavy_fence() -> f64 {
+    per_op(11, 200, |b| {
+        for _ in 0..b {
+            locus::sim::heavy_fence();
+        }
+    })
 }
 
 /// The pool's heavy fence while another thread of the process runs: the
@@ -452,11 +458,7 @@ fn heavy_fence_busy() -> f64 {
         });
         // Let the spinner reach its CPU.
         std::thread::sleep(Duration::from_millis(10));
-        let ns = per_op(11, 200, |b| {
-            for _ in 0..b {
-                locus::sim::heavy_fence();
-            }
-        });
+        let ns = time_heavy_fence();
         stop.store(true, Ordering::Relaxed);
         ns
     })

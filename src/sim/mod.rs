@@ -255,6 +255,18 @@ pub fn report_repeated(
             }
         }
     }
+    report_of_runs(machine, topology, workload, runs, repeat)
+}
+
+/// The report of `runs` of `workload` on `topology`: its shape is that of
+/// the hierarchical layout of every PU.
+pub(crate) fn report_of_runs(
+    machine: &str,
+    topology: &Topology,
+    workload: &dyn Workload,
+    runs: Vec<Run>,
+    repeat: Repeat,
+) -> Result<Report, SimError> {
     let l = layout(topology, Policy::Hierarchical, None)?;
     Ok(Report {
         machine: machine.to_string(),

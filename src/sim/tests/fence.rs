@@ -138,19 +138,7 @@ fn report_of(spec: &str, w: &dyn Workload, cost: &CostModel, deliver: bool) -> R
             runs.push(run);
         }
     }
-    let l = crate::sim::layout(&t, Policy::Hierarchical, None).unwrap();
-    Report {
-        machine: spec.into(),
-        shape: (
-            l.len(),
-            l.llc_ranges().len(),
-            l.numa_ranges().len(),
-            l.cluster_ranges().len(),
-        ),
-        workload: w.name(),
-        runs,
-        repeat,
-    }
+    crate::sim::report_of_runs(spec, &t, w, runs, repeat).unwrap()
 }
 
 #[test]
