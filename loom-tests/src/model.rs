@@ -79,7 +79,7 @@ pub struct Pool {
     body: Body,
     /// Wakeups made by searchers leaving the searching state (hand-offs).
     handoffs: AtomicUsize,
-    /// Every park without a latch is lazy (see [`Pool::lazy_parks`]).
+    /// Every park is lazy, a latch waiter's too (see [`Pool::lazy_parks`]).
     lazy: bool,
 }
 
@@ -109,10 +109,10 @@ impl Pool {
         }
     }
 
-    /// The same pool, whose workers park lazily whenever they wait for no
-    /// latch (`Sources::lazy_park`), and whose lazy re-check sees no job at
-    /// all: the worst its unfenced look at the private halves could do,
-    /// extended to every queue. Only the fenced re-check the search makes
+    /// The same pool, whose workers park lazily at every park, waiting for
+    /// a latch or not (`Sources::lazy_park`), and whose lazy re-check sees
+    /// no job at all: the worst its unfenced look at the private halves
+    /// could do, extended to every queue. Only the fenced re-check the search makes
     /// when the timed park expires (under loom a timed park returns at
     /// once, at any point of the other threads' runs, with the token if
     /// one was left) keeps a job from being left while its worker parks

@@ -264,6 +264,152 @@ fn latch_waiter_racing_pushes_and_claims() {
     });
 }
 
+/// A latch waiter's lazy park ("A latch waiter's lazy park" in
+/// `runtime::sleep`): the join latch model above with every park lazy and
+/// the lazy re-check blind. The setter's swap lands anywhere in the
+/// waiter's announce, timed park (which under loom returns at once, with
+/// the setter's token or without), withdrawal, fenced re-check, second
+/// announce and untimed park: the waiter never sleeps through the set,
+/// and never returns before it. (Without the withdrawal, the second
+/// announce fails on the waiter's own `SLEEPING` and the waiter returns
+/// with the latch unset: loom finds it, checked when the model was
+/// written.)
+#[test]
+fn lazy_latch_never_loses_the_wakeup() {
+    builder(3).check(|| {
+        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 2, 0), &[], 0).lazy_parks());
+        let latch = Arc::new(CoreLatch::new());
+        let result = Arc::new(AtomicUsize::new(0));
+        let setter = {
+            let (pool, latch, result) = (pool.clone(), latch.clone(), result.clone());
+            thread::spawn(move || {
+                result.store(42, Relaxed);
+                // SAFETY: the Arc keeps the latch alive for this call.
+                if unsafe { CoreLatch::set(&*latch) } {
+                    pool.sleep.wake_worker(0);
+                }
+            })
+        };
+        pool.wait_until(0, &latch);
+        assert!(latch.probe(), "the waiter returned before its latch was set");
+        assert_eq!(result.load(Relaxed), 42, "the setter's writes are visible");
+        setter.join().unwrap();
+        assert_eq!(pool.sleep.searching(), 0);
+        assert!(!pool.sleep.idle().any_idle(), "an idle bit left armed");
+    });
+}
+
+/// A latch waiter whose latch is set only by a job it must find itself: a
+/// busy worker (1, not started) pushes the job on its deque and
+/// notifies, and the job sets the waiter's latch. The push may skip its
+/// wakeup (the waiter counted as searching) or claim the waiter; the
+/// waiter's lazy re-check is blind, so only its fenced re-check after the
+/// timeout sees the job if the claim did not come. The job runs, on the
+/// waiter, and the waiter returns with its latch set. (With the lazy
+/// state parking untimed without the fenced re-check, loom finds the
+/// deadlock: checked when the model was written.)
+#[test]
+fn lazy_latch_waiter_finds_the_job_that_sets_its_latch() {
+    builder(3).check(|| {
+        let latch = Arc::new(CoreLatch::new());
+        let body = {
+            let latch = latch.clone();
+            move |pool: &Pool, _, _| {
+                // SAFETY: the Arc keeps the latch alive for this call.
+                if unsafe { CoreLatch::set(&*latch) } {
+                    pool.sleep.wake_worker(0);
+                }
+            }
+        };
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(1)], 1)
+            .lazy_parks()
+            .with_body(body)
+            .start(&[]);
+        let waiter = {
+            let (pool, latch) = (pool.shared(), latch.clone());
+            thread::spawn(move || {
+                pool.wait_until(0, &latch);
+                assert!(latch.probe(), "the waiter returned before its latch was set");
+            })
+        };
+        pool.push(0);
+        pool.sleep.notify(Some(1), 0);
+        waiter.join().unwrap();
+        pool.finish();
+    });
+}
+
+/// [`latch_waiter_racing_pushes_and_claims`] with every park lazy and the
+/// lazy re-check blind: a claim, the latch's set and the job's push race
+/// the waiter's timed park, withdrawal and fenced re-check.
+#[test]
+fn lazy_latch_waiter_racing_pushes_and_claims() {
+    builder(2).check(|| {
+        let job_ran = Arc::new(LockLatch::new());
+        let body = {
+            let job_ran = job_ran.clone();
+            move |_: &Pool, _, _| job_ran.set_now()
+        };
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1)
+            .lazy_parks()
+            .with_body(body);
+        let pool = pool.start(&[1]);
+        let latch = Arc::new(CoreLatch::new());
+        let waiter = {
+            let (pool, latch) = (pool.shared(), latch.clone());
+            thread::spawn(move || {
+                pool.wait_until(0, &latch);
+                assert!(latch.probe(), "the waiter returned before its latch was set");
+                job_ran.wait();
+            })
+        };
+        pool.push(0);
+        pool.sleep.notify(None, 0);
+        // SAFETY: the Arc keeps the latch alive for this call.
+        if unsafe { CoreLatch::set(&*latch) } {
+            pool.sleep.wake_worker(0);
+        }
+        waiter.join().unwrap();
+        pool.finish();
+    });
+}
+
+/// [`count_latch_frame_freed_by_the_waiter`] with every park lazy and the
+/// lazy re-check blind: the owner frees the frame as soon as it sees the
+/// latch set, whether it saw it in a timed park, at the withdrawal after
+/// one, or later; no setter touches the frame afterwards.
+#[test]
+fn lazy_latch_count_latch_frame_freed_by_the_waiter() {
+    builder(2).check(|| {
+        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(0)], 2).lazy_parks();
+        let frame = Arc::new(Frame::default());
+        let owner = FrameOwner {
+            sleep: pool.sleep.clone(),
+            worker: 0,
+            frame: frame.clone(),
+        };
+        let latch = Arc::new(CountLatch::with_owner(owner, 1));
+        let body = {
+            let latch = latch.clone();
+            // SAFETY: the Arc keeps the memory valid; `Frame` checks that
+            // the frame is not used after the owner freed it.
+            move |_: &Pool, _, _| unsafe { CountLatch::set(&*latch) }
+        };
+        let pool = pool.with_body(body).start(&[1]);
+        for _ in 0..2 {
+            latch.increment();
+            pool.push(0);
+            pool.sleep.notify(Some(0), 0);
+        }
+        // SAFETY: as above.
+        unsafe { CountLatch::set(&*latch) };
+        pool.wait_until(0, &latch.core);
+        assert!(latch.core.probe());
+        frame.free();
+        pool.finish();
+    });
+}
+
 /// Clusters in the idle masks (an LLC of 4 workers in clusters {0, 1} and
 /// {2, 3}): a busy worker of cluster 1 (3) pushes on its deque and
 /// notifies, which claims in its own cluster first (worker 2 is busy

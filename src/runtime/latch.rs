@@ -4,8 +4,9 @@
 //!   while it keeps stealing (`join`, `scope`, `broadcast`). States:
 //!   `UNSET -> SET`, or `UNSET -> SLEEPING -> (UNSET | SET)`. Only the owner
 //!   moves it to `SLEEPING` (just before parking) and back to `UNSET` (after
-//!   waking); only setters move it to `SET`, with a swap that returns the
-//!   previous state. A setter that sees `SLEEPING` wakes the owner.
+//!   waking, or when a lazy park's timeout expires: "A latch waiter's lazy
+//!   park" in `runtime::sleep`); only setters move it to `SET`, with a
+//!   swap that returns the previous state. A setter that sees `SLEEPING` wakes the owner.
 //!   Proof of no lost wakeup for latches: all transitions are RMWs on one
 //!   word, so they are totally ordered. If the owner's `UNSET -> SLEEPING`
 //!   CAS comes first, the setter's swap returns `SLEEPING` and it unparks the
@@ -90,8 +91,8 @@ impl CoreLatch {
             .is_ok()
     }
 
-    /// Owner, after waking: withdraws the sleep announcement. Returns true
-    /// if the latch is set.
+    /// Owner, after waking or when its timed park expired: withdraws the
+    /// sleep announcement. Returns true if the latch is set.
     pub fn wake_up(&self) -> bool {
         match self
             .state

@@ -30,6 +30,14 @@
 //! `join`, `scope`, `broadcast` or cross-pool `install`), else the pool's
 //! exit condition ([`Sources::may_exit`]).
 //!
+//! A *lazy* park ([`Sources::lazy_park`] gives a timeout, latch or not)
+//! makes the re-check pass with its look at the private `join` halves
+//! unfenced and parks for at most the timeout. When the timeout expires
+//! (no wakeup), a latch waiter withdraws its announcement (a latch set
+//! meanwhile: `cancel_sleep`, `stop_searching`, return None) and the
+//! search takes the re-check pass again, fenced, before the untimed park
+//! ("The lazy park" in [`super::sleep`]).
+//!
 //! Besides the protocol, a counted searcher records the CPU it searches on
 //! and, between passes and when it stops searching, wakes a blocked caller
 //! from outside the pool whose wakeup the worker finishing the caller's
@@ -154,8 +162,9 @@ enum State {
     /// this token.
     Parked(Idle),
     /// Idle after a lazy park's re-check (its private look unfenced): parked
-    /// for at most this long; the next step, unless the driver reports a
-    /// wakeup, is the fenced re-check.
+    /// for at most this long (a latch waiter announced on its latch); the
+    /// next step, unless the driver reports a wakeup, is
+    /// [`Search::expired`].
     Lazy(Idle, Duration),
 }
 
@@ -292,10 +301,33 @@ impl Search {
                 self.pass(src, latch)
             }
             State::Counted => self.pass(src, latch),
-            // The lazy park's timeout expired: the fenced re-check (latch
-            // waiters never park lazily).
-            State::Lazy(idle, _) => self.recheck(src, latch, idle, None),
+            State::Lazy(idle, _) => self.expired(src, latch, idle),
         }
+    }
+
+    /// The lazy park's timeout expired, the worker still idle (it holds
+    /// `idle`): the fenced re-check, then an untimed park. A latch waiter
+    /// first withdraws its sleep announcement ([`Sources::wake_up`]), so
+    /// that the re-check starts from the latch's state before its first
+    /// [`Sources::try_sleep`]: if the latch was set meanwhile (its setter
+    /// saw the announcement and unparks: a stale token), it stops here;
+    /// else the latch is unset and unannounced, and the re-check
+    /// announces again before the untimed park ("The lazy park" in
+    /// [`super::sleep`]).
+    #[cold]
+    fn expired<S: Sources>(
+        &mut self,
+        src: &mut S,
+        latch: Option<&S::Latch>,
+        idle: Idle,
+    ) -> Step<S::Job> {
+        if let Some(l) = latch {
+            if src.wake_up(l) {
+                src.sleep().cancel_sleep(idle);
+                return self.found(src, None);
+            }
+        }
+        self.recheck(src, latch, idle, None)
     }
 
     /// Starts the backoff over with the budget `src` gives (`waits`: a
@@ -377,10 +409,7 @@ impl Search {
         src.search_closed();
         let worker = self.worker;
         let idle = src.idle_op(|s| s.prepare_sleep(worker));
-        let lazy = match latch {
-            None => src.lazy_park(),
-            Some(_) => None,
-        };
+        let lazy = src.lazy_park();
         let step = self.recheck(src, latch, idle, lazy);
         if matches!(step, Step::Park) {
             // One park per idle period, lazy or not (a lazy park whose

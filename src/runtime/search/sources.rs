@@ -137,11 +137,12 @@ pub trait Sources {
     #[inline]
     fn serve_handoff(&mut self) {}
 
-    /// After `prepare_sleep`, for a worker waiting for no latch: whether
+    /// After `prepare_sleep`, for any worker (a latch waiter too): whether
     /// this park is *lazy*, and its timeout if so. A lazy park's re-check
     /// looks at the other workers' private halves without the heavy fence
     /// ([`Sources::find_work_lazily`]) and the worker parks for at most the
-    /// timeout; when it expires, the worker re-checks with the fence and
+    /// timeout; when it expires, a latch waiter withdraws its announcement
+    /// ([`Sources::wake_up`]), and the worker re-checks with the fence and
     /// then parks without one ("The lazy park" in "Private `join` halves"
     /// of [`crate::runtime::sleep`]). Never by default.
     #[inline]

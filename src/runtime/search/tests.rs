@@ -20,11 +20,21 @@ fn latch_waiters_spin_past_the_cap_without_reading_the_count() {
 }
 
 use crate::runtime::idle::{Distance, IdleMasks, IdleShape};
+use crate::runtime::latch::CoreLatch;
 use crate::runtime::sleep::Sleep;
 use std::cell::Cell;
+use std::rc::Rc;
+
+/// Sets `latch` as a setter does ([`CoreLatch::set`]); whether the owner
+/// had announced sleep (the setter then unparks it).
+fn set(latch: &CoreLatch) -> bool {
+    // SAFETY: a valid reference, alive past the call.
+    unsafe { CoreLatch::set(latch) }
+}
 
 /// One worker's sources in a pool of one LLC of two workers: `jobs`
-/// jobs to find, a latch that is a flag, and the events reported.
+/// jobs to find, a latch (the pool's state word, [`CoreLatch`]), and the
+/// events reported.
 struct Fake {
     sleep: Sleep,
     jobs: Cell<u32>,
@@ -45,6 +55,11 @@ struct Fake {
     lazy: Option<Duration>,
     /// The lazy re-checks made (blind: they see nothing).
     lazy_passes: u32,
+    /// A latch the next fenced pass sets (a setter racing the waiter's
+    /// re-check), and what that set's swap read: whether the waiter had
+    /// announced sleep (then the setter would unpark it).
+    set_in_pass: Option<Rc<CoreLatch>>,
+    set_saw_sleeping: Option<bool>,
 }
 
 impl Fake {
@@ -67,18 +82,23 @@ impl Fake {
             steps: crate::runtime::backoff::FULL_STEPS,
             lazy: None,
             lazy_passes: 0,
+            set_in_pass: None,
+            set_saw_sleeping: None,
         }
     }
 }
 
 impl Sources for Fake {
     type Job = u32;
-    type Latch = Cell<bool>;
+    type Latch = CoreLatch;
     fn sleep(&self) -> &Sleep {
         &self.sleep
     }
     fn find_work(&mut self, reach: Reach) -> Found<u32> {
         self.passes.push(reach);
+        if let Some(l) = self.set_in_pass.take() {
+            self.set_saw_sleeping = Some(set(&l));
+        }
         match self.jobs.get() {
             0 => Found::Nothing,
             n => {
@@ -90,14 +110,14 @@ impl Sources for Fake {
     fn may_exit(&self) -> bool {
         false
     }
-    fn probe(&self, latch: &Cell<bool>) -> bool {
-        latch.get()
+    fn probe(&self, latch: &CoreLatch) -> bool {
+        latch.probe()
     }
-    fn try_sleep(&self, latch: &Cell<bool>) -> bool {
-        !latch.get()
+    fn try_sleep(&self, latch: &CoreLatch) -> bool {
+        latch.try_sleep()
     }
-    fn wake_up(&self, latch: &Cell<bool>) -> bool {
-        latch.get()
+    fn wake_up(&self, latch: &CoreLatch) -> bool {
+        latch.wake_up()
     }
     fn max_spinners(&self) -> isize {
         self.cap
@@ -138,7 +158,7 @@ impl Sources for Fake {
 fn until_settled(
     search: &mut Search,
     src: &mut Fake,
-    latch: Option<&Cell<bool>>,
+    latch: Option<&CoreLatch>,
 ) -> (Step<u32>, Vec<Pause>) {
     let mut pauses = Vec::new();
     loop {
@@ -217,7 +237,7 @@ fn in_a_mostly_idle_pool_a_dry_search_spins_only_its_near_passes() {
     let mut src = Fake::new();
     src.mostly_idle = true;
     src.cap = max_spinners(4096);
-    let latch = Cell::new(false);
+    let latch = CoreLatch::new();
     let (step, pauses) = until_settled(&mut Search::new(0, 0), &mut src, Some(&latch));
     assert!(matches!(step, Step::Park));
     assert_eq!(pauses.len(), crate::runtime::backoff::FULL_STEPS as usize);
@@ -291,21 +311,21 @@ fn in_a_mostly_idle_pool_spinners_over_the_constant_cap_go_idle_at_once() {
 fn a_latch_waiter_stops_when_its_latch_is_set_before_or_after_parking() {
     // Set while it searches: done at its next pass, counted off.
     let mut src = Fake::new();
-    let latch = Cell::new(false);
+    let latch = CoreLatch::new();
     let mut s = Search::new(0, 0);
     assert!(matches!(s.step(&mut src, Some(&latch)), Step::Again));
     assert_eq!(src.sleep.searching(), 1);
-    latch.set(true);
+    assert!(!set(&latch), "not announced: nobody to wake");
     assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
     assert_eq!(src.sleep.searching(), 0);
     // Set while it is parked: the step after the park ends it without
     // a pass.
     let mut src = Fake::new();
-    let latch = Cell::new(false);
+    let latch = CoreLatch::new();
     let mut s = Search::new(0, 0);
     let (step, _) = until_settled(&mut s, &mut src, Some(&latch));
     assert!(matches!(step, Step::Park));
-    latch.set(true);
+    assert!(set(&latch), "announced: the setter wakes it");
     let passes = src.passes.len();
     assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
     assert_eq!(src.passes.len(), passes);
@@ -501,11 +521,107 @@ fn a_lazy_park_ended_by_a_wakeup_resumes_as_any_park() {
     assert!(!src.sleep.idle().is_idle(0));
 }
 
-#[test]
-fn latch_waiters_never_park_lazily() {
+/// Worker 0 of a pool of two, waiting for `latch`, parked lazily (for
+/// `LAZY`) after a dry search whose lazy re-check saw nothing, announced
+/// on its latch.
+fn latch_waiter_parked_lazily(latch: &CoreLatch) -> (Fake, Search) {
     let mut src = Fake::new();
     src.lazy = Some(LAZY);
-    let latch = Cell::new(false);
+    let mut s = Search::new(0, 0);
+    let (step, _) = until_settled(&mut s, &mut src, Some(latch));
+    assert!(matches!(step, Step::Park));
+    assert_eq!(s.lazy().map(|(_, t)| t), Some(LAZY), "a latch waiter parks lazily");
+    assert_eq!((src.lazy_passes, src.parks), (1, 1));
+    assert!(src.sleep.idle().is_idle(0));
+    src.passes.clear();
+    (src, s)
+}
+
+/// The end of a latch waiter's search: working (bit clear, not counted).
+fn left(src: &Fake) {
+    assert!(!src.sleep.idle().is_idle(0));
+    assert_eq!(src.sleep.searching(), 0);
+}
+
+#[test]
+fn a_latch_waiter_whose_lazy_park_expires_announces_again_before_the_untimed_park() {
+    let latch = CoreLatch::new();
+    let (mut src, mut s) = latch_waiter_parked_lazily(&latch);
+    // The timeout expired: the announcement withdrawn, the fenced
+    // re-check, announced again, the untimed park.
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Park));
+    assert_eq!(src.passes, [Reach::Far]);
+    assert!(s.lazy().is_none() && s.idle().is_some());
+    assert_eq!((src.lazy_passes, src.parks), (1, 1));
+    assert!(src.sleep.idle().is_idle(0));
+    // The setter sees the announcement (and unparks); the step after the
+    // park stops without a pass.
+    assert!(set(&latch));
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
+    assert_eq!(src.passes, [Reach::Far]);
+    left(&src);
+}
+
+#[test]
+fn a_latch_set_during_a_lazy_park_wakes_the_waiter_or_ends_it_at_the_timeout() {
+    // The setter's unpark reaches the timed park: woken, it stops.
+    let latch = CoreLatch::new();
+    let (mut src, mut s) = latch_waiter_parked_lazily(&latch);
+    assert!(set(&latch), "the lazy waiter announced: the setter wakes it");
+    src.sleep.wake_worker(0);
+    assert!(src.sleep.park_for(s.lazy().unwrap().0, LAZY));
+    s.woken();
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
+    assert!(src.passes.is_empty());
+    left(&src);
+    // The timeout wins the race with the unpark: the withdrawal reads the
+    // latch set, and the waiter stops without a pass (the unpark's token
+    // is a stale one).
+    let latch = CoreLatch::new();
+    let (mut src, mut s) = latch_waiter_parked_lazily(&latch);
+    assert!(set(&latch));
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
+    assert!(src.passes.is_empty());
+    left(&src);
+}
+
+#[test]
+fn a_latch_set_during_the_fenced_recheck_after_the_timeout_wakes_nobody_and_ends_the_wait() {
+    let latch = Rc::new(CoreLatch::new());
+    let (mut src, mut s) = latch_waiter_parked_lazily(&latch);
+    // Set by the fenced re-check's pass: after the withdrawal, so the
+    // setter reads the latch unannounced and unparks nobody, and the
+    // waiter does not park.
+    src.set_in_pass = Some(Rc::clone(&latch));
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Done));
+    assert_eq!(src.set_saw_sleeping, Some(false));
+    assert_eq!(src.passes, [Reach::Far]);
+    left(&src);
+}
+
+#[test]
+fn a_latch_waiter_whose_fenced_recheck_finds_a_job_leaves_its_latch_unannounced() {
+    let latch = CoreLatch::new();
+    let (mut src, mut s) = latch_waiter_parked_lazily(&latch);
+    src.jobs.set(1);
+    assert!(matches!(s.step(&mut src, Some(&latch)), Step::Run(1)));
+    assert_eq!(src.passes, [Reach::Far]);
+    left(&src);
+    // It runs the job, then waits again: the latch reads unset and
+    // unannounced, so the next search announces and parks (a word left
+    // announced would fail that `try_sleep`, read as a set latch).
+    let mut s = Search::new(0, 0);
+    let (step, _) = until_settled(&mut s, &mut src, Some(&latch));
+    assert!(matches!(step, Step::Park));
+    assert!(s.lazy().is_some());
+    assert!(set(&latch), "announced by the new search alone");
+}
+
+#[test]
+fn a_latch_waiter_parks_untimed_when_every_other_worker_is_armed() {
+    let mut src = Fake::new();
+    src.lazy = None;
+    let latch = CoreLatch::new();
     let mut s = Search::new(0, 0);
     let (step, _) = until_settled(&mut s, &mut src, Some(&latch));
     assert!(matches!(step, Step::Park));

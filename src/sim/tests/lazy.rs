@@ -1,7 +1,8 @@
 //! The lazy park in the simulated pool: the runtime's `Search` parks
-//! lazily while some other worker is not armed (`backoff::lazy_park`); a
-//! lazy park's re-check charges no heavy fence, and its timeout is an
-//! event of the virtual clock, cancelled by a wakeup.
+//! lazily while some other worker is not armed (`backoff::lazy_park`),
+//! waiting for a latch or not; a lazy park's re-check charges no heavy
+//! fence, and its timeout is an event of the virtual clock, cancelled by
+//! a wakeup (a latch's set wakes its waiter as before).
 
 use crate::runtime::backoff::LAZY_PARK;
 use crate::runtime::owner;
@@ -238,4 +239,79 @@ fn short_gaps_between_calls_make_lazy_parks_woken_in_time_and_long_ones_expire()
         long.heavy_fences <= long.parks + long.lazy_expired,
         "{long:?}"
     );
+}
+
+/// One `join` whose `a` takes 20 us and whose `b` takes `b_ns`: on two
+/// workers the other one (woken by the promotion of `b`) steals `b`, and
+/// the owner, done with `a`, waits for `b`'s latch while the thief runs.
+struct Stolen {
+    b_ns: u64,
+}
+
+impl Workload for Stolen {
+    fn name(&self) -> String {
+        "stolen".into()
+    }
+
+    fn roots(&self) -> Vec<crate::sim::Root> {
+        vec![crate::sim::Root {
+            at_ns: 0,
+            node: crate::sim::Node::new(0, 0, 0),
+            group: None,
+        }]
+    }
+
+    fn task(&self, node: &crate::sim::Node) -> crate::sim::Task {
+        let (work_ns, body) = match node.a {
+            0 => (
+                0,
+                Body::Join(
+                    crate::sim::Node::new(1, 0, 0),
+                    crate::sim::Node::new(2, 0, 0),
+                ),
+            ),
+            1 => (20_000, Body::Leaf),
+            _ => (self.b_ns, Body::Leaf),
+        };
+        crate::sim::Task {
+            work_ns,
+            footprint: 0,
+            data: None,
+            body,
+        }
+    }
+}
+
+/// [`Stolen`] on two workers, hierarchical.
+fn stolen(b_ns: u64) -> crate::sim::Counts {
+    let t = crate::topology::Topology::synthetic("core:2").unwrap();
+    let cost = CostModel::published();
+    crate::sim::simulate(&t, &Stolen { b_ns }, Policy::Hierarchical, None, &cost)
+        .unwrap()
+        .counts
+}
+
+#[test]
+fn a_latch_waiter_parks_lazily_and_its_latch_wakes_it_before_the_timeout() {
+    let b_ns = 100_000;
+    let c = stolen(b_ns);
+    assert_eq!(c.jobs, 2, "{c:?}");
+    // The owner's wait for `b` parked lazily, its look unfenced, and the
+    // thief's set of the latch woke it: no timeout expired, no fence.
+    assert_eq!((c.parks, c.lazy_parks), (1, 1), "{c:?}");
+    assert_eq!((c.lazy_expired, c.heavy_fences), (0, 0), "{c:?}");
+    // Woken by the set, not at the timeout: the run ends soon after `b`.
+    assert!(c.makespan_ns < 20_000 + nanos(LAZY_PARK), "{c:?}");
+}
+
+#[test]
+fn a_latch_waiter_whose_lazy_park_expires_looks_fenced_then_its_latch_wakes_it() {
+    let b_ns = 4 * nanos(LAZY_PARK);
+    let c = stolen(b_ns);
+    assert_eq!(c.jobs, 2, "{c:?}");
+    // The wait outlived the timeout: the fenced re-check (its fence
+    // interrupts the thief), the untimed park, and the latch's wakeup.
+    assert_eq!((c.parks, c.lazy_parks, c.lazy_expired), (1, 1, 1), "{c:?}");
+    assert_eq!((c.heavy_fences, c.fence_interrupts), (1, 1), "{c:?}");
+    assert!(c.makespan_ns < b_ns + 50_000, "{c:?}");
 }
