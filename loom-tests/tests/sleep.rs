@@ -291,7 +291,10 @@ fn lazy_latch_never_loses_the_wakeup() {
             })
         };
         pool.wait_until(0, &latch);
-        assert!(latch.probe(), "the waiter returned before its latch was set");
+        assert!(
+            latch.probe(),
+            "the waiter returned before its latch was set"
+        );
         assert_eq!(result.load(Relaxed), 42, "the setter's writes are visible");
         setter.join().unwrap();
         assert_eq!(pool.sleep.searching(), 0);
@@ -329,7 +332,10 @@ fn lazy_latch_waiter_finds_the_job_that_sets_its_latch() {
             let (pool, latch) = (pool.shared(), latch.clone());
             thread::spawn(move || {
                 pool.wait_until(0, &latch);
-                assert!(latch.probe(), "the waiter returned before its latch was set");
+                assert!(
+                    latch.probe(),
+                    "the waiter returned before its latch was set"
+                );
             })
         };
         pool.push(0);
@@ -359,7 +365,10 @@ fn lazy_latch_waiter_racing_pushes_and_claims() {
             let (pool, latch) = (pool.shared(), latch.clone());
             thread::spawn(move || {
                 pool.wait_until(0, &latch);
-                assert!(latch.probe(), "the waiter returned before its latch was set");
+                assert!(
+                    latch.probe(),
+                    "the waiter returned before its latch was set"
+                );
                 job_ran.wait();
             })
         };

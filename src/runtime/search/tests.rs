@@ -530,7 +530,11 @@ fn latch_waiter_parked_lazily(latch: &CoreLatch) -> (Fake, Search) {
     let mut s = Search::new(0, 0);
     let (step, _) = until_settled(&mut s, &mut src, Some(latch));
     assert!(matches!(step, Step::Park));
-    assert_eq!(s.lazy().map(|(_, t)| t), Some(LAZY), "a latch waiter parks lazily");
+    assert_eq!(
+        s.lazy().map(|(_, t)| t),
+        Some(LAZY),
+        "a latch waiter parks lazily"
+    );
     assert_eq!((src.lazy_passes, src.parks), (1, 1));
     assert!(src.sleep.idle().is_idle(0));
     src.passes.clear();
@@ -567,7 +571,10 @@ fn a_latch_set_during_a_lazy_park_wakes_the_waiter_or_ends_it_at_the_timeout() {
     // The setter's unpark reaches the timed park: woken, it stops.
     let latch = CoreLatch::new();
     let (mut src, mut s) = latch_waiter_parked_lazily(&latch);
-    assert!(set(&latch), "the lazy waiter announced: the setter wakes it");
+    assert!(
+        set(&latch),
+        "the lazy waiter announced: the setter wakes it"
+    );
     src.sleep.wake_worker(0);
     assert!(src.sleep.park_for(s.lazy().unwrap().0, LAZY));
     s.woken();
