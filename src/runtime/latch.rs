@@ -6,7 +6,8 @@
 //!   moves it to `SLEEPING` (just before parking) and back to `UNSET` (after
 //!   waking, or when a lazy park's timeout expires: "A latch waiter's lazy
 //!   park" in `runtime::sleep`); only setters move it to `SET`, with a
-//!   swap that returns the previous state. A setter that sees `SLEEPING` wakes the owner.
+//!   swap that returns the previous state. A setter that sees `SLEEPING`
+//!   wakes the owner.
 //!   Proof of no lost wakeup for latches: all transitions are RMWs on one
 //!   word, so they are totally ordered. If the owner's `UNSET -> SLEEPING`
 //!   CAS comes first, the setter's swap returns `SLEEPING` and it unparks the
