@@ -73,6 +73,31 @@
 //! deal takes the oldest private half, and frames nest), so the owner
 //! keeps its holds as a stack and looks only at its top.
 //!
+//! # A dealt half of a sleeping LLC
+//!
+//! A dealt job waits in its pack queue until the worker its push woke
+//! arrives, a wakeup's latency later. When every worker of the receiving
+//! LLC was armed at the deal (none awake), the deal marks that LLC
+//! ([`Deal::mark_asleep`]), and a searcher of another LLC that finds
+//! nothing inside its own LLC takes the half from that pack queue (a step
+//! of `pass`, "A dealt half of a sleeping LLC"), instead of leaving it to
+//! the worker still on its way. The mark goes once that LLC has an awake
+//! worker or its pack queue looks empty (whoever sees it clears it), so
+//! only the wakeup's window is covered: an LLC that is awake takes its
+//! own deal as before. Only the deals of the regions mark, not the
+//! re-deals (those go to dry LLCs on purpose, whose workers are coming).
+//!
+//! Why: in the simulator, a small tree started in an idle pool (`fib:14`,
+//! 2x Xeon 6230 model, 4 LLCs of 20 workers) is dealt in two
+//! generations of wakes: the root deals at 5.3 us, its receivers arrive
+//! at 10.4 us and deal on to LLCs that are all asleep, whose receivers
+//! arrive at 15.5 us; meanwhile the root's LLC has a dozen searchers with
+//! nothing to do from about 11.5 us. The second-level half (15% of the
+//! tree) started 5 us late, and the run ended when it did. Taking it in
+//! that window brought hierarchical ÷ rayon-like from 1.15 to 1.08 there
+//! and from 1.11 to 0.96 on the Kunpeng 920 model (medians of 20 seeds;
+//! `docs/mid-run-stealing.md`, "Session 36").
+//!
 //! # Re-dealing to a dry LLC
 //!
 //! Once the regions are spent, a promotion deals again, without a region,
@@ -197,6 +222,14 @@ pub struct Deal {
     /// Re-deals each LLC received since the last start (a hint, as the
     /// regions: it only decides where a re-deal goes, or that none does).
     redealt: Box<[CachePadded<AtomicUsize>]>,
+    /// Bit `l`: LLC `l` (the first `usize::BITS`) was dealt a half while
+    /// none of its workers was awake, and nobody has seen it awake or its
+    /// pack queue empty since (module docs, "A dealt half of a sleeping
+    /// LLC"). A hint, read by every pass that finds nothing in its LLC,
+    /// written only at such a deal and once after it. One word in a pool
+    /// of several LLCs, none in a pool of one (as `regions`), so that a
+    /// one-LLC pool's sleep state keeps its size.
+    asleep: Box<[CachePadded<AtomicUsize>]>,
 }
 
 /// `n` words, all 0.
@@ -213,6 +246,7 @@ impl Deal {
         Deal {
             regions: words(n),
             redealt: words(n),
+            asleep: words(n.min(1)),
         }
     }
 
@@ -263,6 +297,45 @@ impl Deal {
     fn counts_say_quiet(sleep: &Sleep) -> bool {
         let idle = sleep.idle();
         idle.armed_total() + sleep.searching().max(0) as usize + 1 >= idle.num_workers()
+    }
+
+    /// After a half was dealt to LLC `to`: marks `to` if every worker of
+    /// it is armed (none awake; the one the deal's push claimed counts as
+    /// armed until it wakes), so that a searcher of another LLC may take
+    /// the half (module docs, "A dealt half of a sleeping LLC"). Release:
+    /// a searcher that sees the mark with [`Deal::asleep`] sees the push
+    /// before it.
+    pub(crate) fn mark_asleep(&self, sleep: &Sleep, to: usize) {
+        let idle = sleep.idle();
+        if let Some(word) = self.asleep.first()
+            && to < usize::BITS as usize
+            && idle.idle_count(to) >= idle.llc_len(to)
+        {
+            word.fetch_or(1 << to, Ordering::Release);
+        }
+    }
+
+    /// The marks of [`Deal::mark_asleep`] (bit `l` for LLC `l`; one load).
+    #[inline]
+    pub(crate) fn asleep(&self) -> usize {
+        self.asleep.first().map_or(0, |w| w.load(Ordering::Acquire))
+    }
+
+    /// Clears LLC `l`'s mark: one of its workers is awake, or its pack
+    /// queue looked empty. A hint: a mark cleared while a new deal marks it
+    /// again only costs that deal the take.
+    pub(crate) fn unmark_asleep(&self, l: usize) {
+        if let Some(word) = self.asleep.first() {
+            word.fetch_and(!(1 << l), Ordering::Relaxed);
+        }
+    }
+
+    /// Whether every worker of LLC `l` is armed (none awake), for a mark's
+    /// take (two loads of the idle summary).
+    #[inline]
+    pub(crate) fn llc_asleep(sleep: &Sleep, l: usize) -> bool {
+        let idle = sleep.idle();
+        idle.idle_count(l) >= idle.llc_len(l)
     }
 
     /// Where a worker of LLC `l` that promotes a half deals it: the LLC

@@ -402,9 +402,11 @@ pub(crate) fn promote_all<O: Owner>(o: &mut O) {
 /// A private half just promoted, in a pool of several LLCs
 /// ([`super::deal::Deal::enabled`]): the deal of a ramp-up pushes it, held,
 /// to the LLC the regions name ([`Owner::hold_dealt`], [`Owner::deal_to`]);
-/// else the re-deal to a dry LLC ([`redeal`]). Returns the half if it goes
-/// to the own deque after all, `None` if it was dealt. Out of line, as
-/// [`promote`] and [`promote_all`], its callers, are.
+/// else the re-deal to a dry LLC ([`redeal`]). A deal into an LLC none of
+/// whose workers is awake marks it ([`super::deal::Deal::mark_asleep`]).
+/// Returns the half if it goes to the own deque after all, `None` if it
+/// was dealt. Out of line, as [`promote`] and [`promote_all`], its
+/// callers, are.
 #[inline(never)]
 fn deal<O: Owner>(o: &mut O, job: O::Job) -> Option<O::Job> {
     let sleep = o.sleep();
@@ -413,6 +415,8 @@ fn deal<O: Owner>(o: &mut O, job: O::Job) -> Option<O::Job> {
     };
     let copy = o.hold_dealt(job);
     o.deal_to(to, copy);
+    let sleep = o.sleep();
+    sleep.deal().mark_asleep(sleep, to);
     None
 }
 

@@ -18,10 +18,11 @@
 //! 1. the worker's targeted queue;
 //! 2. its cluster's spread queue (batch), its LLC's pack queue (one job),
 //!    its LLC's injector (batch);
-//! 3. its steal tiers, nearest first, each from a random start; before
-//!    the first tier that crosses the LLC, the checks of "Before crossing
-//!    the LLC" below, and across it the biggest of a few victims (the
-//!    far choice of `far`);
+//! 3. its steal tiers, nearest first, each from a random start; after
+//!    those inside its LLC, a dealt half waiting for a sleeping LLC (below,
+//!    also in near passes); before the first tier that crosses the LLC,
+//!    the checks of "Before crossing the LLC" below, and across it the
+//!    biggest of a few victims (the far choice of `far`);
 //! 4. the other LLCs' injectors, nearest LLC first;
 //! 5. the other clusters' spread queues (only once a spread job was ever
 //!    pushed);
@@ -53,6 +54,22 @@
 //! `sleep_proof.md`). Where the worker has no steal tier inside its LLC,
 //! or none outside it (the `Flat` order, one worker per LLC, one LLC), a
 //! near pass is a full pass.
+//!
+//! # A dealt half of a sleeping LLC
+//!
+//! Where the worker has steal tiers on both sides of the LLC boundary, a
+//! pass (near or full) that found nothing inside its LLC looks at the
+//! LLCs marked by the deal of a ramp-up (`deal`, "A dealt half of a
+//! sleeping LLC": dealt a half while none of their workers was awake),
+//! nearest first, and takes one job from the pack queue of the first that
+//! still has no awake worker; an LLC with an awake worker, or whose pack
+//! queue looks empty, loses its mark instead. One load when nothing is
+//! marked. The half would otherwise wait a wakeup's latency for the
+//! worker its push woke; that worker, once awake, finds the queue empty
+//! and searches, as after a helper's take. Before the checks of "Before
+//! crossing the LLC" (none of them is about another LLC's queues) and in
+//! near passes, because in the simulator's trace the searchers that had
+//! nothing to do were in near passes while the half waited.
 //!
 //! # Before crossing the LLC
 //!
@@ -222,6 +239,9 @@ fn shared_sources<Q: PassQueues>(
     for tier in inside {
         take(steal_tier(q, at.index, tier, idle), retry)?;
     }
+    if at.llc_cut.is_some() {
+        take(sleeping_deal(q, at), retry)?;
+    }
     if at.near_cut.is_some() {
         return ControlFlow::Continue(Rest::Done);
     }
@@ -301,6 +321,42 @@ fn other_llcs_sources<Q: PassQueues>(
         take(q.pull(Queue::Pack(l), false), retry)?;
     }
     ControlFlow::Continue(rest)
+}
+
+/// A dealt half waiting for a sleeping LLC (module docs, "A dealt half of
+/// a sleeping LLC"): one load, and the walk only when some LLC is marked.
+/// Out of line, so that the pass of a one-LLC pool, which never calls it,
+/// keeps its size.
+#[inline(never)]
+fn sleeping_deal<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
+    let marks = q.asleep_deals();
+    if marks == 0 {
+        return Found::Nothing;
+    }
+    take_sleeping_deal(q, at, marks)
+}
+
+/// The walk of [`sleeping_deal`]: the marked LLCs nearest first; the first
+/// that still has no awake worker and a job in its pack queue gives one,
+/// the others lose their marks.
+#[cold]
+fn take_sleeping_deal<Q: PassQueues>(q: &mut Q, at: Place<'_>, marks: usize) -> Found<Q::Job> {
+    let mut retry = false;
+    for l in at.llc_order.iter().flat_map(|r| r.clone()) {
+        if l >= usize::BITS as usize || marks & (1 << l) == 0 {
+            continue;
+        }
+        if q.looks_empty(Queue::Pack(l)) || !q.llc_asleep(l) {
+            q.unmark_asleep(l);
+            continue;
+        }
+        match q.pull(Queue::Pack(l), false) {
+            Found::Job(job) => return Found::Job(job),
+            Found::Retry => retry = true,
+            Found::Nothing => {}
+        }
+    }
+    if retry { Found::Retry } else { Found::Nothing }
 }
 
 /// Whether a worker of `tiers` other than `me` seems to hold a private

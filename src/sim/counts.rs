@@ -81,6 +81,9 @@ pub struct Counts {
     pub deals: u64,
     /// Dealt halves their owner took back before a receiver claimed them.
     pub dealt_taken_back: u64,
+    /// Dealt halves taken from a sleeping LLC's pack queue by a searcher
+    /// of another LLC (`pass`, "A dealt half of a sleeping LLC").
+    pub asleep_takes: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
     /// `n < 2` calls).
     pub leaves: u64,

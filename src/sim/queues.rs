@@ -153,6 +153,28 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.spread_used
     }
 
+    /// A word every worker reads and a deal rarely writes: free, as
+    /// `spread_used` and `loop_seen`.
+    fn asleep_deals(&mut self) -> usize {
+        self.sim.sleep.deal().asleep()
+    }
+
+    /// Two loads of the idle summary, charged as idle words.
+    fn llc_asleep(&mut self, llc: usize) -> bool {
+        self.sim.acc += self.sim.cost.idle_word_ns;
+        let asleep = crate::runtime::deal::Deal::llc_asleep(&self.sim.sleep, llc);
+        if asleep {
+            self.sim.counts.asleep_takes += 1;
+        }
+        asleep
+    }
+
+    /// A write of a shared word, charged as an idle word's.
+    fn unmark_asleep(&mut self, llc: usize) {
+        self.sim.acc += self.sim.cost.idle_word_ns;
+        self.sim.sleep.deal().unmark_asleep(llc);
+    }
+
     fn may_help(&mut self, llc: usize) -> bool {
         helps(&self.sim.sleep, llc, self.w)
     }

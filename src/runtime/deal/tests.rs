@@ -53,6 +53,20 @@ fn a_quiet_pool_deals_one_half_per_llc_by_bisection() {
 }
 
 #[test]
+fn a_deal_into_an_llc_with_no_awake_worker_is_marked_until_unmarked() {
+    // Worker 0 (LLC 0) and worker 4 (LLC 2) work; LLCs 1 and 3 sleep.
+    let (sleep, _tokens) = working(&[4]);
+    let deal = Deal::new(4);
+    for to in 0..4 {
+        deal.mark_asleep(&sleep, to);
+    }
+    assert_eq!(deal.asleep(), 0b1010);
+    assert!(Deal::llc_asleep(&sleep, 1) && !Deal::llc_asleep(&sleep, 2));
+    deal.unmark_asleep(1);
+    assert_eq!(deal.asleep(), 0b1000);
+}
+
+#[test]
 fn no_new_start_while_a_deal_waits_in_a_pack_queue() {
     let sleep = four_llcs();
     let deal = Deal::new(4);

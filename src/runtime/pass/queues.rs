@@ -70,6 +70,23 @@ pub(crate) trait PassQueues {
     /// proof, "Queues of one LLC").
     fn forward(&mut self, llc: usize);
 
+    /// The marks of the LLCs dealt a half while none of their workers was
+    /// awake (`deal::Deal::asleep`, bit `l` for LLC `l`; one load of a
+    /// word rarely written). The default: none.
+    #[inline]
+    fn asleep_deals(&mut self) -> usize {
+        0
+    }
+
+    /// Whether every worker of LLC `llc` is armed (none awake; a claimed
+    /// one still on its way counts as armed): `deal::Deal::llc_asleep`.
+    fn llc_asleep(&mut self, _llc: usize) -> bool {
+        false
+    }
+
+    /// Clears LLC `llc`'s mark (`deal::Deal::unmark_asleep`).
+    fn unmark_asleep(&mut self, _llc: usize) {}
+
     /// The last step: another worker's private `join` half (re-check before
     /// parking only), nearest victim first.
     fn find_private(&mut self) -> Found<Self::Job>;

@@ -13,6 +13,8 @@ enum Src {
     OwnPack,
     Stolen(usize),
     Private,
+    /// From the pack queue of another LLC, dealt while it slept.
+    Dealt(usize),
 }
 
 #[derive(Default)]
@@ -51,6 +53,12 @@ struct Model {
     lens: Vec<usize>,
     /// The searcher's LLC's mark of a loop of spawns.
     loop_seen: bool,
+    /// Jobs in the other LLCs' pack queues, by LLC (0 unused).
+    packs: Vec<usize>,
+    /// The deal's marks of LLCs dealt a half while asleep (bit per LLC).
+    marks: usize,
+    /// LLCs none of whose workers is awake.
+    asleep: Vec<bool>,
 }
 
 impl Model {
@@ -79,10 +87,17 @@ impl PassQueues for Model {
                 self.own_pack -= 1;
                 Found::Job(Src::OwnPack)
             }
+            Queue::Pack(l @ 1..) if !self.looks_empty(q) => {
+                self.packs[l] -= 1;
+                Found::Job(Src::Dealt(l))
+            }
             _ => Found::Nothing,
         }
     }
     fn looks_empty(&mut self, q: Queue) -> bool {
+        if let Queue::Pack(l @ 1..) = q {
+            return self.packs.get(l).is_none_or(|&n| n == 0);
+        }
         if q != Queue::Pack(0) {
             return true;
         }
@@ -131,6 +146,15 @@ impl PassQueues for Model {
         true
     }
     fn forward(&mut self, _llc: usize) {}
+    fn asleep_deals(&mut self) -> usize {
+        self.marks
+    }
+    fn llc_asleep(&mut self, llc: usize) -> bool {
+        self.asleep.get(llc).copied().unwrap_or(false)
+    }
+    fn unmark_asleep(&mut self, llc: usize) {
+        self.marks &= !(1 << llc);
+    }
     fn find_private(&mut self) -> Found<Src> {
         self.log.push("claim");
         match self.private.iter().position(|&p| p) {
@@ -407,3 +431,64 @@ mod batch;
 mod far_choice;
 
 mod far_loop;
+
+#[test]
+fn a_near_pass_takes_a_dealt_half_of_a_sleeping_llc_and_unmarks_an_awake_one() {
+    let tiers = vec![tier(TierKind::Llc, 1..2), tier(TierKind::Numa, 2..4)];
+    let order = [1..2, 2..3];
+    let at = Place {
+        index: 0,
+        llc: 0,
+        cluster: 0,
+        clusters: 1,
+        tiers: &tiers,
+        llc_order: &order,
+        near_cut: near_tiers(&tiers),
+        llc_cut: near_tiers(&tiers),
+    };
+    // LLCs 1 and 2 were dealt a half while asleep; LLC 1 has an awake
+    // worker since (its half is left to it), LLC 2 still sleeps.
+    let mut m = Model {
+        deque: vec![0, 0, 1, 1],
+        packs: vec![0, 1, 1],
+        marks: 0b110,
+        asleep: vec![false, false, true],
+        ..Model::new(4)
+    };
+    assert!(matches!(pass(&mut m, at), Found::Job(Src::Dealt(2))));
+    assert_eq!(m.marks, 0b100, "LLC 1 keeps no mark");
+    assert_eq!(m.packs, [0, 1, 0]);
+    // LLC 2's queue is empty now: its mark goes, and the near pass stays
+    // in its LLC (the far workers' deques are not looked at).
+    assert!(matches!(pass(&mut m, at), Found::Nothing));
+    assert_eq!(m.marks, 0);
+    assert!(m.log.is_empty(), "looked farther: {:?}", m.log);
+}
+
+#[test]
+fn nothing_marked_or_no_llc_boundary_takes_no_dealt_half() {
+    // Nothing marked: the pass steals far, as before.
+    let mut m = Model {
+        deque: vec![0, 0, 1, 1],
+        packs: vec![0, 0, 1],
+        asleep: vec![false, false, true],
+        ..Model::new(4)
+    };
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(_))
+    ));
+    // A flat order (no tier inside the LLC) does not look at the marks.
+    let mut m = Model {
+        deque: vec![0, 0, 1, 1],
+        packs: vec![0, 0, 1],
+        marks: 0b100,
+        asleep: vec![false, false, true],
+        ..Model::new(4)
+    };
+    assert!(matches!(
+        full_pass(&mut m, true),
+        Found::Job(Src::Stolen(_))
+    ));
+    assert_eq!(m.marks, 0b100);
+}

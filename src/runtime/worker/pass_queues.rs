@@ -173,6 +173,19 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
+    fn asleep_deals(&mut self) -> usize {
+        self.registry.sleep.deal().asleep()
+    }
+
+    fn llc_asleep(&mut self, llc: usize) -> bool {
+        crate::runtime::deal::Deal::llc_asleep(&self.registry.sleep, llc)
+    }
+
+    fn unmark_asleep(&mut self, llc: usize) {
+        self.registry.sleep.deal().unmark_asleep(llc);
+    }
+
+    #[inline]
     fn may_help(&mut self, llc: usize) -> bool {
         group_routing::helps(&self.registry.sleep, llc, self.index)
     }

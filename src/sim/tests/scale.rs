@@ -237,3 +237,19 @@ fn idle_claims_read_words_by_llc_not_by_worker() {
     let per_op = h.counts.claim_words as f64 / h.counts.claim_calls.max(1) as f64;
     assert!(per_op < 48.0, "{per_op:.1} words per idle-mask operation");
 }
+
+/// A small tree started in an idle pool of four LLCs of 20 (the shape of
+/// the 2x Xeon 6230 model): the root's receivers deal on to LLCs whose
+/// workers all sleep, and a searcher of another LLC takes such a half
+/// before the worker its push woke arrives (`pass`, "A dealt half of a
+/// sleeping LLC"). The flat order has no steal tier inside the LLC and
+/// never looks.
+#[test]
+fn a_half_dealt_to_a_sleeping_llc_is_taken_by_another_llcs_searcher() {
+    let fib = Fib { n: 14, ns: 10 };
+    let h = run("llc:4 core:20", &fib, Policy::Hierarchical, None);
+    assert!(h.counts.deals >= 3, "{:?}", h.counts);
+    assert!(h.counts.asleep_takes >= 1, "{:?}", h.counts);
+    let f = run("llc:4 core:20", &fib, Policy::Flat, None);
+    assert_eq!(f.counts.asleep_takes, 0, "{:?}", f.counts);
+}
