@@ -53,7 +53,10 @@
 //! sleep proof needs a full look there, and only there: see
 //! `sleep_proof.md`). Where the worker has no steal tier inside its LLC,
 //! or none outside it (the `Flat` order, one worker per LLC, one LLC), a
-//! near pass is a full pass.
+//! near pass is a full pass; so it is in an LLC marked by a loop of
+//! spawns (`PassQueues::loop_seen`; "A loop of spawns inside the LLC" in
+//! `tiers`), whose jobs carry no working set, and whose searchers waited
+//! out their near passes each time the LLC's stock ran out.
 //!
 //! # A dealt half of a sleeping LLC
 //!
@@ -182,7 +185,12 @@ pub(crate) fn near_tiers(tiers: &[Tier]) -> Option<usize> {
 /// One pass over every source except the own deque, in the order of the
 /// module docs.
 #[inline]
-pub(crate) fn pass<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
+pub(crate) fn pass<Q: PassQueues>(q: &mut Q, mut at: Place<'_>) -> Found<Q::Job> {
+    // An LLC fed by a loop of spawns has no working set to keep: its near
+    // passes are full ("Near passes" above).
+    if at.near_cut.is_some() && q.loop_seen() {
+        at.near_cut = None;
+    }
     if let Some(job) = q.targeted() {
         return Found::Job(job);
     }

@@ -251,10 +251,12 @@ pub(crate) struct LlcHints {
     /// 4 of "Before crossing the LLC" in `pass` and the spinner cap
     /// (`search::rules::may_spin`).
     pub(crate) crossing: StdAtomicUsize,
-    /// Whether a loop of spawns feeds it from another LLC
-    /// (`PassQueues::loop_seen`): its far walks then steal from the
-    /// longest deque of every crossing tier ("A loop of spawns across the
-    /// LLC" in `pass::far`).
+    /// Whether a loop of spawns feeds it (`PassQueues::loop_seen`): its
+    /// searchers then make no near passes, its tiers inside the LLC look
+    /// at the last victim first ("A loop of spawns inside the LLC" in
+    /// `pass::tiers`), and its far walks steal from the longest deque of
+    /// every crossing tier ("A loop of spawns across the LLC" in
+    /// `pass::far`).
     pub(crate) loop_seen: StdAtomicBool,
 }
 

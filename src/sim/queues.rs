@@ -245,6 +245,12 @@ impl PassQueues for SimPass<'_, '_> {
         }
     }
 
+    fn last_victim(&mut self) -> Option<usize> {
+        // The worker's own record (`stolen_from`): free, as the thread's
+        // field.
+        self.sim.workers[self.w].stolen_from
+    }
+
     fn crossed(&mut self) {
         self.sim.mark_crossing(self.w);
     }

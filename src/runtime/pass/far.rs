@@ -44,14 +44,16 @@
 //! feeds the thief's LLC from far away, that leaves a whole package
 //! living on the short second-hand deques of its own crossers while the
 //! other package holds the loop's thousands of jobs. So an LLC whose
-//! worker took a job across the LLC from a long deque (at least
-//! [`LONG_DEQUE`]: a loop of spawns; recursions' deques never get there)
-//! is marked ([`PassQueues::loop_seen`]), in a pool with more than one
-//! crossing tier; while it is, its far walks compare the far choice's
-//! pick of every crossing tier and steal from the longest deque
-//! ([`steal_longest_far`]); a far walk of a marked LLC that finds no
-//! job in any crossing tier clears the mark. Workloads that never steal
-//! from a long deque across the LLC never set it and walk as before.
+//! worker took a job from a long deque (at least
+//! [`LONG_DEQUE`](super::tiers::LONG_DEQUE): a loop of spawns;
+//! recursions' deques never get there), across the LLC or inside it, is
+//! marked ([`PassQueues::loop_seen`]; "A loop of spawns inside the LLC"
+//! in `super::tiers`); while it is, in a pool with more than one crossing
+//! tier, its far walks compare the far choice's pick of every crossing
+//! tier and steal from the longest deque ([`steal_longest_far`]); a far
+//! walk that finds no job in any crossing tier clears the mark.
+//! Workloads that never steal from a long deque never set it and walk as
+//! before.
 //!
 //! # Idle workers
 //!
@@ -72,16 +74,17 @@ use crate::runtime::search::Found;
 
 use super::queues::PassQueues;
 use super::tiers::{
-    LONG_DEQUE, rotated_runs, steal_batch, strided_positions, strided_victims, walk_awake,
+    mark_loop, rotated_runs, steal_batch, strided_positions, strided_victims, walk_awake,
 };
 
 /// The far walk of a full pass over the crossing tiers `outside`, nearest
 /// first: in each, the far choice's pick ([`far_pick`]) is stolen from
-/// ([`far_steal`]); a steal from a long deque marks the thief's LLC where
-/// there are several crossing tiers, and a marked LLC's walk is
-/// [`steal_longest_far`] ("A loop of spawns across the LLC" in the module
-/// docs). Stops early only with a job; a `Retry` goes on to the next
-/// tier, as a pass does.
+/// ([`far_steal`]); a steal from a long deque marks the thief's LLC
+/// ([`mark_loop`]), a walk that finds no job anywhere clears the mark, and
+/// a marked LLC's walk is [`steal_longest_far`] where there are several
+/// crossing tiers ("A loop of spawns across the LLC" in the module docs).
+/// Stops early only with a job; a `Retry` goes on to the next tier, as a
+/// pass does.
 ///
 /// Out of line, as [`cross_llc`](super::cross_llc) that calls it: inlined
 /// into [`pass`](super::pass) it makes the plain pass of a one-LLC pool
@@ -105,15 +108,18 @@ pub(super) fn steal_far<Q: PassQueues>(
         };
         match far_steal(q, tier, victim, len) {
             Found::Job(job) => {
-                if several && len >= LONG_DEQUE {
-                    q.set_loop_seen(true);
-                }
+                mark_loop(q, tier.batch, len);
                 return Found::Job(job);
             }
             Found::Retry | Found::Nothing => retry = true,
         }
     }
-    if retry { Found::Retry } else { Found::Nothing }
+    if retry {
+        return Found::Retry;
+    }
+    // No job in any crossing tier: the loop, if there was one, is over.
+    q.set_loop_seen(false);
+    Found::Nothing
 }
 
 /// The far walk of an LLC marked by a loop of spawns: the far choice's

@@ -5,7 +5,7 @@
 //!
 //! Invariant: every method is a look or a take by the searching worker's
 //! own thread; the cheap looks (`victim_len`, `looks_empty`,
-//! `shows_private`, `awake_bits`, `loop_seen`) take nothing and need no fence (the
+//! `shows_private`, `awake_bits`, `loop_seen`, `last_victim`) take nothing and need no fence (the
 //! sleep proof's re-check reads after its own fence: `sleep_proof.md`).
 
 use super::super::search::Found;
@@ -131,14 +131,22 @@ pub(crate) trait PassQueues {
     fn llc_searched(&mut self, v: usize) -> bool;
 
     /// Whether this worker's LLC is marked by a loop of spawns: one of its
-    /// workers took a job across the LLC from a long deque and no far walk
-    /// of the LLC found the crossing tiers empty since (a hint, one load;
-    /// "A loop of spawns across the LLC" in `pass::far`).
+    /// workers took a job from a long deque, inside the LLC or across it,
+    /// and no far walk of the LLC found the crossing tiers empty since (a
+    /// hint, one load; "A loop of spawns across the LLC" in `pass::far`,
+    /// "A loop of spawns inside the LLC" in `pass::tiers`).
     fn loop_seen(&mut self) -> bool;
 
     /// Sets or clears the mark of [`Self::loop_seen`] (a store, only when
     /// it changes).
     fn set_loop_seen(&mut self, on: bool);
+
+    /// The worker the last job a pass took was stolen from, if it was
+    /// stolen (the worker's own record, kept for `Sources::more_behind`;
+    /// no load of another thread's line): a tier inside an LLC marked by a
+    /// loop of spawns looks at it first ("A loop of spawns inside the LLC"
+    /// in `pass::tiers`).
+    fn last_victim(&mut self) -> Option<usize>;
 
     /// This worker just took a job from a worker of another LLC (a far
     /// steal): it marks itself as *crossing* until its first `join` or the

@@ -59,6 +59,8 @@ struct Model {
     marks: usize,
     /// LLCs none of whose workers is awake.
     asleep: Vec<bool>,
+    /// The victim of the searcher's last steal.
+    last_victim: Option<usize>,
 }
 
 impl Model {
@@ -185,6 +187,9 @@ impl PassQueues for Model {
     }
     fn set_loop_seen(&mut self, on: bool) {
         self.loop_seen = on;
+    }
+    fn last_victim(&mut self) -> Option<usize> {
+        self.last_victim
     }
 }
 

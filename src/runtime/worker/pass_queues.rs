@@ -260,6 +260,12 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
+    fn last_victim(&mut self) -> Option<usize> {
+        let v = self.stolen_from.get();
+        (v != usize::MAX).then_some(v)
+    }
+
+    #[inline]
     fn crossed(&mut self) {
         owner::mark_crossing(self);
     }
