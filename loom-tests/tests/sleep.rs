@@ -202,29 +202,45 @@ fn stale_tokens() {
 /// `wait_until`), goes idle, announces sleep on the latch and parks;
 /// another thread writes the result and sets the latch, waking the owner if
 /// it announced sleep (as `SpinLatch::set`). The owner never sleeps
-/// through the set, and sees the result.
+/// through the set, never returns before it, and sees the result.
 #[test]
 fn join_latch_never_loses_the_wakeup() {
-    builder(3).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 2, 0), &[], 0));
-        let latch = Arc::new(CoreLatch::new());
-        let result = Arc::new(AtomicUsize::new(0));
-        let setter = {
-            let (pool, latch, result) = (pool.clone(), latch.clone(), result.clone());
-            thread::spawn(move || {
-                result.store(42, Relaxed);
-                // SAFETY: the Arc keeps the latch alive for this call.
-                if unsafe { CoreLatch::set(&*latch) } {
-                    pool.sleep.wake_worker(0);
-                }
-            })
-        };
-        pool.wait_until(0, &latch);
-        assert!(latch.probe());
-        assert_eq!(result.load(Relaxed), 42, "the setter's writes are visible");
-        setter.join().unwrap();
-        assert_eq!(pool.sleep.searching(), 0);
-    });
+    builder(3).check(|| join_latch_model(false));
+}
+
+/// The join latch model, with every park lazy and the lazy re-check blind
+/// if `lazy` ([`Pool::lazy_parks`]).
+fn join_latch_model(lazy: bool) {
+    let pool = Arc::new(lazy_if(
+        Pool::new(IdleShape::uniform(2, 2, 0), &[], 0),
+        lazy,
+    ));
+    let latch = Arc::new(CoreLatch::new());
+    let result = Arc::new(AtomicUsize::new(0));
+    let setter = {
+        let (pool, latch, result) = (pool.clone(), latch.clone(), result.clone());
+        thread::spawn(move || {
+            result.store(42, Relaxed);
+            // SAFETY: the Arc keeps the latch alive for this call.
+            if unsafe { CoreLatch::set(&*latch) } {
+                pool.sleep.wake_worker(0);
+            }
+        })
+    };
+    pool.wait_until(0, &latch);
+    assert!(
+        latch.probe(),
+        "the waiter returned before its latch was set"
+    );
+    assert_eq!(result.load(Relaxed), 42, "the setter's writes are visible");
+    setter.join().unwrap();
+    assert_eq!(pool.sleep.searching(), 0);
+    assert!(!pool.sleep.idle().any_idle(), "an idle bit left armed");
+}
+
+/// `pool` with every park lazy and the lazy re-check blind if `lazy`.
+fn lazy_if(pool: Pool, lazy: bool) -> Pool {
+    if lazy { pool.lazy_parks() } else { pool }
 }
 
 /// A latch waiter racing a push and its latch's set: worker 0 waits for
@@ -237,31 +253,42 @@ fn join_latch_never_loses_the_wakeup() {
 /// was written.)
 #[test]
 fn latch_waiter_racing_pushes_and_claims() {
-    builder(2).check(|| {
-        let job_ran = Arc::new(LockLatch::new());
-        let body = {
-            let job_ran = job_ran.clone();
-            move |_: &Pool, _, _| job_ran.set_now()
-        };
-        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1).with_body(body);
-        let pool = pool.start(&[1]);
-        let latch = Arc::new(CoreLatch::new());
-        let waiter = {
-            let (pool, latch) = (pool.shared(), latch.clone());
-            thread::spawn(move || {
-                pool.wait_until(0, &latch);
-                job_ran.wait();
-            })
-        };
-        pool.push(0);
-        pool.sleep.notify(None, 0);
-        // SAFETY: the Arc keeps the latch alive for this call.
-        if unsafe { CoreLatch::set(&*latch) } {
-            pool.sleep.wake_worker(0);
-        }
-        waiter.join().unwrap();
-        pool.finish();
-    });
+    builder(2).check(|| latch_waiter_racing_model(false));
+}
+
+/// The racing latch waiter's model, with every park lazy and the lazy
+/// re-check blind if `lazy`.
+fn latch_waiter_racing_model(lazy: bool) {
+    let job_ran = Arc::new(LockLatch::new());
+    let body = {
+        let job_ran = job_ran.clone();
+        move |_: &Pool, _, _| job_ran.set_now()
+    };
+    let pool = lazy_if(
+        Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1),
+        lazy,
+    );
+    let pool = pool.with_body(body).start(&[1]);
+    let latch = Arc::new(CoreLatch::new());
+    let waiter = {
+        let (pool, latch) = (pool.shared(), latch.clone());
+        thread::spawn(move || {
+            pool.wait_until(0, &latch);
+            assert!(
+                latch.probe(),
+                "the waiter returned before its latch was set"
+            );
+            job_ran.wait();
+        })
+    };
+    pool.push(0);
+    pool.sleep.notify(None, 0);
+    // SAFETY: the Arc keeps the latch alive for this call.
+    if unsafe { CoreLatch::set(&*latch) } {
+        pool.sleep.wake_worker(0);
+    }
+    waiter.join().unwrap();
+    pool.finish();
 }
 
 /// A latch waiter's lazy park ("A latch waiter's lazy park" in
@@ -276,30 +303,7 @@ fn latch_waiter_racing_pushes_and_claims() {
 /// written.)
 #[test]
 fn lazy_latch_never_loses_the_wakeup() {
-    builder(3).check(|| {
-        let pool = Arc::new(Pool::new(IdleShape::uniform(2, 2, 0), &[], 0).lazy_parks());
-        let latch = Arc::new(CoreLatch::new());
-        let result = Arc::new(AtomicUsize::new(0));
-        let setter = {
-            let (pool, latch, result) = (pool.clone(), latch.clone(), result.clone());
-            thread::spawn(move || {
-                result.store(42, Relaxed);
-                // SAFETY: the Arc keeps the latch alive for this call.
-                if unsafe { CoreLatch::set(&*latch) } {
-                    pool.sleep.wake_worker(0);
-                }
-            })
-        };
-        pool.wait_until(0, &latch);
-        assert!(
-            latch.probe(),
-            "the waiter returned before its latch was set"
-        );
-        assert_eq!(result.load(Relaxed), 42, "the setter's writes are visible");
-        setter.join().unwrap();
-        assert_eq!(pool.sleep.searching(), 0);
-        assert!(!pool.sleep.idle().any_idle(), "an idle bit left armed");
-    });
+    builder(3).check(|| join_latch_model(true));
 }
 
 /// A latch waiter whose latch is set only by a job it must find itself: a
@@ -350,37 +354,7 @@ fn lazy_latch_waiter_finds_the_job_that_sets_its_latch() {
 /// the waiter's timed park, withdrawal and fenced re-check.
 #[test]
 fn lazy_latch_waiter_racing_pushes_and_claims() {
-    builder(2).check(|| {
-        let job_ran = Arc::new(LockLatch::new());
-        let body = {
-            let job_ran = job_ran.clone();
-            move |_: &Pool, _, _| job_ran.set_now()
-        };
-        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Shared], 1)
-            .lazy_parks()
-            .with_body(body);
-        let pool = pool.start(&[1]);
-        let latch = Arc::new(CoreLatch::new());
-        let waiter = {
-            let (pool, latch) = (pool.shared(), latch.clone());
-            thread::spawn(move || {
-                pool.wait_until(0, &latch);
-                assert!(
-                    latch.probe(),
-                    "the waiter returned before its latch was set"
-                );
-                job_ran.wait();
-            })
-        };
-        pool.push(0);
-        pool.sleep.notify(None, 0);
-        // SAFETY: the Arc keeps the latch alive for this call.
-        if unsafe { CoreLatch::set(&*latch) } {
-            pool.sleep.wake_worker(0);
-        }
-        waiter.join().unwrap();
-        pool.finish();
-    });
+    builder(2).check(|| latch_waiter_racing_model(true));
 }
 
 /// [`count_latch_frame_freed_by_the_waiter`] with every park lazy and the
@@ -389,34 +363,7 @@ fn lazy_latch_waiter_racing_pushes_and_claims() {
 /// one, or later; no setter touches the frame afterwards.
 #[test]
 fn lazy_latch_count_latch_frame_freed_by_the_waiter() {
-    builder(2).check(|| {
-        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(0)], 2).lazy_parks();
-        let frame = Arc::new(Frame::default());
-        let owner = FrameOwner {
-            sleep: pool.sleep.clone(),
-            worker: 0,
-            frame: frame.clone(),
-        };
-        let latch = Arc::new(CountLatch::with_owner(owner, 1));
-        let body = {
-            let latch = latch.clone();
-            // SAFETY: the Arc keeps the memory valid; `Frame` checks that
-            // the frame is not used after the owner freed it.
-            move |_: &Pool, _, _| unsafe { CountLatch::set(&*latch) }
-        };
-        let pool = pool.with_body(body).start(&[1]);
-        for _ in 0..2 {
-            latch.increment();
-            pool.push(0);
-            pool.sleep.notify(Some(0), 0);
-        }
-        // SAFETY: as above.
-        unsafe { CountLatch::set(&*latch) };
-        pool.wait_until(0, &latch.core);
-        assert!(latch.core.probe());
-        frame.free();
-        pool.finish();
-    });
+    builder(2).check(|| count_latch_frame_model(true));
 }
 
 /// Clusters in the idle masks (an LLC of 4 workers in clusters {0, 1} and
@@ -481,34 +428,41 @@ fn multi_word_masks() {
 /// `CountLatch::set` copies out), and the owner is never left asleep.
 #[test]
 fn count_latch_frame_freed_by_the_waiter() {
-    builder(3).check(|| {
-        let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(0)], 2);
-        let frame = Arc::new(Frame::default());
-        let owner = FrameOwner {
-            sleep: pool.sleep.clone(),
-            worker: 0,
-            frame: frame.clone(),
-        };
-        let latch = Arc::new(CountLatch::with_owner(owner, 1));
-        let body = {
-            let latch = latch.clone();
-            // SAFETY: the Arc keeps the memory valid; `Frame` checks that
-            // the frame is not used after the owner freed it.
-            move |_: &Pool, _, _| unsafe { CountLatch::set(&*latch) }
-        };
-        let pool = pool.with_body(body).start(&[1]);
-        for _ in 0..2 {
-            latch.increment();
-            pool.push(0);
-            pool.sleep.notify(Some(0), 0);
-        }
-        // SAFETY: as above.
-        unsafe { CountLatch::set(&*latch) };
-        pool.wait_until(0, &latch.core);
-        assert!(latch.core.probe());
-        frame.free();
-        pool.finish();
-    });
+    builder(3).check(|| count_latch_frame_model(false));
+}
+
+/// The scope latch's frame model, with every park lazy and the lazy
+/// re-check blind if `lazy`.
+fn count_latch_frame_model(lazy: bool) {
+    let pool = lazy_if(
+        Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(0)], 2),
+        lazy,
+    );
+    let frame = Arc::new(Frame::default());
+    let owner = FrameOwner {
+        sleep: pool.sleep.clone(),
+        worker: 0,
+        frame: frame.clone(),
+    };
+    let latch = Arc::new(CountLatch::with_owner(owner, 1));
+    let body = {
+        let latch = latch.clone();
+        // SAFETY: the Arc keeps the memory valid; `Frame` checks that
+        // the frame is not used after the owner freed it.
+        move |_: &Pool, _, _| unsafe { CountLatch::set(&*latch) }
+    };
+    let pool = pool.with_body(body).start(&[1]);
+    for _ in 0..2 {
+        latch.increment();
+        pool.push(0);
+        pool.sleep.notify(Some(0), 0);
+    }
+    // SAFETY: as above.
+    unsafe { CountLatch::set(&*latch) };
+    pool.wait_until(0, &latch.core);
+    assert!(latch.core.probe());
+    frame.free();
+    pool.finish();
 }
 
 /// Shutdown against a spawn: a detached job, on worker 0's deque from the
