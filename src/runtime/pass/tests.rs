@@ -211,17 +211,22 @@ fn full_pass(m: &mut Model, flat: bool) -> Found<Src> {
 
 /// Worker 0's full pass over `m` in LLC 0, cluster 0, with `tiers`.
 fn pass_over(m: &mut Model, tiers: &[Tier]) -> Found<Src> {
-    let at = Place {
+    pass(m, worker_0(tiers, &[], false))
+}
+
+/// Worker 0's place in LLC 0, cluster 0 (the only cluster), with `tiers`,
+/// the other LLCs nearest first in `llc_order`, for a near pass if `near`.
+fn worker_0<'a>(tiers: &'a [Tier], llc_order: &'a [Range<usize>], near: bool) -> Place<'a> {
+    Place {
         index: 0,
         llc: 0,
         cluster: 0,
         clusters: 1,
         tiers,
-        llc_order: &[],
-        near_cut: None,
+        llc_order,
+        near_cut: if near { near_tiers(tiers) } else { None },
         llc_cut: near_tiers(tiers),
-    };
-    pass(m, at)
+    }
 }
 
 #[test]
@@ -441,16 +446,7 @@ mod far_loop;
 fn a_near_pass_takes_a_dealt_half_of_a_sleeping_llc_and_unmarks_an_awake_one() {
     let tiers = vec![tier(TierKind::Llc, 1..2), tier(TierKind::Numa, 2..4)];
     let order = [1..2, 2..3];
-    let at = Place {
-        index: 0,
-        llc: 0,
-        cluster: 0,
-        clusters: 1,
-        tiers: &tiers,
-        llc_order: &order,
-        near_cut: near_tiers(&tiers),
-        llc_cut: near_tiers(&tiers),
-    };
+    let at = worker_0(&tiers, &order, true);
     // LLCs 1 and 2 were dealt a half while asleep; LLC 1 has an awake
     // worker since (its half is left to it), LLC 2 still sleeps.
     let mut m = Model {

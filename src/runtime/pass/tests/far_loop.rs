@@ -130,17 +130,7 @@ fn a_lost_race_across_the_llc_goes_on_or_passes_again() {
 /// one crossing tier (worker 3).
 fn near_pass(m: &mut Model) -> Found<Src> {
     let tiers = [tier(TierKind::Llc, 1..3), tier(TierKind::Numa, 3..4)];
-    let at = Place {
-        index: 0,
-        llc: 0,
-        cluster: 0,
-        clusters: 1,
-        tiers: &tiers,
-        llc_order: &[],
-        near_cut: near_tiers(&tiers),
-        llc_cut: near_tiers(&tiers),
-    };
-    pass(m, at)
+    pass(m, worker_0(&tiers, &[], true))
 }
 
 #[test]
