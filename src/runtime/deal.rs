@@ -306,10 +306,9 @@ impl Deal {
     /// a searcher that sees the mark with [`Deal::asleep`] sees the push
     /// before it.
     pub(crate) fn mark_asleep(&self, sleep: &Sleep, to: usize) {
-        let idle = sleep.idle();
         if let Some(word) = self.asleep.first()
             && to < usize::BITS as usize
-            && idle.idle_count(to) >= idle.llc_len(to)
+            && sleep.idle().all_armed(to)
         {
             word.fetch_or(1 << to, Ordering::Release);
         }
@@ -328,14 +327,6 @@ impl Deal {
         if let Some(word) = self.asleep.first() {
             word.fetch_and(!(1 << l), Ordering::Relaxed);
         }
-    }
-
-    /// Whether every worker of LLC `l` is armed (none awake), for a mark's
-    /// take (two loads of the idle summary).
-    #[inline]
-    pub(crate) fn llc_asleep(sleep: &Sleep, l: usize) -> bool {
-        let idle = sleep.idle();
-        idle.idle_count(l) >= idle.llc_len(l)
     }
 
     /// Where a worker of LLC `l` that promotes a half deals it: the LLC

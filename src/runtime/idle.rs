@@ -258,6 +258,13 @@ impl IdleMasks {
         }
     }
 
+    /// Whether every worker of LLC `llc` is armed (none awake; a claimed
+    /// worker counts as armed until it wakes). A hint, as
+    /// [`IdleMasks::idle_count`] (two loads).
+    pub fn all_armed(&self, llc: usize) -> bool {
+        self.idle_count(llc) >= self.llc_len(llc)
+    }
+
     /// Number of workers of LLC `llc` (0 if out of range).
     pub fn llc_len(&self, llc: usize) -> usize {
         self.llcs.get(llc).map_or(0, |l| l.range.len())

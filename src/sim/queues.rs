@@ -162,7 +162,7 @@ impl PassQueues for SimPass<'_, '_> {
     /// Two loads of the idle summary, charged as idle words.
     fn llc_asleep(&mut self, llc: usize) -> bool {
         self.sim.acc += self.sim.cost.idle_word_ns;
-        let asleep = crate::runtime::deal::Deal::llc_asleep(&self.sim.sleep, llc);
+        let asleep = self.sim.sleep.idle().all_armed(llc);
         if asleep {
             self.sim.counts.asleep_takes += 1;
         }

@@ -61,7 +61,7 @@ fn a_deal_into_an_llc_with_no_awake_worker_is_marked_until_unmarked() {
         deal.mark_asleep(&sleep, to);
     }
     assert_eq!(deal.asleep(), 0b1010);
-    assert!(Deal::llc_asleep(&sleep, 1) && !Deal::llc_asleep(&sleep, 2));
+    assert!(sleep.idle().all_armed(1) && !sleep.idle().all_armed(2));
     deal.unmark_asleep(1);
     assert_eq!(deal.asleep(), 0b1000);
 }

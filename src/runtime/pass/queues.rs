@@ -79,7 +79,7 @@ pub(crate) trait PassQueues {
     }
 
     /// Whether every worker of LLC `llc` is armed (none awake; a claimed
-    /// one still on its way counts as armed): `deal::Deal::llc_asleep`.
+    /// one still on its way counts as armed): `IdleMasks::all_armed`.
     fn llc_asleep(&mut self, _llc: usize) -> bool {
         false
     }

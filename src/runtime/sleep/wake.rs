@@ -110,7 +110,7 @@ impl Sleep {
     /// Whether LLC `m` is *empty*: nobody of it searches (or was claimed)
     /// and every worker of it is armed (idle). A hint (two loads).
     fn is_empty(&self, m: usize) -> bool {
-        self.searching_in(m) <= 0 && self.idle.idle_count(m) >= self.idle.llc_len(m)
+        self.searching_in(m) <= 0 && self.idle.all_armed(m)
     }
 
     /// What [`Sleep::notify_with`] does while some worker searches:

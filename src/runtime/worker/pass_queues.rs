@@ -178,7 +178,7 @@ impl PassQueues for &WorkerThread {
     }
 
     fn llc_asleep(&mut self, llc: usize) -> bool {
-        crate::runtime::deal::Deal::llc_asleep(&self.registry.sleep, llc)
+        self.registry.sleep.idle().all_armed(llc)
     }
 
     fn unmark_asleep(&mut self, llc: usize) {
