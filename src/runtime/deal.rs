@@ -280,23 +280,24 @@ impl Deal {
     /// wrong answer only makes a start (where halves go) more or less
     /// frequent, never whether a job is pushed (module docs).
     fn quiet(sleep: &Sleep) -> bool {
-        if !Self::counts_say_quiet(sleep) {
+        let searching = sleep.searching().max(0) as usize;
+        if !Self::counts_say_quiet(sleep, searching) {
             return false;
         }
         let idle = sleep.idle();
-        let searching = sleep.searching().max(0) as usize;
         // At most `searching + 1` workers awake: no `searching + 2`-th.
         idle.awake_in(0..idle.num_workers())
             .nth(searching + 1)
             .is_none()
     }
 
-    /// The first, cheap test of [`Deal::quiet`]: armed plus searching
-    /// workers make all but one of the pool (one load each; a claimed
-    /// worker not yet awake is in both counts, so this errs towards yes).
-    fn counts_say_quiet(sleep: &Sleep) -> bool {
+    /// The first, cheap test of [`Deal::quiet`]: armed plus `searching`
+    /// workers make all but one of the pool (one load; a claimed worker
+    /// not yet awake is in both counts, so this errs towards yes). The
+    /// caller reads `searching` once for both tests.
+    fn counts_say_quiet(sleep: &Sleep, searching: usize) -> bool {
         let idle = sleep.idle();
-        idle.armed_total() + sleep.searching().max(0) as usize + 1 >= idle.num_workers()
+        idle.armed_total() + searching + 1 >= idle.num_workers()
     }
 
     /// After a half was dealt to LLC `to`: marks `to` if every worker of

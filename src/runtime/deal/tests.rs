@@ -97,7 +97,7 @@ fn claims_in_flight_do_not_hide_working_workers() {
     assert_eq!(sleep.searching(), 4);
     assert_eq!(sleep.idle().armed_total(), 5);
     // The counts see 9 of 8 workers free: each claimed one twice.
-    assert!(Deal::counts_say_quiet(&sleep));
+    assert!(Deal::counts_say_quiet(&sleep, 4));
     assert!(!Deal::quiet(&sleep));
     assert_eq!(Deal::new(4).target(&sleep, 0, |_| true), None);
 }
