@@ -101,12 +101,20 @@ pub(crate) const MAX_SCORE: u8 = 8;
 /// have covered.
 pub(crate) const SHORT_PARK: Duration = Duration::from_micros(50);
 
-/// The timeout of a lazy park: several times the gaps between the short
+/// The timeout of a lazy park: longer than the waits that end with work
+/// done elsewhere, so that they rarely expire: the gaps between the short
 /// parallel calls of a loop (60 to 80 us between two 50k-element sorts on
-/// the machine of `docs/sort-two-workers.md`), so that a park in such a
-/// gap rarely expires before its wakeup; short enough that a half missed
-/// by the unfenced look waits little.
-pub(crate) const LAZY_PARK: Duration = Duration::from_micros(400);
+/// the machine of `docs/sort-two-workers.md`), a latch waiter's wait for a
+/// thief running a block of a data kernel (a 64 x 64 block of a 2048
+/// matrix product is about 0.4 ms of work) and an idle worker's wait
+/// through the last round of such blocks. An expiry's fenced look
+/// interrupts every worker still running, on its critical path, once per
+/// expiring worker: at the end of a round of long blocks, every worker
+/// that ran out of work expires while the last blocks run. The timeout is
+/// also the longest a half missed by the unfenced look can wait (in the
+/// race the fence exists for: "The lazy park" in `runtime::sleep`), so it
+/// stays a few milliseconds, not unbounded.
+pub(crate) const LAZY_PARK: Duration = Duration::from_millis(2);
 
 /// `Sources::lazy_park` of a worker of a pool whose idle state is `idle`
 /// (the pool's and the simulator's): [`LAZY_PARK`] while some other

@@ -146,11 +146,13 @@ fn interrupts_priced_at_zero_reproduce_the_report_byte_for_byte() {
     let mut cost = CostModel::published();
     cost.fence_interrupt_ns = 0.0;
     cost.fence_target_ns = 0.0;
-    // Twelve items of 1 ms on eight workers: in the second wave four
-    // workers wait longer than the lazy park's timeout while four run, so
-    // the fenced looks of the expired parks interrupt them. (A small
-    // `matmul` takes no fence since its latch waiters park lazily too.)
-    let w = crate::sim::parse_workload("range:12:1:1000000").unwrap();
+    // Twelve items of three lazy-park timeouts each on eight workers: in
+    // the second wave four workers wait longer than the timeout while four
+    // run, so the fenced looks of the expired parks interrupt them. (A
+    // small `matmul` takes no fence since its latch waiters park lazily
+    // too.)
+    let item_ns = 3 * crate::runtime::backoff::LAZY_PARK.as_nanos();
+    let w = crate::sim::parse_workload(&format!("range:12:1:{item_ns}")).unwrap();
     let spec = "llc:2 core:4";
     let priced = report_of(spec, &*w, &cost, true);
     let before = report_of(spec, &*w, &cost, false);

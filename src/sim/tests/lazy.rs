@@ -315,3 +315,21 @@ fn a_latch_waiter_whose_lazy_park_expires_looks_fenced_then_its_latch_wakes_it()
     assert_eq!((c.heavy_fences, c.fence_interrupts), (1, 1), "{c:?}");
     assert!(c.makespan_ns < b_ns + 50_000, "{c:?}");
 }
+
+#[test]
+fn a_latch_waiter_whose_thief_runs_a_data_kernels_block_is_not_interrupted() {
+    // A thief's half of 0.5 ms (a block of the 2048 matrix product and its
+    // refill) and of 1.5 ms (a few of them): the waiter's lazy park
+    // outlives it, so its latch wakes it and no expiry's fence interrupts
+    // the thief (`backoff::LAZY_PARK`).
+    for b_ns in [500_000, 1_500_000] {
+        let c = stolen(b_ns);
+        assert_eq!(c.jobs, 2, "{c:?}");
+        assert_eq!((c.parks, c.lazy_parks), (1, 1), "{c:?}");
+        assert_eq!(
+            (c.lazy_expired, c.heavy_fences, c.fence_interrupts),
+            (0, 0, 0),
+            "{b_ns} ns: {c:?}"
+        );
+    }
+}
