@@ -265,6 +265,24 @@ impl IdleMasks {
         self.idle_count(llc) >= self.llc_len(llc)
     }
 
+    /// Of LLC `llc`: how many workers a waker claimed that are not awake
+    /// yet (armed, counted in the summary, with their idle bit clear), and
+    /// how many are armed, claimed or not ([`IdleMasks::idle_count`]); 0
+    /// and 0 if out of range. A hint (a load of the summary's field, then
+    /// of each of the LLC's idle words, not one snapshot): a worker between
+    /// the count and the bit of its own `set_idle` or `clear_idle` reads as
+    /// claimed too.
+    pub fn claims_in(&self, llc: usize) -> (usize, usize) {
+        let Some(l) = self.llcs.get(llc) else {
+            return (0, 0);
+        };
+        let armed = self.llc_count(llc) as usize;
+        let set: usize = (l.word_base..l.word_base + l.range.len().div_ceil(64))
+            .map(|i| self.words[i].load(Ordering::SeqCst).count_ones() as usize)
+            .sum();
+        (armed.saturating_sub(set), armed)
+    }
+
     /// Number of workers of LLC `llc` (0 if out of range).
     pub fn llc_len(&self, llc: usize) -> usize {
         self.llcs.get(llc).map_or(0, |l| l.range.len())

@@ -101,7 +101,10 @@
 //!    core:2`, 8 workers, items of 3 ms);
 //! 3. in an ordinary pass, it leaves the workers of an LLC where some
 //!    worker is counted as searching (`Sleep::searching_in`) to that
-//!    searcher, as `group_routing::helps` leaves that LLC's pack queue.
+//!    searcher, as `group_routing::helps` leaves that LLC's pack queue;
+//!    but not, while the pool is mostly idle, to searchers that are all
+//!    claimed workers still on their way ("Claims still on their way" in
+//!    `far`).
 //! 4. whether a mate is *crossing*: it took a job from another LLC's
 //!    worker and has not split it yet ([`PassQueues::crossed`]; it ends at
 //!    the mate's first `join` or next search). While crossing mates cover

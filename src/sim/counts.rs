@@ -84,6 +84,10 @@ pub struct Counts {
     /// Dealt halves taken from a sleeping LLC's pack queue by a searcher
     /// of another LLC (`pass`, "A dealt half of a sleeping LLC").
     pub asleep_takes: u64,
+    /// Victims the far choice compared although their LLC counted
+    /// searchers, all of them claimed workers not yet awake (`pass::far`,
+    /// "Claims still on their way").
+    pub claim_passes: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
     /// `n < 2` calls).
     pub leaves: u64,

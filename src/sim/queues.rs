@@ -39,6 +39,16 @@ pub(super) fn look_before_parking(sim: &mut Sim<'_>, w: usize) -> Found<JobId> {
 }
 
 impl SimPass<'_, '_> {
+    /// `f`'s reads of the idle masks, each word charged as an idle word
+    /// (`CostModel::idle_word_ns`).
+    fn idle_words<R>(&mut self, f: impl FnOnce(&crate::runtime::idle::IdleMasks) -> R) -> R {
+        let before = crate::sync::counted::words_touched();
+        let r = f(self.sim.sleep.idle());
+        let words = crate::sync::counted::words_touched() - before;
+        self.sim.acc += words as f64 * self.sim.cost.idle_word_ns;
+        r
+    }
+
     fn queue(&self, q: Queue) -> &crossbeam_deque::Injector<JobId> {
         match q {
             Queue::Spread(c) => &self.sim.group_cluster[c],
@@ -227,8 +237,31 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.private[v].has_private() || self.sim.starting[v]
     }
 
-    fn llc_searched(&mut self, v: usize) -> bool {
-        self.sim.sleep.searching_in(self.sim.llc_of(v)) > 0
+    fn llc_searching(&mut self, v: usize) -> isize {
+        self.sim.sleep.searching_in(self.sim.llc_of(v))
+    }
+
+    /// The summary's field and the LLC's idle words, charged as idle
+    /// words.
+    fn llc_claims(&mut self, v: usize) -> (usize, usize) {
+        let llc = self.sim.llc_of(v);
+        self.idle_words(|idle| idle.claims_in(llc))
+    }
+
+    /// The LLC's searcher count is free, as in `llc_searching`; its claims
+    /// are charged as in `llc_claims`.
+    fn awake_searchers(&mut self) -> isize {
+        let llc = self.sim.llc_of(self.w);
+        let searching = self.sim.sleep.searching_in(llc);
+        if searching < 2 {
+            return searching;
+        }
+        let (claimed, _) = self.idle_words(|idle| idle.claims_in(llc));
+        searching - isize::try_from(claimed).unwrap_or(isize::MAX)
+    }
+
+    fn passed_claims(&mut self) {
+        self.sim.counts.claim_passes += 1;
     }
 
     fn loop_seen(&mut self) -> bool {

@@ -8,7 +8,8 @@
 //! a `Retry`, so a search never concludes the pool is dry from a walk
 //! that raced); a victim holding a job is left out of the choice only by
 //! rule 3 of "Before crossing the LLC" (ordinary passes; the sleep
-//! protocol's re-check does not apply it), by the lone-job rule below
+//! protocol's re-check does not apply it; see "Claims still on their
+//! way"), by the lone-job rule below
 //! (its owner is awake and pops that job itself: a worker whose deque
 //! holds a job does not park) or by its idle bit (its deque and private
 //! stack are empty: "Idle workers hold no jobs" in `sleep`); every job
@@ -36,6 +37,33 @@
 //! at all ([`lone_placed_job`]): its owner runs the job next, where its
 //! data is. What was measured for these rules is in
 //! `docs/llc-local-stealing.md` and `docs/locality-bound.md`.
+//!
+//! # Claims still on their way
+//!
+//! Rule 3 of "Before crossing the LLC" leaves the workers of an LLC where
+//! some worker is counted as searching to that searcher, and a worker a
+//! waker claimed is counted from its claim, a wakeup's latency before it
+//! runs. While the pool is mostly idle ([`PassQueues::mostly_idle`], read
+//! once per pass), an ordinary pass does not leave a victim to such
+//! claims ([`claims_on_their_way`]): when the victim holds more than one
+//! job, every searcher its LLC counts is a claim not yet awake
+//! ([`PassQueues::llc_claims`]: armed workers whose idle bit is clear),
+//! that LLC still has an armed worker nobody claimed, the thief's own LLC
+//! has an awake searcher besides the thief
+//! ([`PassQueues::awake_searchers`]) and the victim's LLC runs no placed
+//! iterator piece. Why: in a tree started in an idle pool, the receivers of
+//! the deal's first halves run them alone for a wakeup while the mates
+//! their promotions claimed are on their way, and the root's LLC, whose
+//! first mates arrived and ran dry, kept its searchers off those
+//! receivers' deques; on the simulated 2x Xeon 6230 (`fib:14`) that was
+//! the last 5% against rayon-like's single generation of wakes. The
+//! conditions keep the rule where that happens: a lone receiver that ran
+//! dry does not rob another (its own mates are on their way too), a
+//! victim's lone job is its owner's next, an LLC whose armed workers are
+//! all claimed is about to be full, and a busy pool reads no idle words
+//! (on the EPYCs each such read, charged as an idle word, moved other
+//! workloads by the simulator's chaos alone: `docs/mid-run-stealing.md`,
+//! "Session 37").
 //!
 //! # A loop of spawns across the LLC
 //!
@@ -192,7 +220,7 @@ fn far_pick<Q: PassQueues>(
     let mut choices = 0;
     let leave_lone = leaves_lone_jobs(tier);
     let mut consider = |q: &mut Q, victim: usize| {
-        let rules = (leave_searched, leave_lone);
+        let rules = (leave_searched, leave_lone, mostly_idle);
         compare_far(q, victim, rules, &mut best, &mut choices);
         choices == FAR_CHOICES
     };
@@ -236,12 +264,12 @@ fn far_pick<Q: PassQueues>(
 fn compare_far<Q: PassQueues>(
     q: &mut Q,
     victim: usize,
-    (leave_searched, leave_lone): (bool, bool),
+    (leave_searched, leave_lone, mostly_idle): (bool, bool, bool),
     best: &mut Option<(usize, usize, usize)>,
     choices: &mut usize,
 ) {
     let len = q.victim_len(victim);
-    if len == 0 || (leave_searched && q.llc_searched(victim)) {
+    if len == 0 || (leave_searched && leaves_to_searchers(q, victim, len, mostly_idle)) {
         return;
     }
     let size = if q.victim_placed(victim) {
@@ -256,6 +284,43 @@ fn compare_far<Q: PassQueues>(
         *best = Some((victim, size, len));
     }
     *choices += 1;
+}
+
+/// Rule 3 of "Before crossing the LLC" for `victim`, whose deque holds
+/// `len` jobs: whether an ordinary pass leaves it to the searchers of its
+/// LLC. Not if none is counted there (one load); else yes, unless the
+/// pool is mostly idle (`mostly_idle`, read once per pass), the victim
+/// holds more than one job and its LLC's searchers are claims still on
+/// their way ([`claims_on_their_way`]; module docs).
+#[inline]
+fn leaves_to_searchers<Q: PassQueues>(
+    q: &mut Q,
+    victim: usize,
+    len: usize,
+    mostly_idle: bool,
+) -> bool {
+    let searching = q.llc_searching(victim);
+    searching > 0 && (!mostly_idle || len < 2 || !claims_on_their_way(q, victim, searching))
+}
+
+/// Whether the far choice compares `victim` although its LLC counts
+/// `searching` searchers (module docs, "Claims still on their way"):
+/// every one of them is a worker claimed by a waker and not awake yet,
+/// some armed worker of that LLC is still unclaimed, this worker's LLC
+/// has an awake searcher besides it, and the victim's LLC runs no placed
+/// iterator piece. The cheap answers first; out of line, as only a
+/// mostly idle pool gets here.
+#[inline(never)]
+fn claims_on_their_way<Q: PassQueues>(q: &mut Q, victim: usize, searching: isize) -> bool {
+    let (claimed, armed) = q.llc_claims(victim);
+    let passes = searching <= isize::try_from(claimed).unwrap_or(isize::MAX)
+        && armed > claimed
+        && q.awake_searchers() >= 2
+        && !q.victim_placed(victim);
+    if passes {
+        q.passed_claims();
+    }
+    passes
 }
 
 /// Whether the far choice over `tier` leaves a placed piece's lone job

@@ -127,8 +127,35 @@ pub(crate) trait PassQueues {
         )
     }
 
-    /// Whether some worker of `v`'s LLC is counted as searching.
-    fn llc_searched(&mut self, v: usize) -> bool;
+    /// How many workers of `v`'s LLC are counted as searching
+    /// (`Sleep::searching_in`, claimed workers not yet awake included; a
+    /// hint, one load).
+    fn llc_searching(&mut self, v: usize) -> isize;
+
+    /// Of `v`'s LLC: how many of its workers a waker claimed that are not
+    /// awake yet (`IdleMasks::claims_in`), and how many are armed, claimed
+    /// or not (`IdleMasks::idle_count`). Hints, read only when
+    /// [`Self::llc_searching`] is positive. The default: none of either,
+    /// so that every counted searcher is awake.
+    #[inline]
+    fn llc_claims(&mut self, _v: usize) -> (usize, usize) {
+        (0, 0)
+    }
+
+    /// How many workers of this worker's LLC search awake: counted as
+    /// searching, less those claimed and not awake yet (hints). The
+    /// default: none.
+    #[inline]
+    fn awake_searchers(&mut self) -> isize {
+        0
+    }
+
+    /// The far choice compared a victim of an LLC whose counted searchers
+    /// are all claimed workers not yet awake (rule 3 of "Before crossing
+    /// the LLC", `pass::far::claims_on_their_way`): a count for the
+    /// simulator's reports. The default does nothing.
+    #[inline]
+    fn passed_claims(&mut self) {}
 
     /// Whether this worker's LLC is marked by a loop of spawns: one of its
     /// workers took a job from a long deque, inside the LLC or across it,

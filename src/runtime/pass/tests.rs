@@ -36,6 +36,13 @@ struct Model {
     rechecking: bool,
     /// LLCs where some worker searches (worker `v > 0` is in LLC `v - 1`).
     searched: Vec<bool>,
+    /// Per LLC (as `searched`): workers claimed and not awake yet, armed
+    /// workers; none when empty.
+    claims: Vec<(usize, usize)>,
+    /// The searcher's LLC's awake searchers.
+    awake_here: isize,
+    /// How many victims rule 3 let pass for claims on their way.
+    passed: usize,
     /// A victim whose job someone else takes between the look at its
     /// length and the steal.
     gone: Option<usize>,
@@ -173,8 +180,17 @@ impl PassQueues for Model {
     fn rechecking(&mut self) -> bool {
         self.rechecking
     }
-    fn llc_searched(&mut self, v: usize) -> bool {
-        self.searched[v - 1]
+    fn llc_searching(&mut self, v: usize) -> isize {
+        isize::from(self.searched[v - 1])
+    }
+    fn llc_claims(&mut self, v: usize) -> (usize, usize) {
+        self.claims.get(v - 1).copied().unwrap_or((0, 0))
+    }
+    fn awake_searchers(&mut self) -> isize {
+        self.awake_here
+    }
+    fn passed_claims(&mut self) {
+        self.passed += 1;
     }
     fn crossed(&mut self) {
         self.crossed += 1;
@@ -318,6 +334,48 @@ fn ordinary_passes_leave_an_llc_with_a_searcher_to_it() {
             full_pass(&mut m, false),
             Found::Job(Src::Stolen(2))
         ));
+    }
+}
+
+#[test]
+fn an_llc_searched_only_by_claims_on_their_way_is_not_left_to_them() {
+    // A mostly idle pool (workers 1 and 3 idle). LLC 1's one counted
+    // searcher is a claimed worker not yet awake, one of its two armed
+    // workers is unclaimed, worker 2 holds two jobs, and the searcher's
+    // LLC has another awake searcher: worker 2's job is the far choice's.
+    let claimed = |claims, awake_here, deque: [usize; 4]| Model {
+        claims: vec![(0, 0), claims, (0, 0)],
+        awake_here,
+        idle: vec![false, true, false, true],
+        ..llc_1_searched(deque)
+    };
+    let mut m = claimed((1, 2), 2, [0, 0, 2, 0]);
+    assert!(matches!(
+        full_pass(&mut m, false),
+        Found::Job(Src::Stolen(2))
+    ));
+    assert_eq!((m.passed, m.crossed), (1, 1));
+    // Left to LLC 1 while an awake worker searches there, once all its
+    // armed workers are claimed, while the searcher is its own LLC's only
+    // awake searcher, when worker 2 holds one job, when LLC 1 runs a
+    // placed piece, and in a pool that is not mostly idle.
+    let left = [
+        claimed((0, 2), 2, [0, 0, 2, 0]),
+        claimed((1, 1), 2, [0, 0, 2, 0]),
+        claimed((1, 2), 1, [0, 0, 2, 0]),
+        claimed((1, 2), 2, [0, 0, 1, 0]),
+        Model {
+            placed: vec![false, false, true, false],
+            ..claimed((1, 2), 2, [0, 0, 2, 0])
+        },
+        Model {
+            idle: vec![false; 4],
+            ..claimed((1, 2), 2, [0, 0, 2, 0])
+        },
+    ];
+    for mut m in left {
+        assert!(matches!(full_pass(&mut m, false), Found::Nothing));
+        assert_eq!(m.passed, 0);
     }
 }
 

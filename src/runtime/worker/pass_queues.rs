@@ -238,9 +238,25 @@ impl PassQueues for &WorkerThread {
     }
 
     #[inline]
-    fn llc_searched(&mut self, v: usize) -> bool {
+    fn llc_searching(&mut self, v: usize) -> isize {
         let reg = &self.registry;
-        reg.sleep.searching_in(reg.layout.workers()[v].llc) > 0
+        reg.sleep.searching_in(reg.layout.workers()[v].llc)
+    }
+
+    fn llc_claims(&mut self, v: usize) -> (usize, usize) {
+        let reg = &self.registry;
+        let llc = reg.layout.workers()[v].llc;
+        reg.sleep.idle().claims_in(llc)
+    }
+
+    fn awake_searchers(&mut self) -> isize {
+        let sleep = &self.registry.sleep;
+        let searching = sleep.searching_in(self.llc);
+        if searching < 2 {
+            return searching;
+        }
+        let (claimed, _) = sleep.idle().claims_in(self.llc);
+        searching - isize::try_from(claimed).unwrap_or(isize::MAX)
     }
 
     #[inline]

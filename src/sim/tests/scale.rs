@@ -253,3 +253,29 @@ fn a_half_dealt_to_a_sleeping_llc_is_taken_by_another_llcs_searcher() {
     let f = run("llc:4 core:20", &fib, Policy::Flat, None);
     assert_eq!(f.counts.asleep_takes, 0, "{:?}", f.counts);
 }
+
+/// The same small tree on the same shape, under the Xeon's costs (each
+/// within 10% of the class's, three seeds): the root's receivers run
+/// their halves alone while the mates their promotions claimed are on
+/// their way, and a searcher of another LLC with an awake mate takes from
+/// them instead of leaving them to those claims (`pass::far`, "Claims
+/// still on their way"). The flat order has no rule 3 and never gets
+/// there.
+#[test]
+fn a_receiver_whose_mates_are_on_their_way_is_helped_by_another_llc() {
+    let fib = Fib { n: 14, ns: 10 };
+    let xeon = CostModel::published()
+        .with(include_str!("../classes/xeon.cost"))
+        .unwrap();
+    let passes = |p| {
+        (1..=3)
+            .map(|seed| {
+                let cost = xeon.perturbed(10.0, seed);
+                let r = simulate(&machine("llc:4 core:20"), &fib, p, None, &cost).unwrap();
+                r.counts.claim_passes
+            })
+            .sum::<u64>()
+    };
+    assert!(passes(Policy::Hierarchical) >= 1);
+    assert_eq!(passes(Policy::Flat), 0);
+}
