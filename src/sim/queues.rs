@@ -253,11 +253,7 @@ impl PassQueues for SimPass<'_, '_> {
     fn awake_searchers(&mut self) -> isize {
         let llc = self.sim.llc_of(self.w);
         let searching = self.sim.sleep.searching_in(llc);
-        if searching < 2 {
-            return searching;
-        }
-        let (claimed, _) = self.idle_words(|idle| idle.claims_in(llc));
-        searching - isize::try_from(claimed).unwrap_or(isize::MAX)
+        pass::queues::awake_searchers(searching, || self.idle_words(|idle| idle.claims_in(llc)).0)
     }
 
     fn passed_claims(&mut self) {

@@ -54,16 +54,14 @@
 //! iterator piece. Why: in a tree started in an idle pool, the receivers of
 //! the deal's first halves run them alone for a wakeup while the mates
 //! their promotions claimed are on their way, and the root's LLC, whose
-//! first mates arrived and ran dry, kept its searchers off those
-//! receivers' deques; on the simulated 2x Xeon 6230 (`fib:14`) that was
-//! the last 5% against rayon-like's single generation of wakes. The
-//! conditions keep the rule where that happens: a lone receiver that ran
-//! dry does not rob another (its own mates are on their way too), a
-//! victim's lone job is its owner's next, an LLC whose armed workers are
-//! all claimed is about to be full, and a busy pool reads no idle words
-//! (on the EPYCs each such read, charged as an idle word, moved other
-//! workloads by the simulator's chaos alone: `docs/mid-run-stealing.md`,
-//! "Session 37").
+//! first mates arrived and ran dry, would keep its searchers off those
+//! receivers' deques for that wakeup. The conditions keep the rule where
+//! that happens: a lone receiver that ran dry does not rob another (its
+//! own mates are on their way too), a victim's lone job is its owner's
+//! next, an LLC whose armed workers are all claimed is about to be full,
+//! and a busy pool reads no idle words (the reads cost a load per 64
+//! workers on every compared victim). What it gains and costs, measured
+//! in the simulator: `docs/mid-run-stealing.md`, "Session 37".
 //!
 //! # A loop of spawns across the LLC
 //!

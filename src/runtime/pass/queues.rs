@@ -143,8 +143,9 @@ pub(crate) trait PassQueues {
     }
 
     /// How many workers of this worker's LLC search awake: counted as
-    /// searching, less those claimed and not awake yet (hints). The
-    /// default: none.
+    /// searching, less those claimed and not awake yet (hints; both
+    /// implementations compute it with [`awake_searchers`]). The default:
+    /// none.
     #[inline]
     fn awake_searchers(&mut self) -> isize {
         0
@@ -184,4 +185,15 @@ pub(crate) trait PassQueues {
     /// Whether a worker of this worker's LLC is crossing (took a job from
     /// another LLC's worker and has not split it yet: [`Self::crossed`]).
     fn mate_crossing(&mut self) -> bool;
+}
+
+/// [`PassQueues::awake_searchers`] of an LLC that counts `searching`
+/// searchers: those less its claims not yet awake (`claimed`, read only
+/// when the answer can reach 2, the one threshold the far choice asks
+/// about: below 2 counted searchers the count is returned as it is).
+pub(crate) fn awake_searchers(searching: isize, claimed: impl FnOnce() -> usize) -> isize {
+    if searching < 2 {
+        return searching;
+    }
+    searching - isize::try_from(claimed()).unwrap_or(isize::MAX)
 }

@@ -251,12 +251,9 @@ impl PassQueues for &WorkerThread {
 
     fn awake_searchers(&mut self) -> isize {
         let sleep = &self.registry.sleep;
-        let searching = sleep.searching_in(self.llc);
-        if searching < 2 {
-            return searching;
-        }
-        let (claimed, _) = sleep.idle().claims_in(self.llc);
-        searching - isize::try_from(claimed).unwrap_or(isize::MAX)
+        pass::queues::awake_searchers(sleep.searching_in(self.llc), || {
+            sleep.idle().claims_in(self.llc).0
+        })
     }
 
     #[inline]
