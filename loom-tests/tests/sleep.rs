@@ -221,21 +221,32 @@ fn join_latch_model(lazy: bool) {
         let (pool, latch, result) = (pool.clone(), latch.clone(), result.clone());
         thread::spawn(move || {
             result.store(42, Relaxed);
-            // SAFETY: the Arc keeps the latch alive for this call.
-            if unsafe { CoreLatch::set(&*latch) } {
-                pool.sleep.wake_worker(0);
-            }
+            set_waking_0(&pool, &latch);
         })
     };
-    pool.wait_until(0, &latch);
-    assert!(
-        latch.probe(),
-        "the waiter returned before its latch was set"
-    );
+    wait_on(&pool, &latch);
     assert_eq!(result.load(Relaxed), 42, "the setter's writes are visible");
     setter.join().unwrap();
     assert_eq!(pool.sleep.searching(), 0);
     assert!(!pool.sleep.idle().any_idle(), "an idle bit left armed");
+}
+
+/// Sets `latch` as a job's end does: wakes worker 0 if the set found it
+/// announced asleep on the latch.
+fn set_waking_0(pool: &Pool, latch: &CoreLatch) {
+    // SAFETY: the caller's borrow keeps the latch alive for this call.
+    if unsafe { CoreLatch::set(latch) } {
+        pool.sleep.wake_worker(0);
+    }
+}
+
+/// Worker 0 waits on `latch`; it must not return before the latch is set.
+fn wait_on(pool: &Pool, latch: &CoreLatch) {
+    pool.wait_until(0, latch);
+    assert!(
+        latch.probe(),
+        "the waiter returned before its latch was set"
+    );
 }
 
 /// `pool` with every park lazy and the lazy re-check blind if `lazy`.
@@ -273,20 +284,13 @@ fn latch_waiter_racing_model(lazy: bool) {
     let waiter = {
         let (pool, latch) = (pool.shared(), latch.clone());
         thread::spawn(move || {
-            pool.wait_until(0, &latch);
-            assert!(
-                latch.probe(),
-                "the waiter returned before its latch was set"
-            );
+            wait_on(&pool, &latch);
             job_ran.wait();
         })
     };
     pool.push(0);
     pool.sleep.notify(None, 0);
-    // SAFETY: the Arc keeps the latch alive for this call.
-    if unsafe { CoreLatch::set(&*latch) } {
-        pool.sleep.wake_worker(0);
-    }
+    set_waking_0(&pool, &latch);
     waiter.join().unwrap();
     pool.finish();
 }
@@ -322,10 +326,7 @@ fn lazy_latch_waiter_finds_the_job_that_sets_its_latch() {
         let body = {
             let latch = latch.clone();
             move |pool: &Pool, _, _| {
-                // SAFETY: the Arc keeps the latch alive for this call.
-                if unsafe { CoreLatch::set(&*latch) } {
-                    pool.sleep.wake_worker(0);
-                }
+                set_waking_0(&pool, &latch);
             }
         };
         let pool = Pool::new(IdleShape::uniform(2, 2, 0), &[Kind::Deque(1)], 1)
@@ -335,11 +336,7 @@ fn lazy_latch_waiter_finds_the_job_that_sets_its_latch() {
         let waiter = {
             let (pool, latch) = (pool.shared(), latch.clone());
             thread::spawn(move || {
-                pool.wait_until(0, &latch);
-                assert!(
-                    latch.probe(),
-                    "the waiter returned before its latch was set"
-                );
+                wait_on(&pool, &latch);
             })
         };
         pool.push(0);
