@@ -87,16 +87,13 @@
 //! own deal as before. Only the deals of the regions mark, not the
 //! re-deals (those go to dry LLCs on purpose, whose workers are coming).
 //!
-//! Why: in the simulator, a small tree started in an idle pool (`fib:14`,
-//! 2x Xeon 6230 model, 4 LLCs of 20 workers) is dealt in two
-//! generations of wakes: the root deals at 5.3 us, its receivers arrive
-//! at 10.4 us and deal on to LLCs that are all asleep, whose receivers
-//! arrive at 15.5 us; meanwhile the root's LLC has a dozen searchers with
-//! nothing to do from about 11.5 us. The second-level half (15% of the
-//! tree) started 5 us late, and the run ended when it did. Taking it in
-//! that window brought hierarchical ÷ rayon-like from 1.15 to 1.08 there
-//! and from 1.11 to 0.96 on the Kunpeng 920 model (medians of 20 seeds;
-//! `docs/mid-run-stealing.md`, "Session 36").
+//! Why: a small tree started in an idle pool is dealt in two generations
+//! of wakes: the root's receivers arrive a wakeup later and deal on to
+//! LLCs that are all asleep, whose receivers arrive a wakeup later still,
+//! while the root's LLC already has searchers with nothing to do. The
+//! second-level half then starts a whole wakeup late, and the run ends
+//! when it does. What taking it in that window gains, in the simulator:
+//! `docs/mid-run-stealing.md`, "Session 36".
 //!
 //! # Re-dealing to a dry LLC
 //!

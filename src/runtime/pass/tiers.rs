@@ -24,17 +24,13 @@
 //! passes (`super::pass`, "Near passes"). Why: a loop's jobs reach an LLC
 //! as a few batches (a crossing's, and the [`BATCH`]es its mates take
 //! from it), and the rest of the LLC takes them one job a steal from the
-//! few mates that hold them. A walk from a random start then looked at
-//! empty deques first, a line at the LLC's distance each: on the
-//! simulated Kunpeng 920 (LLCs of 32 workers) a steal inside the LLC cost
-//! a median 340 ns against 105 ns inside a cluster, 2.8% of the workers'
-//! time, where the flat order pops the batches it took. And an LLC whose
-//! stock ran out waited its searchers' near passes (about 7.5 us at 5 us
-//! jobs) before one of them crossed: on the two-socket EPYC (LLCs of 8)
-//! 3.6% of the workers' time in gaps of several microseconds. The jobs of
-//! a loop carry no working set to keep inside the LLC. Workloads that
-//! never rob a long deque never set the mark and walk as before
-//! (`docs/spawn-long-batch.md`, "Session 36").
+//! few mates that hold them. A walk from a random start then looks at
+//! empty deques first, a line at the LLC's distance each, where the flat
+//! order pops the batches it took; and an LLC whose stock ran out waits
+//! out its searchers' near passes before one of them crosses. The jobs
+//! of a loop carry no working set to keep inside the LLC. Workloads that
+//! never rob a long deque never set the mark and walk as before. What it
+//! gains, in the simulator: `docs/spawn-long-batch.md`, "Session 36".
 //!
 //! # Idle workers
 //!
