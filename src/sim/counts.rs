@@ -55,7 +55,8 @@ pub struct Counts {
     pub wakeups: [u64; 3],
     /// Jobs taken from injectors and group queues.
     pub injector_pulls: u64,
-    /// Idle-mask words touched by claims, wakeups and idle transitions
+    /// Idle-mask words touched by claims, wakeups and idle transitions,
+    /// and read by the far choice's look at claims still on their way
     /// (counted in the `IdleMasks` code).
     pub claim_words: u64,
     /// Calls that touched idle masks.

@@ -39,16 +39,6 @@ pub(super) fn look_before_parking(sim: &mut Sim<'_>, w: usize) -> Found<JobId> {
 }
 
 impl SimPass<'_, '_> {
-    /// `f`'s reads of the idle masks, each word charged as an idle word
-    /// (`CostModel::idle_word_ns`).
-    fn idle_words<R>(&mut self, f: impl FnOnce(&crate::runtime::idle::IdleMasks) -> R) -> R {
-        let before = crate::sync::counted::words_touched();
-        let r = f(self.sim.sleep.idle());
-        let words = crate::sync::counted::words_touched() - before;
-        self.sim.acc += words as f64 * self.sim.cost.idle_word_ns;
-        r
-    }
-
     fn queue(&self, q: Queue) -> &crossbeam_deque::Injector<JobId> {
         match q {
             Queue::Spread(c) => &self.sim.group_cluster[c],
@@ -241,11 +231,11 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.sleep.searching_in(self.sim.llc_of(v))
     }
 
-    /// The summary's field and the LLC's idle words, charged as idle
-    /// words.
+    /// The summary's field and the LLC's idle words, charged and counted
+    /// as idle words (`Sim::counting`).
     fn llc_claims(&mut self, v: usize) -> (usize, usize) {
         let llc = self.sim.llc_of(v);
-        self.idle_words(|idle| idle.claims_in(llc))
+        self.sim.counting(|s| s.sleep.idle().claims_in(llc))
     }
 
     /// The LLC's searcher count is free, as in `llc_searching`; its claims
@@ -253,7 +243,9 @@ impl PassQueues for SimPass<'_, '_> {
     fn awake_searchers(&mut self) -> isize {
         let llc = self.sim.llc_of(self.w);
         let searching = self.sim.sleep.searching_in(llc);
-        pass::queues::awake_searchers(searching, || self.idle_words(|idle| idle.claims_in(llc)).0)
+        pass::queues::awake_searchers(searching, || {
+            self.sim.counting(|s| s.sleep.idle().claims_in(llc)).0
+        })
     }
 
     fn passed_claims(&mut self) {
