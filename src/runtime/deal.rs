@@ -86,6 +86,11 @@
 //! only the wakeup's window is covered: an LLC that is awake takes its
 //! own deal as before. Only the deals of the regions mark, not the
 //! re-deals (those go to dry LLCs on purpose, whose workers are coming).
+//! The worker that takes the half from a marked LLC's pack queue is noted
+//! as its receiver ([`Deal::note_receiver`]), and the mark stays while
+//! that receiver is its LLC's only awake worker, so that searchers of
+//! another LLC may take from its deque too (`pass`, "The receiver
+//! alone").
 //!
 //! Why: a small tree started in an idle pool is dealt in two generations
 //! of wakes: the root's receivers arrive a wakeup later and deal on to
@@ -227,7 +232,17 @@ pub struct Deal {
     /// of several LLCs, none in a pool of one (as `regions`), so that a
     /// one-LLC pool's sleep state keeps its size.
     asleep: Box<[CachePadded<AtomicUsize>]>,
+    /// Per LLC (the first `usize::BITS`): the worker that took a job from
+    /// its LLC's pack queue while the LLC was marked (`NO_RECEIVER` if
+    /// none since the pool started): the receiver of the deal, whose
+    /// deque a searcher of another LLC may rob while it is its LLC's only
+    /// awake worker (module docs, "The receiver alone"). A hint, written
+    /// once per such take; none in a pool of one LLC.
+    receivers: Box<[AtomicUsize]>,
 }
+
+/// A [`Deal`] receiver slot that names no worker.
+const NO_RECEIVER: usize = usize::MAX;
 
 /// `n` words, all 0.
 fn words(n: usize) -> Box<[CachePadded<AtomicUsize>]> {
@@ -244,6 +259,9 @@ impl Deal {
             regions: words(n),
             redealt: words(n),
             asleep: words(n.min(1)),
+            receivers: (0..n.min(usize::BITS as usize))
+                .map(|_| AtomicUsize::new(NO_RECEIVER))
+                .collect(),
         }
     }
 
@@ -318,13 +336,33 @@ impl Deal {
         self.asleep.first().map_or(0, |w| w.load(Ordering::Acquire))
     }
 
-    /// Clears LLC `l`'s mark: one of its workers is awake, or its pack
-    /// queue looked empty. A hint: a mark cleared while a new deal marks it
+    /// Clears LLC `l`'s mark: one of its workers is awake (other than a
+    /// receiver alone: `pass`, "The receiver alone"), or its pack queue
+    /// looked empty. A hint: a mark cleared while a new deal marks it
     /// again only costs that deal the take.
     pub(crate) fn unmark_asleep(&self, l: usize) {
         if let Some(word) = self.asleep.first() {
             word.fetch_and(!(1 << l), Ordering::Relaxed);
         }
+    }
+
+    /// Worker `w` of LLC `l` took a job from its LLC's pack queue while `l`
+    /// was marked: it is the receiver of the deal ([`Deal::receiver`]).
+    pub(crate) fn note_receiver(&self, l: usize, w: usize) {
+        if let Some(slot) = self.receivers.get(l) {
+            slot.store(w, Ordering::Relaxed);
+        }
+    }
+
+    /// The last worker [`Deal::note_receiver`] named for LLC `l`, if any (one
+    /// load; a hint: the caller checks that it is still its LLC's only
+    /// awake worker, and a worker that parked since holds no job).
+    #[inline]
+    pub(crate) fn receiver(&self, l: usize) -> Option<usize> {
+        self.receivers
+            .get(l)
+            .map(|slot| slot.load(Ordering::Relaxed))
+            .filter(|&w| w != NO_RECEIVER)
     }
 
     /// Where a worker of LLC `l` that promotes a half deals it: the LLC

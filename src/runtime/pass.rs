@@ -74,6 +74,27 @@
 //! near passes, because in the simulator's trace the searchers that had
 //! nothing to do were in near passes while the half waited.
 //!
+//! # The receiver alone
+//!
+//! A worker that takes a job from its own LLC's pack queue while its LLC
+//! is marked notes itself as that LLC's receiver (`Deal::note_receiver`;
+//! a load of the marks after such a take only). While the pool is mostly
+//! idle (the flag the pass reads once anyway), a marked LLC that is awake
+//! keeps its mark while its receiver is its only awake worker (its armed
+//! count one less than its size: one load), and the walk above steals one
+//! job from the receiver's deque when it holds at least two and the
+//! searcher's own LLC has another awake worker; once a second worker of
+//! that LLC is awake, or none, or no receiver was noted, or the pool is
+//! busier, the mark goes as before. Why: the receiver of a half dealt to a sleeping
+//! LLC runs it alone for a wakeup, and the halves its promotions push
+//! wait in its deque for the mates those pushes claimed, which arrive a
+//! wakeup later, while the searchers of an LLC that ran dry pass near
+//! (their near passes never cross) and the far walk's rule 3 leaves the
+//! receiver to those claims. A searcher with no awake mate is itself a
+//! lone receiver (or alone in its LLC): moving a job from one lone
+//! worker to another gains nothing and crosses the LLC. Measured in the
+//! simulator: `docs/mid-run-stealing.md`, "Session 38".
+//!
 //! # Before crossing the LLC
 //!
 //! A full pass that found nothing inside the worker's LLC checks four
@@ -239,7 +260,7 @@ fn shared_sources<Q: PassQueues>(
     // The pack queue one job at a time: a batch in our deque could be
     // stolen by other LLCs' workers past the overload rule.
     take(q.pull(Queue::Spread(at.cluster), true), retry)?;
-    take(q.pull(Queue::Pack(at.llc), false), retry)?;
+    take(own_pack(q, at), retry)?;
     take(q.pull(Queue::Injector(at.llc), true), retry)?;
     let (inside, outside) = match at.near_cut.or(at.llc_cut) {
         Some(cut) => at.tiers.split_at(cut),
@@ -251,7 +272,7 @@ fn shared_sources<Q: PassQueues>(
         take(steal_tier(q, at.index, tier, idle), retry)?;
     }
     if at.llc_cut.is_some() {
-        take(sleeping_deal(q, at), retry)?;
+        take(sleeping_deal(q, at, idle), retry)?;
     }
     if at.near_cut.is_some() {
         return ControlFlow::Continue(Rest::Done);
@@ -334,30 +355,76 @@ fn other_llcs_sources<Q: PassQueues>(
     ControlFlow::Continue(rest)
 }
 
+/// A job from the own LLC's pack queue; one taken while the LLC is
+/// marked (a dealt half of a sleeping LLC) names this worker its receiver
+/// (module docs, "The receiver alone"; one load of the marks, after a
+/// take only).
+#[inline]
+fn own_pack<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
+    let found = q.pull(Queue::Pack(at.llc), false);
+    if matches!(found, Found::Job(_)) && at.llc_cut.is_some() {
+        note_receiver(q, at.llc);
+    }
+    found
+}
+
+/// [`own_pack`]'s note: out of line, as pack takes are rare.
+#[inline(never)]
+fn note_receiver<Q: PassQueues>(q: &mut Q, llc: usize) {
+    if llc < usize::BITS as usize && q.asleep_deals() & (1 << llc) != 0 {
+        q.note_receiver();
+    }
+}
+
 /// A dealt half waiting for a sleeping LLC (module docs, "A dealt half of
 /// a sleeping LLC"): one load, and the walk only when some LLC is marked.
 /// Out of line, so that the pass of a one-LLC pool, which never calls it,
 /// keeps its size.
 #[inline(never)]
-fn sleeping_deal<Q: PassQueues>(q: &mut Q, at: Place<'_>) -> Found<Q::Job> {
+fn sleeping_deal<Q: PassQueues>(q: &mut Q, at: Place<'_>, mostly_idle: bool) -> Found<Q::Job> {
     let marks = q.asleep_deals();
     if marks == 0 {
         return Found::Nothing;
     }
-    take_sleeping_deal(q, at, marks)
+    take_sleeping_deal(q, at, marks, mostly_idle)
 }
 
 /// The walk of [`sleeping_deal`]: the marked LLCs nearest first; the first
 /// that still has no awake worker and a job in its pack queue gives one,
 /// the others lose their marks.
 #[cold]
-fn take_sleeping_deal<Q: PassQueues>(q: &mut Q, at: Place<'_>, marks: usize) -> Found<Q::Job> {
+fn take_sleeping_deal<Q: PassQueues>(
+    q: &mut Q,
+    at: Place<'_>,
+    marks: usize,
+    mostly_idle: bool,
+) -> Found<Q::Job> {
     let mut retry = false;
     for l in at.llc_order.iter().flat_map(|r| r.clone()) {
         if l >= usize::BITS as usize || marks & (1 << l) == 0 {
             continue;
         }
         if q.looks_empty(Queue::Pack(l)) || !q.llc_asleep(l) {
+            // Awake: its receiver alone keeps the mark, and a searcher of
+            // an LLC with an awake mate takes from its deque (module docs,
+            // "The receiver alone").
+            if mostly_idle
+                && let Some(r) = q.receiver(l)
+                && q.llc_awake(l) == 1
+            {
+                if q.llc_awake(at.llc) >= 2 && q.victim_len(r) >= 2 {
+                    match q.steal_from(r, None) {
+                        Found::Job(job) => {
+                            q.crossed();
+                            q.robbed_receiver();
+                            return Found::Job(job);
+                        }
+                        Found::Retry => retry = true,
+                        Found::Nothing => {}
+                    }
+                }
+                continue;
+            }
             q.unmark_asleep(l);
             continue;
         }

@@ -89,6 +89,10 @@ pub struct Counts {
     /// searchers, all of them claimed workers not yet awake (`pass::far`,
     /// "Claims still on their way").
     pub claim_passes: u64,
+    /// Jobs a searcher of another LLC stole from the deque of a marked
+    /// LLC's receiver, its LLC's only awake worker (`pass`, "The receiver
+    /// alone").
+    pub receiver_takes: u64,
     /// Tasks that ended without a body (an iterator's leaves, fib's
     /// `n < 2` calls).
     pub leaves: u64,

@@ -175,6 +175,31 @@ impl PassQueues for SimPass<'_, '_> {
         self.sim.sleep.deal().unmark_asleep(llc);
     }
 
+    /// A plain store (no read-modify-write, no fence after it in the
+    /// receiver's path) to a word only searchers of a marked LLC read:
+    /// free, as the store buffer retires it off the worker's path.
+    fn note_receiver(&mut self) {
+        let llc = self.sim.llc_of(self.w);
+        self.sim.sleep.deal().note_receiver(llc, self.w);
+    }
+
+    /// A word written once per deal received and read only while its LLC
+    /// is marked: free, as `asleep_deals`.
+    fn receiver(&mut self, llc: usize) -> Option<usize> {
+        self.sim.sleep.deal().receiver(llc)
+    }
+
+    fn robbed_receiver(&mut self) {
+        self.sim.counts.receiver_takes += 1;
+    }
+
+    /// A load of the idle summary, charged as an idle word.
+    fn llc_awake(&mut self, llc: usize) -> usize {
+        self.sim.acc += self.sim.cost.idle_word_ns;
+        let idle = self.sim.sleep.idle();
+        idle.llc_len(llc).saturating_sub(idle.idle_count(llc))
+    }
+
     fn may_help(&mut self, llc: usize) -> bool {
         helps(&self.sim.sleep, llc, self.w)
     }

@@ -134,7 +134,7 @@ fn run_json(r: &Run, s: &mut String) {
              \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \"bw_wait_ns\": {}, \
              \"bw_wait_by_resource\": {{\"llc-link\": {}, \"dram\": {}, \"socket-link\": {}}}, \
              \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"lazy_parks\": {}, \"lazy_expired\": {}, \"heavy_fences\": {}, \"fence_interrupts\": {}, \"workers_ran\": {}, \"events\": {}, \
-             \"promotions\": {}, \"deals\": {}, \"dealt_taken_back\": {}, \"asleep_takes\": {}, \"claim_passes\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
+             \"promotions\": {}, \"deals\": {}, \"dealt_taken_back\": {}, \"asleep_takes\": {}, \"claim_passes\": {}, \"receiver_takes\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
         json_str(r.policy.name()),
         r.workers,
         r.seed,
@@ -166,6 +166,7 @@ fn run_json(r: &Run, s: &mut String) {
         k.dealt_taken_back,
         k.asleep_takes,
         k.claim_passes,
+        k.receiver_takes,
         k.private_claims,
         k.failed_searches,
         k.leaves,

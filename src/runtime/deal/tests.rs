@@ -259,3 +259,17 @@ fn one_llc_never_deals() {
     assert_eq!(Deal::new(1).target(&sleep, 0, |_| true), None);
     assert_eq!(Deal::new(1).redeal(&sleep, 0, usize::MAX, |_| true), None);
 }
+
+#[test]
+fn a_receiver_is_noted_per_llc_and_none_in_a_pool_of_one_llc() {
+    let deal = Deal::new(3);
+    assert_eq!(deal.receiver(1), None);
+    deal.note_receiver(1, 5);
+    assert_eq!((deal.receiver(0), deal.receiver(1)), (None, Some(5)));
+    deal.note_receiver(1, 4);
+    assert_eq!(deal.receiver(1), Some(4));
+    assert_eq!(deal.receiver(7), None, "out of range");
+    let one = Deal::new(1);
+    one.note_receiver(0, 0);
+    assert_eq!(one.receiver(0), None);
+}

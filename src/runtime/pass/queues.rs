@@ -87,6 +87,30 @@ pub(crate) trait PassQueues {
     /// Clears LLC `llc`'s mark (`deal::Deal::unmark_asleep`).
     fn unmark_asleep(&mut self, _llc: usize) {}
 
+    /// This worker took a job from its own LLC's pack queue while its LLC
+    /// was marked: it is the deal's receiver there
+    /// (`deal::Deal::note_receiver`).
+    fn note_receiver(&mut self) {}
+
+    /// The receiver of a deal to LLC `llc` (`deal::Deal::receiver`), if one
+    /// was noted. The default: none.
+    fn receiver(&mut self, _llc: usize) -> Option<usize> {
+        None
+    }
+
+    /// A searcher stole a job from a receiver alone (`pass`, "The
+    /// receiver alone"): a count for the simulator's reports. The default
+    /// does nothing.
+    #[inline]
+    fn robbed_receiver(&mut self) {}
+
+    /// How many workers of LLC `llc` are awake: its workers less its armed
+    /// ones (`IdleMasks::idle_count`; a claimed worker still on its way
+    /// counts as armed). A hint, one load. The default: none.
+    fn llc_awake(&mut self, _llc: usize) -> usize {
+        0
+    }
+
     /// The last step: another worker's private `join` half (re-check before
     /// parking only), nearest victim first.
     fn find_private(&mut self) -> Found<Self::Job>;

@@ -68,6 +68,12 @@ struct Model {
     asleep: Vec<bool>,
     /// The victim of the searcher's last steal.
     last_victim: Option<usize>,
+    /// Per LLC: the deal's receiver noted there.
+    receivers: Vec<Option<usize>>,
+    /// Per LLC: how many of its workers are awake.
+    awake: Vec<usize>,
+    /// How many times the searcher noted itself as its LLC's receiver.
+    noted: usize,
 }
 
 impl Model {
@@ -163,6 +169,15 @@ impl PassQueues for Model {
     }
     fn unmark_asleep(&mut self, llc: usize) {
         self.marks &= !(1 << llc);
+    }
+    fn note_receiver(&mut self) {
+        self.noted += 1;
+    }
+    fn receiver(&mut self, llc: usize) -> Option<usize> {
+        self.receivers.get(llc).copied().flatten()
+    }
+    fn llc_awake(&mut self, llc: usize) -> usize {
+        self.awake.get(llc).copied().unwrap_or(0)
     }
     fn find_private(&mut self) -> Found<Src> {
         self.log.push("claim");
@@ -550,4 +565,88 @@ fn nothing_marked_or_no_llc_boundary_takes_no_dealt_half() {
         Found::Job(Src::Stolen(_))
     ));
     assert_eq!(m.marks, 0b100);
+}
+
+#[test]
+fn the_receiver_alone_is_robbed_by_a_searcher_with_an_awake_mate() {
+    let tiers = vec![tier(TierKind::Llc, 1..2), tier(TierKind::Numa, 2..4)];
+    let order = [1..2, 2..3];
+    let at = worker_0(&tiers, &order, true);
+    // LLC 1 was dealt a half while asleep; its receiver, worker 2, took it
+    // and is its LLC's only awake worker, holding three jobs; the
+    // searcher's LLC has two awake workers; half the pool is idle.
+    let alone = || Model {
+        deque: vec![0, 0, 3, 0],
+        packs: vec![0, 0, 0],
+        marks: 0b010,
+        receivers: vec![None, Some(2), None],
+        awake: vec![2, 1, 0],
+        idle: vec![false, true, false, true],
+        ..Model::new(4)
+    };
+    let mut m = alone();
+    assert!(matches!(pass(&mut m, at), Found::Job(Src::Stolen(2))));
+    assert_eq!(m.marks, 0b010, "the mark stays while the receiver is alone");
+    assert_eq!(m.crossed, 1);
+    // A searcher whose LLC has no other awake worker leaves it alone.
+    let mut m = Model {
+        awake: vec![1, 1, 0],
+        ..alone()
+    };
+    assert!(matches!(pass(&mut m, at), Found::Nothing));
+    assert_eq!((m.marks, m.deque[2]), (0b010, 3));
+    // So does every searcher while the receiver holds one job.
+    let mut m = Model {
+        deque: vec![0, 0, 1, 0],
+        ..alone()
+    };
+    assert!(matches!(pass(&mut m, at), Found::Nothing));
+    assert_eq!((m.marks, m.deque[2]), (0b010, 1));
+    // Its mates arrived: the mark goes.
+    let mut m = Model {
+        awake: vec![2, 2, 0],
+        ..alone()
+    };
+    assert!(matches!(pass(&mut m, at), Found::Nothing));
+    assert_eq!((m.marks, m.deque[2]), (0, 3));
+    // No receiver noted (a mate took the half): the mark goes too.
+    let mut m = Model {
+        receivers: vec![],
+        ..alone()
+    };
+    assert!(matches!(pass(&mut m, at), Found::Nothing));
+    assert_eq!(m.marks, 0);
+    // So it does while most workers are busy.
+    let mut m = Model {
+        idle: vec![false; 4],
+        ..alone()
+    };
+    assert!(matches!(pass(&mut m, at), Found::Nothing));
+    assert_eq!((m.marks, m.deque[2]), (0, 3));
+}
+
+#[test]
+fn a_take_from_the_own_marked_pack_queue_notes_the_receiver() {
+    let tiers = vec![tier(TierKind::Llc, 1..2), tier(TierKind::Numa, 2..4)];
+    let order = [1..2, 2..3];
+    let at = worker_0(&tiers, &order, true);
+    let mut m = Model {
+        own_pack: 2,
+        marks: 0b001,
+        ..Model::new(4)
+    };
+    assert!(matches!(pass(&mut m, at), Found::Job(Src::OwnPack)));
+    assert_eq!(m.noted, 1);
+    // Unmarked: nothing noted.
+    m.marks = 0;
+    assert!(matches!(pass(&mut m, at), Found::Job(Src::OwnPack)));
+    assert_eq!(m.noted, 1);
+    // A flat order (no LLC boundary) notes nothing.
+    let mut m = Model {
+        own_pack: 1,
+        marks: 0b001,
+        ..Model::new(4)
+    };
+    assert!(matches!(full_pass(&mut m, true), Found::Job(Src::OwnPack)));
+    assert_eq!(m.noted, 0);
 }

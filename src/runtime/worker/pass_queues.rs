@@ -185,6 +185,22 @@ impl PassQueues for &WorkerThread {
         self.registry.sleep.deal().unmark_asleep(llc);
     }
 
+    fn note_receiver(&mut self) {
+        self.registry
+            .sleep
+            .deal()
+            .note_receiver(self.llc, self.index);
+    }
+
+    fn receiver(&mut self, llc: usize) -> Option<usize> {
+        self.registry.sleep.deal().receiver(llc)
+    }
+
+    fn llc_awake(&mut self, llc: usize) -> usize {
+        let idle = self.registry.sleep.idle();
+        idle.llc_len(llc).saturating_sub(idle.idle_count(llc))
+    }
+
     #[inline]
     fn may_help(&mut self, llc: usize) -> bool {
         group_routing::helps(&self.registry.sleep, llc, self.index)
