@@ -588,41 +588,42 @@ fn the_receiver_alone_is_robbed_by_a_searcher_with_an_awake_mate() {
     assert!(matches!(pass(&mut m, at), Found::Job(Src::Stolen(2))));
     assert_eq!(m.marks, 0b010, "the mark stays while the receiver is alone");
     assert_eq!(m.crossed, 1);
+    // The cases where the pass finds nothing: its marks and the
+    // receiver's deque after it.
+    let left = |mut m: Model| {
+        assert!(matches!(pass(&mut m, at), Found::Nothing));
+        (m.marks, m.deque[2])
+    };
     // A searcher whose LLC has no other awake worker leaves it alone.
-    let mut m = Model {
+    let lone_searcher = Model {
         awake: vec![1, 1, 0],
         ..alone()
     };
-    assert!(matches!(pass(&mut m, at), Found::Nothing));
-    assert_eq!((m.marks, m.deque[2]), (0b010, 3));
+    assert_eq!(left(lone_searcher), (0b010, 3));
     // So does every searcher while the receiver holds one job.
-    let mut m = Model {
+    let one_job = Model {
         deque: vec![0, 0, 1, 0],
         ..alone()
     };
-    assert!(matches!(pass(&mut m, at), Found::Nothing));
-    assert_eq!((m.marks, m.deque[2]), (0b010, 1));
+    assert_eq!(left(one_job), (0b010, 1));
     // Its mates arrived: the mark goes.
-    let mut m = Model {
+    let mates_came = Model {
         awake: vec![2, 2, 0],
         ..alone()
     };
-    assert!(matches!(pass(&mut m, at), Found::Nothing));
-    assert_eq!((m.marks, m.deque[2]), (0, 3));
+    assert_eq!(left(mates_came), (0, 3));
     // No receiver noted (a mate took the half): the mark goes too.
-    let mut m = Model {
+    let none_noted = Model {
         receivers: vec![],
         ..alone()
     };
-    assert!(matches!(pass(&mut m, at), Found::Nothing));
-    assert_eq!(m.marks, 0);
+    assert_eq!(left(none_noted).0, 0);
     // So it does while most workers are busy.
-    let mut m = Model {
+    let busy = Model {
         idle: vec![false; 4],
         ..alone()
     };
-    assert!(matches!(pass(&mut m, at), Found::Nothing));
-    assert_eq!((m.marks, m.deque[2]), (0, 3));
+    assert_eq!(left(busy), (0, 3));
 }
 
 #[test]
