@@ -390,8 +390,12 @@ fn sleeping_deal<Q: PassQueues>(q: &mut Q, at: Place<'_>, mostly_idle: bool) -> 
 }
 
 /// The walk of [`sleeping_deal`]: the marked LLCs nearest first; the first
-/// that still has no awake worker and a job in its pack queue gives one,
-/// the others lose their marks.
+/// that still has no awake worker and a job in its pack queue gives one.
+/// While the pool is mostly idle, an LLC with a noted receiver and one
+/// awake worker (the receiver, unless it parked and a mate woke: then its
+/// deque is empty) keeps its mark, and gives one job from that receiver's
+/// deque to a searcher whose LLC has another awake worker ("The receiver
+/// alone"); the other LLCs walked lose their marks.
 #[cold]
 fn take_sleeping_deal<Q: PassQueues>(
     q: &mut Q,
