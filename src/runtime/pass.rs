@@ -408,37 +408,53 @@ fn take_sleeping_deal<Q: PassQueues>(
         if l >= usize::BITS as usize || marks & (1 << l) == 0 {
             continue;
         }
-        if q.looks_empty(Queue::Pack(l)) || !q.llc_asleep(l) {
-            // Awake: its receiver alone keeps the mark, and a searcher of
-            // an LLC with an awake mate takes from its deque (module docs,
-            // "The receiver alone").
-            if mostly_idle
-                && let Some(r) = q.receiver(l)
-                && q.llc_awake(l) == 1
-            {
-                if q.llc_awake(at.llc) >= 2 && q.victim_len(r) >= 2 {
-                    match q.steal_from(r, None) {
-                        Found::Job(job) => {
-                            q.crossed();
-                            q.robbed_receiver();
-                            return Found::Job(job);
-                        }
-                        Found::Retry => retry = true,
-                        Found::Nothing => {}
-                    }
+        let found = if q.looks_empty(Queue::Pack(l)) || !q.llc_asleep(l) {
+            match receiver_alone(q, at, l, mostly_idle) {
+                Some(found) => found,
+                None => {
+                    q.unmark_asleep(l);
+                    continue;
                 }
-                continue;
             }
-            q.unmark_asleep(l);
-            continue;
-        }
-        match q.pull(Queue::Pack(l), false) {
+        } else {
+            q.pull(Queue::Pack(l), false)
+        };
+        match found {
             Found::Job(job) => return Found::Job(job),
             Found::Retry => retry = true,
             Found::Nothing => {}
         }
     }
     if retry { Found::Retry } else { Found::Nothing }
+}
+
+/// A marked LLC `l` that is awake: `None` if it loses its mark; else its
+/// receiver is alone there (the pool mostly idle, one awake worker), the
+/// mark stays, and a searcher whose own LLC has another awake worker
+/// steals one job from the receiver's deque if it holds two or more
+/// (module docs, "The receiver alone").
+fn receiver_alone<Q: PassQueues>(
+    q: &mut Q,
+    at: Place<'_>,
+    l: usize,
+    mostly_idle: bool,
+) -> Option<Found<Q::Job>> {
+    if !mostly_idle {
+        return None;
+    }
+    let r = q.receiver(l)?;
+    if q.llc_awake(l) != 1 {
+        return None;
+    }
+    if q.llc_awake(at.llc) < 2 || q.victim_len(r) < 2 {
+        return Some(Found::Nothing);
+    }
+    let found = q.steal_from(r, None);
+    if matches!(found, Found::Job(_)) {
+        q.crossed();
+        q.robbed_receiver();
+    }
+    Some(found)
 }
 
 /// Whether a worker of `tiers` other than `me` seems to hold a private

@@ -7,7 +7,7 @@ use crate::runtime::idle::Distance;
 use crate::runtime::pass::queues::{PassQueues, Queue};
 use crate::runtime::pass::{self, Place};
 use crate::runtime::private::{self, Claim};
-use crate::runtime::registry::group_routing::helps;
+use crate::runtime::registry::group_routing::{busy_in, helps};
 use crate::runtime::search::Found;
 
 use super::engine::Sim;
@@ -196,8 +196,7 @@ impl PassQueues for SimPass<'_, '_> {
     /// A load of the idle summary, charged as an idle word.
     fn llc_awake(&mut self, llc: usize) -> usize {
         self.sim.acc += self.sim.cost.idle_word_ns;
-        let idle = self.sim.sleep.idle();
-        idle.llc_len(llc).saturating_sub(idle.idle_count(llc))
+        busy_in(self.sim.sleep.idle(), llc)
     }
 
     fn may_help(&mut self, llc: usize) -> bool {

@@ -105,7 +105,7 @@ pub(crate) trait PassQueues {
     fn robbed_receiver(&mut self) {}
 
     /// How many workers of LLC `llc` are awake: its workers less its armed
-    /// ones (`IdleMasks::idle_count`; a claimed worker still on its way
+    /// ones (`group_routing::busy_in`; a claimed worker still on its way
     /// counts as armed). A hint, one load. The default: none.
     fn llc_awake(&mut self, _llc: usize) -> usize {
         0

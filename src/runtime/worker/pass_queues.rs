@@ -197,8 +197,7 @@ impl PassQueues for &WorkerThread {
     }
 
     fn llc_awake(&mut self, llc: usize) -> usize {
-        let idle = self.registry.sleep.idle();
-        idle.llc_len(llc).saturating_sub(idle.idle_count(llc))
+        group_routing::busy_in(self.registry.sleep.idle(), llc)
     }
 
     #[inline]
