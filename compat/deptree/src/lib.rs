@@ -1,7 +1,9 @@
 //! A dependency tree on locus, built by CI (`.ci/run`).
 //!
 //! This crate depends on crates that use rayon by name (indicatif with its
-//! `rayon` feature, ndarray with its `rayon` feature, rayon-cond), and its
+//! `rayon` feature, ndarray with its `rayon` feature, rayon-cond, hashbrown,
+//! indexmap and dashmap with their `rayon` features, blake3 with its
+//! `rayon` feature, which calls rayon-core's `join`), and its
 //! manifest patches `rayon` and `rayon-core` with the shims in `compat/`,
 //! as the README tells users to. Its tests check that those crates compute
 //! the right results and that their work runs on locus's workers; its
