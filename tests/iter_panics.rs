@@ -221,8 +221,8 @@ fn zero_sized_items() {
 fn par_bridge_drops_every_pulled_item_once() {
     static C: Counter = Counter::new();
     pool().install(|| {
-        // An endless source stopped by `find_any`: items pulled in a batch
-        // after the hit are dropped, not leaked.
+        // An endless source stopped by `find_any`: every pulled item is
+        // dropped once, none leaked.
         let hit = (0..)
             .map(|i| C.item(i))
             .par_bridge()

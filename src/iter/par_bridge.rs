@@ -2,50 +2,54 @@
 //!
 //! The iterator sits behind a mutex. The unindexed producer splits up to
 //! `current_num_threads()` times in all (a shared countdown), so about one
-//! piece per worker pulls from it. A piece pulls a *batch* of items per
-//! lock, releases the lock, and feeds the batch to its folder; the batch
-//! size adapts to the cost of the items. It starts at one item, doubles
-//! (up to `MAX_BATCH`) after `STREAK` batches in a row that each took
-//! less than `TARGET` to pull and consume, and falls back to one item
-//! after any batch that took more than four times `TARGET`. Cheap items
-//! thus cost one lock per many items (the lock was the whole cost when
-//! every item took its own), while expensive, slowly produced or blocking
-//! items go one at a time, so no worker sits on pulled items the others
-//! could run (items that wait for each other still make progress when
-//! there are workers for all of them, as with one item per lock). The time
-//! spent waiting for the lock is not counted: contention must not shrink
-//! the batches that relieve it.
+//! piece per worker pulls from it. A piece takes the lock, calls `next`
+//! once, releases the lock and consumes that item before it pulls again:
+//! one item per lock, pulled by a worker that is ready to run it.
+//!
+//! A piece that finds the lock held spins a few times, then naps (10 us,
+//! doubling up to 1 ms) between tries, and never sleeps in the mutex. It
+//! holds no item, so its waiting delays nobody; while items are cheap the
+//! lock then stays with one worker, which serves them about three times
+//! faster than two workers passing it between cores at every item (or a
+//! waiter parked in the mutex, which every unlock would have to wake);
+//! while items are costly the lock is mostly free and every piece gets it
+//! at its first try.
+//!
+//! Why not batches: a worker that holds a pulled item while it calls `next`
+//! again can hang the bridge. Sources whose `next` waits until earlier
+//! items are consumed (work lists whose items push more items, such as
+//! jwalk's directory queue, or a channel fed by the consumers) would wait
+//! for an item that only the waiting worker holds; items that wait for each
+//! other would wait for an item queued behind them on the same worker.
+//! rayon pulls one item at a time and both patterns work there, so they
+//! must work here (`docs/par-bridge.md` has the
+//! batches locus had, what they gained on cheap items and the hang).
 //!
 //! Invariants:
-//! - every item the source yields is consumed by exactly one folder, or
-//!   dropped unconsumed only when that folder is already full (its result
-//!   cannot change: `find_any`, `take_any`, short-circuits);
+//! - no worker holds a pulled, unconsumed item while it waits for the lock
+//!   or runs the source's `next`: an item is consumed before its worker
+//!   pulls again;
+//! - every item the source yields is consumed by exactly one folder: a
+//!   piece checks that its folder is not full before it pulls, so no item
+//!   is pulled for a folder that would drop it (`find_any`, `take_any` and
+//!   the other short-circuits stop the pulling instead);
 //! - once the source returned `None` or panicked, `done` is set and no
 //!   piece calls it again (the source is fused by this flag; a panic in it
 //!   reaches the caller through the piece that called it);
 //! - a worker that is already pulling for this bridge (and got here again
 //!   by stealing a job of this bridge while a closure of one of its own
-//!   items blocked in a `join`) returns at once instead of taking the mutex
-//!   a second time: the outer pull loop on that worker goes on with the
-//!   remaining items. Pieces are thus never nested on one worker, which is
-//!   what makes the mutex safe from self-deadlock.
+//!   items, or the source's `next`, blocked in a `join`) returns at once
+//!   instead of taking the mutex a second time: the outer pull loop on that
+//!   worker goes on with the remaining items. Pieces are thus never nested
+//!   on one worker, which is what makes the mutex safe from self-deadlock.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::ParallelIterator;
 use super::plumbing::{Folder, UnindexedConsumer, UnindexedProducer, bridge_unindexed};
-use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
-
-/// The largest batch one lock pulls.
-const MAX_BATCH: usize = 256;
-
-/// How many fast batches in a row let the batch grow.
-const STREAK: u32 = 4;
-
-/// The time a batch should take to pull and consume: long enough that the
-/// lock is a small part of it, short enough that the last batches of the
-/// workers end close together.
-const TARGET: Duration = Duration::from_micros(20);
+use crate::sync::{
+    AtomicBool, AtomicUsize, Backoff, Ordering, StdMutex, StdMutexGuard, TryLockError, pause,
+};
 
 /// Turns a sequential `Iterator + Send` into a parallel iterator.
 ///
@@ -89,7 +93,7 @@ impl<Iter: Iterator<Item: Send> + Send> ParallelIterator for IterBridge<Iter> {
     fn drive_unindexed<C: UnindexedConsumer<Iter::Item>>(self, consumer: C) -> C::Result {
         let threads = crate::current_num_threads();
         let shared = Shared {
-            iter: Mutex::new(self.iter),
+            iter: StdMutex::new(self.iter),
             done: AtomicBool::new(false),
             splits: AtomicUsize::new(threads),
             pulling: (0..threads).map(|_| AtomicBool::new(false)).collect(),
@@ -98,8 +102,18 @@ impl<Iter: Iterator<Item: Send> + Send> ParallelIterator for IterBridge<Iter> {
     }
 }
 
+/// Spins and yields before a piece that found the lock held naps.
+const LOCK_BACKOFF: u32 = 4;
+
+/// The first nap of a piece waiting for the lock.
+const FIRST_NAP: Duration = Duration::from_micros(10);
+
+/// The longest nap: how late, at most, a waiting piece sees that the lock
+/// is free; also how often a piece polls while a slow source holds it.
+const LONGEST_NAP: Duration = Duration::from_millis(1);
+
 struct Shared<Iter> {
-    iter: Mutex<Iter>,
+    iter: StdMutex<Iter>,
     /// The source returned `None` or panicked: pull no more.
     done: AtomicBool,
     /// Splits left to hand out.
@@ -109,9 +123,32 @@ struct Shared<Iter> {
 }
 
 impl<Iter: Iterator> Shared<Iter> {
-    /// Appends up to `want` items to `batch` under one lock; returns when
-    /// the lock was taken (the batch's cost is counted from there).
-    fn pull(&self, batch: &mut Vec<Iter::Item>, want: usize) -> Instant {
+    /// Takes the lock. While another piece holds it, this one spins a
+    /// little, then naps (doubling up to `LONGEST_NAP`) between tries; it
+    /// never sleeps in the mutex itself (module docs: why).
+    fn lock(&self) -> StdMutexGuard<'_, Iter> {
+        let mut backoff = Backoff::new(LOCK_BACKOFF);
+        let mut nap = FIRST_NAP;
+        loop {
+            match self.iter.try_lock() {
+                Ok(guard) => return guard,
+                // A source that panicked poisoned the lock; `done` is set
+                // and the caller sees it.
+                Err(TryLockError::Poisoned(e)) => return e.into_inner(),
+                Err(TryLockError::WouldBlock) => {}
+            }
+            if backoff.is_completed() {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(LONGEST_NAP);
+            } else {
+                pause(backoff.snooze());
+            }
+        }
+    }
+
+    /// The source's next item, pulled under the lock; `None` once the
+    /// source is done.
+    fn pull(&self) -> Option<Iter::Item> {
         /// Marks the source done unless disarmed: a panicking `next` leaves
         /// it marked, so no other piece calls it again.
         struct DoneUnlessDisarmed<'a>(&'a AtomicBool, bool);
@@ -123,16 +160,14 @@ impl<Iter: Iterator> Shared<Iter> {
             }
         }
 
-        let mut iter = self.iter.lock();
-        let locked = Instant::now();
+        let mut iter = self.lock();
         if self.done.load(Ordering::Relaxed) {
-            return locked;
+            return None;
         }
         let mut guard = DoneUnlessDisarmed(&self.done, false);
-        batch.extend(iter.by_ref().take(want));
-        // A short batch means the source ended.
-        guard.1 = batch.len() == want;
-        locked
+        let item = iter.next();
+        guard.1 = item.is_some();
+        item
     }
 }
 
@@ -151,33 +186,10 @@ impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &Shared<Iter> {
         if flag.is_some_and(|f| f.swap(true, Ordering::Relaxed)) {
             return folder;
         }
-        let mut batch = Vec::new();
-        let mut want = 1;
-        let mut fast = 0;
-        while !folder.full() && !self.done.load(Ordering::Relaxed) {
-            let start = self.pull(&mut batch, want);
-            if batch.is_empty() {
-                break;
-            }
-            // Items left in the batch when the folder fills up are dropped
-            // with the drain: the result no longer depends on them.
-            for item in batch.drain(..) {
-                folder = folder.consume(item);
-                if folder.full() {
-                    break;
-                }
-            }
-            let took = start.elapsed();
-            if took < TARGET {
-                fast += 1;
-                if fast >= STREAK {
-                    want = (want * 2).min(MAX_BATCH);
-                }
-            } else {
-                fast = 0;
-                if took > 4 * TARGET {
-                    want = 1;
-                }
+        while !folder.full() {
+            match self.pull() {
+                Some(item) => folder = folder.consume(item),
+                None => break,
             }
         }
         if let Some(flag) = flag {
