@@ -4,7 +4,8 @@
 //! cargo run --release --features sim --example simulate -- \
 //!     --machine (DIR|TARBALL|XML|SPEC) --workload fib:28 \
 //!     [--policy hierarchical,flat,cluster-off,rayon-like] [--workers 2,8,all] \
-//!     [--cost CLASS|FILE[,FILE]] [--runs N [--seed S] [--perturb PCT]] [--json FILE]
+//!     [--cost CLASS|FILE[,FILE]] [--runs N [--seed S] [--perturb PCT]] [--json FILE] \
+//!     [--trace FILE]
 //! ```
 //!
 //! `--machine`: a sysfs snapshot directory, an hwloc `.tar.bz2` snapshot
@@ -21,7 +22,11 @@
 //! `iter-replay:ITEMS[:RUNS[:NS]]` (the same with affinity replay, 4 runs unless
 //! given), `stream:CHUNKS:BYTES[:spread|pack]`. Prints a
 //! table (for iterators also a line per run: pieces, their work in their
-//! LLC, replay); `--json` also writes the report as JSON.
+//! LLC, replay); `--json` also writes the report as JSON. `--trace FILE`
+//! runs each policy, worker count and seed again with a record of every
+//! leaf task and steal (`sim::simulate_traced`: the same runs) and writes
+//! it as tab-separated lines (`sim::Trace::tsv`), each starting with the
+//! policy, the workers and the seed.
 //!
 //! Costs: `CostModel::calibrated()`, the constants fitted on this crate's
 //! CI machine by `python3 scripts/calibrate.py fit` (src/sim/calibrated.cost
@@ -50,7 +55,7 @@ use locus::sim::{self, CostModel, Policy, Repeat};
 
 const USAGE: &str = "usage: simulate --machine (DIR|TARBALL|XML|SPEC) --workload SPEC \
 [--policy hierarchical,flat,cluster-off,rayon-like] [--workers N,N,...|all] [--cost CLASS|FILE[,FILE]] \
-[--runs N] [--seed S] [--perturb PCT] [--json FILE]
+[--runs N] [--seed S] [--perturb PCT] [--json FILE] [--trace FILE]
 
 workloads (sizes in brackets are optional):
   scheduling overhead only (no data):
@@ -76,6 +81,7 @@ struct Args {
     cost: CostModel,
     repeat: Repeat,
     json: Option<String>,
+    trace: Option<String>,
 }
 
 /// The `--cost` argument: comma-separated items applied in order over the
@@ -112,6 +118,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         cost: CostModel::calibrated(),
         repeat: Repeat::ONCE,
         json: None,
+        trace: None,
     };
     let mut perturb = None;
     while let Some(flag) = argv.next() {
@@ -143,6 +150,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
             }
             "--cost" => a.cost = cost(&value()?)?,
             "--json" => a.json = Some(value()?),
+            "--trace" => a.trace = Some(value()?),
             "--runs" => {
                 a.repeat.runs = value()?
                     .parse()
@@ -210,8 +218,31 @@ fn run() -> Result<(), String> {
         "simulated {events} events in {secs:.2} s ({:.2} M events/s)",
         events as f64 / secs / 1e6
     );
-    if let Some(path) = a.json {
-        std::fs::write(&path, report.json()).map_err(|e| format!("cannot write {path}: {e}"))?;
+    if let Some(path) = &a.json {
+        std::fs::write(path, report.json()).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    if let Some(path) = &a.trace {
+        let text = trace(&a, &topology, &*workload)?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     Ok(())
+}
+
+/// `--trace`: every run of the report again, traced, as one text.
+fn trace(
+    a: &Args,
+    topology: &locus::Topology,
+    workload: &dyn sim::Workload,
+) -> Result<String, String> {
+    let mut out = format!("policy\tworkers\tseed\t{}\n", sim::Trace::leaf_header());
+    for &n in &a.workers {
+        for &p in &a.policies {
+            for (seed, c) in a.repeat.costs(&a.cost) {
+                let (run, t) = sim::simulate_traced(topology, workload, p, n, &c, seed)
+                    .map_err(|e| e.to_string())?;
+                out += &t.tsv(&format!("{p}\t{}\t{seed}\t", run.workers));
+            }
+        }
+    }
+    Ok(out)
 }

@@ -48,6 +48,7 @@ use super::job::{Frame, Job, JobId, Kind, Stage};
 use super::policy::Policy;
 use super::rayon_sleep::RayonSleep;
 use super::split_run::SplitRun;
+use super::trace::Trace;
 use super::worker_state::{Mode, SimWorker, new_workers};
 use super::workload::{Node, Task, Workload};
 
@@ -105,6 +106,8 @@ pub(super) struct Sim<'a> {
     /// Cost of the current event so far (ns).
     pub(super) acc: f64,
     pub(super) counts: Counts,
+    /// The run's record, when asked for (`Sim::run_traced`).
+    pub(super) trace: Option<Trace>,
     /// Tests only: false skips the fences' interrupts altogether (the
     /// engine before they were priced), to compare reports with them
     /// priced at 0.
@@ -179,6 +182,7 @@ impl<'a> Sim<'a> {
             roots_left: 0,
             acc: 0.0,
             counts: Counts::default(),
+            trace: None,
             #[cfg(test)]
             deliver_interrupts: true,
         }
@@ -186,6 +190,17 @@ impl<'a> Sim<'a> {
 
     /// Runs the workload to its end and reports.
     pub(super) fn run(mut self) -> Run {
+        self.run_all()
+    }
+
+    /// [`Sim::run`], recording every leaf's start and every steal.
+    pub(super) fn run_traced(mut self) -> (Run, Trace) {
+        self.trace = Some(Trace::default());
+        let run = self.run_all();
+        (run, self.trace.take().expect("set above"))
+    }
+
+    fn run_all(&mut self) -> Run {
         let n = self.workers.len();
         // Every worker starts idle and parked, as a new pool's do ("Born
         // idle" in `runtime::sleep`).

@@ -123,6 +123,7 @@ mod spec;
 mod split;
 mod split_run;
 mod spread;
+mod trace;
 mod views;
 mod worker;
 mod worker_state;
@@ -144,6 +145,7 @@ pub use policy::Policy;
 pub use report::Report;
 pub use spec::parse as parse_workload;
 pub use spread::{Repeat, Spread};
+pub use trace::{Trace, TracedLeaf, TracedSteal};
 pub use workload::{
     Body, Fib, Iter, IterRange, IterSpec, Node, RandomTree, Root, SpawnStorm, Start, Stream, Task,
     Touch, Workload, WorkloadError, work_span,
@@ -198,14 +200,45 @@ pub fn simulate_seeded(
     cost: &CostModel,
     seed: u64,
 ) -> Result<Run, SimError> {
+    let mut run = new_sim(topology, workload, policy, workers, cost, seed)?.run();
+    run.seed = seed;
+    Ok(run)
+}
+
+/// The engine of [`simulate_seeded`] and [`simulate_traced`], before it
+/// runs.
+fn new_sim<'a>(
+    topology: &Topology,
+    workload: &'a dyn Workload,
+    policy: Policy,
+    workers: Option<usize>,
+    cost: &'a CostModel,
+    seed: u64,
+) -> Result<engine::Sim<'a>, SimError> {
     let layout = layout(topology, policy, workers)?;
     for g in workload.groups() {
         crate::groups::GroupPlan::new(&layout, g)
             .map_err(|e| SimError(format!("workload group: {e}")))?;
     }
-    let mut run = engine::Sim::new(layout, cost, policy, workload, seed).run();
+    Ok(engine::Sim::new(layout, cost, policy, workload, seed))
+}
+
+/// [`simulate_seeded`], with a [`Trace`] of the run: every leaf task's
+/// start, place, work and refill, and every steal.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_traced(
+    topology: &Topology,
+    workload: &dyn Workload,
+    policy: Policy,
+    workers: Option<usize>,
+    cost: &CostModel,
+    seed: u64,
+) -> Result<(Run, Trace), SimError> {
+    let (mut run, trace) = new_sim(topology, workload, policy, workers, cost, seed)?.run_traced();
     run.seed = seed;
-    Ok(run)
+    Ok((run, trace))
 }
 
 /// [`simulate`] for each policy and worker count, as a [`Report`].

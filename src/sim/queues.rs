@@ -238,6 +238,7 @@ impl PassQueues for SimPass<'_, '_> {
             Claim::Taken((v, id)) => {
                 self.sim.workers[w].stolen_from = None;
                 self.sim.stole(w, v);
+                self.sim.traced_claim();
                 self.sim.counts.private_claims += 1;
                 Found::Job(id)
             }

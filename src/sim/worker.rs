@@ -19,9 +19,11 @@ use crate::runtime::search::{Found, Reach, Search, Sources, Step};
 use crate::runtime::sleep::Sleep;
 use crate::sync::Pause;
 
+use super::counts::BYTE_TIERS;
 use super::engine::Sim;
 use super::job::{Frame, JobId, Kind, Stage};
 use super::policy::Policy;
+use super::trace::{TracedLeaf, TracedSteal};
 use super::worker_state::Mode;
 use super::workload::{Body, Node};
 
@@ -84,7 +86,16 @@ impl Sim<'_> {
         self.piece_work(w, job, own);
         // The workloads state work in the model's reference
         // ns; `work_scale` is this machine's speed (cost.rs).
-        let work = own as f64 * self.cost.work_scale + self.refill(w, job);
+        let (start, before, wait) = (
+            self.now as f64 + self.acc,
+            self.counts.bytes_by_tier,
+            self.counts.bw_wait_ns,
+        );
+        let refill = self.refill(w, job);
+        let work = own as f64 * self.cost.work_scale + refill;
+        if self.trace.is_some() && matches!(self.task(job).body, Body::Leaf) {
+            self.trace_leaf(w, job, (start, refill), (before, wait));
+        }
         self.counts.busy_ns += work.round() as u64;
         self.acc += work;
         self.workers[w].frames[top].stage = Stage::Body;
@@ -379,6 +390,50 @@ impl Sim<'_> {
         self.counts.steals[kind as usize] += 1;
         self.acc +=
             self.cost.steal_ns + self.cost.line(self.reach(victim, w)) * self.cost.job_lines;
+        if let Some(t) = &mut self.trace {
+            t.steals.push(TracedSteal {
+                at_ns: self.now as f64 + self.acc,
+                thief: w,
+                victim,
+                relation: BYTE_TIERS[kind as usize],
+                claim: false,
+            });
+        }
+    }
+
+    /// Marks the steal just recorded as a claim of a private half.
+    pub(super) fn traced_claim(&mut self) {
+        if let Some(s) = self.trace.as_mut().and_then(|t| t.steals.last_mut()) {
+            s.claim = true;
+        }
+    }
+
+    /// Records leaf `job`'s start on `w` (`start` and its `refill`), given
+    /// the byte counters and bandwidth wait before the refill.
+    fn trace_leaf(
+        &mut self,
+        w: usize,
+        job: JobId,
+        (start, refill): (f64, f64),
+        (before, wait): ([u64; BYTE_TIERS.len()], u64),
+    ) {
+        let mut bytes_by_tier = self.counts.bytes_by_tier;
+        for (b, was) in bytes_by_tier.iter_mut().zip(before) {
+            *b -= was;
+        }
+        let leaf = TracedLeaf {
+            start_ns: start,
+            worker: w,
+            llc: self.workers[w].llc,
+            node: self.jobs[job as usize].node,
+            work_ns: self.task(job).work_ns as f64 * self.cost.work_scale,
+            refill_ns: refill,
+            bw_wait_ns: self.counts.bw_wait_ns - wait,
+            bytes_by_tier,
+        };
+        if let Some(t) = &mut self.trace {
+            t.leaves.push(leaf);
+        }
     }
 
     /// The LLC a worker belongs to.
