@@ -57,7 +57,9 @@ mod imp {
     /// A mutex with `std`'s interface (`try_lock`, poisoning). Its fast
     /// paths are a little shorter than `parking_lot`'s (measured on a lock
     /// taken once an item: `par_bridge`, docs/par-bridge.md).
-    pub(crate) use std::sync::{Mutex as StdMutex, MutexGuard as StdMutexGuard, TryLockError};
+    pub(crate) use std::sync::{
+        Mutex as StdMutex, MutexGuard as StdMutexGuard, PoisonError, TryLockError,
+    };
 
     /// Spin-then-yield backoff of a searching worker: crossbeam's
     /// `Backoff` (spins of 1, 2, .. 64 pauses, then `yield_now`), but with
@@ -225,7 +227,7 @@ mod imp {
     }
     /// loom's mutex with `std`'s interface.
     pub(crate) use loom::sync::{Mutex as StdMutex, MutexGuard as StdMutexGuard};
-    pub(crate) use std::sync::TryLockError;
+    pub(crate) use std::sync::{PoisonError, TryLockError};
     /// loom's condition variable with the `parking_lot` interface.
     pub(crate) struct Condvar(loom::sync::Condvar);
     impl Condvar {

@@ -7,13 +7,16 @@
 //! one item per lock, pulled by a worker that is ready to run it.
 //!
 //! A piece that finds the lock held spins a few times, then naps (10 us,
-//! doubling up to 1 ms) between tries, and never sleeps in the mutex. It
-//! holds no item, so its waiting delays nobody; while items are cheap the
-//! lock then stays with one worker, which serves them about three times
-//! faster than two workers passing it between cores at every item (or a
-//! waiter parked in the mutex, which every unlock would have to wake);
-//! while items are costly the lock is mostly free and every piece gets it
-//! at its first try.
+//! doubling up to 1 ms) between tries as long as the holders keep pulling
+//! items; once a nap passes with no item pulled, the holder waits in the
+//! source's `next` and the piece sleeps in the mutex, to take the lock the
+//! moment it is released (a stream whose items come slowly is served as
+//! soon as each comes). The waiting piece holds no item, so its waiting
+//! delays nobody; while items are cheap the lock then stays with one
+//! worker, which serves them about three times faster than two workers
+//! passing it between cores at every item (or a waiter parked in the
+//! mutex, which every unlock would have to wake); while items are costly
+//! the lock is mostly free and every piece gets it at its first try.
 //!
 //! Why not batches: a worker that holds a pulled item while it calls `next`
 //! again can hang the bridge. Sources whose `next` waits until earlier
@@ -48,7 +51,8 @@ use std::time::Duration;
 use super::ParallelIterator;
 use super::plumbing::{Folder, UnindexedConsumer, UnindexedProducer, bridge_unindexed};
 use crate::sync::{
-    AtomicBool, AtomicUsize, Backoff, Ordering, StdMutex, StdMutexGuard, TryLockError, pause,
+    AtomicBool, AtomicUsize, Backoff, Ordering, PoisonError, StdMutex, StdMutexGuard, TryLockError,
+    pause,
 };
 
 /// Turns a sequential `Iterator + Send` into a parallel iterator.
@@ -95,6 +99,7 @@ impl<Iter: Iterator<Item: Send> + Send> ParallelIterator for IterBridge<Iter> {
         let shared = Shared {
             iter: StdMutex::new(self.iter),
             done: AtomicBool::new(false),
+            pulls: AtomicUsize::new(0),
             splits: AtomicUsize::new(threads),
             pulling: (0..threads).map(|_| AtomicBool::new(false)).collect(),
         };
@@ -109,13 +114,16 @@ const LOCK_BACKOFF: u32 = 4;
 const FIRST_NAP: Duration = Duration::from_micros(10);
 
 /// The longest nap: how late, at most, a waiting piece sees that the lock
-/// is free; also how often a piece polls while a slow source holds it.
+/// is free while other pieces pull cheap items.
 const LONGEST_NAP: Duration = Duration::from_millis(1);
 
 struct Shared<Iter> {
     iter: StdMutex<Iter>,
     /// The source returned `None` or panicked: pull no more.
     done: AtomicBool,
+    /// Items pulled so far (wrapping; written under the lock): a waiter
+    /// that sees it unchanged over a nap knows the holder waits in `next`.
+    pulls: AtomicUsize,
     /// Splits left to hand out.
     splits: AtomicUsize,
     /// Per worker: already inside a pull loop of this bridge.
@@ -124,11 +132,13 @@ struct Shared<Iter> {
 
 impl<Iter: Iterator> Shared<Iter> {
     /// Takes the lock. While another piece holds it, this one spins a
-    /// little, then naps (doubling up to `LONGEST_NAP`) between tries; it
-    /// never sleeps in the mutex itself (module docs: why).
+    /// little, then naps (doubling up to `LONGEST_NAP`) between tries while
+    /// items are being pulled, and sleeps in the mutex once a nap saw none
+    /// (module docs: why).
     fn lock(&self) -> StdMutexGuard<'_, Iter> {
         let mut backoff = Backoff::new(LOCK_BACKOFF);
         let mut nap = FIRST_NAP;
+        let mut pulls_seen = None;
         loop {
             match self.iter.try_lock() {
                 Ok(guard) => return guard,
@@ -137,12 +147,17 @@ impl<Iter: Iterator> Shared<Iter> {
                 Err(TryLockError::Poisoned(e)) => return e.into_inner(),
                 Err(TryLockError::WouldBlock) => {}
             }
-            if backoff.is_completed() {
-                std::thread::sleep(nap);
-                nap = (nap * 2).min(LONGEST_NAP);
-            } else {
+            if !backoff.is_completed() {
                 pause(backoff.snooze());
+                continue;
             }
+            let pulls = self.pulls.load(Ordering::Relaxed);
+            if pulls_seen == Some(pulls) {
+                return self.iter.lock().unwrap_or_else(PoisonError::into_inner);
+            }
+            pulls_seen = Some(pulls);
+            std::thread::sleep(nap);
+            nap = (nap * 2).min(LONGEST_NAP);
         }
     }
 
@@ -167,6 +182,11 @@ impl<Iter: Iterator> Shared<Iter> {
         let mut guard = DoneUnlessDisarmed(&self.done, false);
         let item = iter.next();
         guard.1 = item.is_some();
+        // Only the lock's holder writes the count: a load and a store.
+        self.pulls.store(
+            self.pulls.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Relaxed,
+        );
         item
     }
 }
