@@ -63,4 +63,16 @@ impl Seen {
     }
 }
 
+/// A pool of two workers built with locus's own builder, its workers
+/// named `prefix` followed by their index (what [`Seen::assert_all_on`]
+/// checks).
+pub fn pool(prefix: &str) -> locus::ThreadPool {
+    let prefix = prefix.to_owned();
+    locus::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .thread_name(move |i| format!("{prefix}{i}"))
+        .build()
+        .unwrap()
+}
+
 mod paths;

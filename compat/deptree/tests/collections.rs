@@ -13,11 +13,7 @@ use indexmap::IndexMap;
 use rayon::prelude::*;
 
 fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .thread_name(|i| format!("tree-coll-{i}"))
-        .build()
-        .unwrap()
+    deptree::pool("tree-coll-")
 }
 
 #[test]

@@ -9,11 +9,7 @@ use ndarray::{Array1, Array2, Zip};
 use rayon_cond::CondIterator;
 
 fn pool() -> locus::ThreadPool {
-    locus::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .thread_name(|i| format!("tree-pool-{i}"))
-        .build()
-        .unwrap()
+    deptree::pool("tree-pool-")
 }
 
 /// The jobs the pool's workers ran so far.

@@ -84,11 +84,7 @@ fn walk(tree: &Tree, parallelism: Parallelism, seen: &Arc<Seen>) -> Vec<PathBuf>
 #[test]
 fn jwalk_lists_a_tree_on_a_given_locus_pool() {
     let tree = Tree::new("given", 4, 3);
-    let pool = locus::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .thread_name(|i| format!("tree-walk-{i}"))
-        .build()
-        .unwrap();
+    let pool = deptree::pool("tree-walk-");
     let seen = Arc::new(Seen::default());
     let parallelism = Parallelism::RayonExistingPool {
         pool: Arc::new(pool),
