@@ -107,7 +107,8 @@ impl<Iter: Iterator<Item: Send> + Send> ParallelIterator for IterBridge<Iter> {
     }
 }
 
-/// Spins and yields before a piece that found the lock held naps.
+/// Tries, spinning 1, 2, 4 and 8 pauses between them, before a piece that
+/// found the lock held naps.
 const LOCK_BACKOFF: u32 = 4;
 
 /// The first nap of a piece waiting for the lock.
