@@ -18,60 +18,21 @@
 //! per case it prints each library's median time and the median per-pair
 //! ratio locus/rayon with its quartiles. `CASE` filters by substring.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[path = "common/cli.rs"]
 mod cli;
 #[path = "common/pools.rs"]
 mod pools;
+#[path = "common/work_list.rs"]
+mod work_list;
+use work_list::WorkList;
 
 /// Busy for `d` (a CPU-bound item).
 fn spin(d: Duration) {
     let t = Instant::now();
     while t.elapsed() < d {
         std::hint::spin_loop();
-    }
-}
-
-/// The work list of `work_list/N`: queued items and the count of items
-/// queued or being consumed.
-struct WorkList(Mutex<(VecDeque<u32>, usize)>);
-
-impl WorkList {
-    fn new() -> WorkList {
-        WorkList(Mutex::new((VecDeque::from([0]), 1)))
-    }
-    /// Consumes `n`: queues its children below `limit`, counts it done.
-    fn finish(&self, n: u32, limit: u32) {
-        spin(Duration::from_micros(20));
-        let mut st = self.0.lock().unwrap();
-        for c in [2 * n + 1, 2 * n + 2] {
-            if c < limit {
-                st.0.push_back(c);
-                st.1 += 1;
-            }
-        }
-        st.1 -= 1;
-    }
-}
-
-impl Iterator for &WorkList {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
-        loop {
-            {
-                let mut st = self.0.lock().unwrap();
-                if let Some(n) = st.0.pop_front() {
-                    return Some(n);
-                }
-                if st.1 == 0 {
-                    return None;
-                }
-            }
-            std::thread::yield_now();
-        }
     }
 }
 
@@ -138,8 +99,18 @@ fn main() {
         (
             "work_list/2000",
             case!(lp, rp, 2_000usize, |p| {
-                let list = WorkList::new();
-                p.install(|| (&list).par_bridge().map(|n| list.finish(n, 2_000)).count())
+                let list = WorkList::new(2_000);
+                let n = p.install(|| {
+                    (&list)
+                        .par_bridge()
+                        .map(|n| {
+                            spin(Duration::from_micros(20));
+                            list.finish(n)
+                        })
+                        .count()
+                });
+                assert!(!list.timed_out(), "the work list hung");
+                n
             }),
         ),
     ];

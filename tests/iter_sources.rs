@@ -6,6 +6,10 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedL
 
 use locus::prelude::*;
 
+#[path = "../benches/common/work_list.rs"]
+mod work_list;
+use work_list::WorkList;
+
 mod common;
 
 /// The 4-worker pool of the `iter_*` tests.
@@ -362,85 +366,28 @@ fn par_bridge_yields_every_item_once() {
     assert_eq!((0..100u32).par_bridge().sum::<u32>(), 4950);
 }
 
-/// A work list: a queue whose items, when consumed, push their children,
-/// and whose `next` waits while items are still out (as jwalk's directory
-/// queue and channels fed by their consumers do). A worker must consume
-/// the item it pulled before it calls `next` again, or it waits for the
-/// children of an item only it holds. A deadline turns a hang into `None`
-/// and a failure.
-struct WorkList {
-    /// Queued items and the count of items queued or being consumed.
-    state: std::sync::Mutex<(VecDeque<u32>, usize)>,
-    deadline: std::time::Instant,
-    timed_out: std::sync::atomic::AtomicBool,
-}
-
-impl WorkList {
-    fn new(root: u32) -> WorkList {
-        WorkList {
-            state: std::sync::Mutex::new((VecDeque::from([root]), 1)),
-            deadline: std::time::Instant::now() + std::time::Duration::from_secs(30),
-            timed_out: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
-    /// Consumes item `n`: queues its children below `limit`, then counts
-    /// it done.
-    fn finish(&self, n: u32, limit: u32) {
-        let mut st = self.state.lock().unwrap();
-        for child in [2 * n + 1, 2 * n + 2] {
-            if child < limit {
-                st.0.push_back(child);
-                st.1 += 1;
-            }
-        }
-        st.1 -= 1;
-    }
-}
-
-impl Iterator for &WorkList {
-    type Item = u32;
-    fn next(&mut self) -> Option<u32> {
-        loop {
-            {
-                let mut st = self.state.lock().unwrap();
-                if let Some(n) = st.0.pop_front() {
-                    return Some(n);
-                }
-                if st.1 == 0 {
-                    return None;
-                }
-                if std::time::Instant::now() > self.deadline {
-                    self.timed_out
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
-                    return None;
-                }
-            }
-            std::thread::yield_now();
-        }
-    }
-}
-
 #[test]
 fn par_bridge_runs_a_work_list_whose_source_waits_for_its_consumers() {
+    // The source's `next` waits for the children of items already pulled
+    // (`WorkList`): a worker must consume its item before it pulls again.
     const LIMIT: u32 = 2_000;
     for threads in [1, 2, 3] {
         let pool = locus::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
-        let list = WorkList::new(0);
+        let list = WorkList::new(LIMIT);
         let mut seen: Vec<u32> = pool.install(|| {
             (&list)
                 .par_bridge()
                 .map(|n| {
-                    list.finish(n, LIMIT);
+                    list.finish(n);
                     n
                 })
                 .collect()
         });
         assert!(
-            !list.timed_out.into_inner(),
+            !list.timed_out(),
             "{threads} workers: the source waited 30 s for items nobody consumed"
         );
         seen.sort();
