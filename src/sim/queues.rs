@@ -136,7 +136,7 @@ impl PassQueues for SimPass<'_, '_> {
             // The victim's deque shrank: its next `join` looks at it
             // (`PrivateStack::want`, as the thread's steal).
             self.sim.private[v].want();
-            self.sim.stole(self.w, v);
+            self.sim.stole(self.w, v, false);
             // A batch also copied the handles now in the own deque.
             let copied = self.sim.deque(self.w).len().saturating_sub(before);
             self.sim.acc += self.sim.cost.batch_copy(self.sim.reach(v, self.w), copied);
@@ -237,8 +237,7 @@ impl PassQueues for SimPass<'_, '_> {
         match claim {
             Claim::Taken((v, id)) => {
                 self.sim.workers[w].stolen_from = None;
-                self.sim.stole(w, v);
-                self.sim.traced_claim();
+                self.sim.stole(w, v, true);
                 self.sim.counts.private_claims += 1;
                 Found::Job(id)
             }

@@ -219,7 +219,7 @@ impl Sim<'_> {
                 continue;
             }
             if let Some(id) = self.stealers[v].steal().success() {
-                self.stole(w, v);
+                self.stole(w, v, false);
                 return Some(id);
             }
         }

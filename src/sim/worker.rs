@@ -384,8 +384,9 @@ impl Sim<'_> {
         owner::end_marks(&mut self.owner(w), owner::CROSSING);
     }
 
-    /// Counts a steal by `w` from `victim` and charges its transfer.
-    pub(super) fn stole(&mut self, w: usize, victim: usize) {
+    /// Counts a steal by `w` from `victim` (`claim`: of a private `join`
+    /// half) and charges its transfer.
+    pub(super) fn stole(&mut self, w: usize, victim: usize, claim: bool) {
         let kind = self.layout.relation(w, victim);
         self.counts.steals[kind as usize] += 1;
         self.acc +=
@@ -396,15 +397,8 @@ impl Sim<'_> {
                 thief: w,
                 victim,
                 relation: BYTE_TIERS[kind as usize],
-                claim: false,
+                claim,
             });
-        }
-    }
-
-    /// Marks the steal just recorded as a claim of a private half.
-    pub(super) fn traced_claim(&mut self) {
-        if let Some(s) = self.trace.as_mut().and_then(|t| t.steals.last_mut()) {
-            s.claim = true;
         }
     }
 
