@@ -238,6 +238,16 @@ mod imp {
             let g = guard.0.take().unwrap();
             guard.0 = Some(self.0.wait(g).unwrap());
         }
+        /// A wait of at most `timeout`: loom has no time, so it is modelled
+        /// as one that times out at once (a yield to the model checker,
+        /// the guard kept); callers must not rely on a notify to return.
+        pub(crate) fn wait_for<T>(
+            &self,
+            _guard: &mut MutexGuard<'_, T>,
+            _timeout: std::time::Duration,
+        ) {
+            loom::thread::yield_now();
+        }
         pub(crate) fn notify_one(&self) -> bool {
             self.0.notify_one();
             true
