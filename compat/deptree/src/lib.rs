@@ -3,7 +3,9 @@
 //! This crate depends on crates that use rayon by name (indicatif with its
 //! `rayon` feature, ndarray with its `rayon` feature, rayon-cond, hashbrown,
 //! indexmap and dashmap with their `rayon` features, blake3 with its
-//! `rayon` feature, which calls rayon-core's `join`), and its
+//! `rayon` feature, which calls rayon-core's `join`, jwalk, exr,
+//! jpeg-decoder and oxipng, which build pools, spawn, scope and yield, and
+//! tokio-rayon, whose spawned jobs answer through futures), and its
 //! manifest patches `rayon` and `rayon-core` with the shims in `compat/`,
 //! as the README tells users to. Its tests check that those crates compute
 //! the right results and that their work runs on locus's workers; its
