@@ -18,9 +18,9 @@
 //! mutex, which every unlock would have to wake); while items are costly
 //! the lock is mostly free and every piece gets it at its first try.
 //! A piece that stops pulling (the source is done, or its folder is full)
-//! wakes the napping pieces, so that the call does not end up to a nap
-//! late: the last piece to finish is often the one that napped, and the
-//! call waits for it.
+//! wakes the napping pieces: the last piece to finish is often one that
+//! napped, and the call waits for it, so without the wake-up a call could
+//! end as much as a whole nap after its source ran dry.
 //!
 //! The pull loop is the whole cost of a cheap item: two atomic operations
 //! (lock and unlock) and what is inlined around them. Anything more there
