@@ -405,14 +405,22 @@ fn cluster_switch_under_load_loses_nothing() {
 #[test]
 fn builder_option_and_live_switch_agree() {
     let t = Topology::synthetic("llc:2 cluster:2 core:2").unwrap();
+    // The two pools must have the same workers (a count of their own: the
+    // environment may set a default one).
+    let n = t.allowed().len();
     let off = ThreadPoolBuilder::new()
+        .num_threads(n)
         .topology(t.clone())
         .cluster_aware(false)
         .build()
         .unwrap();
     assert!(!off.cluster_aware());
     assert!(!off.layout().options().cluster_aware);
-    let on = ThreadPoolBuilder::new().topology(t).build().unwrap();
+    let on = ThreadPoolBuilder::new()
+        .num_threads(n)
+        .topology(t)
+        .build()
+        .unwrap();
     assert!(on.cluster_aware());
     on.set_cluster_aware(false);
     for w in 0..on.layout().len() {

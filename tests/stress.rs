@@ -57,7 +57,11 @@ fn bursts_from_several_threads_while_workers_park() {
 #[test]
 fn virtual_pool_bursts() {
     let t = locus::Topology::synthetic("llc:4 cluster:2 core:2 smt:2").unwrap();
-    let pool = ThreadPoolBuilder::new().topology(t).build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(32)
+        .topology(t)
+        .build()
+        .unwrap();
     for i in 0..200u32 {
         assert_eq!(pool.install(|| tree(i % 8)), 1 << (i % 8));
         if i % 40 == 0 {

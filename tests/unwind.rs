@@ -208,9 +208,12 @@ fn start_handler_panics_without_handler() {
 
 /// A builder whose panic handler takes start and exit handlers' bombs
 /// (forgotten: dropping one would panic in the handler, which aborts).
+/// One worker per PU, set (the environment may set a default count).
 fn defusing(spec: &str) -> ThreadPoolBuilder {
+    let t = Topology::synthetic(spec).unwrap();
     ThreadPoolBuilder::new()
-        .topology(Topology::synthetic(spec).unwrap())
+        .num_threads(t.allowed().len())
+        .topology(t)
         .panic_handler(|p| {
             defuse(p);
         })

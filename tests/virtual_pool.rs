@@ -62,7 +62,11 @@ fn steal_through(pool: &ThreadPool, thief: usize, victim: usize, kind: TierKind)
 #[test]
 fn virtual_64_workers_steal_in_every_tier() {
     let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:4 smt:2").unwrap();
-    let pool = ThreadPoolBuilder::new().topology(t).build().unwrap();
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(64)
+        .topology(t)
+        .build()
+        .unwrap();
     assert_eq!(pool.current_num_threads(), 64);
     assert!(pool.layout().options().virtual_topology);
     assert!(
@@ -98,6 +102,7 @@ fn virtual_1024_workers_over_64_llcs() {
     let rss_before = rss_kib();
     let t = Topology::synthetic("llc:64 core:16").unwrap();
     let pool = ThreadPoolBuilder::new()
+        .num_threads(1024)
         .topology(t)
         .stack_size(256 * 1024)
         .build()

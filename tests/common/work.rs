@@ -14,11 +14,31 @@ pub fn pool(n: usize) -> ThreadPool {
 }
 
 /// A pool on the virtual topology `spec` (one worker per PU, unpinned).
+/// The count is set, not left to the default: `LOCUS_NUM_THREADS` or
+/// `RAYON_NUM_THREADS` would set a default one (as rayon's variable sets
+/// every builder's), and the tests size their work on the topology (a
+/// barrier per LLC hangs on fewer workers).
 pub fn virtual_pool(spec: &str) -> ThreadPool {
+    let t = Topology::synthetic(spec).unwrap();
     ThreadPoolBuilder::new()
-        .topology(Topology::synthetic(spec).unwrap())
+        .num_threads(t.allowed().len())
+        .topology(t)
         .build()
         .unwrap()
+}
+
+/// Whether the environment may set the default worker count
+/// (`LOCUS_NUM_THREADS`, `RAYON_NUM_THREADS`, `RAYON_RS_NUM_CPUS`): a test
+/// of the default count itself (from the topology, the cgroup quota, a
+/// CPU set) has nothing to check then, the variable decides.
+pub fn env_sets_count() -> bool {
+    [
+        "LOCUS_NUM_THREADS",
+        "RAYON_NUM_THREADS",
+        "RAYON_RS_NUM_CPUS",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some())
 }
 
 /// The `n`th Fibonacci number, with a `join` at every level

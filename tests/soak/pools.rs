@@ -30,8 +30,11 @@ pub(crate) fn handler(p: Box<dyn std::any::Any + Send>) {
 /// handler would abort the process on the first detached panic, as in
 /// rayon).
 pub(crate) fn build(spec: &str, tag: usize, counting: bool) -> ThreadPool {
+    // One worker per PU, set: the environment may set a default count.
+    let t = Topology::synthetic(spec).unwrap();
     let b = ThreadPoolBuilder::new()
-        .topology(Topology::synthetic(spec).unwrap())
+        .num_threads(t.allowed().len())
+        .topology(t)
         .start_handler(move |i| WORKER.with(|w| w.set(Some((tag, i)))))
         .thread_name(move |i| format!("soak-{tag}-{i}"));
     let b = if counting {

@@ -81,10 +81,7 @@ fn pieces_are_counted_in_their_llc_while_they_run() {
     use crate::prelude::*;
     use std::sync::atomic::AtomicUsize;
 
-    let pool = crate::ThreadPoolBuilder::new()
-        .topology(crate::Topology::synthetic("llc:2 core:2").unwrap())
-        .build()
-        .unwrap();
+    let pool = crate::test_support::work::virtual_pool("llc:2 core:2");
     let counts = || {
         here(|_, registry| {
             registry
