@@ -6,6 +6,9 @@
 use locus::{CpuSet, Topology, TopologyError};
 use std::path::Path;
 
+mod common;
+use common::work::env_sets_count;
+
 const CPU: &str = "sys/devices/system/cpu";
 const NODE: &str = "sys/devices/system/node";
 
@@ -364,14 +367,7 @@ const V2_MOUNT: (&str, Option<&str>) = (
 /// variables): the variable then decides, not the quota, so there is
 /// nothing to check.
 fn default_pool_nodes(d: &tempfile::TempDir) -> Option<Vec<usize>> {
-    let env_count = [
-        "LOCUS_NUM_THREADS",
-        "RAYON_NUM_THREADS",
-        "RAYON_RS_NUM_CPUS",
-    ]
-    .iter()
-    .any(|v| std::env::var_os(v).is_some());
-    if env_count {
+    if env_sets_count() {
         return None;
     }
     let t = Topology::from_sysfs(d.path()).unwrap();

@@ -6,7 +6,7 @@ use std::sync::{Condvar, Mutex};
 use locus::{Layout, ThreadPool, ThreadPoolBuilder, TierKind, Topology};
 
 mod common;
-use common::work::fib;
+use common::work::{fib, virtual_pool};
 
 fn tier_kinds(layout: &Layout) -> BTreeSet<TierKind> {
     layout
@@ -61,12 +61,7 @@ fn steal_through(pool: &ThreadPool, thief: usize, victim: usize, kind: TierKind)
 
 #[test]
 fn virtual_64_workers_steal_in_every_tier() {
-    let t = Topology::synthetic("numa:2 llc:2 cluster:2 core:4 smt:2").unwrap();
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(64)
-        .topology(t)
-        .build()
-        .unwrap();
+    let pool = virtual_pool("numa:2 llc:2 cluster:2 core:4 smt:2");
     assert_eq!(pool.current_num_threads(), 64);
     assert!(pool.layout().options().virtual_topology);
     assert!(
