@@ -22,11 +22,15 @@ use common::work::virtual_pool;
 
 /// The environment variable that selects a child scenario.
 const SCENARIO_VAR: &str = "LOCUS_UNWIND_SCENARIO";
-/// How long a child may run before the parent calls it hung.
-const CHILD_DEADLINE: Duration = Duration::from_secs(60);
+/// How long a child may run before the parent calls it hung: above
+/// [`WAIT_DEADLINE`], which an aborting scenario sleeps through when its
+/// abort does not come.
+const CHILD_DEADLINE: Duration = Duration::from_secs(300);
 /// How long a job waits for a condition that the pool's progress
-/// guarantees before the test calls it a hang.
-const WAIT_DEADLINE: Duration = Duration::from_secs(30);
+/// guarantees before the test calls it a hang. Generous, as
+/// `common::deadline::DEADLINE` is: ThreadSanitizer makes these tests about
+/// 20 times slower, and a loaded 2-core machine stretches that again.
+const WAIT_DEADLINE: Duration = Duration::from_secs(120);
 
 /// A panic payload whose `Drop` panics: whoever drops it outside a
 /// `catch_unwind` unwinds.
