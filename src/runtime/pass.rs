@@ -18,7 +18,9 @@
 //! 1. the worker's targeted queue;
 //! 2. its cluster's spread queue (batch), its LLC's pack queue (one job),
 //!    its LLC's injector (batch);
-//! 3. its steal tiers, nearest first, each from a random start; after
+//! 3. its steal tiers, nearest first, each from a random start (inside
+//!    the LLC of a pool of several, the biggest of a few victims: the
+//!    near choice of `tiers`); after
 //!    those inside its LLC, a dealt half waiting for a sleeping LLC (below,
 //!    also in near passes); before the first tier that crosses the LLC,
 //!    the checks of "Before crossing the LLC" below, and across it the

@@ -244,7 +244,7 @@ impl ThreadInfo {
 pub(crate) struct LlcHints {
     /// How many pieces of parallel iterators' first splits its workers run
     /// now (`WorkerThread::run_placed`): the far steal's choice of victim
-    /// leaves them (`pass::far::far_size`).
+    /// leaves them (`pass::queues::victim_size`).
     pub(crate) placed: StdAtomicUsize,
     /// How many of its workers run a job they took from another LLC's
     /// worker and have not split yet (`WorkerThread::mark_crossing`): rule

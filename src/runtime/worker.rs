@@ -399,7 +399,7 @@ impl WorkerThread {
     /// Runs `f`, a piece of a parallel iterator's first split, counted in
     /// its LLC's `LlcHints::placed` until it returns or unwinds: the far
     /// steals of other LLCs then treat this LLC's jobs as placed data, not
-    /// as the biggest work to take (`pass::far::far_size`).
+    /// as the biggest work to take (`pass::queues::victim_size`).
     pub(crate) fn run_placed<R>(&self, f: impl FnOnce() -> R) -> R {
         /// Takes the count back when `f` returns or unwinds.
         struct Placed<'a>(&'a StdAtomicUsize);

@@ -22,7 +22,7 @@
 //! `pass`, a pass steals from the victim, of the first
 //! [`FAR_CHOICES`] holding a job in the order of [`far_victims`] (from a
 //! random start, spread over the tier's LLCs), whose oldest job looks
-//! biggest ([`far_size`]: deque length plus private halves), not
+//! biggest ([`victim_size`]: deque length plus private halves), not
 //! from the first. A far steal's cost is paid per crossing, so each one
 //! should bring the most work: the first victim with a job was usually a
 //! worker near the end of a small piece (its LLC mates had taken its
@@ -98,7 +98,7 @@ use std::ops::ControlFlow;
 use crate::layout::{Tier, TierBatch};
 use crate::runtime::search::Found;
 
-use super::queues::PassQueues;
+use super::queues::{PassQueues, victim_size};
 use super::tiers::{
     mark_loop, rotated_runs, steal_batch, strided_positions, strided_victims, walk_awake,
 };
@@ -196,7 +196,7 @@ fn far_steal<Q: PassQueues>(q: &mut Q, tier: &Tier, victim: usize, len: usize) -
 /// The far choice over a tier that crosses the LLC, without the steal:
 /// of the first [`FAR_CHOICES`] victims from a random start
 /// ([`far_victims`]) that hold a job, the one whose oldest job looks
-/// biggest ([`far_size`]), victims of an LLC running an iterator piece
+/// biggest ([`victim_size`]), victims of an LLC running an iterator piece
 /// counting as smallest; with `leave_searched` (ordinary passes), rule 3
 /// of "Before crossing the LLC" skips the victims of LLCs where some
 /// worker searches. Its (victim, size, deque length), if any.
@@ -276,7 +276,7 @@ fn compare_far<Q: PassQueues>(
         }
         0
     } else {
-        far_size(len, q.victim_private(victim))
+        victim_size(len, q.victim_private(victim))
     };
     if best.is_none_or(|(_, s, _)| size > s) {
         *best = Some((victim, size, len));
@@ -422,17 +422,3 @@ pub(super) fn coprime_stride(total: usize, parts: usize) -> usize {
 /// tried in the simulator (`docs/llc-local-stealing.md`); to be measured
 /// on a real multi-LLC machine.
 pub(crate) const FAR_CHOICES: usize = 8;
-
-/// The size estimate of a victim's oldest job that a steal across the LLC
-/// compares: its deque length plus its private halves, the number of
-/// `join` levels between the victim's oldest public half and the one it
-/// runs. In a balanced recursion a half pushed `k` levels above the
-/// running one holds about `2^k` leaves, so the victim with the largest
-/// estimate gives the thief's LLC the most work for one crossing. A
-/// worker's deque holds about [`PROMOTED_AHEAD`](crate::runtime::private::rules::PROMOTED_AHEAD) jobs in any recursion, so
-/// its length alone does not tell a victim deep in a large piece from one
-/// near the end of a small one.
-#[inline]
-pub(crate) fn far_size(deque_len: usize, private: usize) -> usize {
-    deque_len + private
-}

@@ -41,7 +41,7 @@ pub(crate) trait PassQueues {
     fn victim_len(&mut self, v: usize) -> usize;
 
     /// How many of worker `v`'s `join` halves are still private (a plain
-    /// look at its private stack's two ends: [`far_size`](super::far::far_size) adds the deque
+    /// look at its private stack's two ends: [`victim_size`] adds the deque
     /// length to it).
     fn victim_private(&mut self, v: usize) -> usize;
 
@@ -220,4 +220,19 @@ pub(crate) fn awake_searchers(searching: isize, claimed: impl FnOnce() -> usize)
         return searching;
     }
     searching - isize::try_from(claimed()).unwrap_or(isize::MAX)
+}
+
+/// The size estimate of a victim's oldest job that a steal compares (the
+/// far choice across the LLC, `far`, and the near choice inside it,
+/// `tiers`): its deque length plus its private halves, the number of
+/// `join` levels between the victim's oldest public half and the one it
+/// runs. In a balanced recursion a half pushed `k` levels above the
+/// running one holds about `2^k` leaves, so the victim with the largest
+/// estimate has the biggest job to give. A worker's deque holds about
+/// [`PROMOTED_AHEAD`](crate::runtime::private::rules::PROMOTED_AHEAD) jobs in any recursion, so
+/// its length alone does not tell a victim deep in a large piece from one
+/// near the end of a small one.
+#[inline]
+pub(crate) fn victim_size(deque_len: usize, private: usize) -> usize {
+    deque_len + private
 }

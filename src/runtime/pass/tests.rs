@@ -515,6 +515,8 @@ mod far_choice;
 
 mod far_loop;
 
+mod near_choice;
+
 #[test]
 fn a_near_pass_takes_a_dealt_half_of_a_sleeping_llc_and_unmarks_an_awake_one() {
     let tiers = vec![tier(TierKind::Llc, 1..2), tier(TierKind::Numa, 2..4)];

@@ -1,15 +1,34 @@
 //! The steal tiers of a pass (step 3 of [`super::pass`]'s order): the
 //! victims of a tier in the order one pass tries them (from a random
 //! start: [`tier_victims`], with the workers' random numbers,
-//! [`worker_seed`] and [`next_random`]), the batch rule
-//! ([`steal_batch`]) and the walk past idle workers. Across the LLC the
-//! far choice is [`super::far`]'s.
+//! [`worker_seed`] and [`next_random`]), the near choice inside the LLC
+//! (below), the batch rule ([`steal_batch`]) and the walk past idle
+//! workers. Across the LLC the far choice is [`super::far`]'s.
 //!
-//! Invariant: a tier's walk tries every worker of the tier but the
+//! Invariant: a tier's walk looks at every worker of the tier but the
 //! searcher once (the last victim of an LLC fed by a loop of spawns may
-//! be tried twice, below), or stops early only with a job or a `Retry`;
-//! an idle worker is skipped only by its idle bit (its deque and private
-//! stack are empty: "Idle workers hold no jobs" in `sleep`).
+//! be looked at twice, below), or stops early only with a job or a
+//! `Retry`; an idle worker is skipped only by its idle bit (its deque and
+//! private stack are empty: "Idle workers hold no jobs" in `sleep`).
+//!
+//! # The near choice
+//!
+//! Inside the LLC of a pool of several LLCs ([`TierBatch::Near`]) a steal
+//! takes, of the first [`NEAR_CHOICES`] victims holding a job in the
+//! walk's order, the one whose oldest job looks biggest (the
+//! [`victim_size`] the far choice compares), not the first
+//! ([`steal_near`], [`near_pick`]). Why: the first victim with a job is
+//! as often a mate near the end of a small piece as one deep in a large
+//! one, and each steal of a small piece is soon followed by another. On
+//! the simulated 2x Xeon 6230 (LLCs of 20 workers and 13.75 MB) a blocked
+//! product then takes a fifth fewer steals inside its LLCs, whose workers
+//! at any moment read fewer distinct rows and columns (15 panels in a
+//! block's time against 19, traced), and reads a fifth fewer bytes from
+//! DRAM and other LLCs (`docs/locality-bound.md`, "Session 41", with the
+//! numbers). The looks cost two lines of each victim compared, hence the
+//! bound [`NEAR_CHOICES`]. A pool of one LLC ([`TierBatch::WholePool`])
+//! and the tiers that cross the LLC keep the first victim with a job (the
+//! far choice compares across the LLC: `super::far`).
 //!
 //! # A loop of spawns inside the LLC
 //!
@@ -19,8 +38,8 @@
 //! ([`mark_loop`], [`PassQueues::set_loop_seen`]); a far walk that finds
 //! no job in any crossing tier clears the mark (`super::far`). While the
 //! LLC is marked, a tier inside it looks first at the mate the worker
-//! stole its last job from ([`PassQueues::last_victim`]), then walks from
-//! its random start as always; and the LLC's searchers make no near
+//! stole its last job from ([`PassQueues::last_victim`]), then makes the
+//! near choice as always; and the LLC's searchers make no near
 //! passes (`super::pass`, "Near passes"). Why: a loop's jobs reach an LLC
 //! as a few batches (a crossing's, and the [`BATCH`]es its mates take
 //! from it), and the rest of the LLC takes them one job a steal from the
@@ -54,7 +73,7 @@ use std::ops::{ControlFlow, Range};
 use crate::layout::{Tier, TierBatch};
 use crate::runtime::search::Found;
 
-use super::queues::PassQueues;
+use super::queues::{PassQueues, victim_size};
 
 /// Tries every worker of a tier once, from a random start
 /// ([`tier_victims`]), skipping empty deques with a cheap look; while most
@@ -73,20 +92,14 @@ pub(super) fn steal_tier<Q: PassQueues>(
         return Found::Nothing;
     }
     let random = q.random();
+    // Inside the LLC of a pool of several: the near choice (module docs).
+    if tier.batch == TierBatch::Near {
+        return steal_near(q, me, tier, random, mostly_idle);
+    }
     if mostly_idle {
         return steal_tier_awake(q, me, tier, random);
     }
     let mut retry = false;
-    // Inside the LLC of a pool of several: an LLC fed by a loop of spawns
-    // looks at the mate robbed last first ("A loop of spawns inside the
-    // LLC" in the module docs).
-    if tier.batch == TierBatch::Near {
-        match steal_last_victim(q, me, tier) {
-            Found::Job(job) => return Found::Job(job),
-            Found::Retry => retry = true,
-            Found::Nothing => {}
-        }
-    }
     for victim in tier_victims(tier, total, random).filter(|&v| v != me) {
         match steal_looked(q, tier, victim) {
             Found::Job(job) => return Found::Job(job),
@@ -96,6 +109,100 @@ pub(super) fn steal_tier<Q: PassQueues>(
     }
     if retry { Found::Retry } else { Found::Nothing }
 }
+
+/// [`steal_tier`] inside the LLC of a pool of several LLCs
+/// ([`TierBatch::Near`]): first, in an LLC fed by a loop of spawns, the
+/// mate robbed last ("A loop of spawns inside the LLC" in the module
+/// docs; not while most workers are idle, as before the near choice);
+/// then the near choice ([`near_pick`]: the biggest of the first
+/// [`NEAR_CHOICES`] victims holding a job) and a steal from it, or
+/// `Retry` if that victim's job went meanwhile (to its owner or another
+/// thief): a pass that saw a job does not report `Nothing`.
+#[inline(never)]
+fn steal_near<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    random: u64,
+    mostly_idle: bool,
+) -> Found<Q::Job> {
+    let mut retry = false;
+    if !mostly_idle {
+        match steal_last_victim(q, me, tier) {
+            Found::Job(job) => return Found::Job(job),
+            Found::Retry => retry = true,
+            Found::Nothing => {}
+        }
+    }
+    match near_pick(q, me, tier, random, mostly_idle) {
+        Some((victim, len)) => match q.steal_from(victim, steal_batch(tier.batch, len)) {
+            Found::Job(job) => {
+                mark_loop(q, tier.batch, len);
+                Found::Job(job)
+            }
+            Found::Retry | Found::Nothing => Found::Retry,
+        },
+        None if retry => Found::Retry,
+        None => Found::Nothing,
+    }
+}
+
+/// The near choice over a tier inside the LLC, without the steal: of the
+/// first [`NEAR_CHOICES`] victims holding a job in the walk's order (from
+/// the random start of [`tier_victims`]; while most workers are idle, past
+/// the idle ones, [`walk_awake`] over [`rotated_runs`], the order of
+/// [`steal_tier_awake`]), the one whose oldest job looks biggest
+/// ([`victim_size`]); of equals, the first. Its (victim, deque length), or
+/// `None` if no victim of the tier holds a job (every one was looked at).
+fn near_pick<Q: PassQueues>(
+    q: &mut Q,
+    me: usize,
+    tier: &Tier,
+    random: u64,
+    mostly_idle: bool,
+) -> Option<(usize, usize)> {
+    // (victim, size, deque length) of the biggest so far.
+    let mut best: Option<(usize, usize, usize)> = None;
+    let mut choices = 0;
+    let mut consider = |q: &mut Q, victim: usize| {
+        let len = q.victim_len(victim);
+        if len == 0 {
+            return ControlFlow::Continue(());
+        }
+        let size = victim_size(len, q.victim_private(victim));
+        if best.is_none_or(|(_, s, _)| size > s) {
+            best = Some((victim, size, len));
+        }
+        choices += 1;
+        if choices == NEAR_CHOICES {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    if mostly_idle {
+        let start = (random % tier.len() as u64) as usize;
+        let _ = walk_awake(q, me, rotated_runs(&tier.ranges, start), &mut consider);
+    } else {
+        for victim in tier_victims(tier, tier.len(), random).filter(|&v| v != me) {
+            if consider(q, victim).is_break() {
+                break;
+            }
+        }
+    }
+    best.map(|(victim, _, len)| (victim, len))
+}
+
+/// How many victims holding a job a steal inside the LLC compares
+/// ([`near_pick`]): as many as the far choice's
+/// [`FAR_CHOICES`](super::far::FAR_CHOICES), for the same trade: enough
+/// samples to find the biggest job, few enough that the looks (two lines
+/// of each victim) stay a small part of a steal. In the simulator, every
+/// victim of the LLC (20 on the Xeon, 32 on the Kunpeng) made the
+/// Kunpeng's `fib:28` 6% slower, and 4 made it slower at the median too
+/// and gained less on the Xeon's `matmul` (`docs/locality-bound.md`,
+/// "Session 41").
+pub(crate) const NEAR_CHOICES: usize = 8;
 
 /// In a tier inside an LLC marked by a loop of spawns
 /// ([`PassQueues::loop_seen`]), a steal from the worker's last victim

@@ -134,7 +134,7 @@ fn iter_pieces_on_24_llcs_start_in_their_llc() {
 /// piece to its LLC's searchers (`group_routing::helps`), does not rob
 /// that LLC's workers while one of them searches, takes the first victim
 /// in its random order from an LLC running a piece, not the biggest (rule
-/// 3 of "Before crossing the LLC" and `far_size` in `pass`), and every LLC
+/// 3 of "Before crossing the LLC" and `victim_size` in `pass`), and every LLC
 /// keeps one searcher past the spinner cap (`search::rules::may_spin`).
 ///
 /// Measured, the second and third runs over the five lengths: 0.997 to

@@ -34,7 +34,7 @@ use crate::runtime::registry::idle_shape;
 ///   again, mates' private halves first, LLCs with a searcher left to it):
 ///   0.800 and 0.961 ms; with them, 0.808 and 0.927 ms (flat 0.815).
 /// - The far choice (`pass::far::far_pick`: the biggest of four victims
-///   holding a job, by `pass::far::far_size`; rule 3 narrowed to single jobs
+///   holding a job, by `pass::queues::victim_size`; rule 3 narrowed to single jobs
 ///   outside LLCs running iterator pieces): 0.856 and 0.876 ms; over 2^14
 ///   to 2^17 leaves 0.755, 0.765, 0.808, 0.814 before and 0.828, 0.868,
 ///   0.856, 0.896 after. What it fixed, traced: a far thief took the first
@@ -93,7 +93,7 @@ use crate::runtime::registry::idle_shape;
 ///   makespans 1.025 (`fib` up to 13% slower). Not kept: the simulator
 ///   does not model the contention of many spinners that the cap exists
 ///   for, so its makespans flatter any rule that spins more;
-/// - the re-check leaving a far job whose size estimate (`pass::far::far_size`)
+/// - the re-check leaving a far job whose size estimate (`pass::queues::victim_size`)
 ///   is at most 2 to a searching LLC mate (its owner runs it soon, so only
 ///   parallelism is at stake): this test 0.897, the fork-joins over 2^14
 ///   to 2^17 leaves 0.878 to 0.893, makespans 0.997, 2.3 points more

@@ -74,7 +74,7 @@ fn cut_and_combine_keep_item_order() {
 }
 
 /// `LlcHints::placed`: while a piece of the first split runs, its LLC
-/// counts it (the far steal's hint, `pass::far::far_size`); once the
+/// counts it (the far steal's hint, `pass::queues::victim_size`); once the
 /// iterator returned, or a piece panicked, every count is back at 0.
 #[test]
 fn pieces_are_counted_in_their_llc_while_they_run() {

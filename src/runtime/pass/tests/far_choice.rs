@@ -37,16 +37,18 @@ fn a_far_steal_takes_the_victim_whose_oldest_job_looks_biggest() {
             ));
         }
     }
-    // Inside the LLC, the first victim with a job is robbed, whatever its
-    // size: only crossings compare.
-    let tiers = [tier(TierKind::Llc, 1..4)];
+    // Inside the LLC of a pool of one LLC, the first victim with a job is
+    // robbed, whatever its size (inside the LLC of a pool of several, the
+    // near choice compares: `near_choice`).
+    let mates = 1..4;
+    let whole = Tier::new(TierKind::Llc, [mates].into(), 0, 1);
     let mut m = Model {
         deque: vec![0, 1, 1, 1],
         halves: vec![0, 0, 0, 9],
         ..Model::new(4)
     };
     assert!(matches!(
-        steal_tier(&mut m, 0, &tiers[0], false),
+        steal_tier(&mut m, 0, &whole, false),
         Found::Job(Src::Stolen(1))
     ));
 }

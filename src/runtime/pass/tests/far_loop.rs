@@ -153,13 +153,14 @@ fn a_marked_llc_makes_no_near_passes() {
 #[test]
 fn a_marked_llc_looks_at_the_last_victim_first() {
     for (marked, last, robbed, looks) in [
-        // Unmarked: the walk from the random start (worker 1 first).
-        (false, Some(2), 1, vec![1]),
+        // Unmarked: the walk from the random start (worker 1 first), both
+        // mates compared by the near choice, the first of equals robbed.
+        (false, Some(2), 1, vec![1, 2]),
         // Marked: the last victim first.
         (true, Some(2), 2, vec![2]),
         // Marked, the last victim in another tier: not looked at here.
-        (true, Some(3), 1, vec![1]),
-        (true, None, 1, vec![1]),
+        (true, Some(3), 1, vec![1, 2]),
+        (true, None, 1, vec![1, 2]),
     ] {
         let mut m = Model {
             deque: vec![0, 5, 5, 0],
@@ -181,5 +182,5 @@ fn a_marked_llc_looks_at_the_last_victim_first() {
         ..Model::new(4)
     };
     assert!(stolen(&near_pass(&mut m), 1));
-    assert_eq!(m.lens, [2, 1]);
+    assert_eq!(m.lens, [2, 1, 2]);
 }
