@@ -197,7 +197,7 @@ impl IdleGovernor {
     }
 
     /// The worker parks now.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn parking(&self) {
         self.parking_at(Instant::now());
     }

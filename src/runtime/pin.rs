@@ -23,9 +23,15 @@
 //! so that its unit tests run on Linux. Failures are returned, never fatal:
 //! the pool records them in its pin report and keeps running.
 
+use std::cell::Cell;
 use std::fmt;
+use std::time::Instant;
 
 use crate::CpuSet;
+
+pub(crate) mod widen;
+
+use widen::{Action, Widener};
 
 /// What happened when a worker tried to pin itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +78,89 @@ pub(crate) fn pin_current(cpus: &CpuSet) -> PinStatus {
     }
 }
 
+/// A worker's pin and the wider set it may take while the kernel keeps it
+/// waiting ([`widen`]; `docs/loaded-pins.md`). Owned by the worker's
+/// thread, boxed so that a worker without it carries one word.
+#[derive(Debug)]
+pub(crate) struct LoadedPin {
+    /// The pin set.
+    pin: CpuSet,
+    /// The wider set: the union of the pin sets of the worker's LLC.
+    wide: CpuSet,
+    /// The decision; switched off where widening does not apply.
+    widener: Cell<Widener>,
+    /// The origin of the widener's clock (nanoseconds from it).
+    epoch: Instant,
+}
+
+impl LoadedPin {
+    /// The widening of a worker pinned as `status` to `pin` whose LLC's
+    /// workers are pinned to `wide` in all; `may_widen` is false where the
+    /// pinning asks for the pin whatever the load (`cpu`, `core`). `None`
+    /// (nothing to step, nothing allocated) unless the pin was set, `wide`
+    /// is wider and the thread has a normal policy, on Linux (elsewhere no
+    /// samples can be read).
+    pub(crate) fn new(
+        status: &PinStatus,
+        pin: &CpuSet,
+        wide: CpuSet,
+        may_widen: bool,
+    ) -> Option<Box<Self>> {
+        let on = may_widen
+            && cfg!(all(target_os = "linux", not(miri)))
+            && matches!(status, PinStatus::Pinned(p) if p == pin)
+            && pin.is_subset(&wide)
+            && wide.len() > pin.len()
+            && !imp::realtime();
+        on.then(|| {
+            Box::new(LoadedPin {
+                pin: pin.clone(),
+                wide,
+                widener: Cell::new(Widener::new(true)),
+                epoch: Instant::now(),
+            })
+        })
+    }
+
+    /// The worker is idle at `now` (it parks or yields in a search): the
+    /// widener's step, if one is due.
+    #[inline]
+    pub(crate) fn idle_at(&self, now: Instant) {
+        let t =
+            u64::try_from(now.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX);
+        if self.widener.get().due(t) {
+            self.step(t);
+        }
+    }
+
+    /// Reads a sample, steps the widener and sets the affinity it asks for.
+    #[cold]
+    fn step(&self, t: u64) {
+        let mut w = self.widener.get();
+        let set = match w.step(t, imp::read_schedstat()) {
+            Action::Keep => None,
+            Action::Widen => Some(&self.wide),
+            Action::Narrow => Some(&self.pin),
+        };
+        if let Some(set) = set
+            && imp::pin(set).is_err()
+        {
+            w.fail();
+        }
+        self.widener.set(w);
+    }
+
+    /// The worker is idle now (it yields in a search): as
+    /// [`LoadedPin::idle_at`] with the clock read here, and not at all
+    /// when the widener is off.
+    #[inline]
+    pub(crate) fn idle(&self) {
+        if self.widener.get().is_on() {
+            self.idle_at(Instant::now());
+        }
+    }
+}
+
 #[cfg(all(target_os = "linux", not(miri)))]
 mod imp {
     use crate::CpuSet;
@@ -103,6 +192,34 @@ mod imp {
         }
     }
 
+    /// The calling thread's `/proc/thread-self/schedstat`, if it can be
+    /// read and parses.
+    pub(super) fn read_schedstat() -> Option<super::widen::Sample> {
+        use std::io::Read;
+        let mut buf = [0u8; 96];
+        let mut f = std::fs::File::open("/proc/thread-self/schedstat").ok()?;
+        let mut len = 0;
+        while len < buf.len() {
+            match f.read(&mut buf[len..]).ok()? {
+                0 => break,
+                n => len += n,
+            }
+        }
+        if len == buf.len() {
+            return None; // longer than any schedstat line: not one
+        }
+        super::widen::parse(std::str::from_utf8(&buf[..len]).ok()?)
+    }
+
+    /// Whether the calling thread runs under a real-time policy
+    /// (`SCHED_FIFO`, `SCHED_RR`, `SCHED_DEADLINE`).
+    pub(super) fn realtime() -> bool {
+        // SAFETY: sched_getscheduler has no preconditions; pid 0 is the
+        // calling thread.
+        let policy = unsafe { libc::sched_getscheduler(0) };
+        policy == libc::SCHED_FIFO || policy == libc::SCHED_RR || policy == libc::SCHED_DEADLINE
+    }
+
     /// The CPU the calling thread runs on, if the kernel says.
     pub(crate) fn current_cpu() -> Option<usize> {
         // SAFETY: sched_getcpu has no preconditions.
@@ -118,6 +235,16 @@ mod imp {
     /// Miri has no CPUs to bind to.
     pub(super) fn pin(_cpus: &CpuSet) -> Result<CpuSet, String> {
         Err("Miri does not emulate thread affinity: running unpinned".into())
+    }
+
+    /// Not asked under Miri.
+    pub(super) fn realtime() -> bool {
+        false
+    }
+
+    /// No scheduler statistics under Miri: the widener stays off.
+    pub(super) fn read_schedstat() -> Option<super::widen::Sample> {
+        None
     }
 
     /// Unknown under Miri (callers then take their CPU-free paths).
@@ -162,6 +289,16 @@ mod imp {
         } else {
             Err(format!("core_affinity could not pin to CPU {id}"))
         }
+    }
+
+    /// Not asked here (the widener is off).
+    pub(super) fn realtime() -> bool {
+        false
+    }
+
+    /// No `/proc/thread-self/schedstat` here: the widener stays off.
+    pub(super) fn read_schedstat() -> Option<super::widen::Sample> {
+        None
     }
 
     /// Not known on this platform.
@@ -277,3 +414,44 @@ mod hwloc {
 }
 
 pub(crate) use imp::current_cpu;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_widener_is_off_where_widening_does_not_apply() {
+        let pin = CpuSet::from_ids([0]);
+        let wide = CpuSet::from_ids([0, 1]);
+        let pinned = PinStatus::Pinned(pin.clone());
+        // Pinning `cpu` or `core`: the pin whatever the load.
+        assert!(LoadedPin::new(&pinned, &pin, wide.clone(), false).is_none());
+        // The pin was not set.
+        let failed = PinStatus::Failed {
+            cpus: pin.clone(),
+            reason: "test".into(),
+        };
+        assert!(LoadedPin::new(&failed, &pin, wide.clone(), true).is_none());
+        assert!(
+            LoadedPin::new(&PinStatus::NotRequested, &CpuSet::new(), wide.clone(), true).is_none()
+        );
+        // Nothing wider (the LLC is the worker's own CPU).
+        assert!(LoadedPin::new(&pinned, &pin, pin.clone(), true).is_none());
+        // On where samples can be read, for a thread of a normal policy.
+        let on = LoadedPin::new(&pinned, &pin, wide, true).is_some();
+        let linux = cfg!(all(target_os = "linux", not(miri)));
+        assert_eq!(on, linux && !imp::realtime());
+    }
+
+    #[test]
+    fn schedstat_reads_where_proc_has_it() {
+        let sample = imp::read_schedstat();
+        if cfg!(all(target_os = "linux", not(miri)))
+            && std::path::Path::new("/proc/thread-self/schedstat").exists()
+        {
+            assert!(sample.is_some());
+        } else {
+            assert_eq!(sample, None);
+        }
+    }
+}

@@ -513,7 +513,12 @@ fn drive<S: Sources>(mut search: Search, src: &mut S, latch: Option<&S::Latch>) 
             Step::Run(job) => return Some(job),
             Step::Done => return None,
             Step::Again => {}
-            Step::Pause(p) => pause(p),
+            Step::Pause(p) => {
+                if p == Pause::Yield {
+                    src.yielding();
+                }
+                pause(p)
+            }
             Step::Park => park(&mut search, src),
         }
     }

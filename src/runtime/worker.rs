@@ -45,7 +45,8 @@ use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering as StdOrdering};
 use crossbeam_deque::Worker;
 use crossbeam_utils::Backoff;
 
-use crate::layout::Tier;
+use crate::CpuSet;
+use crate::layout::{Pinning, Tier};
 
 use super::backoff::IdleGovernor;
 use super::group_state::GroupRef;
@@ -112,6 +113,10 @@ pub(crate) struct WorkerThread {
     /// How long this worker's searches spin before parking
     /// (`runtime::backoff`), fed by the search's reports below.
     governor: IdleGovernor,
+    /// The pin and the wider set the worker takes while the kernel keeps
+    /// it waiting (`pin::widen`), stepped when it parks or yields; `None`
+    /// where widening does not apply.
+    loaded_pin: Option<Box<pin::LoadedPin>>,
     /// The re-check pass running now is a lazy park's: its look at the
     /// private halves skips the heavy fence (`Sources::find_work_lazily`).
     lazy_look: Cell<bool>,
@@ -189,6 +194,12 @@ impl WorkerThread {
     ) -> (Self, pin::PinStatus) {
         let place = &registry.layout.workers()[index];
         let pin = pin::pin_current(&place.cpus);
+        // The wider set is the LLC's: the pins of its workers together.
+        let wide = registry.layout.workers()[registry.layout.llc_ranges()[place.llc].clone()]
+            .iter()
+            .fold(CpuSet::default(), |a, w| a.union(&w.cpus));
+        let may_widen = registry.layout.options().pinning == Pinning::Cluster;
+        let loaded_pin = pin::LoadedPin::new(&pin, &place.cpus, wide, may_widen);
         let tiers = [
             registry.layout.tiers_for(index, false).to_vec(),
             registry.layout.tiers_for(index, true).to_vec(),
@@ -213,6 +224,7 @@ impl WorkerThread {
             idle_word: registry.sleep.idle().root_word(),
             parker: ParkerSlot::new(registry.sleep.parker(index)),
             governor: IdleGovernor::new(),
+            loaded_pin,
             lazy_look: Cell::new(false),
             registry,
         };

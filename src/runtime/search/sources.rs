@@ -137,6 +137,13 @@ pub trait Sources {
     #[inline]
     fn serve_handoff(&mut self) {}
 
+    /// The search yields its CPU now (a pause of its backoff, on a real
+    /// thread: `search::drive`): a moment at which a clock read costs
+    /// little beside the system call (the pool's worker steps its pin's
+    /// widener, `runtime::pin::widen`).
+    #[inline]
+    fn yielding(&mut self) {}
+
     /// After `prepare_sleep`, for any worker (a latch waiter too): whether
     /// this park is *lazy*, and its timeout if so. A lazy park's re-check
     /// looks at the other workers' private halves without the heavy fence

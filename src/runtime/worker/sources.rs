@@ -140,7 +140,11 @@ impl Sources for &WorkerThread {
 
     #[inline]
     fn parked(&mut self) {
-        self.governor.parking();
+        let now = std::time::Instant::now();
+        self.governor.parking_at(now);
+        if let Some(p) = &self.loaded_pin {
+            p.idle_at(now);
+        }
         self.counters().park();
     }
 
@@ -157,6 +161,13 @@ impl Sources for &WorkerThread {
         self.governor.closed();
         if self.info().handoff.close() {
             std::thread::yield_now();
+        }
+    }
+
+    #[inline]
+    fn yielding(&mut self) {
+        if let Some(p) = &self.loaded_pin {
+            p.idle();
         }
     }
 
