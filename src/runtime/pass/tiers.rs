@@ -26,9 +26,13 @@
 //! block's time against 19, traced), and reads a fifth fewer bytes from
 //! DRAM and other LLCs (`docs/locality-bound.md`, "Session 41", with the
 //! numbers). The looks cost two lines of each victim compared, hence the
-//! bound [`NEAR_CHOICES`]. A pool of one LLC ([`TierBatch::WholePool`])
-//! and the tiers that cross the LLC keep the first victim with a job (the
-//! far choice compares across the LLC: `super::far`).
+//! bound [`NEAR_CHOICES`]. A pool of one LLC ([`TierBatch::WholePool`]),
+//! the tiers that cross the LLC (the far choice compares there:
+//! `super::far`) and a pass while most workers are idle
+//! ([`steal_tier_awake`]) keep the first victim with a job: in an idle
+//! pool a small tree's first steals are what its time is made of, and
+//! comparing mates there made the simulated `fib:14` 8 to 12% slower on
+//! the Kunpeng and the Xeon (`docs/locality-bound.md`, "Session 41").
 //!
 //! # A loop of spawns inside the LLC
 //!
@@ -92,9 +96,10 @@ pub(super) fn steal_tier<Q: PassQueues>(
         return Found::Nothing;
     }
     let random = q.random();
-    // Inside the LLC of a pool of several: the near choice (module docs).
-    if tier.batch == TierBatch::Near {
-        return steal_near(q, me, tier, random, mostly_idle);
+    // Inside the LLC of a pool of several, unless most workers are idle:
+    // the near choice (module docs).
+    if tier.batch == TierBatch::Near && !mostly_idle {
+        return steal_near(q, me, tier, random);
     }
     if mostly_idle {
         return steal_tier_awake(q, me, tier, random);
@@ -111,30 +116,21 @@ pub(super) fn steal_tier<Q: PassQueues>(
 }
 
 /// [`steal_tier`] inside the LLC of a pool of several LLCs
-/// ([`TierBatch::Near`]): first, in an LLC fed by a loop of spawns, the
-/// mate robbed last ("A loop of spawns inside the LLC" in the module
-/// docs; not while most workers are idle, as before the near choice);
-/// then the near choice ([`near_pick`]: the biggest of the first
+/// ([`TierBatch::Near`]) while most workers are busy: first, in an LLC
+/// fed by a loop of spawns, the mate robbed last ("A loop of spawns
+/// inside the LLC" in the module docs); then the near choice ([`near_pick`]: the biggest of the first
 /// [`NEAR_CHOICES`] victims holding a job) and a steal from it, or
 /// `Retry` if that victim's job went meanwhile (to its owner or another
 /// thief): a pass that saw a job does not report `Nothing`.
 #[inline(never)]
-fn steal_near<Q: PassQueues>(
-    q: &mut Q,
-    me: usize,
-    tier: &Tier,
-    random: u64,
-    mostly_idle: bool,
-) -> Found<Q::Job> {
+fn steal_near<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier, random: u64) -> Found<Q::Job> {
     let mut retry = false;
-    if !mostly_idle {
-        match steal_last_victim(q, me, tier) {
-            Found::Job(job) => return Found::Job(job),
-            Found::Retry => retry = true,
-            Found::Nothing => {}
-        }
+    match steal_last_victim(q, me, tier) {
+        Found::Job(job) => return Found::Job(job),
+        Found::Retry => retry = true,
+        Found::Nothing => {}
     }
-    match near_pick(q, me, tier, random, mostly_idle) {
+    match near_pick(q, me, tier, random) {
         Some((victim, len)) => match q.steal_from(victim, steal_batch(tier.batch, len)) {
             Found::Job(job) => {
                 mark_loop(q, tier.batch, len);
@@ -149,9 +145,7 @@ fn steal_near<Q: PassQueues>(
 
 /// The near choice over a tier inside the LLC, without the steal: of the
 /// first [`NEAR_CHOICES`] victims holding a job in the walk's order (from
-/// the random start of [`tier_victims`]; while most workers are idle, past
-/// the idle ones, [`walk_awake`] over [`rotated_runs`], the order of
-/// [`steal_tier_awake`]), the one whose oldest job looks biggest
+/// the random start of [`tier_victims`]), the one whose oldest job looks biggest
 /// ([`victim_size`]); of equals, the first. Its (victim, deque length), or
 /// `None` if no victim of the tier holds a job (every one was looked at).
 fn near_pick<Q: PassQueues>(
@@ -159,7 +153,6 @@ fn near_pick<Q: PassQueues>(
     me: usize,
     tier: &Tier,
     random: u64,
-    mostly_idle: bool,
 ) -> Option<(usize, usize)> {
     // (victim, size, deque length) of the biggest so far.
     let mut best: Option<(usize, usize, usize)> = None;
@@ -180,14 +173,9 @@ fn near_pick<Q: PassQueues>(
             ControlFlow::Continue(())
         }
     };
-    if mostly_idle {
-        let start = (random % tier.len() as u64) as usize;
-        let _ = walk_awake(q, me, rotated_runs(&tier.ranges, start), &mut consider);
-    } else {
-        for victim in tier_victims(tier, tier.len(), random).filter(|&v| v != me) {
-            if consider(q, victim).is_break() {
-                break;
-            }
+    for victim in tier_victims(tier, tier.len(), random).filter(|&v| v != me) {
+        if consider(q, victim).is_break() {
+            break;
         }
     }
     best.map(|(victim, _, len)| (victim, len))
