@@ -28,6 +28,16 @@
 //!   costs one latency plus bytes over the tier's bandwidth
 //!   ([`CostModel::transfer`]: memory-level parallelism). The block is
 //!   then in `w`'s cluster cache and LLC (evicting others there).
+//! - **A copy still arriving**: a copy is in a cache from the start of
+//!   the transfer that brought it and complete at its end (with its wait
+//!   for shared bandwidth). A reader that finds it in its own caches
+//!   before then waits for the rest of that transfer (at least the copy's
+//!   own price): its misses merge with the ones already in flight, so it
+//!   moves no bytes of its own over the shared links. Another cache's
+//!   copy still arriving is priced the same way and competes with DRAM.
+//!   Without this rule the second reader of a block read into an LLC at
+//!   the same moment would get it at the LLC's price before it had
+//!   arrived.
 //! - **First touch** gives a block its NUMA home, the first toucher's
 //!   node, as Linux's default policy places a page; the first read comes
 //!   from that DRAM.
@@ -55,8 +65,9 @@
 //!   for the links and channels many cores share (an LLC's link, the
 //!   home node's DRAM, a socket link), given first come, first served
 //!   (`sim::bandwidth`, which says why). Where a block is read from does
-//!   not depend on how busy they are, so the bytes per tier are those of
-//!   the model without them.
+//!   not depend on how busy they are, except through a copy still
+//!   arriving (its arrival includes its wait), so without such copies the
+//!   bytes per tier are those of the model without the links.
 //!
 //! Not modelled: write-backs of dirty blocks to DRAM (so no write
 //! bandwidth either); prefetching beyond what the per-core
@@ -144,8 +155,20 @@ struct Block {
     home: usize,
     /// The worker that touched it last.
     last: usize,
-    /// The caches holding a copy (indexes into `Caches::caches`).
-    holders: Vec<u32>,
+    /// The caches holding a copy.
+    holders: Vec<Copy>,
+}
+
+/// A copy of a block in one cache.
+#[derive(Clone, Copy, Debug)]
+struct Copy {
+    /// The cache (an index into `Caches::caches`).
+    cache: u32,
+    /// When the transfer that brought it started: a read before that
+    /// time does not see it.
+    from: f64,
+    /// When that transfer ends: a read before then waits for the rest.
+    ready: f64,
 }
 
 /// Every cache of a simulated machine and every block's state.
@@ -206,8 +229,15 @@ impl Caches {
             last: w,
             holders: Vec::new(),
         });
-        let (tier, mut ns, far) =
-            source(layout, cost, &self.member, w, block, bytes, own_l2, own_llc);
+        let (tier, mut ns, far) = source(
+            layout,
+            cost,
+            &self.member,
+            (w, at),
+            block,
+            bytes,
+            (own_l2, own_llc),
+        );
         if let Some((from, alone)) = far {
             ns += self
                 .links
@@ -219,25 +249,42 @@ impl Caches {
         }
         block.last = w;
         if write {
-            for c in std::mem::take(&mut block.holders) {
+            for Copy { cache: c, .. } in std::mem::take(&mut block.holders) {
                 if c != own_l2 && c != own_llc {
                     self.caches[c as usize].remove(id);
                 }
             }
         }
-        block.holders.retain(|&c| c != own_l2 && c != own_llc);
-        for c in [own_l2, own_llc] {
+        // The reader's copies arrive with its transfer, or sooner if they
+        // were already on their way.
+        let copy = |cache| {
+            let mine = Copy {
+                cache,
+                from: at,
+                ready: at + ns,
+            };
+            match block.holders.iter().find(|h| h.cache == cache) {
+                Some(h) if h.from <= at => *h,
+                _ => mine,
+            }
+        };
+        let copies = [copy(own_l2), copy(own_llc)];
+        block
+            .holders
+            .retain(|h| h.cache != own_l2 && h.cache != own_llc);
+        for copy in copies {
+            let c = copy.cache;
             self.stamp += 1;
             if self.caches[c as usize].put(id, bytes, self.stamp, &mut self.evicted) {
                 self.blocks
                     .get_mut(&id)
                     .expect("inserted above")
                     .holders
-                    .push(c);
+                    .push(copy);
             }
             for old in self.evicted.drain(..) {
                 if let Some(b) = self.blocks.get_mut(&old) {
-                    b.holders.retain(|&h| h != c);
+                    b.holders.retain(|h| h.cache != c);
                 }
             }
         }
@@ -245,39 +292,52 @@ impl Caches {
     }
 }
 
-/// Where worker `w` gets `bytes` of `block` from, and the cost: the
-/// cheapest of its holders and its home's DRAM, by one core's latency and
-/// bandwidth (the choice does not depend on how busy the shared links
-/// are: coherence, not the reader, decides who answers). For bytes from
-/// outside `w`'s LLC, also where they come from and their bandwidth term
-/// alone, for the shared links (`sim::bandwidth`).
-#[allow(clippy::too_many_arguments)]
+/// Where worker `w` gets `bytes` of `block` at time `at` from, and the
+/// cost: the cheapest of its holders and its home's DRAM, by one core's
+/// latency and bandwidth (the choice does not depend on how busy the
+/// shared links are: coherence, not the reader, decides who answers). For
+/// bytes from outside `w`'s LLC, also where they come from and their
+/// bandwidth term alone, for the shared links (`sim::bandwidth`).
+///
+/// A copy whose transfer started before `at` but ends after it costs the
+/// rest of that transfer at least. In the reader's own caches it is
+/// taken whatever that wait: the reader's misses find the lines already
+/// requested and wait for them, as a cache's miss-status holding
+/// registers merge misses to one line (Kroft, "Lockup-free instruction
+/// fetch/prefetch cache organization", ISCA 1981), so it moves nothing
+/// over the shared links. Another cache's copy still arriving is priced
+/// the same way and competes with the home's DRAM, which holds the clean
+/// block meanwhile.
 fn source(
     layout: &Layout,
     cost: &CostModel,
     member: &[usize],
-    w: usize,
+    (w, at): (usize, f64),
     block: &Block,
     bytes: u64,
-    own_l2: u32,
-    own_llc: u32,
+    (own_l2, own_llc): (u32, u32),
 ) -> (usize, f64, Option<(From, f64)>) {
-    if block.holders.contains(&own_l2) {
+    // The copy in cache `c` a read at `at` sees: its transfer started.
+    let held = |c| {
+        let copy = block.holders.iter().find(|h| h.cache == c);
+        copy.filter(|h| h.from <= at).map(|h| h.ready)
+    };
+    // The rest of a transfer still on its way, or nothing.
+    let wait = |ready: f64| (ready - at).max(0.0);
+    if let Some(ready) = held(own_l2) {
         // In the own cluster cache: free unless a sibling or cluster mate
         // wrote or read it last (its line comes over from that core).
-        return match (block.last != w).then(|| layout.relation(w, block.last)) {
+        let (tier, ns) = match (block.last != w).then(|| layout.relation(w, block.last)) {
             Some(k @ (TierKind::Smt | TierKind::Cluster)) => {
-                (k as usize, cost.transfer(Reach::At(k, 10), bytes), None)
+                (k as usize, cost.transfer(Reach::At(k, 10), bytes))
             }
-            _ => (OWN, 0.0, None),
+            _ => (OWN, 0.0),
         };
+        return (tier, ns.max(wait(ready)), None);
     }
-    if block.holders.contains(&own_llc) {
-        return (
-            TierKind::Llc as usize,
-            cost.transfer(Reach::At(TierKind::Llc, 10), bytes),
-            None,
-        );
+    if let Some(ready) = held(own_llc) {
+        let ns = cost.transfer(Reach::At(TierKind::Llc, 10), bytes);
+        return (TierKind::Llc as usize, ns.max(wait(ready)), None);
     }
     let here = layout.workers()[w].numa;
     let distance = |node| layout.topology().numa_distance(here, node);
@@ -292,10 +352,13 @@ fn source(
         cost.dram(d, bytes),
         Some((From::Dram(block.home), cost.dram_stream(d, bytes))),
     );
-    for &c in &block.holders {
-        let m = member[c as usize];
+    for h in &block.holders {
+        let Some(ready) = held(h.cache) else {
+            continue;
+        };
+        let m = member[h.cache as usize];
         let reach = Reach::At(layout.relation(w, m), distance(layout.workers()[m].numa));
-        let ns = cost.transfer(reach, bytes);
+        let ns = cost.transfer(reach, bytes).max(wait(ready));
         if ns < best.1 {
             let Reach::At(k, _) = reach else {
                 unreachable!()
@@ -317,6 +380,19 @@ mod tests {
 
     const MIB: u64 = 1 << 20;
 
+    thread_local! {
+        static CLOCK: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+    }
+
+    /// A moment after every transfer so far: the tests read complete
+    /// copies unless they name the time.
+    fn later() -> f64 {
+        CLOCK.with(|t| {
+            t.set(t.get() + 1e9);
+            t.get()
+        })
+    }
+
     use crate::sim::tests::hierarchical_layout as machine;
 
     /// Caches of `l2` and `llc` bytes on `spec`.
@@ -332,8 +408,9 @@ mod tests {
     #[test]
     fn eviction_makes_a_reread_come_from_dram() {
         let (l, cost, mut c, mut k) = caches("core:2", MIB, 4 * MIB);
-        let read =
-            |c: &mut Caches, k: &mut Counts, id| c.access(&l, &cost, (0, 0.0), (id, MIB, false), k);
+        let read = |c: &mut Caches, k: &mut Counts, id| {
+            c.access(&l, &cost, (0, later()), (id, MIB, false), k)
+        };
         let first = read(&mut c, &mut k, 1);
         assert_eq!(
             first,
@@ -359,25 +436,57 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_still_arriving_makes_the_next_reader_wait_for_it() {
+        // Two cores of one LLC, each with its own L2.
+        let (l, cost, mut c, mut k) = caches("core:2", MIB, 8 * MIB);
+        let first = c.access(&l, &cost, (0, 0.0), (1, MIB, false), &mut k);
+        assert_eq!(first, cost.dram(10, MIB));
+        let llc = cost.transfer(Reach::At(TierKind::Llc, 10), MIB);
+        assert!(llc < first / 2.0, "the premise: the LLC is much nearer");
+        // A quarter of the way in, the other core waits for the rest of
+        // the transfer and reads the block from the LLC, not from DRAM.
+        let second = c.access(&l, &cost, (1, first / 4.0), (1, MIB, false), &mut k);
+        assert_eq!(second, first * 0.75);
+        assert_eq!(k.bytes_by_tier[TierKind::Llc as usize], MIB);
+        assert_eq!(k.bytes_by_tier[DRAM_LOCAL], MIB);
+        // Once it has arrived, a third read pays the LLC's price alone.
+        c.access(&l, &cost, (0, first), (2, MIB, false), &mut k);
+        c.access(&l, &cost, (0, 2.0 * first), (2, MIB, true), &mut k);
+        let third = c.access(&l, &cost, (1, 4.0 * first), (1, MIB, false), &mut k);
+        assert_eq!(third, 0.0, "in worker 1's own L2 since its read");
+        let fourth = c.access(&l, &cost, (1, 4.0 * first), (2, MIB, false), &mut k);
+        assert_eq!(fourth, llc);
+    }
+
+    #[test]
     fn a_block_larger_than_a_cache_streams_through_it() {
         let (l, cost, mut c, mut k) = caches("core:1", MIB, 4 * MIB);
-        c.access(&l, &cost, (0, 0.0), (7, 8 * MIB, false), &mut k);
-        let again = c.access(&l, &cost, (0, 0.0), (7, 8 * MIB, false), &mut k);
+        c.access(&l, &cost, (0, later()), (7, 8 * MIB, false), &mut k);
+        let again = c.access(&l, &cost, (0, later()), (7, 8 * MIB, false), &mut k);
         assert_eq!(again, cost.dram(10, 8 * MIB));
     }
 
     #[test]
     fn a_write_leaves_the_writer_the_only_copy() {
         let (l, cost, mut c, mut k) = caches("llc:2 core:1", MIB, 8 * MIB);
-        c.access(&l, &cost, (0, 0.0), (1, 4096, false), &mut k);
-        c.access(&l, &cost, (1, 0.0), (1, 4096, false), &mut k);
+        c.access(&l, &cost, (0, later()), (1, 4096, false), &mut k);
+        c.access(&l, &cost, (1, later()), (1, 4096, false), &mut k);
         // Both hold a copy: a read again is free on either side.
-        assert_eq!(c.access(&l, &cost, (1, 0.0), (1, 4096, false), &mut k), 0.0);
-        assert_eq!(c.access(&l, &cost, (0, 0.0), (1, 4096, false), &mut k), 0.0);
+        assert_eq!(
+            c.access(&l, &cost, (1, later()), (1, 4096, false), &mut k),
+            0.0
+        );
+        assert_eq!(
+            c.access(&l, &cost, (0, later()), (1, 4096, false), &mut k),
+            0.0
+        );
         // Worker 0 writes: worker 1's copy is gone, it reads from
         // worker 0's LLC.
-        assert_eq!(c.access(&l, &cost, (0, 0.0), (1, 4096, true), &mut k), 0.0);
-        let ns = c.access(&l, &cost, (1, 0.0), (1, 4096, false), &mut k);
+        assert_eq!(
+            c.access(&l, &cost, (0, later()), (1, 4096, true), &mut k),
+            0.0
+        );
+        let ns = c.access(&l, &cost, (1, later()), (1, 4096, false), &mut k);
         let far = Reach::At(l.relation(1, 0), 10);
         assert_eq!(ns, cost.transfer(far, 4096));
         // Its first read and this one came from the other LLC.
@@ -391,17 +500,17 @@ mod tests {
         let (l, cost, mut c, mut k) = caches("numa:2 core:2", 0, 0);
         let (near, far) = (2, 0);
         assert_ne!(l.workers()[near].numa, l.workers()[far].numa);
-        c.access(&l, &cost, (near, 0.0), (9, MIB, true), &mut k);
+        c.access(&l, &cost, (near, later()), (9, MIB, true), &mut k);
         assert_eq!(k.bytes_by_tier[DRAM_LOCAL], MIB);
         let d = l.topology().numa_distance(0, 1);
         assert!(d > 10);
         assert_eq!(
-            c.access(&l, &cost, (far, 0.0), (9, MIB, false), &mut k),
+            c.access(&l, &cost, (far, later()), (9, MIB, false), &mut k),
             cost.dram(d, MIB)
         );
         assert_eq!(k.bytes_by_tier[DRAM_REMOTE], MIB);
         assert_eq!(
-            c.access(&l, &cost, (near, 0.0), (9, MIB, false), &mut k),
+            c.access(&l, &cost, (near, later()), (9, MIB, false), &mut k),
             cost.dram(10, MIB)
         );
     }
@@ -413,8 +522,14 @@ mod tests {
         let mut last = 0.0;
         for (id, reader) in [1usize, 2, 4, 8, 16].into_iter().enumerate() {
             let id = id as u64 + 100;
-            c.access(&l, &cost, (0, 0.0), (id, 256 * 1024, true), &mut k);
-            let ns = c.access(&l, &cost, (reader, 0.0), (id, 256 * 1024, false), &mut k);
+            c.access(&l, &cost, (0, later()), (id, 256 * 1024, true), &mut k);
+            let ns = c.access(
+                &l,
+                &cost,
+                (reader, later()),
+                (id, 256 * 1024, false),
+                &mut k,
+            );
             assert!(
                 ns > last,
                 "reader {reader} ({:?}): {ns} after {last}",
@@ -445,7 +560,13 @@ mod tests {
                 (r >> 8) % 40,
                 4096 * (1 + (r >> 20) % 64),
             );
-            c.access(&l, &cost, (w, 0.0), (id, bytes, r >> 40 & 3 == 0), &mut k);
+            c.access(
+                &l,
+                &cost,
+                (w, later()),
+                (id, bytes, r >> 40 & 3 == 0),
+                &mut k,
+            );
             touched += bytes;
         }
         assert_eq!(k.bytes_by_tier.iter().sum::<u64>(), touched);
@@ -461,7 +582,7 @@ mod tests {
             assert!(lru.used <= lru.capacity);
             assert_eq!(lru.used, lru.blocks.values().map(|b| b.1).sum::<u64>());
             for id in lru.blocks.keys() {
-                assert!(c.blocks[id].holders.contains(&(i as u32)));
+                assert!(c.blocks[id].holders.iter().any(|h| h.cache == i as u32));
             }
         }
     }
