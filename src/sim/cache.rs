@@ -229,7 +229,7 @@ impl Caches {
             last: w,
             holders: Vec::new(),
         });
-        let (tier, mut ns, far) = source(
+        let (tier, mut ns, far, arrival) = source(
             layout,
             cost,
             &self.member,
@@ -244,6 +244,7 @@ impl Caches {
                 .charge(layout, w, from, (at, bytes, alone), counts);
         }
         counts.bytes_by_tier[tier] += bytes;
+        counts.arrival_wait_ns += arrival.round() as u64;
         if matches!(tier, 3..=5) {
             counts.llc_moves += 1;
         }
@@ -297,7 +298,9 @@ impl Caches {
 /// latency and bandwidth (the choice does not depend on how busy the
 /// shared links are: coherence, not the reader, decides who answers). For
 /// bytes from outside `w`'s LLC, also where they come from and their
-/// bandwidth term alone, for the shared links (`sim::bandwidth`).
+/// bandwidth term alone, for the shared links (`sim::bandwidth`); last,
+/// the part of the cost spent waiting for a copy still arriving beyond
+/// the copy's own price.
 ///
 /// A copy whose transfer started before `at` but ends after it costs the
 /// rest of that transfer at least. In the reader's own caches it is
@@ -316,14 +319,15 @@ fn source(
     block: &Block,
     bytes: u64,
     (own_l2, own_llc): (u32, u32),
-) -> (usize, f64, Option<(From, f64)>) {
+) -> (usize, f64, Option<(From, f64)>, f64) {
     // The copy in cache `c` a read at `at` sees: its transfer started.
     let held = |c| {
         let copy = block.holders.iter().find(|h| h.cache == c);
         copy.filter(|h| h.from <= at).map(|h| h.ready)
     };
-    // The rest of a transfer still on its way, or nothing.
-    let wait = |ready: f64| (ready - at).max(0.0);
+    // The copy's price, or the rest of its transfer if that is longer,
+    // and the difference.
+    let wait = |ns: f64, ready: f64| (ns.max(ready - at), (ready - at - ns).max(0.0));
     if let Some(ready) = held(own_l2) {
         // In the own cluster cache: free unless a sibling or cluster mate
         // wrote or read it last (its line comes over from that core).
@@ -333,11 +337,13 @@ fn source(
             }
             _ => (OWN, 0.0),
         };
-        return (tier, ns.max(wait(ready)), None);
+        let (ns, arrival) = wait(ns, ready);
+        return (tier, ns, None, arrival);
     }
     if let Some(ready) = held(own_llc) {
         let ns = cost.transfer(Reach::At(TierKind::Llc, 10), bytes);
-        return (TierKind::Llc as usize, ns.max(wait(ready)), None);
+        let (ns, arrival) = wait(ns, ready);
+        return (TierKind::Llc as usize, ns, None, arrival);
     }
     let here = layout.workers()[w].numa;
     let distance = |node| layout.topology().numa_distance(here, node);
@@ -351,6 +357,7 @@ fn source(
         home,
         cost.dram(d, bytes),
         Some((From::Dram(block.home), cost.dram_stream(d, bytes))),
+        0.0,
     );
     for h in &block.holders {
         let Some(ready) = held(h.cache) else {
@@ -358,7 +365,7 @@ fn source(
         };
         let m = member[h.cache as usize];
         let reach = Reach::At(layout.relation(w, m), distance(layout.workers()[m].numa));
-        let ns = cost.transfer(reach, bytes).max(wait(ready));
+        let (ns, arrival) = wait(cost.transfer(reach, bytes), ready);
         if ns < best.1 {
             let Reach::At(k, _) = reach else {
                 unreachable!()
@@ -367,6 +374,7 @@ fn source(
                 k as usize,
                 ns,
                 Some((From::Cache(m), cost.refill(reach, bytes))),
+                arrival,
             );
         }
     }
@@ -447,6 +455,7 @@ mod tests {
         // the transfer and reads the block from the LLC, not from DRAM.
         let second = c.access(&l, &cost, (1, first / 4.0), (1, MIB, false), &mut k);
         assert_eq!(second, first * 0.75);
+        assert_eq!(k.arrival_wait_ns, (first * 0.75 - llc).round() as u64);
         assert_eq!(k.bytes_by_tier[TierKind::Llc as usize], MIB);
         assert_eq!(k.bytes_by_tier[DRAM_LOCAL], MIB);
         // Once it has arrived, a third read pays the LLC's price alone.

@@ -76,6 +76,10 @@ pub struct Counts {
     /// last of its path to move the bytes): an LLC's link, a node's DRAM,
     /// a socket link.
     pub bw_wait_by_resource: [u64; 3],
+    /// Time reads waited for a copy still arriving in a cache (the rest
+    /// of the transfer that brings it, beyond the copy's own price:
+    /// `sim::cache`), summed over all reads (ns).
+    pub arrival_wait_ns: u64,
     /// Private `join` halves promoted to the deque.
     pub promotions: u64,
     /// Promoted halves dealt to another LLC (`runtime::deal`).
