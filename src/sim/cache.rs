@@ -156,12 +156,12 @@ struct Block {
     /// The worker that touched it last.
     last: usize,
     /// The caches holding a copy.
-    holders: Vec<Copy>,
+    holders: Vec<Holder>,
 }
 
-/// A copy of a block in one cache.
+/// A cache holding a copy of a block.
 #[derive(Clone, Copy, Debug)]
-struct Copy {
+struct Holder {
     /// The cache (an index into `Caches::caches`).
     cache: u32,
     /// When the transfer that brought it started: a read before that
@@ -250,7 +250,7 @@ impl Caches {
         }
         block.last = w;
         if write {
-            for Copy { cache: c, .. } in std::mem::take(&mut block.holders) {
+            for Holder { cache: c, .. } in std::mem::take(&mut block.holders) {
                 if c != own_l2 && c != own_llc {
                     self.caches[c as usize].remove(id);
                 }
@@ -259,7 +259,7 @@ impl Caches {
         // The reader's copies arrive with its transfer, or sooner if they
         // were already on their way.
         let copy = |cache| {
-            let mine = Copy {
+            let mine = Holder {
                 cache,
                 from: at,
                 ready: at + ns,
