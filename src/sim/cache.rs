@@ -273,13 +273,20 @@ impl Caches {
         block
             .holders
             .retain(|h| h.cache != own_l2 && h.cache != own_llc);
+        self.keep(id, bytes, copies);
+        ns
+    }
+
+    /// Puts block `id` (`bytes`) in the caches of `copies` as their most
+    /// recently used block, each cache evicting what no longer fits.
+    fn keep(&mut self, id: u64, bytes: u64, copies: [Holder; 2]) {
         for copy in copies {
             let c = copy.cache;
             self.stamp += 1;
             if self.caches[c as usize].put(id, bytes, self.stamp, &mut self.evicted) {
                 self.blocks
                     .get_mut(&id)
-                    .expect("inserted above")
+                    .expect("the reader's access made it")
                     .holders
                     .push(copy);
             }
@@ -289,7 +296,6 @@ impl Caches {
                 }
             }
         }
-        ns
     }
 }
 
