@@ -365,13 +365,10 @@ fn source(
         Some((From::Dram(block.home), cost.dram_stream(d, bytes))),
         0.0,
     );
-    for h in &block.holders {
-        let Some(ready) = held(h.cache) else {
-            continue;
-        };
+    for h in block.holders.iter().filter(|h| h.from <= at) {
         let m = member[h.cache as usize];
         let reach = Reach::At(layout.relation(w, m), distance(layout.workers()[m].numa));
-        let (ns, arrival) = wait(cost.transfer(reach, bytes), ready);
+        let (ns, arrival) = wait(cost.transfer(reach, bytes), h.ready);
         if ns < best.1 {
             let Reach::At(k, _) = reach else {
                 unreachable!()
