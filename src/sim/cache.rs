@@ -244,6 +244,14 @@ impl Caches {
                 .charge(layout, w, from, (at, bytes, alone), counts);
         }
         counts.bytes_by_tier[tier] += bytes;
+        if matches!(tier, DRAM_LOCAL | DRAM_REMOTE) {
+            let by_node = &mut counts.dram_bytes_by_node;
+            let nodes = layout.numa_ranges().len().max(block.home + 1);
+            if by_node.len() < nodes {
+                by_node.resize(nodes, 0);
+            }
+            by_node[block.home] += bytes;
+        }
         counts.arrival_wait_ns += arrival.round() as u64;
         if matches!(tier, 3..=5) {
             counts.llc_moves += 1;
@@ -582,6 +590,10 @@ mod tests {
             touched += bytes;
         }
         assert_eq!(k.bytes_by_tier.iter().sum::<u64>(), touched);
+        let dram = k.bytes_by_tier[DRAM_LOCAL] + k.bytes_by_tier[DRAM_REMOTE];
+        assert_eq!(k.dram_bytes_by_node.iter().sum::<u64>(), dram);
+        assert_eq!(k.dram_bytes_by_node.len(), 2, "one entry per node");
+        assert!(k.dram_bytes_by_node.iter().all(|&b| b > 0));
         for (t, b) in BYTE_TIERS.iter().zip(k.bytes_by_tier) {
             // No SMT, one package: no sibling and no other package.
             if !["same-core", "other-node"].contains(t) {

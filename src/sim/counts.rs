@@ -3,7 +3,8 @@
 //! gathers over runs.
 //!
 //! Invariants: `Counts::bytes_by_tier` adds up to every byte of task data
-//! touched; `Counts::bw_wait_by_resource` adds up to
+//! touched, and its two DRAM entries to `Counts::dram_bytes_by_node`;
+//! `Counts::bw_wait_by_resource` adds up to
 //! `Counts::bw_wait_ns`; `Counts::steals` and `Counts::wakeups` are
 //! indexed by `TierKind` and `Distance` as `usize`.
 //!
@@ -76,6 +77,11 @@ pub struct Counts {
     /// last of its path to move the bytes): an LLC's link, a node's DRAM,
     /// a socket link.
     pub bw_wait_by_resource: [u64; 3],
+    /// Bytes read from each NUMA node's DRAM (indexed by the node's dense
+    /// index, as a worker's `Place::numa`; first touches included): where
+    /// the blocks' homes put the load. Adds up to the `dram-local` and
+    /// `dram-remote` entries of [`Counts::bytes_by_tier`].
+    pub dram_bytes_by_node: Vec<u64>,
     /// Time reads waited for a copy still arriving in a cache (the rest
     /// of the transfer that brings it, beyond the copy's own price:
     /// `sim::cache`), summed over all reads (ns).

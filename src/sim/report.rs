@@ -132,7 +132,7 @@ fn run_json(r: &Run, s: &mut String) {
         "{{\"policy\": {}, \"workers\": {}, \"seed\": {}, \"makespan_ns\": {}, \"utilisation\": {:.4}, \
              \"jobs\": {}, \"steals\": {{\"total\": {}, \"within_llc\": {}, \"by_relation\": {{{}}}}}, \
              \"wakeups\": {{\"total\": {}, \"within_llc\": {}}}, \"llc_moves\": {}, \"bytes_by_tier\": {{{}}}, \"bw_wait_ns\": {}, \
-             \"bw_wait_by_resource\": {{\"llc-link\": {}, \"dram\": {}, \"socket-link\": {}}}, \"arrival_wait_ns\": {}, \
+             \"bw_wait_by_resource\": {{\"llc-link\": {}, \"dram\": {}, \"socket-link\": {}}}, \"arrival_wait_ns\": {}, \"dram_bytes_by_node\": [{}], \
              \"idle_words\": {}, \"idle_calls\": {}, \"parks\": {}, \"lazy_parks\": {}, \"lazy_expired\": {}, \"heavy_fences\": {}, \"fence_interrupts\": {}, \"workers_ran\": {}, \"events\": {}, \
              \"promotions\": {}, \"deals\": {}, \"dealt_taken_back\": {}, \"asleep_takes\": {}, \"claim_passes\": {}, \"receiver_takes\": {}, \"private_claims\": {}, \"failed_searches\": {}, \"leaves\": {}}}",
         json_str(r.policy.name()),
@@ -153,6 +153,11 @@ fn run_json(r: &Run, s: &mut String) {
         k.bw_wait_by_resource[1],
         k.bw_wait_by_resource[2],
         k.arrival_wait_ns,
+        k.dram_bytes_by_node
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
         k.claim_words,
         k.claim_calls,
         k.parks,
