@@ -118,8 +118,9 @@ pub(super) fn steal_tier<Q: PassQueues>(
 /// [`steal_tier`] inside the LLC of a pool of several LLCs
 /// ([`TierBatch::Near`]) while most workers are busy: first, in an LLC
 /// fed by a loop of spawns, the mate robbed last ("A loop of spawns
-/// inside the LLC" in the module docs); then the near choice ([`near_pick`]: the biggest of the first
-/// [`NEAR_CHOICES`] victims holding a job) and a steal from it, or
+/// inside the LLC" in the module docs); then the near choice
+/// ([`near_pick`]: the biggest of the first [`NEAR_CHOICES`] victims
+/// holding a job) and a steal from it, or
 /// `Retry` if that victim's job went meanwhile (to its owner or another
 /// thief): a pass that saw a job does not report `Nothing`.
 #[inline(never)]
@@ -145,9 +146,10 @@ fn steal_near<Q: PassQueues>(q: &mut Q, me: usize, tier: &Tier, random: u64) -> 
 
 /// The near choice over a tier inside the LLC, without the steal: of the
 /// first [`NEAR_CHOICES`] victims holding a job in the walk's order (from
-/// the random start of [`tier_victims`]), the one whose oldest job looks biggest
-/// ([`victim_size`]); of equals, the first. Its (victim, deque length), or
-/// `None` if no victim of the tier holds a job (every one was looked at).
+/// the random start of [`tier_victims`]), the one whose oldest job looks
+/// biggest ([`victim_size`]); of equals, the first. Its (victim, deque
+/// length), or `None` if no victim of the tier holds a job (every one was
+/// looked at).
 fn near_pick<Q: PassQueues>(
     q: &mut Q,
     me: usize,
@@ -157,10 +159,10 @@ fn near_pick<Q: PassQueues>(
     // (victim, size, deque length) of the biggest so far.
     let mut best: Option<(usize, usize, usize)> = None;
     let mut choices = 0;
-    let mut consider = |q: &mut Q, victim: usize| {
+    for victim in tier_victims(tier, tier.len(), random).filter(|&v| v != me) {
         let len = q.victim_len(victim);
         if len == 0 {
-            return ControlFlow::Continue(());
+            continue;
         }
         let size = victim_size(len, q.victim_private(victim));
         if best.is_none_or(|(_, s, _)| size > s) {
@@ -168,13 +170,6 @@ fn near_pick<Q: PassQueues>(
         }
         choices += 1;
         if choices == NEAR_CHOICES {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    for victim in tier_victims(tier, tier.len(), random).filter(|&v| v != me) {
-        if consider(q, victim).is_break() {
             break;
         }
     }
