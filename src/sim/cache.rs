@@ -245,11 +245,9 @@ impl Caches {
         }
         counts.bytes_by_tier[tier] += bytes;
         if matches!(tier, DRAM_LOCAL | DRAM_REMOTE) {
+            // A home is a worker's node: one of the layout's.
             let by_node = &mut counts.dram_bytes_by_node;
-            let nodes = layout.numa_ranges().len().max(block.home + 1);
-            if by_node.len() < nodes {
-                by_node.resize(nodes, 0);
-            }
+            by_node.resize(layout.numa_ranges().len(), 0);
             by_node[block.home] += bytes;
         }
         counts.arrival_wait_ns += arrival.round() as u64;
