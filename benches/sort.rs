@@ -14,6 +14,8 @@
 //! - `par_sort/big` and `par_sort_unstable/big`: 50k random elements of
 //!   128 bytes (`[u64; 16]`, compared as arrays), where moves cost more
 //!   than comparisons.
+//! - `sorted_8M`, `reversed_8M`: 8M `u32` (32 MiB) in one run, where the
+//!   check and the reversal are split across the workers.
 //!
 //! Both sides call `par_sort` and friends on their `ParallelSliceMut`, on a
 //! worker of their own pool: one `install` per batch of iterations, and
@@ -192,5 +194,23 @@ fn bench_big(c: &mut Criterion) {
     sorts(c, "big", &input);
 }
 
-criterion_group!(benches, bench_sorts, bench_patterns, bench_big);
+/// Length of the one-run inputs larger than a core's private cache.
+const RUN_LEN: usize = 1 << 23;
+
+/// Sorted and reversed input of 32 MiB, where the check and the reversal
+/// are split across workers (below 2 MiB they are not: the piece is
+/// likely in the caller's cache).
+fn bench_long_runs(c: &mut Criterion) {
+    let n = RUN_LEN as u32;
+    sorts(c, "sorted_8M", &(0..n).collect::<Vec<u32>>());
+    sorts(c, "reversed_8M", &(0..n).rev().collect::<Vec<u32>>());
+}
+
+criterion_group!(
+    benches,
+    bench_sorts,
+    bench_patterns,
+    bench_big,
+    bench_long_runs
+);
 criterion_main!(benches);

@@ -2,7 +2,7 @@
 //! parallel.
 //!
 //! A slice that is one run (non-descending, or strictly descending and then
-//! reversed) is done after one pass ([`stable::find_run`]). A slice of at
+//! reversed) is done after one pass ([`runs::finish_one_run`]). A slice of at
 //! most [`CHUNK`] elements is sorted sequentially ([`stable::sort`]).
 //! Otherwise the slice `v` is cut in halves `depth` times (`depth` even, so
 //! that leaves are at most [`CHUNK`] long and sort in place, with the same
@@ -39,7 +39,7 @@ use std::mem::{self, ManuallyDrop};
 use std::ptr;
 use std::slice;
 
-use super::{both_ends, stable};
+use super::{both_ends, runs, stable};
 
 /// Longest leaf: sorted sequentially by [`stable::sort`].
 const CHUNK: usize = stable::MAX_LEN;
@@ -59,11 +59,7 @@ where
     if size_of::<T>() == 0 || len < 2 {
         return;
     }
-    let (run, descending) = stable::find_run(v, is_less);
-    if run == len {
-        if descending {
-            v.reverse();
-        }
+    if runs::finish_one_run(v, is_less) {
         return;
     }
     if len <= CHUNK {

@@ -17,7 +17,9 @@
 //!   the slice in place with swaps.
 //! - Unstable sorts (`par_sort_unstable*`): parallel pattern-defeating
 //!   quicksort ([`quick`]): both sides of a partition in parallel
-//!   ([`partition`]), sorted and reversed pieces finished in one pass,
+//!   ([`partition`]), sorted and reversed pieces finished in one pass
+//!   (a whole slice that is one run by [`runs`]: blocks of 16 pairs,
+//!   split across workers above 2 MiB),
 //!   nearly sorted ones by dropping their misplaced elements, sorting those
 //!   and merging them back ([`extract`]), runs
 //!   of equal elements split off in one pass, a heapsort ([`heapsort`]) for
@@ -102,6 +104,7 @@ mod merge;
 mod partition;
 mod pivot;
 mod quick;
+mod runs;
 mod small;
 mod stable;
 mod stable_quick;

@@ -8,6 +8,7 @@
 //!   element exactly once, O(n log n) calls, and the comparator only ever
 //!   sees live elements.
 //! - [`parts`]: the sequential building blocks one by one.
+//! - [`runs`]: the unstable sort's parallel check and reversal.
 //! - [`extract`]: the unstable sort's pass for nearly sorted pieces.
 //! - [`lt_order`]: the sorts by `T`'s order compare with `T::lt`, as rayon's.
 //!
@@ -38,6 +39,7 @@ mod extract;
 mod lt_order;
 mod panics;
 mod parts;
+mod runs;
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
