@@ -11,8 +11,8 @@
 //!   only once a block has one. Where a comparison is cheap the block
 //!   vectorizes; and with one branch per block, the loop's speed does not
 //!   depend on where the linker puts it (a one-pair loop ran at half speed
-//!   in some builds of the development machine, whose CPU decodes a loop
-//!   again when its branch ends on a 32-byte boundary). The price: up to
+//!   in some builds of the development machine and at full speed with its
+//!   loops aligned to 64 bytes). The price: up to
 //!   [`BLOCK`] calls more per scan, spent only where a pass is made at all.
 //! - **Halves.** A piece of more than [`SPLIT_BYTES`] is cut into halves
 //!   that other workers may take, down to leaves of [`LEAF`] elements; a
@@ -21,8 +21,9 @@
 //!   read the piece, so a piece that fits its core's private cache is
 //!   there, and a thief would fetch its half from that cache line by line,
 //!   which costs more than the pass (on the development machine, 2 MiB of
-//!   L2 per core: 1 MiB of `u32` took about 1.1 times as long split, 4 MiB
-//!   0.8 times, 32 MiB 0.6 times; `docs/sort-passes.md`).
+//!   L2 per core, a pass split at every size took 1.0 to 1.1 times
+//!   rayon's time on 1 MiB of `u32`, 0.8 to 0.9 on 4 MiB and 0.6 to 0.7 on
+//!   32 MiB, where the unsplit pass took 1.0; `docs/sort-passes.md`).
 //!
 //! Every pass only reads or swaps: no element is ever outside the slice,
 //! so a comparator that panics leaves the slice a permutation of the
@@ -53,6 +54,7 @@ pub(super) fn splits<T>(len: usize) -> bool {
 pub(super) fn first_pair<T>(v: &[T], hit: impl Fn(&T, &T) -> bool) -> Option<usize> {
     let mut start = 0;
     while start + BLOCK < v.len() {
+        // The range has BLOCK + 1 elements: the conversion cannot fail.
         let block: &[T; BLOCK + 1] = v[start..=start + BLOCK].try_into().unwrap();
         let mut any = false;
         for k in 0..BLOCK {
