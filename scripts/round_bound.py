@@ -33,7 +33,13 @@ cheapest), instead of that block's start + the L3's price:
 
     cold = bound + (dram_ns + P / bw_dram) - (line_llc_ns + P / bw_llc)
 
-Both take t0 from the seed's three runs, not from a proof that no schedule
+A third form, the link bound (`link_extra`), adds what the first round's
+reads through each LLC's link (`bw_llc_link`, the EPYC's CCD link) cost the
+k-block worker whose first refill ends last in its LLC; it equals the cold
+bound where the class has no link. It is printed in the summary lines and
+the per-seed tables; scripts/round_gap.py checks its premise on the traces.
+
+All take t0 from the seed's three runs, not from a proof that no schedule
 starts a leaf sooner (the descent of 10 splits from the root); t0 is about
 6 us, so starting both bounds at 0 instead lowers them by about 0.001 of
 rayon-like's makespan (printed as well).
@@ -71,6 +77,11 @@ CBLOCK = 64 * 64 * 8  # one C block, bytes
 BLOCKS = 32 * 32
 LEAF_WORK = 2 * 64 * 64 * 2048 // 40  # src/sim/kernels/matmul.rs, reference ns
 TARGET = 0.909  # issue 29: 1.10 times faster
+# The prices `prices` returns: every field of a transfer's price in the cache
+# model, and the LLC link's bandwidth (src/sim/bandwidth.rs).
+PRICED = ["line_smt_ns", "line_cluster_ns", "line_llc_ns", "line_node_ns", "line_remote_ns",
+          "bw_cluster", "bw_llc", "bw_node", "bw_remote", "l2_bytes", "dram_ns", "dram_remote_ns",
+          "bw_dram", "bw_dram_remote", "bw_llc_link", "work_scale"]
 
 
 def mix(z):
@@ -101,7 +112,7 @@ def prices(cls, seed, pct=10.0):
             vals[k] = float(v)
     order = fields()
     out = {}
-    for k in ["line_llc_ns", "bw_llc", "l2_bytes", "dram_ns", "bw_dram", "work_scale"]:
+    for k in PRICED:
         r = mix(mix((seed * 0xD1B54A32D192ED03) & MASK) ^ (order.index(k) + 1))
         u = (r >> 11) / float(1 << 52) - 1.0
         out[k] = vals[k] * (1.0 + pct / 100.0 * u)
@@ -123,6 +134,45 @@ def cold_extra(p):
     return (p["dram_ns"] + PANEL / p["bw_dram"]) - (p["line_llc_ns"] + PANEL / p["bw_llc"])
 
 
+def panels(r):
+    """The fewest panels `r` distinct blocks read: the least a + b with
+    a * b >= r (a tile of a rows by b columns of C's blocks)."""
+    return min(a + -(-r // a) for a in range(1, r + 1))
+
+
+def link_extra(p, workers, llcs, k):
+    """What the first round's LLC links add to the round bound (ns): 0 where
+    the class has none (`bw_llc_link` = 0), else the larger of the cold first
+    read's and the link's term (docs/locality-bound.md, session 44, "where
+    hierarchical's time goes").
+
+    If no worker runs more than k blocks, at least m = BLOCKS - (k - 1) W
+    workers run k, so some LLC holds q = ceil(m / LLCs) of them. The q-th of
+    that LLC's workers to end its first refill needs the first blocks of the
+    first q, q distinct blocks, so at least panels(q) distinct panels and q C
+    blocks, all read into the LLC by then: every copy in an LLC descends from
+    a read of one of its workers from outside it (its caches start empty, and
+    only its own workers' reads fill them), each such read's bytes cross its
+    link, which moves at most `bw_llc_link` from t0 on, and a copy still
+    arriving is ready no sooner than the transfer that brings it. That
+    worker's first refill then ends no sooner than t0 + (panels(q) P + q C) /
+    bw_llc_link, nor before its last panel's arrival plus its C block (read
+    after both panels): its k blocks end no sooner than that plus (k - 1)
+    (work + floor) plus its first block's work."""
+    if p["bw_llc_link"] <= 0:
+        return 0.0
+    q = -(-(BLOCKS - (k - 1) * workers) // llcs)
+    return max(0.0, first_refill_end(p, q) - floor_refill(p)[0] - cold_extra(p))
+
+
+def first_refill_end(p, q):
+    """The earliest end, after t0, of the q-th first refill of an LLC's
+    workers under the link alone (`link_extra`), ns."""
+    n = panels(q)
+    c = p["dram_ns"] + CBLOCK / p["bw_dram"]
+    return max((n * PANEL + q * CBLOCK) / p["bw_llc_link"], n * PANEL / p["bw_llc_link"] + c)
+
+
 def simulate(exe, key, machine, cls, seed, runs, out):
     base = os.path.join(out, f"{key}__seed{seed}")
     if not os.path.exists(base + ".json"):
@@ -136,19 +186,24 @@ def simulate(exe, key, machine, cls, seed, runs, out):
         os.replace(base + ".json.tmp", base + ".json")
     report = json.load(open(base + ".json"))
     leaves = {}  # (seed, policy) -> [(start, work, refill, same-llc bytes, dram-local bytes, other bytes)]
-    with open(base + ".tsv") as f:
+    for seed, policy, x, tiers in trace_leaves(base + ".tsv"):
+        rest = sum(tiers.values()) - tiers["same-llc"] - tiers["dram-local"]
+        leaves.setdefault((seed, policy), []).append(
+            (float(x["start_ns"]), float(x["work_ns"]), float(x["refill_ns"]),
+             tiers["same-llc"], tiers["dram-local"], rest))
+    return report, leaves
+
+
+def trace_leaves(path):
+    """Each leaf line of a `simulate --trace` file: its seed, policy, columns
+    by name and bytes by tier (the columns after `bw_wait_ns`)."""
+    with open(path) as f:
         head = f.readline().rstrip("\n").split("\t")
-        col = {h: i for i, h in enumerate(head)}
+        tiers = head[head.index("bw_wait_ns") + 1:]
         for line in f:
-            x = line.rstrip("\n").split("\t")
-            if x[3] != "leaf":
-                continue
-            tiers = {h: int(x[col[h]]) for h in head[col["bw_wait_ns"] + 1:]}
-            rest = sum(tiers.values()) - tiers["same-llc"] - tiers["dram-local"]
-            leaves.setdefault((int(x[2]), x[0]), []).append(
-                (float(x[col["start_ns"]]), float(x[col["work_ns"]]), float(x[col["refill_ns"]]),
-                 tiers["same-llc"], tiers["dram-local"], rest))
-    return report["runs"], leaves
+            x = dict(zip(head, line.rstrip("\n").split("\t")))
+            if x["leaf"] == "leaf":
+                yield int(x["seed"]), x["policy"], x, {t: int(x[t]) for t in tiers}
 
 
 def main():
@@ -175,12 +230,14 @@ def main():
             continue
         rows = []
         for first in (int(s) for s in a.seeds.split(",")):
-            runs, leaves = simulate(exe, key, machine, cls, first, a.runs, a.out)
+            report, leaves = simulate(exe, key, machine, cls, first, a.runs, a.out)
+            runs, llcs = report["runs"], report["machine"]["llcs"]
             for seed in range(first, first + a.runs):
                 ms = {r["policy"]: r["makespan_ns"] for r in runs if r["seed"] == seed}
                 workers = {r["workers"] for r in runs if r["seed"] == seed}
                 assert len(workers) == 1, workers
-                k = math.ceil(BLOCKS / workers.pop())
+                workers_n = workers.pop()
+                k = math.ceil(BLOCKS / workers_n)
                 p = prices(cls, seed)
                 floor, from_l3 = floor_refill(p)
                 work = LEAF_WORK * p["work_scale"]
@@ -194,8 +251,11 @@ def main():
                 own_l3 = [l[2] for l in ls if l[3] == 2 * PANEL and l[4] == CBLOCK and l[5] == 0]
                 t0 = min(l[0] for l in ls)
                 bound = t0 + k * (work + floor)
+                link = bound + cold_extra(p) + link_extra(p, workers_n, llcs, k)
+                # A worker with k + 1 blocks would take longer still.
+                assert t0 + (k + 1) * (work + floor) >= link, (key, seed)
                 rows.append(dict(seed=seed, k=k, floor=floor, from_l3=from_l3,
-                                 cold=bound + cold_extra(p),
+                                 cold=bound + cold_extra(p), link=link,
                                  seen=min(own_l3) if own_l3 else float("nan"), t0=t0, bound=bound,
                                  ms=ms, cheapest=min(l[2] for l in ls)))
         br = [r["bound"] / r["ms"]["rayon-like"] for r in rows]
@@ -212,14 +272,21 @@ def main():
               f"| {spread([r['t0'] / 1e3 for r in rows], lambda v: f'{v:.1f}')} | {f3(br)} | {f3(bf)} "
               f"| {f3(cr)} | {f3(cf)} | {f3(hr)} | {f3(hf)} | {above[0]}, {above[1]} of {len(rows)} |",
               flush=True)
+        lr = [r["link"] / r["ms"]["rayon-like"] for r in rows]
+        lf = [r["link"] / r["ms"]["flat"] for r in rows]
+        hl = [r["ms"]["hierarchical"] / r["link"] for r in rows]
         summary.append(f"{key}: from time 0, bound ÷ rayon-like {f3(zr)}, cold {f3(zc)}; "
-                       f"hierarchical ÷ bound {f3(hb)}")
+                       f"hierarchical ÷ bound {f3(hb)}; link bound ÷ rayon-like {f3(lr)} "
+                       f"(above {TARGET} in {sum(x > TARGET for x in lr)}), ÷ flat {f3(lf)} "
+                       f"(above in {sum(x > TARGET for x in lf)}), hierarchical ÷ link bound {f3(hl)}")
         if a.per_seed:
             per_seed.append(f"\n{key}:\n\n| seed | floor (ns) | panels from L3 | cheapest refill seen (ns) "
                             "| cheapest two-L3-panel refill seen (ns) "
                             "| t0 (ns) | bound (ms) | cold (ms) | rayon-like (ms) | flat (ms) | hierarchical (ms) "
-                            "| bound ÷ rayon-like | cold ÷ rayon-like | bound ÷ flat | hierarchical ÷ rayon-like |\n"
-                            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                            "| bound ÷ rayon-like | cold ÷ rayon-like | bound ÷ flat | hierarchical ÷ rayon-like "
+                            "| link bound (ms) | link ÷ rayon-like | link ÷ flat |\n"
+                            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+                            "|---:|---:|---:|")
             for r in rows:
                 m = {k: v / 1e6 for k, v in r["ms"].items()}
                 per_seed.append(
@@ -227,7 +294,8 @@ def main():
                     f"| {r['bound'] / 1e6:.3f} | {r['cold'] / 1e6:.3f} | {m['rayon-like']:.3f} | {m['flat']:.3f} "
                     f"| {m['hierarchical']:.3f} | {r['bound'] / r['ms']['rayon-like']:.3f} "
                     f"| {r['cold'] / r['ms']['rayon-like']:.3f} | {r['bound'] / r['ms']['flat']:.3f} "
-                    f"| {m['hierarchical'] / m['rayon-like']:.3f} |")
+                    f"| {m['hierarchical'] / m['rayon-like']:.3f} | {r['link'] / 1e6:.3f} "
+                    f"| {r['link'] / r['ms']['rayon-like']:.3f} | {r['link'] / r['ms']['flat']:.3f} |")
     print()
     print("\n".join(summary + per_seed))
 
