@@ -68,7 +68,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sim_results import POLICIES, machines, spread  # noqa: E402
+from sim_results import POLICIES, class_costs, machines, spread  # noqa: E402
 
 MASK = (1 << 64) - 1
 # The default `matmul` (2048 x 2048 f64, 64 x 64 blocks) only.
@@ -105,11 +105,7 @@ def prices(cls, seed, pct=10.0):
     `CostModel::perturbed` does (`work_scale` is 1 in the published model and
     no class file sets it)."""
     vals = {"work_scale": 1.0}
-    for line in open(f"src/sim/classes/{cls}.cost"):
-        line = line.split("#")[0].strip()
-        if "=" in line:
-            k, v = (x.strip() for x in line.split("=", 1))
-            vals[k] = float(v)
+    vals.update((k, float(v)) for k, v in class_costs(cls).items())
     order = fields()
     out = {}
     for k in PRICED:

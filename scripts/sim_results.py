@@ -269,14 +269,20 @@ def svg(reports):
     return head + "\n".join(ticks + rows) + "\n</svg>\n"
 
 
-def derived_costs(cls, out):
-    """The override files of `bound` for machine class `cls`, in `out`."""
+def class_costs(cls):
+    """The fields of src/sim/classes/CLS.cost, as strings by name."""
     vals = {}
     for line in open(f"src/sim/classes/{cls}.cost"):
         line = line.split("#")[0].strip()
         if "=" in line:
             k, v = (x.strip() for x in line.split("=", 1))
             vals[k] = v
+    return vals
+
+
+def derived_costs(cls, out):
+    """The override files of `bound` for machine class `cls`, in `out`."""
+    vals = class_costs(cls)
     ideal = {
         "line_node_ns": vals["line_llc_ns"], "line_remote_ns": vals["line_llc_ns"],
         "bw_node": vals["bw_llc"], "bw_remote": vals["bw_llc"],
