@@ -64,7 +64,7 @@ workloads (sizes in brackets are optional):
   kernels with data (default sizes; src/sim/kernels/mod.rs cites the work figures):
     stencil[:N[:SWEEPS]]       5-point Jacobi sweeps over an N x N grid (2048, 8 sweeps)
     stencil-replay[:N[:SWEEPS]]  the same, every sweep with one affinity replay handle
-    matmul[:N]                 blocked C = A B, N x N f64, 64 x 64 blocks (2048)
+    matmul[:N[:BLOCK]]         blocked C = A B, N x N f64, BLOCK x BLOCK blocks (2048, 64)
     mergesort[:N]              parallel merge sort of N u64 (4194304)
     triad[:N[:ITERS]]          STREAM triad over three arrays of N f64 (4194304, 10)
     reduce[:N[:RUNS]]          tree reduction of N f64, RUNS times (8388608, 8)

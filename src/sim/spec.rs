@@ -20,7 +20,7 @@ use super::workload::{
 /// unless given), `spawn:JOBS[:NS]` (scheduling overhead only),
 /// `stream:CHUNKS:BYTES[:spread|pack]`, and the kernels with data, each
 /// with default sizes: `stencil[:N[:SWEEPS]]`, `stencil-replay[:N[:SWEEPS]]`,
-/// `matmul[:N]`, `mergesort[:N]`, `triad[:N[:ITERS]]`, `reduce[:N[:RUNS]]`,
+/// `matmul[:N[:BLOCK]]`, `mergesort[:N]`, `triad[:N[:ITERS]]`, `reduce[:N[:RUNS]]`,
 /// `pipeline[:ITEMS[:STAGES]]` (see `kernels`).
 ///
 /// # Errors

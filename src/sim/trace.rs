@@ -134,7 +134,7 @@ mod tests {
         // L3s of four panels: blocks are read again from DRAM and the
         // other LLC, so several tiers have bytes.
         cost.llc_bytes = (4 * 64 * 512 * 8) as f64;
-        let w = Matmul { n: 512 };
+        let w = Matmul::new(512, Matmul::BLOCK);
         for policy in [Policy::Hierarchical, Policy::Flat, Policy::RayonLike] {
             let plain = simulate_seeded(&t, &w, policy, None, &cost, 3).unwrap();
             let (run, trace) = simulate_traced(&t, &w, policy, None, &cost, 3).unwrap();

@@ -6,28 +6,40 @@ use crate::sim::workload::{Body, Node, Root, Task, Touch, Workload, one_root};
 
 use super::common::{ELEM, id, leaf, read, split, write};
 
-/// `C = A B` for `n` x `n` matrices of `f64` in blocks of
-/// [`Matmul::BLOCK`] x `BLOCK` (`n` rounded up to a multiple of it): a
-/// recursive `join` halves the larger side of the range of C's blocks, as
-/// a cache-oblivious blocked product splits, down to one C block, which
-/// reads A's row of blocks and B's column of blocks (each `BLOCK * n`
-/// elements) and writes its block: `2 BLOCK^2 n` flops at 0.025 ns a flop
-/// (the work figures of `kernels`).
+/// `C = A B` for `n` x `n` matrices of `f64` in blocks of `block` x
+/// `block` (`n` a multiple of it): a recursive `join` halves the larger
+/// side of the range of C's blocks, as a cache-oblivious blocked product
+/// splits, down to one C block, which reads A's row of blocks and B's
+/// column of blocks (each `block * n` elements) and writes its block:
+/// `2 block^2 n` flops at 0.025 ns a flop (the work figures of `kernels`,
+/// whatever the block: the model does not slow small blocks down).
 #[derive(Debug, Clone)]
 pub struct Matmul {
-    /// Matrix side (a multiple of [`Matmul::BLOCK`]).
+    /// Matrix side (a multiple of `block`).
     pub n: u64,
+    /// Block side ([`Matmul::BLOCK`] unless the spec names one).
+    pub block: u64,
 }
 
 impl Matmul {
-    /// Block side.
+    /// Default block side: a 32 KiB C block, panels of `64 n` elements.
     pub const BLOCK: u64 = 64;
     /// Default matrix side: three 32 MiB matrices, 1,024 C blocks.
     pub const N: u64 = 2048;
     const KIND: u64 = 2;
 
-    fn blocks(&self) -> u64 {
-        self.n / Self::BLOCK
+    /// The product of `n` x `n` matrices (rounded up to a multiple of
+    /// `block`) in blocks of `block` x `block`.
+    pub fn new(n: u64, block: u64) -> Matmul {
+        Matmul {
+            n: n.next_multiple_of(block),
+            block,
+        }
+    }
+
+    /// C blocks along a side.
+    pub(crate) fn blocks(&self) -> u64 {
+        self.n / self.block
     }
 }
 
@@ -43,7 +55,11 @@ const fn unrange(x: u64) -> (u64, u64) {
 
 impl Workload for Matmul {
     fn name(&self) -> String {
-        format!("matmul:{}", self.n)
+        if self.block == Self::BLOCK {
+            format!("matmul:{}", self.n)
+        } else {
+            format!("matmul:{}:{}", self.n, self.block)
+        }
     }
     fn roots(&self) -> Vec<Root> {
         let nb = self.blocks();
@@ -53,8 +69,8 @@ impl Workload for Matmul {
     fn task(&self, node: &Node) -> Task {
         let ((i0, ni), (j0, nj)) = (unrange(node.a), unrange(node.b));
         if ni * nj <= 1 {
-            // 2 BLOCK^2 n flops at 40 GFLOP/s.
-            return leaf(2 * Self::BLOCK * Self::BLOCK * self.n / 40);
+            // 2 block^2 n flops at 40 GFLOP/s.
+            return leaf(2 * self.block * self.block * self.n / 40);
         }
         let body = if ni >= nj {
             let h = ni / 2;
@@ -76,13 +92,13 @@ impl Workload for Matmul {
         if ni * nj != 1 {
             return Vec::new();
         }
-        let panel = Self::BLOCK * self.n * ELEM;
+        let panel = self.block * self.n * ELEM;
         vec![
             read(id(Self::KIND, 0, i), panel),
             read(id(Self::KIND, 1, j), panel),
             write(
                 id(Self::KIND, 2, i * self.blocks() + j),
-                Self::BLOCK * Self::BLOCK * ELEM,
+                self.block * self.block * ELEM,
             ),
         ]
     }

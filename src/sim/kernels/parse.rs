@@ -14,7 +14,7 @@ use super::triad::Triad;
 use crate::sim::workload::Workload;
 
 /// The accepted forms of the data workloads' names, for error messages.
-pub(crate) const FORMS: &str = "stencil[:N[:SWEEPS]], stencil-replay[:N[:SWEEPS]], matmul[:N], \
+pub(crate) const FORMS: &str = "stencil[:N[:SWEEPS]], stencil-replay[:N[:SWEEPS]], matmul[:N[:BLOCK]], \
                                 mergesort[:N], triad[:N[:ITERS]], reduce[:N[:RUNS]], \
                                 pipeline[:ITEMS[:STAGES]]";
 
@@ -31,8 +31,8 @@ type Made = Box<dyn Workload + Send + Sync>;
 /// 2^24 tasks (too long to simulate).
 pub(crate) fn parse(parts: &[&str]) -> Option<Result<Made, String>> {
     let max_args = match parts[0] {
-        "matmul" | "mergesort" => 2,
-        "stencil" | "stencil-replay" | "triad" | "reduce" | "pipeline" => 3,
+        "mergesort" => 2,
+        "stencil" | "stencil-replay" | "matmul" | "triad" | "reduce" | "pipeline" => 3,
         _ => return None,
     };
     if parts.len() > max_args {
@@ -56,14 +56,27 @@ fn size(parts: &[&str], i: usize, default: u64) -> Result<u64, String> {
     }
 }
 
+/// The product of `factors`, `u64::MAX` if it overflows: task counts
+/// are products of sizes up to 2^40 each, and a count that wrapped could
+/// pass [`tasks_at_most`]'s limit.
+fn product(factors: &[u64]) -> u64 {
+    factors.iter().fold(1, |p: u64, &f| p.saturating_mul(f))
+}
+
 /// `w`, which makes about `tasks` tasks, unless that is more than 2^24.
 ///
 /// # Errors
 /// More than 2^24 tasks.
 fn tasks_at_most(tasks: u64, w: Made) -> Result<Made, String> {
     if tasks > 1 << 24 {
+        // A count that saturated (`u64::MAX`) is not an estimate.
+        let about = if tasks == u64::MAX {
+            "more than 2^64".to_string()
+        } else {
+            format!("about {tasks}")
+        };
         Err(format!(
-            "{} makes about {tasks} tasks, too many to simulate; take a smaller size",
+            "{} makes {about} tasks, too many to simulate; take a smaller size",
             w.name()
         ))
     } else {
@@ -85,12 +98,26 @@ fn kernel(parts: &[&str]) -> Result<(u64, Made), String> {
                 sweeps: num(2, Stencil::SWEEPS)?,
                 replay: parts[0] == "stencil-replay",
             };
-            (2 * w.bands() * w.sweeps, Box::new(w))
+            (product(&[2, w.bands(), w.sweeps]), Box::new(w))
         }
         "matmul" => {
-            let n = num(1, Matmul::N)?.next_multiple_of(Matmul::BLOCK);
-            let nb = n / Matmul::BLOCK;
-            (2 * nb * nb, Box::new(Matmul { n }))
+            let w = Matmul::new(num(1, Matmul::N)?, num(2, Matmul::BLOCK)?);
+            // A block's flops (2 block^2 n) must fit the simulator's
+            // integers.
+            if (2 * w.block)
+                .checked_mul(w.block)
+                .and_then(|x| x.checked_mul(w.n))
+                .is_none()
+            {
+                return Err(format!(
+                    "blocks of {b} x {b} on a side of {n} are too large to simulate; \
+                     take a smaller block or side",
+                    b = w.block,
+                    n = w.n
+                ));
+            }
+            let nb = w.blocks();
+            (product(&[2, nb, nb]), Box::new(w))
         }
         "mergesort" => {
             let n = num(1, Mergesort::N)?
@@ -98,7 +125,7 @@ fn kernel(parts: &[&str]) -> Result<(u64, Made), String> {
                 .next_power_of_two();
             let runs = n / Mergesort::RUN;
             (
-                4 * runs * u64::from(runs.ilog2() + 1),
+                product(&[4, runs, u64::from(runs.ilog2() + 1)]),
                 Box::new(Mergesort { n }),
             )
         }
@@ -107,21 +134,27 @@ fn kernel(parts: &[&str]) -> Result<(u64, Made), String> {
                 n: num(1, Triad::N)?,
                 iters: num(2, Triad::ITERS)?,
             };
-            (2 * w.n.div_ceil(Triad::CHUNK) * w.iters, Box::new(w))
+            (
+                product(&[2, w.n.div_ceil(Triad::CHUNK), w.iters]),
+                Box::new(w),
+            )
         }
         "reduce" => {
             let w = Reduce {
                 n: num(1, Reduce::N)?,
                 runs: num(2, Reduce::RUNS)?,
             };
-            (2 * w.n.div_ceil(Reduce::LEAF) * w.runs, Box::new(w))
+            (
+                product(&[2, w.n.div_ceil(Reduce::LEAF), w.runs]),
+                Box::new(w),
+            )
         }
         _ => {
             let w = Pipeline {
                 items: num(1, Pipeline::ITEMS)?,
                 stages: num(2, Pipeline::STAGES)?,
             };
-            (w.items * w.stages, Box::new(w))
+            (product(&[w.items, w.stages]), Box::new(w))
         }
     })
 }

@@ -65,6 +65,8 @@ fn each_kernel_parses_with_and_without_a_size() {
         "stencil        stencil:2048:8         stencil:64          stencil:64:8",
         "stencil-replay stencil-replay:2048:8  stencil-replay:64:3 stencil-replay:64:3",
         "matmul         matmul:2048            matmul:100          matmul:128",
+        "matmul         matmul:2048            matmul:100:32       matmul:128:32",
+        "matmul         matmul:2048            matmul:2048:64      matmul:2048",
         "mergesort      mergesort:4194304      mergesort:5000      mergesort:8192",
         "triad          triad:4194304:10       triad:1000          triad:1000:10",
         "reduce         reduce:8388608:8       reduce:1000:2       reduce:1000:2",
@@ -84,6 +86,16 @@ fn each_kernel_parses_with_and_without_a_size() {
         "triad:1:2:3",
         "reduce:-4",
         "matmul:1048576",
+        "matmul:1099511627776",
+        "matmul:64:0",
+        "matmul:8:1099511627776",
+        "matmul:64:32:2",
+        // Task counts that overflow 64 bits are refused, not wrapped.
+        "stencil:1099511627776:1099511627776",
+        "triad:1099511627776:1099511627776",
+        "reduce:1099511627776:1099511627776",
+        "pipeline:1099511627776:1099511627776",
+        "mergesort:1099511627776",
     ] {
         let e = parse_workload(bad)
             .err()
@@ -140,6 +152,18 @@ fn matmul_blocks_read_a_row_and_a_column_of_blocks() {
         }
     );
     assert_eq!(work_span(&*w, &w.roots()[0].node).0, t.work);
+    // The same side in blocks of 32: 4 x 4 blocks, 15 splits, panels of
+    // 32 x 128 f64 and blocks of 32 x 32.
+    let t = tally_all(&Matmul::new(128, 32));
+    assert_eq!(
+        t,
+        Tally {
+            work: 16 * (2 * 32 * 32 * 128 / 40) + 15 * 5,
+            leaves: 16,
+            read: 16 * 2 * 32 * 128 * 8,
+            written: 16 * 32 * 32 * 8,
+        }
+    );
 }
 
 #[test]
