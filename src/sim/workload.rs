@@ -392,10 +392,20 @@ pub struct Iter {
     pub replay: bool,
 }
 
+impl Iter {
+    /// Runs of `iter-replay` unless the spec names them (`iter` makes 1).
+    pub const REPLAY_RUNS: u64 = 4;
+}
+
 impl Workload for Iter {
     fn name(&self) -> String {
         let kind = if self.replay { "iter-replay" } else { "iter" };
-        format!("{kind}:{}", self.len)
+        let runs = if self.replay { Self::REPLAY_RUNS } else { 1 };
+        match (self.runs, self.ns) {
+            (r, ITEM_NS) if r == runs => format!("{kind}:{}", self.len),
+            (r, ITEM_NS) => format!("{kind}:{}:{r}", self.len),
+            (r, ns) => format!("{kind}:{}:{r}:{ns}", self.len),
+        }
     }
     fn roots(&self) -> Vec<Root> {
         one_root(Node::new(0, 0, 0))
@@ -432,9 +442,18 @@ pub struct SpawnStorm {
     pub ns: u64,
 }
 
+impl SpawnStorm {
+    /// Work per task unless the spec names it.
+    pub const NS: u64 = 1000;
+}
+
 impl Workload for SpawnStorm {
     fn name(&self) -> String {
-        format!("spawn:{}", self.jobs)
+        if self.ns == Self::NS {
+            format!("spawn:{}", self.jobs)
+        } else {
+            format!("spawn:{}:{}", self.jobs, self.ns)
+        }
     }
     fn roots(&self) -> Vec<Root> {
         one_root(Node::new(0, 0, 0))

@@ -47,7 +47,7 @@ mod tests;
 
 pub use matmul::Matmul;
 pub use mergesort::Mergesort;
-pub(super) use parse::{FORMS, parse};
+pub(super) use parse::{FORMS, parse, product, tasks_at_most};
 pub use pipeline::Pipeline;
 pub use reduce::Reduce;
 pub use stencil::Stencil;

@@ -59,7 +59,7 @@ fn size(parts: &[&str], i: usize, default: u64) -> Result<u64, String> {
 /// The product of `factors`, `u64::MAX` if it overflows: task counts
 /// are products of sizes up to 2^40 each, and a count that wrapped could
 /// pass [`tasks_at_most`]'s limit.
-fn product(factors: &[u64]) -> u64 {
+pub(crate) fn product(factors: &[u64]) -> u64 {
     factors.iter().fold(1, |p: u64, &f| p.saturating_mul(f))
 }
 
@@ -67,7 +67,7 @@ fn product(factors: &[u64]) -> u64 {
 ///
 /// # Errors
 /// More than 2^24 tasks.
-fn tasks_at_most(tasks: u64, w: Made) -> Result<Made, String> {
+pub(crate) fn tasks_at_most(tasks: u64, w: Made) -> Result<Made, String> {
     if tasks > 1 << 24 {
         // A count that saturated (`u64::MAX`) is not an estimate.
         let about = if tasks == u64::MAX {

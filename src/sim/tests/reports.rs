@@ -22,6 +22,52 @@ fn range_workloads_take_a_grain_and_a_leaf_time() {
     }
 }
 
+/// A report's name says every size that is not the default, so that two
+/// reports of different workloads never carry the same name.
+#[test]
+fn shape_names_keep_their_sizes() {
+    for (spec, name) in [
+        ("iter:1000", "iter:1000"),
+        ("iter:1000:1:2", "iter:1000"),
+        ("iter:1000:3", "iter:1000:3"),
+        ("iter:1000:1:5", "iter:1000:1:5"),
+        ("iter-replay:1000:4", "iter-replay:1000"),
+        ("iter-replay:1000:2", "iter-replay:1000:2"),
+        ("spawn:10", "spawn:10"),
+        ("spawn:10:1000", "spawn:10"),
+        ("spawn:10:7", "spawn:10:7"),
+    ] {
+        assert_eq!(parse_workload(spec).unwrap().name(), name, "{spec}");
+    }
+}
+
+/// Sizes whose products would wrap, or that ask for more tasks or work
+/// than a simulation can give, are refused with a message, not wrapped
+/// into a small wrong workload or an endless run.
+#[test]
+fn shapes_too_large_are_refused() {
+    let huge = 1u64 << 40;
+    for bad in [
+        format!("tree:{huge}"),
+        format!("tree:{}", u64::MAX),
+        format!("range:{huge}:1:1"),
+        format!("range:{huge}:{huge}:{huge}"),
+        format!("iter:100:{huge}"),
+        format!("iter:{huge}:1:{huge}"),
+        format!("spawn:{}", u64::MAX),
+        format!("spawn:{huge}:{huge}"),
+        format!("stream:{huge}:1"),
+        format!("stream:100000:{huge}"),
+    ] {
+        let e = parse_workload(&bad)
+            .err()
+            .unwrap_or_else(|| panic!("{bad} parsed"));
+        assert!(e.0.contains("too"), "{bad}: {e}");
+    }
+    // A seed is any number.
+    assert!(parse_workload(&format!("tree:100:{}", u64::MAX)).is_ok());
+}
+
 #[test]
 fn repeated_reports_show_median_and_range_per_column() {
     let t = machine("llc:2 core:4");
