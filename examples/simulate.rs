@@ -73,6 +73,11 @@ workloads (sizes in brackets are optional):
     tree:ITEMS[:SEED]  range:ITEMS[:GRAIN:NS]  iter:ITEMS[:RUNS[:NS]]
     iter-replay:ITEMS[:RUNS[:NS]]  stream:CHUNKS:BYTES[:spread|pack]";
 
+/// Most runs a report repeats: every run's counts stay in memory until
+/// the report is written (a few hundred bytes a run and policy), and more
+/// runs than this narrow no spread worth reading.
+const MAX_RUNS: usize = 10_000;
+
 struct Args {
     machine: String,
     workload: String,
@@ -155,8 +160,10 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
                 a.repeat.runs = value()?
                     .parse()
                     .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| "--runs: expected a number of runs, 1 or more".to_string())?
+                    .filter(|n| (1..=MAX_RUNS).contains(n))
+                    .ok_or_else(|| {
+                        format!("--runs: expected a number of runs from 1 to {MAX_RUNS}")
+                    })?
             }
             "--seed" => {
                 a.repeat.seed = value()?

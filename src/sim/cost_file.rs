@@ -83,6 +83,7 @@ impl CostModel {
                     FIELDS.join(", ")
                 ))
             })?;
+            in_range(k, value).map_err(|e| err(format!("`{k}`: `{v}` {e}")))?;
             *slot = value;
         }
         if [
@@ -214,6 +215,40 @@ const FIELDS: &[&str] = &[
     "fence_target_ns",
 ];
 
+/// Whether `value` is one the simulator can price with, for key `k`:
+/// a latency or per-event cost at most a second, a bandwidth (bytes a
+/// ns) from 0.001 to 10^6 (0 is "absent" for the links, refused later
+/// for the others), sizes up to a PiB, `work_scale` up to 1000. Beyond
+/// these, times summed over 2^24 tasks overflow the simulator's
+/// nanosecond clock (a wrong makespan, or a transfer that never ends);
+/// no machine is that far from the defaults.
+fn in_range(k: &str, value: f64) -> Result<(), &'static str> {
+    let ok = if k.starts_with("bw_") {
+        value == 0.0 || (1e-3..=1e6).contains(&value)
+    } else if k.ends_with("_ns") {
+        value <= 1e9
+    } else if k.ends_with("_bytes") {
+        value <= 2f64.powi(50)
+    } else if k == "work_scale" {
+        value <= 1e3
+    } else {
+        value <= 1e9
+    };
+    if ok {
+        Ok(())
+    } else if k.starts_with("bw_") {
+        Err("is outside 0.001 to 1e6 bytes a ns (0 only where a link is absent)")
+    } else if k.ends_with("_ns") {
+        Err("is above 1e9 ns, the largest cost the simulator's clock takes")
+    } else if k.ends_with("_bytes") {
+        Err("is above 2^50 bytes")
+    } else if k == "work_scale" {
+        Err("is above 1000")
+    } else {
+        Err("is above 1e9")
+    }
+}
+
 /// A cost file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CostError {
@@ -274,5 +309,27 @@ mod tests {
         assert!(e.message.contains("non-negative"), "{e}");
         assert!(CostModel::parse("bw_llc = 0").is_err());
         assert!(CostModel::parse("just words").is_err());
+    }
+
+    /// Values the simulator's clock cannot take (a wrong makespan or a
+    /// panic in the bandwidth model before) are refused by name.
+    #[test]
+    fn values_out_of_range_are_refused() {
+        for bad in [
+            "dram_ns = 1e30",
+            "steal_ns = 1e12",
+            "bw_dram = 1e-300",
+            "bw_llc_link = 1e-9",
+            "bw_node = 1e9",
+            "work_scale = 1e12",
+            "job_lines = 1e12",
+            "l2_bytes = 1e18",
+        ] {
+            let e = CostModel::parse(bad).unwrap_err();
+            let key = bad.split(' ').next().unwrap();
+            assert!(e.message.contains(&format!("`{key}`")), "{bad}: {e}");
+        }
+        // A link of 0 is a link the machine does not have.
+        assert!(CostModel::parse("bw_llc_link = 0").is_ok());
     }
 }

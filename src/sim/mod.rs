@@ -167,8 +167,13 @@ pub fn layout(
         virtual_topology: true,
         ..LayoutOptions::default()
     };
-    Layout::new(topology, &opts)
-        .map_err(|e| SimError(format!("cannot lay out {workers:?} workers: {e}")))
+    Layout::new(topology, &opts).map_err(|e| {
+        let n = workers.map_or_else(
+            || "one worker per PU".to_string(),
+            |n| format!("{n} workers"),
+        );
+        SimError(format!("cannot lay out {n}: {e}"))
+    })
 }
 
 /// Simulates `workload` on a pool of `workers` workers (`None`: one per PU)
