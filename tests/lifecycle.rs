@@ -555,6 +555,8 @@ fn a_stack_the_os_cannot_map_is_a_spawn_error() {
         let e = build_fails(b, "lc-stk-");
         assert!(matches!(e, BuildError::Spawn { index: 0, .. }), "{e:?}");
         assert!(e.to_string().contains("worker thread 0"), "{e}");
+        // The advice names the stack (glibc says EAGAIN or EINVAL).
+        assert!(e.to_string().contains("smaller stack_size"), "{e}");
     });
 }
 

@@ -38,10 +38,11 @@ pub enum BuildError {
     /// The layout could not be computed (e.g. zero threads).
     Layout(LayoutError),
     /// A worker thread could not be started: the OS refused it (on Linux:
-    /// `kernel.threads-max`, `ulimit -u`, the cgroup's `pids.max`, or no
-    /// memory for its stack; see [`crate::ThreadPoolBuilder::num_threads`]
-    /// for what a worker costs). The threads already started were stopped
-    /// and joined.
+    /// `kernel.threads-max`, `ulimit -u`, the cgroup's `pids.max`, no
+    /// memory for its stack, or a `stack_size` it cannot map; see
+    /// [`crate::ThreadPoolBuilder::num_threads`] for what a worker costs).
+    /// The message's advice follows the OS's reason. The threads already
+    /// started were stopped and joined.
     Spawn {
         /// The worker index.
         index: usize,
@@ -119,11 +120,13 @@ impl fmt::Display for BuildError {
                 }
             }
             BuildError::Layout(e) => write!(f, "cannot lay out the pool: {e}"),
-            BuildError::Spawn { index, error } => write!(
-                f,
-                "cannot start worker thread {index}: {error} (ask for fewer threads, or \
-                 raise the OS limit on threads: ulimit -u, kernel.threads-max, pids.max)"
-            ),
+            BuildError::Spawn { index, error } => {
+                write!(
+                    f,
+                    "cannot start worker thread {index}: {error} ({})",
+                    spawn_advice(error.kind())
+                )
+            }
             BuildError::ThreadLimit {
                 requested,
                 fit,
@@ -147,6 +150,25 @@ impl fmt::Display for BuildError {
             BuildError::GlobalAlreadyInitialized => {
                 f.write_str("The global thread pool has already been initialized.")
             }
+        }
+    }
+}
+
+/// What to change when the OS refuses a worker thread, by its reason:
+/// `EINVAL`, a `stack_size` beyond the address space; `ENOMEM`, no memory
+/// for the stacks; anything else (glibc's `EAGAIN` is both a limit on
+/// threads and a stack it could not map), either.
+fn spawn_advice(kind: io::ErrorKind) -> &'static str {
+    match kind {
+        io::ErrorKind::InvalidInput => {
+            "the OS cannot give a thread that stack: ask for a smaller stack_size"
+        }
+        io::ErrorKind::OutOfMemory => {
+            "not enough memory for the threads' stacks: ask for a smaller stack_size or fewer threads"
+        }
+        _ => {
+            "ask for fewer threads or a smaller stack_size, or raise the OS limit on \
+             threads: ulimit -u, kernel.threads-max, pids.max"
         }
     }
 }
