@@ -24,8 +24,9 @@ use super::workload::{
 /// `pipeline[:ITEMS[:STAGES]]` (see `kernels`).
 ///
 /// # Errors
-/// An unknown name or a number that does not parse; the message lists the
-/// accepted forms.
+/// An unknown name or a number that does not parse (the message lists the
+/// accepted forms), a size above 2^40 (a seed excepted), more than about
+/// 2^24 tasks (`fib` up to 40 excepted) or more than 2^50 ns of work.
 pub fn parse(spec: &str) -> Result<Box<dyn Workload + Send + Sync>, WorkloadError> {
     let parts: Vec<&str> = spec.split(':').collect();
     if let Some(made) = kernels::parse(&parts) {

@@ -29,8 +29,13 @@ impl Matmul {
     const KIND: u64 = 2;
 
     /// The product of `n` x `n` matrices (rounded up to a multiple of
-    /// `block`) in blocks of `block` x `block`.
+    /// `block`) in blocks of `block` x `block`. The spec parser
+    /// (`matmul:N:BLOCK`) also refuses blocks whose flops overflow.
+    ///
+    /// # Panics
+    /// If `block` is 0.
     pub fn new(n: u64, block: u64) -> Matmul {
+        assert!(block > 0, "a matmul block has at least one element a side");
         Matmul {
             n: n.next_multiple_of(block),
             block,
