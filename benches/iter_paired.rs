@@ -56,6 +56,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/cpu.rs"]
 mod cpu;
 #[path = "common/pools.rs"]
@@ -171,12 +173,7 @@ impl Paired {
             match a.as_str() {
                 "--bench" => {}
                 "--pairs" => {
-                    let n = args.next().ok_or("--pairs needs a number")?;
-                    let n = n
-                        .parse()
-                        .ok()
-                        .filter(|&n: &usize| n > 0)
-                        .ok_or_else(|| format!("--pairs {n}: expected a positive number"))?;
+                    let n = cli::pairs("iter_paired", args.next());
                     // Both orders in the same number of pairs ([`balanced`]).
                     p.pairs = n.next_multiple_of(2);
                     if p.pairs != n {

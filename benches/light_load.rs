@@ -33,6 +33,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/cpu.rs"]
 mod cpu;
 #[path = "common/pools.rs"]
@@ -112,11 +114,7 @@ fn opts() -> Opts {
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        let mut num = |what: &str| -> usize {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or_else(|| panic!("light_load: {what} needs a positive number"))
-        };
+        let mut num = |what: &str| cli::count("light_load", what, args.next());
         match a.as_str() {
             "--runs" => o.runs = num("--runs"),
             "--pairs" => o.pairs = num("--pairs"),
