@@ -223,30 +223,24 @@ const FIELDS: &[&str] = &[
 /// nanosecond clock (a wrong makespan, or a transfer that never ends);
 /// no machine is that far from the defaults.
 fn in_range(k: &str, value: f64) -> Result<(), &'static str> {
-    let ok = if k.starts_with("bw_") {
-        value == 0.0 || (1e-3..=1e6).contains(&value)
+    let (ok, why) = if k.starts_with("bw_") {
+        (
+            value == 0.0 || (1e-3..=1e6).contains(&value),
+            "is outside 0.001 to 1e6 bytes a ns (0 only where a link is absent)",
+        )
     } else if k.ends_with("_ns") {
-        value <= 1e9
+        (
+            value <= 1e9,
+            "is above 1e9 ns, the largest cost the simulator's clock takes",
+        )
     } else if k.ends_with("_bytes") {
-        value <= 2f64.powi(50)
+        (value <= 2f64.powi(50), "is above 2^50 bytes")
     } else if k == "work_scale" {
-        value <= 1e3
+        (value <= 1e3, "is above 1000")
     } else {
-        value <= 1e9
+        (value <= 1e9, "is above 1e9")
     };
-    if ok {
-        Ok(())
-    } else if k.starts_with("bw_") {
-        Err("is outside 0.001 to 1e6 bytes a ns (0 only where a link is absent)")
-    } else if k.ends_with("_ns") {
-        Err("is above 1e9 ns, the largest cost the simulator's clock takes")
-    } else if k.ends_with("_bytes") {
-        Err("is above 2^50 bytes")
-    } else if k == "work_scale" {
-        Err("is above 1000")
-    } else {
-        Err("is above 1e9")
-    }
+    if ok { Ok(()) } else { Err(why) }
 }
 
 /// A cost file that could not be used.

@@ -69,12 +69,7 @@ fn tree(spec: &str, parts: &[&str]) -> Result<Box<dyn Workload + Send + Sync>, W
             Some(s) => s.parse().map_err(|_| bad(spec))?,
             None => default.ok_or_else(|| bad(spec))?,
         };
-        if v > 1 << 40 {
-            return Err(WorkloadError(format!(
-                "workload `{spec}`: {v} is too large to simulate"
-            )));
-        }
-        Ok(v)
+        kernels::at_most_max(v).map_err(|e| WorkloadError(format!("workload `{spec}`: {e}")))
     };
     let product = kernels::product;
     // (the workload, about how many tasks it makes, its work in ns)
@@ -137,9 +132,8 @@ fn tree(spec: &str, parts: &[&str]) -> Result<Box<dyn Workload + Send + Sync>, W
                 _ => return Err(bad(spec)),
             };
             let w = stream(num(1, None)?, num(2, None)?, placement);
-            // 1 ns of work per 16 bytes of a chunk (`Stream`).
             let tasks = product(&[w.sweeps, w.chunks]);
-            let work = product(&[w.sweeps, w.chunks, w.bytes]) / 16;
+            let work = product(&[w.sweeps, w.chunks, w.chunk_work_ns()]);
             (Box::new(w), tasks, work)
         }
         _ => return Err(bad(spec)),

@@ -497,6 +497,13 @@ pub struct Stream {
     pub affinity: Affinity,
 }
 
+impl Stream {
+    /// A chunk's work: 1 ns per 16 bytes.
+    pub fn chunk_work_ns(&self) -> u64 {
+        self.bytes / 16
+    }
+}
+
 impl Workload for Stream {
     fn name(&self) -> String {
         format!("stream:{}:{}", self.chunks, self.bytes)
@@ -527,7 +534,7 @@ impl Workload for Stream {
             };
         }
         Task {
-            work_ns: self.bytes / 16,
+            work_ns: self.chunk_work_ns(),
             footprint: self.bytes,
             data: Some(node.b),
             body: Body::Leaf,

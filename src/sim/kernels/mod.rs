@@ -47,7 +47,7 @@ mod tests;
 
 pub use matmul::Matmul;
 pub use mergesort::Mergesort;
-pub(super) use parse::{FORMS, parse, product, tasks_at_most};
+pub(super) use parse::{FORMS, at_most_max, parse, product, tasks_at_most};
 pub use pipeline::Pipeline;
 pub use reduce::Reduce;
 pub use stencil::Stencil;

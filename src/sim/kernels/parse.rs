@@ -44,15 +44,28 @@ pub(crate) fn parse(parts: &[&str]) -> Option<Result<Made, String>> {
 /// Size `i` of `parts`, `default` when it is not given.
 ///
 /// # Errors
-/// A number that does not parse, is zero or is above 2^40.
+/// A number that does not parse, is zero or is above [`at_most_max`]'s
+/// limit.
 fn size(parts: &[&str], i: usize, default: u64) -> Result<u64, String> {
     match parts.get(i) {
         None => Ok(default),
         Some(s) => match s.parse::<u64>() {
             Ok(0) | Err(_) => Err(format!("`{s}` is not a positive whole number")),
-            Ok(v) if v > 1 << 40 => Err(format!("{v} is too large to simulate")),
-            Ok(v) => Ok(v),
+            Ok(v) => at_most_max(v),
         },
+    }
+}
+
+/// `v` if it is at most 2^40, the largest size of any workload (kernel or
+/// shape): products of a few such sizes are checked by [`product`].
+///
+/// # Errors
+/// A larger `v`.
+pub(crate) fn at_most_max(v: u64) -> Result<u64, String> {
+    if v > 1 << 40 {
+        Err(format!("{v} is too large to simulate"))
+    } else {
+        Ok(v)
     }
 }
 
