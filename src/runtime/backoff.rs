@@ -34,6 +34,12 @@
 //! grows its budget back. The clock is read only around a park (which
 //! costs a futex wait and wake anyway), never on a search that finds work.
 //!
+//! The score also says when an idle worker may leave its pin: a worker
+//! that parks for new work at score 0 (light load: its idle periods are
+//! long) floats on its LLC's CPUs, and takes its pin again once its score
+//! reaches [`BUSY_SCORE`] (`runtime::pin::LoadedPin::float`,
+//! `docs/idle-pins.md`).
+//!
 //! Invariants: the governor is advice only. It decides how many yields a
 //! search may spend before it re-checks and parks; it never skips the
 //! re-check, the park or any step of the sleep protocol (`runtime::sleep`),
@@ -96,6 +102,13 @@ pub(crate) const FLOOR_STEPS: u32 = 4;
 
 /// The governor's score ceiling (full budget).
 pub(crate) const MAX_SCORE: u8 = 8;
+
+/// The score from which a worker counts as busy ([`IdleGovernor::busy`]):
+/// one search that caught work, or two short parks. Between 0 (light)
+/// and this, a worker keeps the affinity it has, so that a score moving
+/// between 0 and 1 (a short park now and then at light load) does not
+/// set it at every park.
+pub(crate) const BUSY_SCORE: u8 = 2;
 
 /// A park shorter than this counts as an idle period a full spin would
 /// have covered.
@@ -173,6 +186,22 @@ impl IdleGovernor {
     #[cfg(test)]
     pub(crate) fn score(&self) -> u8 {
         self.score.get()
+    }
+
+    /// The worker is at light load: its recent idle periods were long
+    /// (score 0), so an idle worker may leave its pin
+    /// (`runtime::pin::LoadedPin::float`).
+    #[inline]
+    pub(crate) fn light(&self) -> bool {
+        self.score.get() == 0
+    }
+
+    /// The worker is busy again: it found work while spinning, or its
+    /// parks are short (score at least [`BUSY_SCORE`]), so a floating
+    /// worker returns to its pin (`runtime::pin::LoadedPin::settle`).
+    #[inline]
+    pub(crate) fn busy(&self) -> bool {
+        self.score.get() >= BUSY_SCORE
     }
 
     /// A (counted) search starts or resumes after a park.
@@ -297,6 +326,33 @@ mod tests {
         assert_eq!(after_park(MAX_SCORE, Duration::ZERO), MAX_SCORE);
         assert_eq!(caught(0), 2);
         assert_eq!(caught(MAX_SCORE - 1), MAX_SCORE);
+    }
+
+    #[test]
+    fn light_after_long_parks_busy_after_a_catch_and_neither_between() {
+        let long = SHORT_PARK * 20;
+        let g = IdleGovernor::new();
+        assert!(g.busy() && !g.light(), "a new worker counts as busy");
+        // Long parks only: light once the score reaches 0.
+        for _ in 0..MAX_SCORE / 2 {
+            assert!(!g.light());
+            g.parking();
+            g.opened_at(|_| long);
+        }
+        assert!(g.light() && !g.busy());
+        // One short park: neither (the worker keeps what it has).
+        g.parking();
+        g.opened_at(|_| Duration::ZERO);
+        assert_eq!(g.score(), 1);
+        assert!(!g.light() && !g.busy());
+        // That search began at a wakeup: finding work is no catch.
+        g.closed();
+        assert_eq!(g.score(), 1);
+        // A search that catches work while spinning: busy.
+        g.opened();
+        g.closed();
+        assert_eq!(g.score(), 1 + 2);
+        assert!(g.busy());
     }
 
     #[test]

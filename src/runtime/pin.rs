@@ -79,8 +79,14 @@ pub(crate) fn pin_current(cpus: &CpuSet) -> PinStatus {
 }
 
 /// A worker's pin and the wider set it may take while the kernel keeps it
-/// waiting ([`widen`]; `docs/loaded-pins.md`). Owned by the worker's
+/// waiting ([`widen`]; `docs/loaded-pins.md`) or while it idles at light
+/// load ([`LoadedPin::float`]; `docs/idle-pins.md`). Owned by the worker's
 /// thread, boxed so that a worker without it carries one word.
+///
+/// Invariant: the thread's affinity is the wide set exactly while the
+/// widener holds it or the worker floats, and the pin set otherwise
+/// (unless setting it failed once, after which neither rule sets it
+/// again).
 #[derive(Debug)]
 pub(crate) struct LoadedPin {
     /// The pin set.
@@ -91,6 +97,15 @@ pub(crate) struct LoadedPin {
     widener: Cell<Widener>,
     /// The origin of the widener's clock (nanoseconds from it).
     epoch: Instant,
+    /// The worker's own scheduler statistics, opened at its first sample
+    /// (on the worker's thread: `thread-self` names the opener) and read
+    /// again in place at every later one.
+    stats: imp::SchedStat,
+    /// The worker floats: it parked at light load and has not been busy
+    /// since ([`LoadedPin::float`]).
+    floats: Cell<bool>,
+    /// Setting the affinity failed: neither rule tries again.
+    failed: Cell<bool>,
 }
 
 impl LoadedPin {
@@ -118,6 +133,9 @@ impl LoadedPin {
                 wide,
                 widener: Cell::new(Widener::new(true)),
                 epoch: Instant::now(),
+                stats: imp::SchedStat::default(),
+                floats: Cell::new(false),
+                failed: Cell::new(false),
             })
         })
     }
@@ -133,21 +151,85 @@ impl LoadedPin {
         }
     }
 
-    /// Reads a sample, steps the widener and sets the affinity it asks for.
+    /// Reads a sample, steps the widener and sets the affinity it asks for
+    /// (a floating worker has the wide set already, and keeps it when the
+    /// widener's hold ends).
     #[cold]
     fn step(&self, t: u64) {
         let mut w = self.widener.get();
-        let set = match w.step(t, imp::read_schedstat()) {
+        let set = match w.step(t, self.stats.read()) {
+            _ if self.floats.get() => None,
             Action::Keep => None,
             Action::Widen => Some(&self.wide),
             Action::Narrow => Some(&self.pin),
         };
-        if let Some(set) = set
-            && imp::pin(set).is_err()
-        {
-            w.fail();
-        }
         self.widener.set(w);
+        if let Some(set) = set {
+            self.set(set);
+        }
+    }
+
+    /// Sets the thread's affinity to `set`; a failure switches both rules
+    /// off.
+    #[cold]
+    fn set(&self, set: &CpuSet) {
+        if imp::pin(set).is_err() {
+            let mut w = self.widener.get();
+            w.fail();
+            self.widener.set(w);
+            self.floats.set(false);
+            self.failed.set(true);
+        }
+    }
+
+    /// The worker parks with nothing to do at light load (its idle
+    /// governor's score is 0: its recent idle periods were long): it
+    /// leaves its pin for the wide set, so that the kernel wakes it on
+    /// whichever CPU of its LLC runs it soonest and cheapest (for the
+    /// thread that woke it, about to sleep, its own CPU), as it would an
+    /// unpinned thread. A pin pays for the caches a busy worker keeps
+    /// warm; an idle worker fed one job now and then has none worth
+    /// keeping, and its pin made each wakeup cost twice the CPU
+    /// (`docs/idle-pins.md`).
+    #[inline]
+    pub(crate) fn float(&self) {
+        if !self.floats.get() {
+            self.start_floating();
+        }
+    }
+
+    #[cold]
+    fn start_floating(&self) {
+        if self.failed.get() {
+            return;
+        }
+        self.floats.set(true);
+        if !self.widener.get().is_wide() {
+            self.set(&self.wide);
+        }
+    }
+
+    /// The worker is busy again (its governor says so): a floating worker
+    /// returns to its pin, unless the widener holds the wide set.
+    #[inline]
+    pub(crate) fn settle(&self) {
+        if self.floats.get() {
+            self.stop_floating();
+        }
+    }
+
+    #[cold]
+    fn stop_floating(&self) {
+        self.floats.set(false);
+        if !self.widener.get().is_wide() {
+            self.set(&self.pin);
+        }
+    }
+
+    /// Whether the worker floats now.
+    #[cfg(test)]
+    pub(crate) fn floats(&self) -> bool {
+        self.floats.get()
     }
 
     /// The worker is idle now (it yields in a search): as
@@ -192,23 +274,37 @@ mod imp {
         }
     }
 
-    /// The calling thread's `/proc/thread-self/schedstat`, if it can be
-    /// read and parses.
-    pub(super) fn read_schedstat() -> Option<super::widen::Sample> {
-        use std::io::Read;
-        let mut buf = [0u8; 96];
-        let mut f = std::fs::File::open("/proc/thread-self/schedstat").ok()?;
-        let mut len = 0;
-        while len < buf.len() {
-            match f.read(&mut buf[len..]).ok()? {
-                0 => break,
-                n => len += n,
+    /// The calling thread's `/proc/thread-self/schedstat`, kept open.
+    ///
+    /// Opening the file walks `/proc`'s paths on every call (about 2 us
+    /// here, more with cold caches); a kept descriptor read at offset 0
+    /// makes the kernel format the line afresh (a `seq_file` restarts at
+    /// offset 0) for about a sixth of that (`docs/loaded-pins.md`). The
+    /// descriptor names the thread that opened it, so it is opened at the
+    /// first read, which the worker makes on its own thread, and never
+    /// shared (`!Sync`).
+    #[derive(Debug, Default)]
+    pub(super) struct SchedStat {
+        file: std::cell::OnceCell<Option<std::fs::File>>,
+    }
+
+    impl SchedStat {
+        /// The statistics now, if the file opens, reads and parses.
+        pub(super) fn read(&self) -> Option<super::widen::Sample> {
+            use std::os::unix::fs::FileExt;
+            let file = self
+                .file
+                .get_or_init(|| std::fs::File::open("/proc/thread-self/schedstat").ok())
+                .as_ref()?;
+            // One read: the kernel formats the whole line before copying
+            // any of it, so a buffer longer than the line gets all of it.
+            let mut buf = [0u8; 96];
+            let len = file.read_at(&mut buf, 0).ok()?;
+            if len == buf.len() {
+                return None; // longer than any schedstat line: not one
             }
+            super::widen::parse(std::str::from_utf8(&buf[..len]).ok()?)
         }
-        if len == buf.len() {
-            return None; // longer than any schedstat line: not one
-        }
-        super::widen::parse(std::str::from_utf8(&buf[..len]).ok()?)
     }
 
     /// Whether the calling thread runs under a real-time policy
@@ -243,8 +339,14 @@ mod imp {
     }
 
     /// No scheduler statistics under Miri: the widener stays off.
-    pub(super) fn read_schedstat() -> Option<super::widen::Sample> {
-        None
+    #[derive(Debug, Default)]
+    pub(super) struct SchedStat;
+
+    impl SchedStat {
+        /// Never a sample.
+        pub(super) fn read(&self) -> Option<super::widen::Sample> {
+            None
+        }
     }
 
     /// Unknown under Miri (callers then take their CPU-free paths).
@@ -297,8 +399,14 @@ mod imp {
     }
 
     /// No `/proc/thread-self/schedstat` here: the widener stays off.
-    pub(super) fn read_schedstat() -> Option<super::widen::Sample> {
-        None
+    #[derive(Debug, Default)]
+    pub(super) struct SchedStat;
+
+    impl SchedStat {
+        /// Never a sample.
+        pub(super) fn read(&self) -> Option<super::widen::Sample> {
+            None
+        }
     }
 
     /// Not known on this platform.
@@ -419,6 +527,49 @@ pub(crate) use imp::current_cpu;
 mod tests {
     use super::*;
 
+    /// The calling thread's affinity, as the kernel reports it.
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn affinity() -> CpuSet {
+        let status = std::fs::read_to_string("/proc/thread-self/status").expect("status");
+        let list = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .expect("Cpus_allowed_list");
+        CpuSet::from_cpulist(list.trim()).expect("a CPU list")
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn a_floating_worker_has_the_wide_set_until_it_settles() {
+        // A thread of its own: the test changes its affinity.
+        std::thread::spawn(|| {
+            let allowed = affinity();
+            let Some(first) = allowed.min() else { return };
+            if allowed.len() < 2 || imp::realtime() {
+                return; // nothing wider to float on, or no widener here
+            }
+            let pin = CpuSet::from_ids([first]);
+            let status = pin_current(&pin);
+            if !matches!(status, PinStatus::Pinned(_)) {
+                return; // this sandbox does not let a thread set its affinity
+            }
+            let p = LoadedPin::new(&status, &pin, allowed.clone(), true).expect("a widener");
+            assert_eq!(affinity(), pin);
+            p.settle(); // not floating: nothing to do
+            assert_eq!(affinity(), pin);
+            p.float();
+            assert!(p.floats());
+            assert_eq!(affinity(), allowed);
+            p.float(); // already floating
+            assert_eq!(affinity(), allowed);
+            p.settle();
+            assert!(!p.floats());
+            assert_eq!(affinity(), pin);
+        })
+        .join()
+        .unwrap();
+    }
+
     #[test]
     fn the_widener_is_off_where_widening_does_not_apply() {
         let pin = CpuSet::from_ids([0]);
@@ -444,14 +595,25 @@ mod tests {
     }
 
     #[test]
-    fn schedstat_reads_where_proc_has_it() {
-        let sample = imp::read_schedstat();
+    fn schedstat_reads_where_proc_has_it_and_reads_afresh() {
+        let stats = imp::SchedStat::default();
+        let first = stats.read();
         if cfg!(all(target_os = "linux", not(miri)))
             && std::path::Path::new("/proc/thread-self/schedstat").exists()
         {
-            assert!(sample.is_some());
+            let first = first.expect("a first sample");
+            // A sleep takes the thread off its CPU, which adds the time it
+            // ran since the last update to its total: a descriptor that
+            // returned its first text again would repeat `run_ns`.
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            let again = stats.read().expect("a second sample from the kept file");
+            assert!(
+                again.run_ns > first.run_ns,
+                "{first:?} then {again:?}: the kept file was not read afresh"
+            );
+            assert!(again.wait_ns >= first.wait_ns, "{first:?} then {again:?}");
         } else {
-            assert_eq!(sample, None);
+            assert_eq!(first, None);
         }
     }
 }

@@ -414,7 +414,7 @@ impl Search {
         if matches!(step, Step::Park) {
             // One park per idle period, lazy or not (a lazy park whose
             // timeout expires parks again without counting).
-            src.parked();
+            src.parked(latch.is_some());
         }
         step
     }

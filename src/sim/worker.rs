@@ -570,7 +570,7 @@ impl Sources for SimSources<'_, '_> {
     }
 
     /// Counts it.
-    fn parked(&mut self) {
+    fn parked(&mut self, _waits: bool) {
         self.sim.counts.parks += 1;
     }
 

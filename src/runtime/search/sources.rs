@@ -118,9 +118,12 @@ pub trait Sources {
     #[inline]
     fn failed_search(&mut self) {}
 
-    /// Counts a park.
+    /// Counts a park; `waits`: the worker waits for a latch (a `join`
+    /// half, a `scope`), not for new work.
     #[inline]
-    fn parked(&mut self) {}
+    fn parked(&mut self, waits: bool) {
+        let _ = waits;
+    }
 
     /// The worker starts or resumes searching (as a counted searcher):
     /// a caller's wakeup may be handed to it from now on (see

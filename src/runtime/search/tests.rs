@@ -134,7 +134,7 @@ impl Sources for Fake {
     fn failed_search(&mut self) {
         self.failed += 1;
     }
-    fn parked(&mut self) {
+    fn parked(&mut self, _waits: bool) {
         self.parks += 1;
     }
     fn lazy_park(&mut self) -> Option<Duration> {

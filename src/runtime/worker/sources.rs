@@ -139,11 +139,14 @@ impl Sources for &WorkerThread {
     }
 
     #[inline]
-    fn parked(&mut self) {
+    fn parked(&mut self, waits: bool) {
         let now = std::time::Instant::now();
         self.governor.parking_at(now);
         if let Some(p) = &self.loaded_pin {
             p.idle_at(now);
+            if !waits && self.governor.light() {
+                p.float();
+            }
         }
         self.counters().park();
     }
@@ -151,6 +154,11 @@ impl Sources for &WorkerThread {
     #[inline]
     fn search_opened(&mut self) {
         self.governor.opened();
+        if let Some(p) = &self.loaded_pin
+            && self.governor.busy()
+        {
+            p.settle();
+        }
         if self.registry.hands_wakeups() {
             self.info().handoff.open(pin::current_cpu());
         }
