@@ -157,15 +157,15 @@ impl LoadedPin {
     #[cold]
     fn step(&self, t: u64) {
         let mut w = self.widener.get();
-        let set = match w.step(t, self.stats.read()) {
-            _ if self.floats.get() => None,
-            Action::Keep => None,
-            Action::Widen => Some(&self.wide),
-            Action::Narrow => Some(&self.pin),
-        };
+        let action = w.step(t, self.stats.read());
         self.widener.set(w);
-        if let Some(set) = set {
-            self.set(set);
+        if self.floats.get() {
+            return;
+        }
+        match action {
+            Action::Keep => {}
+            Action::Widen => self.set(&self.wide),
+            Action::Narrow => self.set(&self.pin),
         }
     }
 
@@ -194,18 +194,7 @@ impl LoadedPin {
     #[inline]
     pub(crate) fn float(&self) {
         if !self.floats.get() {
-            self.start_floating();
-        }
-    }
-
-    #[cold]
-    fn start_floating(&self) {
-        if self.failed.get() {
-            return;
-        }
-        self.floats.set(true);
-        if !self.widener.get().is_wide() {
-            self.set(&self.wide);
+            self.set_floating(true);
         }
     }
 
@@ -214,15 +203,20 @@ impl LoadedPin {
     #[inline]
     pub(crate) fn settle(&self) {
         if self.floats.get() {
-            self.stop_floating();
+            self.set_floating(false);
         }
     }
 
+    /// Starts or stops floating; the affinity changes only where the
+    /// widener does not hold the wide set anyway.
     #[cold]
-    fn stop_floating(&self) {
-        self.floats.set(false);
+    fn set_floating(&self, on: bool) {
+        if on && self.failed.get() {
+            return;
+        }
+        self.floats.set(on);
         if !self.widener.get().is_wide() {
-            self.set(&self.pin);
+            self.set(if on { &self.wide } else { &self.pin });
         }
     }
 
@@ -240,6 +234,19 @@ impl LoadedPin {
         if self.widener.get().is_on() {
             self.idle_at(Instant::now());
         }
+    }
+}
+
+/// The scheduler statistics where none can be read (Miri, other OSes).
+#[cfg(any(miri, not(target_os = "linux")))]
+#[derive(Debug, Default)]
+struct NoSchedStat;
+
+#[cfg(any(miri, not(target_os = "linux")))]
+impl NoSchedStat {
+    /// Never a sample.
+    fn read(&self) -> Option<widen::Sample> {
+        None
     }
 }
 
@@ -339,15 +346,7 @@ mod imp {
     }
 
     /// No scheduler statistics under Miri: the widener stays off.
-    #[derive(Debug, Default)]
-    pub(super) struct SchedStat;
-
-    impl SchedStat {
-        /// Never a sample.
-        pub(super) fn read(&self) -> Option<super::widen::Sample> {
-            None
-        }
-    }
+    pub(super) use super::NoSchedStat as SchedStat;
 
     /// Unknown under Miri (callers then take their CPU-free paths).
     pub(crate) fn current_cpu() -> Option<usize> {
@@ -399,15 +398,7 @@ mod imp {
     }
 
     /// No `/proc/thread-self/schedstat` here: the widener stays off.
-    #[derive(Debug, Default)]
-    pub(super) struct SchedStat;
-
-    impl SchedStat {
-        /// Never a sample.
-        pub(super) fn read(&self) -> Option<super::widen::Sample> {
-            None
-        }
-    }
+    pub(super) use super::NoSchedStat as SchedStat;
 
     /// Not known on this platform.
     pub(crate) fn current_cpu() -> Option<usize> {
@@ -530,12 +521,7 @@ mod tests {
     /// The calling thread's affinity, as the kernel reports it.
     #[cfg(all(target_os = "linux", not(miri)))]
     fn affinity() -> CpuSet {
-        let status = std::fs::read_to_string("/proc/thread-self/status").expect("status");
-        let list = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-            .expect("Cpus_allowed_list");
-        CpuSet::from_cpulist(list.trim()).expect("a CPU list")
+        crate::topology::thread_affinity().expect("the thread's affinity")
     }
 
     #[test]

@@ -52,7 +52,7 @@ mod sysfs;
 
 /// The calling thread's CPU affinity mask (Linux), `None` if it cannot be
 /// read. For the pinning tests, which check what a binding did.
-#[cfg(all(test, feature = "hwloc", target_os = "linux"))]
+#[cfg(all(test, target_os = "linux"))]
 pub(crate) fn thread_affinity() -> Option<CpuSet> {
     sysfs::allowed::affinity()
 }
