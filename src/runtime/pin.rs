@@ -19,6 +19,10 @@
 //!   emulate the affinity and `sched_getcpu` calls; the pool runs as it does
 //!   where pinning fails.
 //!
+//! Each OS's binding is a file of its own (`pin/linux.rs`, `pin/other.rs`,
+//! `pin/hwloc.rs`; Miri's is inline); this module keeps what they share:
+//! the report, and the load widener and floating of [`LoadedPin`].
+//!
 //! The hwloc path is compiled whenever feature `hwloc` is on, Linux included,
 //! so that its unit tests run on Linux. Failures are returned, never fatal:
 //! the pool records them in its pin report and keeps running.
@@ -251,85 +255,8 @@ impl NoSchedStat {
 }
 
 #[cfg(all(target_os = "linux", not(miri)))]
-mod imp {
-    use crate::CpuSet;
-
-    /// Pins to the whole set; returns the CPUs bound.
-    pub(super) fn pin(cpus: &CpuSet) -> Result<CpuSet, String> {
-        let max = cpus.max().ok_or("empty CPU set")?;
-        // The kernel wants a multiple of sizeof(long) bytes.
-        let words = max / 64 + 1;
-        let mut mask = vec![0u64; words];
-        for c in cpus.iter() {
-            mask[c / 64] |= 1u64 << (c % 64);
-        }
-        let bytes = words * std::mem::size_of::<u64>();
-        // SAFETY: `mask` is a live buffer of `bytes` bytes; pid 0 is the
-        // calling thread; the kernel only reads the buffer.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_sched_setaffinity,
-                0 as libc::pid_t,
-                bytes,
-                mask.as_ptr(),
-            )
-        };
-        if r == 0 {
-            Ok(cpus.clone())
-        } else {
-            Err(std::io::Error::last_os_error().to_string())
-        }
-    }
-
-    /// The calling thread's `/proc/thread-self/schedstat`, kept open.
-    ///
-    /// Opening the file walks `/proc`'s paths on every call (about 2 us
-    /// here, more with cold caches); a kept descriptor read at offset 0
-    /// makes the kernel format the line afresh (a `seq_file` restarts at
-    /// offset 0) for about a sixth of that (`docs/loaded-pins.md`). The
-    /// descriptor names the thread that opened it, so it is opened at the
-    /// first read, which the worker makes on its own thread, and never
-    /// shared (`!Sync`).
-    #[derive(Debug, Default)]
-    pub(super) struct SchedStat {
-        file: std::cell::OnceCell<Option<std::fs::File>>,
-    }
-
-    impl SchedStat {
-        /// The statistics now, if the file opens, reads and parses.
-        pub(super) fn read(&self) -> Option<super::widen::Sample> {
-            use std::os::unix::fs::FileExt;
-            let file = self
-                .file
-                .get_or_init(|| std::fs::File::open("/proc/thread-self/schedstat").ok())
-                .as_ref()?;
-            // One read: the kernel formats the whole line before copying
-            // any of it, so a buffer longer than the line gets all of it.
-            let mut buf = [0u8; 96];
-            let len = file.read_at(&mut buf, 0).ok()?;
-            if len == buf.len() {
-                return None; // longer than any schedstat line: not one
-            }
-            super::widen::parse(std::str::from_utf8(&buf[..len]).ok()?)
-        }
-    }
-
-    /// Whether the calling thread runs under a real-time policy
-    /// (`SCHED_FIFO`, `SCHED_RR`, `SCHED_DEADLINE`).
-    pub(super) fn realtime() -> bool {
-        // SAFETY: sched_getscheduler has no preconditions; pid 0 is the
-        // calling thread.
-        let policy = unsafe { libc::sched_getscheduler(0) };
-        policy == libc::SCHED_FIFO || policy == libc::SCHED_RR || policy == libc::SCHED_DEADLINE
-    }
-
-    /// The CPU the calling thread runs on, if the kernel says.
-    pub(crate) fn current_cpu() -> Option<usize> {
-        // SAFETY: sched_getcpu has no preconditions.
-        let c = unsafe { libc::sched_getcpu() };
-        usize::try_from(c).ok()
-    }
-}
+#[path = "pin/linux.rs"]
+mod imp;
 
 #[cfg(miri)]
 mod imp {
@@ -355,162 +282,13 @@ mod imp {
 }
 
 #[cfg(all(not(target_os = "linux"), not(miri)))]
-mod imp {
-    use crate::CpuSet;
+#[path = "pin/other.rs"]
+mod imp;
 
-    /// hwloc's binding to the whole set; `core_affinity` on one CPU if that
-    /// fails (still reported as a failure, saying what was done instead).
-    #[cfg(feature = "hwloc")]
-    pub(super) fn pin(cpus: &CpuSet) -> Result<CpuSet, String> {
-        let hwloc = match super::hwloc::bind_thread(cpus) {
-            Ok(()) => return Ok(cpus.clone()),
-            Err(e) => e,
-        };
-        match pin_lowest(cpus) {
-            Ok(id) => Err(format!(
-                "{hwloc}; fell back to core_affinity: pinned to CPU {id} only"
-            )),
-            Err(e) => Err(format!(
-                "{hwloc}; the core_affinity fallback failed too ({e}): running unpinned"
-            )),
-        }
-    }
-
-    /// Reports the one CPU actually bound, not the set asked for.
-    #[cfg(not(feature = "hwloc"))]
-    pub(super) fn pin(cpus: &CpuSet) -> Result<CpuSet, String> {
-        pin_lowest(cpus).map(|id| CpuSet::from_ids([id]))
-    }
-
-    /// Pins to the lowest CPU of `cpus` (all `core_affinity` can do).
-    fn pin_lowest(cpus: &CpuSet) -> Result<usize, String> {
-        let id = cpus.min().ok_or("empty CPU set")?;
-        if core_affinity::set_for_current(core_affinity::CoreId { id }) {
-            Ok(id)
-        } else {
-            Err(format!("core_affinity could not pin to CPU {id}"))
-        }
-    }
-
-    /// Not asked here (the widener is off).
-    pub(super) fn realtime() -> bool {
-        false
-    }
-
-    /// No `/proc/thread-self/schedstat` here: the widener stays off.
-    pub(super) use super::NoSchedStat as SchedStat;
-
-    /// Not known on this platform.
-    pub(crate) fn current_cpu() -> Option<usize> {
-        None
-    }
-}
-
-/// hwloc thread binding (feature `hwloc`): the pinning path off Linux,
-/// compiled on Linux too so that it is checked and tested there.
 #[cfg(feature = "hwloc")]
 // On Linux only the tests call it (the libc path pins the workers).
 #[cfg_attr(all(target_os = "linux", not(test)), allow(dead_code))]
-mod hwloc {
-    use std::sync::OnceLock;
-
-    use hwlocality::bitmap::BitmapIndex;
-    use hwlocality::cpu::binding::CpuBindingFlags;
-    use hwlocality::cpu::cpuset::CpuSet as HwCpuSet;
-
-    use crate::CpuSet;
-
-    /// The topology hwloc binds through, loaded on first use: loading costs
-    /// milliseconds, so workers share one. A failed load is kept too (and
-    /// reported by every worker) rather than retried per worker. This static
-    /// compiles only because `hwlocality::Topology` is `Send + Sync`; that
-    /// holds for binding: hwloc lets several threads read one topology at
-    /// once, and `hwloc_set_cpubind` only reads it (a const topology).
-    static TOPOLOGY: OnceLock<Result<hwlocality::Topology, String>> = OnceLock::new();
-
-    fn topology() -> Result<&'static hwlocality::Topology, String> {
-        TOPOLOGY
-            .get_or_init(|| {
-                let topo = hwlocality::Topology::new().map_err(|e| {
-                    format!(
-                        "hwloc could not load this machine's topology ({e}); check that \
-                         `lstopo` works, or build without feature `hwloc`"
-                    )
-                })?;
-                if topo.is_this_system() {
-                    Ok(topo)
-                } else {
-                    Err(
-                        "hwloc's topology is not this machine (HWLOC_XMLFILE, HWLOC_FSROOT or \
-                         HWLOC_SYNTHETIC set?), so it cannot bind threads: unset them"
-                            .into(),
-                    )
-                }
-            })
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
-    /// Binds the calling thread to all of `cpus` through hwloc.
-    pub(super) fn bind_thread(cpus: &CpuSet) -> Result<(), String> {
-        if cpus.is_empty() {
-            return Err("empty CPU set".into());
-        }
-        let mut set = HwCpuSet::new();
-        for c in cpus.iter() {
-            let i = BitmapIndex::try_from(c)
-                .map_err(|_| format!("CPU {c} is beyond hwloc's largest CPU index"))?;
-            set.set(i);
-        }
-        topology()?
-            .bind_cpu(&set, CpuBindingFlags::THREAD)
-            .map_err(|e| format!("hwloc could not bind this thread to CPUs {cpus}: {e}"))
-    }
-
-    #[cfg(all(test, target_os = "linux"))]
-    mod tests {
-        use super::*;
-
-        /// The calling thread's affinity mask, as the kernel reports it
-        /// (the topology reader's own query).
-        fn affinity() -> CpuSet {
-            crate::topology::thread_affinity().expect("sched_getaffinity failed")
-        }
-
-        #[test]
-        fn binds_a_thread_to_exact_sets() {
-            // A fresh thread, so the harness's threads stay as they are. It
-            // starts with the process's mask: the CPUs it may use (in a
-            // container or under taskset, possibly fewer than the machine's).
-            std::thread::spawn(|| {
-                let allowed = affinity();
-                let first = CpuSet::from_ids(allowed.min());
-                assert!(!first.is_empty(), "no allowed CPU");
-                bind_thread(&first).expect("bind to the first allowed CPU");
-                assert_eq!(affinity(), first);
-                bind_thread(&allowed).expect("bind to all allowed CPUs");
-                assert_eq!(affinity(), allowed);
-                assert!(std::ptr::eq(topology().unwrap(), topology().unwrap()));
-            })
-            .join()
-            .unwrap();
-        }
-
-        #[test]
-        fn bad_sets_are_errors() {
-            std::thread::spawn(|| {
-                let before = affinity();
-                assert!(bind_thread(&CpuSet::new()).is_err());
-                let beyond = CpuSet::from_ids([1 << 20]);
-                let e = bind_thread(&beyond).expect_err("no machine here has CPU 2^20");
-                assert!(e.contains("1048576"), "{e}");
-                assert_eq!(affinity(), before, "a failed binding changed the mask");
-            })
-            .join()
-            .unwrap();
-        }
-    }
-}
+mod hwloc;
 
 pub(crate) use imp::current_cpu;
 

@@ -45,6 +45,7 @@ const RECOUNT_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Mappings that other code of the process may have made since the kept
 /// count: within this many of the limit, every build counts afresh.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // only Linux has the limit to check
 pub(super) const RECOUNT_MARGIN: usize = 4096;
 
 /// Refuses to start `n` threads that cannot all get their memory mappings
@@ -109,6 +110,7 @@ pub(super) fn check_thread_limit(n: usize) -> Result<(), BuildError> {
 }
 
 /// How many threads fit under limit `max` with `used` mappings.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // only Linux has the limit to check
 pub(super) fn fit(max: usize, used: usize) -> usize {
     max.saturating_sub(used.saturating_add(MAPS_HEADROOM)) / MAPS_PER_THREAD
 }
