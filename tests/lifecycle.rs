@@ -10,14 +10,18 @@
 
 mod common;
 
+#[cfg(target_os = "linux")]
 use std::panic;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
+#[cfg(target_os = "linux")]
 use std::time::{Duration, Instant};
 
-use common::deadline::{DEADLINE, within_deadline};
+#[cfg(target_os = "linux")]
+use common::deadline::DEADLINE;
+use common::deadline::within_deadline;
 use locus::{BuildError, GroupOptions, ThreadPool, ThreadPoolBuilder, Topology};
 
 /// A pool of `n` workers named `{prefix}{index}` (at most 15 bytes in all:

@@ -1,10 +1,13 @@
 //! CPU clocks the paired benches and examples read (`#[path]` include):
-//! the CPU a comparison costs, besides its wall time.
+//! the CPU a comparison costs, besides its wall time. Unix only: elsewhere
+//! both clocks read zero, so the benches' CPU columns say nothing there
+//! (their wall times still do).
 
 use std::time::Duration;
 
 /// User + system CPU time of the whole process so far (every thread of
 /// every pool: workers still searching or winding down count too).
+#[cfg(unix)]
 #[allow(dead_code)]
 pub fn process_cpu() -> Duration {
     // SAFETY: `getrusage` writes the `rusage` it is given, which is all
@@ -20,6 +23,7 @@ pub fn process_cpu() -> Duration {
 }
 
 /// CPU time of the calling thread so far.
+#[cfg(unix)]
 #[allow(dead_code)]
 pub fn thread_cpu() -> Duration {
     // SAFETY: `clock_gettime` writes into the zeroed timespec we own; the
@@ -30,4 +34,18 @@ pub fn thread_cpu() -> Duration {
         ts
     };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// No CPU clock read here (not Unix): zero.
+#[cfg(not(unix))]
+#[allow(dead_code)]
+pub fn process_cpu() -> Duration {
+    Duration::ZERO
+}
+
+/// No CPU clock read here (not Unix): zero.
+#[cfg(not(unix))]
+#[allow(dead_code)]
+pub fn thread_cpu() -> Duration {
+    Duration::ZERO
 }

@@ -4,6 +4,7 @@
 //! `double_init_fail` need a global pool of their own:
 //! `tests/rayon_core_global.rs`.)
 
+#[cfg(unix)]
 use std::process::{Command, ExitStatus, Stdio};
 
 use locus::ThreadPoolBuilder;
@@ -119,6 +120,7 @@ fn overflow(depth: u32) {
 const CHILD: &str = "LOCUS_STACK_OVERFLOW_CHILD";
 
 /// Runs the test `name` of this binary in a child process.
+#[cfg(unix)]
 fn run_child(name: &str) -> ExitStatus {
     Command::new(std::env::current_exe().unwrap())
         .args(["--exact", name])
