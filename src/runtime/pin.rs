@@ -225,8 +225,7 @@ impl LoadedPin {
     }
 
     /// Whether the worker floats now.
-    #[cfg(test)]
-    #[cfg_attr(any(miri, not(target_os = "linux")), allow(dead_code))] // Linux's tests
+    #[cfg(all(test, target_os = "linux", not(miri)))]
     pub(crate) fn floats(&self) -> bool {
         self.floats.get()
     }

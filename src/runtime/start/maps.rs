@@ -33,10 +33,12 @@ use crate::runtime::error::BuildError;
 /// stack and guard page, and the signal stack std maps for every thread
 /// (to report stack overflows) with its guard page. Measured: 4.03 per
 /// thread over 1000 threads (the extra is the occasional malloc arena).
+#[cfg(any(test, target_os = "linux"))]
 pub(super) const MAPS_PER_THREAD: usize = 4;
 
 /// Mappings left free for everything else a new thread may map (malloc
 /// arenas, thread-local blocks) and for the rest of the process.
+#[cfg(any(test, target_os = "linux"))]
 pub(super) const MAPS_HEADROOM: usize = 64;
 
 /// A kept count older than this is taken again.
@@ -45,7 +47,7 @@ const RECOUNT_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Mappings that other code of the process may have made since the kept
 /// count: within this many of the limit, every build counts afresh.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // only Linux has the limit to check
+#[cfg(target_os = "linux")]
 pub(super) const RECOUNT_MARGIN: usize = 4096;
 
 /// Refuses to start `n` threads that cannot all get their memory mappings
@@ -110,7 +112,7 @@ pub(super) fn check_thread_limit(n: usize) -> Result<(), BuildError> {
 }
 
 /// How many threads fit under limit `max` with `used` mappings.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // only Linux has the limit to check
+#[cfg(any(test, target_os = "linux"))]
 pub(super) fn fit(max: usize, used: usize) -> usize {
     max.saturating_sub(used.saturating_add(MAPS_HEADROOM)) / MAPS_PER_THREAD
 }
