@@ -131,12 +131,17 @@ pub trait ParallelString {
         SplitTerminator { split }
     }
 
-    /// The lines, without their `\n` or `\r\n` (as `str::lines`).
+    /// The lines, without their `\n` or `\r\n`, as rayon's `par_lines`:
+    /// a `\r` that ends the text without a `\n` is dropped too, which
+    /// `str::lines` keeps since Rust 1.77.
     ///
     /// ```
     /// use locus::prelude::*;
     /// let v: Vec<&str> = "a\r\nb\n".par_lines().collect();
     /// assert_eq!(v, ["a", "b"]);
+    /// let v: Vec<&str> = "a\nb\r".par_lines().collect();
+    /// assert_eq!(v, ["a", "b"]);
+    /// assert_eq!("a\nb\r".lines().collect::<Vec<_>>(), ["a", "b\r"]);
     /// ```
     fn par_lines(&self) -> Lines<'_> {
         Lines {
