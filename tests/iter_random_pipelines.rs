@@ -22,7 +22,7 @@
 
 mod common;
 
-use std::collections::LinkedList;
+use std::collections::{BTreeMap, BinaryHeap, LinkedList, VecDeque};
 use std::fmt;
 
 use locus::ThreadPool;
@@ -610,6 +610,49 @@ fn check_consumers(case: &Case, want: &[u64]) {
         v.par_extend(it);
         assert_eq!(v[0], M, "par_extend: {}", ctx());
         assert_eq!(&v[1..], want, "par_extend: {}", ctx())
+    });
+    with_tail!(case, case.indexed(), |it| {
+        let got: Result<Vec<u64>, u64> =
+            it.map(|x| if x == pick { Err(x) } else { Ok(x) }).collect();
+        let wanted = if want.contains(&pick) {
+            Err(pick)
+        } else {
+            Ok(want.to_vec())
+        };
+        assert_eq!(got, wanted, "collect into Result: {}", ctx())
+    });
+    with_tail!(case, case.indexed(), |it| {
+        let got: Option<VecDeque<u64>> = it.map(|x| (x % 101 != 7).then_some(x)).collect();
+        let wanted = want
+            .iter()
+            .all(|x| x % 101 != 7)
+            .then(|| want.iter().copied().collect());
+        assert_eq!(got, wanted, "collect into Option: {}", ctx())
+    });
+    with_tail!(case, case.indexed(), |it| {
+        let got: BTreeMap<u64, usize> = it.map(|x| (x, 1)).collect();
+        let wanted: BTreeMap<u64, usize> = want.iter().map(|&x| (x, 1)).collect();
+        assert_eq!(got, wanted, "collect into BTreeMap: {}", ctx())
+    });
+    with_tail!(case, case.indexed(), |it| {
+        let got = it.collect::<BinaryHeap<u64>>().into_sorted_vec();
+        let mut wanted = want.to_vec();
+        wanted.sort_unstable();
+        assert_eq!(got, wanted, "collect into BinaryHeap: {}", ctx())
+    });
+    with_tail!(case, case.indexed(), |it| {
+        let got = it
+            .map(Ok::<u64, u64>)
+            .try_reduce(|| 0, |a, b| Ok((a + b) % M));
+        assert_eq!(
+            got,
+            Ok(want.iter().sum::<u64>() % M),
+            "try_reduce: {}",
+            ctx()
+        )
+    });
+    with_tail!(case, case.indexed(), |it| {
+        assert_eq!(it.max(), want.iter().copied().max(), "max: {}", ctx())
     });
     with_tail!(case, case.indexed(), |it| {
         let k = want.len() / 3;
