@@ -30,40 +30,25 @@ use locus::iter::plumbing::{Consumer, UnindexedConsumer};
 use locus::iter::plumbing::{Producer, ProducerCallback, bridge};
 use locus::prelude::*;
 
+use common::rng::Rng;
 use common::work::{pool, virtual_pool};
 
 /// Values stay below this, so sums of a few million of them fit a `u64`.
 const M: u64 = 1_000_003;
 
-/// Deterministic pseudo-random numbers (xorshift64*).
-struct Rng(u64);
+/// A length: mostly small (where the edge cases are), sometimes long
+/// enough for every pool to split it many times.
+fn random_len(rng: &mut Rng) -> usize {
+    match rng.below(4) {
+        0 => rng.below(4),
+        1 => rng.below(40),
+        2 => rng.below(400),
+        _ => rng.below(3000),
+    }
+}
 
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    /// A length: mostly small (where the edge cases are), sometimes long
-    /// enough for every pool to split it many times.
-    fn len(&mut self) -> usize {
-        match self.below(4) {
-            0 => self.below(4),
-            1 => self.below(40),
-            2 => self.below(400),
-            _ => self.below(3000),
-        }
-    }
-    fn values(&mut self, n: usize) -> Vec<u64> {
-        (0..n).map(|_| self.next() % 1000).collect()
-    }
+fn values(rng: &mut Rng, n: usize) -> Vec<u64> {
+    (0..n).map(|_| rng.next() % 1000).collect()
 }
 
 // ---- the erased stage ------------------------------------------------
@@ -262,12 +247,12 @@ impl Case {
     fn random(seed: u64) -> Self {
         let mut rng = Rng::new(seed);
         let data = {
-            let n = rng.len();
-            rng.values(n)
+            let n = random_len(&mut rng);
+            values(&mut rng, n)
         };
         let aux = {
-            let n = rng.len();
-            rng.values(n)
+            let n = random_len(&mut rng);
+            values(&mut rng, n)
         };
         let small = |rng: &mut Rng| 1 + rng.below(9);
         let base = match rng.below(5) {
@@ -282,8 +267,8 @@ impl Case {
                 0 => Op::Map(1 + rng.next() % 97),
                 1 => Op::Enumerate,
                 2 => Op::Rev,
-                3 => Op::Skip(rng.len()),
-                4 => Op::Take(rng.len()),
+                3 => Op::Skip(random_len(&mut rng)),
+                4 => Op::Take(random_len(&mut rng)),
                 5 => Op::StepBy(small(&mut rng)),
                 6 => Op::Zip,
                 7 => Op::ZipEq,

@@ -14,22 +14,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use locus::prelude::*;
 
+use common::rng::Rng;
 use common::work::{pool, virtual_pool};
-
-/// Deterministic pseudo-random numbers (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
-    }
-}
 
 /// An element that counts its drops in a table shared by its case.
 struct Item {

@@ -13,28 +13,15 @@ mod common;
 
 use locus::prelude::*;
 
+use common::rng::Rng;
 use common::work::{pool, virtual_pool};
 
-/// Deterministic pseudo-random numbers (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
-    }
-    /// Mostly short (the edge cases), sometimes long enough for many cuts.
-    fn len(&mut self) -> usize {
-        match self.below(3) {
-            0 => self.below(8),
-            1 => self.below(100),
-            _ => self.below(3000),
-        }
+/// Mostly short (the edge cases), sometimes long enough for many cuts.
+fn random_len(rng: &mut Rng) -> usize {
+    match rng.below(3) {
+        0 => rng.below(8),
+        1 => rng.below(100),
+        _ => rng.below(3000),
     }
 }
 
@@ -47,7 +34,7 @@ const ALPHABET: &[char] = &[
 
 fn text(seed: u64) -> String {
     let mut rng = Rng::new(seed);
-    let n = rng.len();
+    let n = random_len(&mut rng);
     // Some texts draw from a few chars only (long runs of separators).
     let alphabet = if rng.below(4) == 0 {
         &ALPHABET[..3 + rng.below(4)]
@@ -173,7 +160,7 @@ fn string_chars_bytes_and_utf16_are_std_s() {
 /// A slice of small values (runs and separators of many lengths).
 fn slice(seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
-    let n = rng.len();
+    let n = random_len(&mut rng);
     let values = 2 + rng.below(5);
     (0..n).map(|_| rng.below(values) as u8).collect()
 }
