@@ -47,6 +47,7 @@ fn random_len(rng: &mut Rng) -> usize {
     }
 }
 
+/// `n` random values below 1000.
 fn values(rng: &mut Rng, n: usize) -> Vec<u64> {
     (0..n).map(|_| rng.next() % 1000).collect()
 }
