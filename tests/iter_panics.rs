@@ -189,6 +189,35 @@ fn partially_consumed_sources_drop_the_rest() {
     assert!(C.made.load(Ordering::SeqCst) > 2000);
 }
 
+/// `par_drain` of a range of a `VecDeque` whose buffer wraps, and of a
+/// `String`, consumed in part: the rest of the range is dropped, the
+/// elements around it stay in order (small, so Miri runs it).
+#[test]
+fn partially_consumed_drains_keep_the_rest() {
+    static C: Counter = Counter::new();
+    pool().install(|| {
+        let mut d: std::collections::VecDeque<Item> = std::collections::VecDeque::with_capacity(40);
+        d.extend((20..40).map(|i| C.item(i)));
+        for i in (0..20).rev() {
+            d.push_front(C.item(i));
+        }
+        assert_eq!(
+            d.par_drain(5..35)
+                .take(3)
+                .map(|it| it.v)
+                .collect::<Vec<_>>(),
+            [5, 6, 7]
+        );
+        assert!(d.iter().map(|it| it.v).eq((0..5).chain(35..40)));
+        assert!(d.par_drain(2..8).any(|it| it.v == 36));
+        assert!(d.iter().map(|it| it.v).eq([0, 1, 38, 39]));
+        let mut s = String::from("aé€😀b, é€");
+        assert_eq!(s.par_drain(1..10).filter(|&c| c != 'b').count(), 3);
+        assert_eq!(s, "ab, é€");
+    });
+    assert_eq!(C.live(), 0);
+}
+
 #[test]
 fn zero_sized_items() {
     pool().install(|| {
