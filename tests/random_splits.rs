@@ -111,7 +111,7 @@ fn string_splits_and_matches_are_std_s() {
         same_as_std!(s, seed, par_matches, matches);
         same_as_std!(s, seed, par_match_indices, match_indices);
         // rayon's `par_lines`, not std's `lines`: rayon drops a `\r` that
-        // ends the text, which `str::lines` keeps since Rust 1.77.
+        // ends the text, which `str::lines` keeps (rust-lang/rust#100311).
         let lines: Vec<&str> = s.par_lines().collect();
         let want: Vec<&str> =
             rayon::iter::ParallelIterator::collect(rayon::str::ParallelString::par_lines(s));

@@ -133,7 +133,7 @@ pub trait ParallelString {
 
     /// The lines, without their `\n` or `\r\n`, as rayon's `par_lines`:
     /// a `\r` that ends the text without a `\n` is dropped too, which
-    /// `str::lines` keeps since Rust 1.77.
+    /// `str::lines` keeps (since rust-lang/rust#100311).
     ///
     /// ```
     /// use locus::prelude::*;
