@@ -24,4 +24,9 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
+
+    /// `n` numbers below 1000.
+    pub fn values(&mut self, n: usize) -> Vec<u64> {
+        (0..n).map(|_| self.next() % 1000).collect()
+    }
 }

@@ -21,11 +21,6 @@ fn random_len(rng: &mut Rng) -> usize {
     }
 }
 
-/// `n` random values below 1000.
-fn values(rng: &mut Rng, n: usize) -> Vec<u64> {
-    (0..n).map(|_| rng.next() % 1000).collect()
-}
-
 /// Where a pipeline starts.
 #[derive(Clone, Debug)]
 pub enum Base {
@@ -109,11 +104,11 @@ impl Case {
         let mut rng = Rng::new(seed);
         let data = {
             let n = random_len(&mut rng);
-            values(&mut rng, n)
+            rng.values(n)
         };
         let aux = {
             let n = random_len(&mut rng);
-            values(&mut rng, n)
+            rng.values(n)
         };
         let small = |rng: &mut Rng| 1 + rng.below(9);
         let base = match rng.below(5) {

@@ -7,17 +7,9 @@ pub fn pool() -> locus::ThreadPool {
     crate::common::work::pool(4)
 }
 
-/// Deterministic pseudo-random numbers (xorshift64*).
+/// `len` pseudo-random numbers below 1000, from `seed`.
 pub fn data(len: usize, seed: u64) -> Vec<u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D) % 1000
-        })
-        .collect()
+    crate::common::rng::Rng::new(seed).values(len)
 }
 
 /// Runs `check` for every length on the pool (inputs from `seed`).
